@@ -1,0 +1,122 @@
+//! Command-line options shared by every model (`#[command(flatten)]`-ed into each).
+
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Synchronisation modes offered on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SyncArg {
+    /// One queue, no rollback: the baseline.
+    Sequential,
+    /// Sequential with every event run forward, reversed, compared and re-run.
+    Check,
+    /// Time Warp on --threads worker threads (speculate, roll back, commit below GVT).
+    Optimistic,
+}
+
+/// Pending-queue structures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum QueueArg {
+    /// Ladder queue with adaptive bucket widths (fastest measured).
+    Ladder,
+    /// 4-ary heap.
+    Heap,
+}
+
+/// Engine options.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct EngineArgs {
+    /// Synchronisation mode.
+    #[arg(long, value_enum, default_value_t = SyncArg::Sequential)]
+    pub sync: SyncArg,
+    /// Worker threads (parallel modes only).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: u32,
+    /// Virtual end time; events at or after it are not processed [default: the model's].
+    #[arg(long, value_parser = positive_f64, allow_negative_numbers = true)]
+    pub end: Option<f64>,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Pending-event queue structure.
+    #[arg(long, value_enum, default_value_t = QueueArg::Ladder)]
+    pub queue: QueueArg,
+    /// Kernel processes per PE (rollback and fossil-collection unit).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    pub kps_per_pe: u32,
+    /// Events a PE processes between looks at its inboxes and GVT.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch: u32,
+    /// Batches between GVT rounds.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    pub gvt_interval: u32,
+    /// Optimistic event buffers per PE beyond the sequential need
+    /// (processed, uncommitted events) [default: 8 × batch × gvt-interval].
+    #[arg(long, value_name = "EVENTS")]
+    pub event_memory: Option<u64>,
+    /// Write statistics and model results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub stats_json: Option<PathBuf>,
+    /// Print nothing on success (errors still go to stderr).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl EngineArgs {
+    /// The engine configuration these options describe.
+    pub(crate) fn config(&self, default_end: f64) -> Result<timewarp::Config, String> {
+        let sync = match self.sync {
+            SyncArg::Sequential => timewarp::Sync::Sequential,
+            SyncArg::Check => timewarp::Sync::Check,
+            SyncArg::Optimistic => timewarp::Sync::Optimistic,
+        };
+        let cfg = timewarp::Config {
+            sync,
+            threads: self.threads as usize,
+            end: self.end.unwrap_or(default_end),
+            seed: self.seed,
+            queue: match self.queue {
+                QueueArg::Ladder => timewarp::QueueKind::Ladder,
+                QueueArg::Heap => timewarp::QueueKind::Heap,
+            },
+            progress: !self.quiet,
+            kps_per_pe: self.kps_per_pe as usize,
+            batch: self.batch as usize,
+            gvt_interval: self.gvt_interval as usize,
+            event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
+            trace_lp: None,
+        };
+        cfg.validate().map_err(|e| e.to_string())?;
+        Ok(cfg)
+    }
+}
+
+/// A finite number > 0.
+pub(crate) fn positive_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("must be a finite number > 0, got {s}"))
+    }
+}
+
+/// A finite number >= 0.
+pub(crate) fn non_negative_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("must be a finite number >= 0, got {s}"))
+    }
+}
+
+/// A probability in [0, 1].
+pub(crate) fn probability(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("must be a probability in [0, 1], got {s}"))
+    }
+}

@@ -1,0 +1,126 @@
+//! End-to-end tests of the `timewarp` binary: real runs and bad input.
+
+use std::process::{Command, Output};
+
+fn timewarp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_timewarp")).args(args).output().expect("binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Bad input: non-zero exit, one line on stderr that says what is wrong, no panic.
+fn assert_clear_error(args: &[&str], must_mention: &str) {
+    let o = timewarp(args);
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{args:?} should fail");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?} should print one line, got: {err}");
+    assert!(err.starts_with("error"), "{err}");
+    assert!(err.contains(must_mention), "{args:?}: '{err}' should mention '{must_mention}'");
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("timewarp-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn stats(args: &[&str]) -> serde_json::Value {
+    let path = tmp(&format!("stats-{}.json", args.join("_").replace(['-', '.', '/'], "")));
+    let mut all = args.to_vec();
+    let p = path.to_str().unwrap();
+    all.extend(["--stats-json", p, "--quiet"]);
+    let o = timewarp(&all);
+    assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+    assert!(o.stdout.is_empty(), "--quiet prints nothing");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn phold_run_prints_a_summary() {
+    let o = timewarp(&["run", "phold", "--lps", "512", "--end", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for row in ["committed events", "wall time", "event rate", "peak memory", "digest"] {
+        assert!(out.contains(row), "summary lacks '{row}':\n{out}");
+    }
+    assert!(stderr(&o).is_empty(), "a piped run shows no progress: {}", stderr(&o));
+}
+
+#[test]
+fn stats_json_has_the_documented_keys_and_is_reproducible() {
+    let a = stats(&["run", "phold", "--lps", "256", "--end", "8"]);
+    for key in [
+        "model",
+        "sync",
+        "threads",
+        "lps",
+        "end_time",
+        "committed_events",
+        "processed_events",
+        "rolled_back_events",
+        "wall_seconds",
+        "event_rate",
+        "peak_rss_bytes",
+        "timestamp_ties",
+        "digest",
+        "model_results",
+    ] {
+        assert!(a.get(key).is_some(), "missing key {key} in {a}");
+    }
+    assert_eq!(a["model"], "phold");
+    assert_eq!(a["lps"], 256);
+    assert_eq!(a["committed_events"], a["model_results"]["processed"]);
+    let b = stats(&["run", "phold", "--lps", "256", "--end", "8"]);
+    assert_eq!(a["digest"], b["digest"]);
+    let c = stats(&["run", "phold", "--lps", "256", "--end", "8", "--seed", "9"]);
+    assert_ne!(a["digest"], c["digest"]);
+    let d = stats(&["run", "phold", "--lps", "256", "--end", "8", "--sync", "check", "--queue", "heap"]);
+    assert_eq!(a["digest"], d["digest"]);
+}
+
+#[test]
+fn zero_delays_give_timestamp_ties() {
+    let a = stats(&["run", "phold", "--lps", "64", "--population", "2", "--mean", "0", "--lookahead", "0.5"]);
+    assert!(a["timestamp_ties"].as_u64().unwrap() > 0, "{a}");
+}
+
+#[test]
+fn bad_input_is_one_clear_line() {
+    assert_clear_error(&["run", "phold", "--frobnicate"], "--frobnicate");
+    assert_clear_error(&["run", "phold", "--lps", "0"], "--lps");
+    assert_clear_error(&["run", "phold", "--mean", "-1"], "--mean");
+    assert_clear_error(&["run", "phold", "--end", "soon"], "--end");
+    assert_clear_error(&["run", "phold", "--remote", "1.5"], "--remote");
+    assert_clear_error(&["run", "nosuchmodel"], "nosuchmodel");
+    assert_clear_error(&["run", "phold", "--threads", "2"], "--threads");
+    assert_clear_error(
+        &["run", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"],
+        "cannot write statistics to /nonexistent-dir/x.json",
+    );
+}
+
+#[test]
+fn help_documents_every_phold_parameter() {
+    let o = timewarp(&["run", "phold", "--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in [
+        "--lps",
+        "--population",
+        "--mean",
+        "--lookahead",
+        "--remote",
+        "--compute",
+        "--end",
+        "--seed",
+        "--sync",
+        "--stats-json",
+    ] {
+        assert!(help.contains(flag), "help lacks {flag}");
+    }
+    let o = timewarp(&["list"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("phold"));
+}

@@ -1,0 +1,122 @@
+//! Run configuration shared by every kernel.
+
+use crate::error::Error;
+use crate::queue::QueueKind;
+use serde::Serialize;
+
+/// Synchronisation mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Sync {
+    /// One event queue, no rollback machinery: the baseline.
+    #[default]
+    Sequential,
+    /// Sequential, but every event is run forward, reversed, compared with a
+    /// snapshot of the LP state, and run again (ROSS's optimistic debug).
+    Check,
+    /// Time Warp on `threads` worker threads: speculate, roll back stragglers,
+    /// cancel with anti-messages, commit below GVT.
+    Optimistic,
+}
+
+impl Sync {
+    /// The name used on the command line and in statistics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Sync::Sequential => "sequential",
+            Sync::Check => "check",
+            Sync::Optimistic => "optimistic",
+        }
+    }
+}
+
+/// How to run a model.
+///
+/// ```
+/// let cfg = timewarp::Config { end: 50.0, seed: 7, ..Default::default() };
+/// assert!(cfg.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, Serialize)]
+pub struct Config {
+    /// Synchronisation mode.
+    pub sync: Sync,
+    /// Worker threads (parallel modes).
+    pub threads: usize,
+    /// Virtual end time: events at or after it are not processed.
+    pub end: f64,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Pending-queue structure.
+    pub queue: QueueKind,
+    /// Show progress (virtual time / end time) on stderr when it is a terminal.
+    pub progress: bool,
+    /// Kernel processes per PE (the unit of rollback and fossil collection).
+    pub kps_per_pe: usize,
+    /// Events a PE processes between two looks at its inboxes and GVT.
+    pub batch: usize,
+    /// Scheduler iterations (batches) between GVT rounds a PE asks for.
+    pub gvt_interval: usize,
+    /// Optimistic event memory per PE: how many processed, not yet committed
+    /// events a PE may hold beyond what the model needs sequentially. When it
+    /// is used up the PE forces a GVT round and stops speculating until GVT
+    /// advances. `None`: `EVENT_MEMORY_FACTOR × batch × gvt_interval`.
+    pub event_memory: Option<usize>,
+    /// Record the committed events of this LP in the report (for `verify`).
+    pub trace_lp: Option<u32>,
+}
+
+/// Default optimistic memory is this many times `batch × gvt_interval` (ROSS's C).
+pub const EVENT_MEMORY_FACTOR: usize = 8;
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            sync: Sync::Sequential,
+            threads: 1,
+            end: 20.0,
+            seed: 1,
+            queue: QueueKind::default(),
+            progress: false,
+            kps_per_pe: 16,
+            batch: 16,
+            gvt_interval: 16,
+            event_memory: None,
+            trace_lp: None,
+        }
+    }
+}
+
+impl Config {
+    /// The optimistic event memory per PE this configuration gives.
+    pub fn event_memory_per_pe(&self) -> usize {
+        self.event_memory.unwrap_or(EVENT_MEMORY_FACTOR * self.batch * self.gvt_interval)
+    }
+
+    /// Checks the values that do not depend on the model.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(self.end.is_finite() && self.end > 0.0) {
+            return Err(Error::Config(format!("end time must be a finite number > 0, got {}", self.end)));
+        }
+        if self.threads == 0 {
+            return Err(Error::Config("threads must be at least 1".into()));
+        }
+        if self.kps_per_pe == 0 || self.batch == 0 || self.gvt_interval == 0 {
+            return Err(Error::Config("kps-per-pe, batch and gvt-interval must each be at least 1".into()));
+        }
+        if self.event_memory == Some(0) {
+            return Err(Error::EventMemory {
+                detail: "--event-memory 0 leaves no room to process even one event speculatively; the minimum is 1"
+                    .into(),
+            });
+        }
+        if matches!(self.sync, Sync::Sequential | Sync::Check) && self.threads != 1 {
+            return Err(Error::Config(format!(
+                "--sync {} runs on one thread; --threads {} needs a parallel mode (--sync optimistic)",
+                self.sync.name(),
+                self.threads
+            )));
+        }
+        Ok(())
+    }
+}

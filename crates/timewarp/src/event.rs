@@ -1,0 +1,54 @@
+//! The event record stored in a PE's arena, and where it is.
+
+use crate::key::{Key, LpId};
+
+/// Where an event is. Every event is in exactly one place; transitions are
+/// checked in debug builds (most Time Warp bugs are an event in two places).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Owner {
+    /// In the pending queue, not yet processed.
+    Pending,
+    /// Processed, on its KP's processed list (may still be rolled back).
+    Processed,
+    /// Cancelled while pending: a tombstone the queue will drop when popped.
+    Cancelled,
+}
+
+/// One event record: fixed size, `Copy`, no heap data.
+#[derive(Clone, Copy, Debug)]
+pub struct Event<Msg, Undo> {
+    /// Position in the total order.
+    pub key: Key,
+    /// Destination LP.
+    pub dst: LpId,
+    /// Where the event is.
+    pub owner: Owner,
+    /// Events sent by the forward handler (optimistic kernels).
+    pub n_sent: u32,
+    /// Random draws made by the forward handler: 16 bits per stream.
+    pub draws: u64,
+    /// Sends the forward handler dropped for being past the end time.
+    pub past_end: u32,
+    /// The model's message.
+    pub msg: Msg,
+    /// The model's undo record, written by the forward handler.
+    pub undo: Undo,
+}
+
+impl<Msg, Undo: Default> Event<Msg, Undo> {
+    /// A pending event.
+    #[inline]
+    pub fn new(key: Key, dst: LpId, msg: Msg) -> Self {
+        Event { key, dst, owner: Owner::Pending, n_sent: 0, draws: 0, past_end: 0, msg, undo: Undo::default() }
+    }
+}
+
+impl<Msg, Undo> Event<Msg, Undo> {
+    /// Moves the event from `from` to `to`, checking where it was in debug builds.
+    #[inline]
+    pub fn moved(&mut self, from: Owner, to: Owner) {
+        debug_assert_eq!(self.owner, from, "event {:?} for LP {} is not where the kernel thinks", self.key, self.dst);
+        self.owner = to;
+    }
+}

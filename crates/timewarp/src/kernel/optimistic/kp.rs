@@ -1,0 +1,38 @@
+//! Kernel processes: the unit of rollback and fossil collection.
+//!
+//! A KP groups a few LPs of one PE and keeps their processed events in
+//! processing order, which is also key order (a straggler rolls back every
+//! later event first). Rollback pops from the back, fossil collection from the
+//! front; neither ever scans all LPs.
+
+use std::collections::VecDeque;
+
+use crate::key::{Key, LpId};
+
+/// Handle value meaning "the event lives on another PE".
+pub(crate) const REMOTE: u32 = u32::MAX;
+
+/// An event sent by a processed event, kept so it can be cancelled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SentRec {
+    pub(crate) dst: LpId,
+    pub(crate) key: Key,
+    /// Arena handle when the event is on this PE, else [`REMOTE`].
+    pub(crate) handle: u32,
+}
+
+/// Processed, not yet committed events of a group of LPs.
+pub(crate) struct Kp<S> {
+    /// Arena handles in processing (= key) order.
+    pub(crate) processed: VecDeque<u32>,
+    /// Sends of those events, in the same order (each event owns `n_sent` of them).
+    pub(crate) sent: VecDeque<SentRec>,
+    /// LP state before each processed event (state-saving models only).
+    pub(crate) saved: VecDeque<S>,
+}
+
+impl<S> Kp<S> {
+    pub(crate) fn new() -> Self {
+        Kp { processed: VecDeque::new(), sent: VecDeque::new(), saved: VecDeque::new() }
+    }
+}

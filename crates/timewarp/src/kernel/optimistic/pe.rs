@@ -1,0 +1,373 @@
+//! A processing element: one partition of the LPs with its own arena,
+//! pending queue, KPs, links and statistics, run by one worker thread.
+
+use std::time::Instant;
+
+use rustc_hash::FxHashMap;
+
+use crate::arena::Arena;
+use crate::error::Error;
+use crate::event::{Event, Owner};
+use crate::key::{Key, LpId};
+use crate::lp::Lp;
+use crate::mapping::BlockMapping;
+use crate::model::{Model, Outgoing, Rollback};
+use crate::progress::Progress;
+use crate::queue::{Entry, PendingQueue};
+
+use super::super::{forward, init_lp, Setup};
+use super::comm::{Links, Wire};
+use super::gvt::{Gvt, Participant, Step};
+use super::kp::{Kp, SentRec, REMOTE};
+use super::Shared;
+use crate::stats::PeStats;
+
+pub(crate) struct Pe<'a, M: Model, Q> {
+    id: usize,
+    model: &'a M,
+    s: &'a Setup,
+    map: &'a BlockMapping,
+    shared: &'a Shared,
+    first_lp: LpId,
+    pub(crate) lps: Vec<Lp<M::State>>,
+    kps: Vec<Kp<M::State>>,
+    arena: Arena<Event<M::Msg, M::Undo>>,
+    q: Q,
+    /// Events received from other PEs, by tie-breaker, for anti-messages.
+    index: FxHashMap<u64, u32>,
+    links: Links<M::Msg>,
+    out: Vec<Outgoing<M::Msg>>,
+    inbox: Vec<Wire<M::Msg>>,
+    part: Participant,
+    uncommitted: usize,
+    budget: usize,
+    batch: usize,
+    gvt_interval: usize,
+    pub(crate) stats: PeStats,
+    pub(crate) trace: Vec<Key>,
+    trace_lp: Option<LpId>,
+}
+
+impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        id: usize,
+        model: &'a M,
+        s: &'a Setup,
+        map: &'a BlockMapping,
+        shared: &'a Shared,
+        links: Links<M::Msg>,
+        cfg: &crate::Config,
+    ) -> Self {
+        Pe {
+            id,
+            model,
+            s,
+            map,
+            shared,
+            first_lp: map.lps_of(id).start,
+            lps: Vec::new(),
+            kps: (0..map.kps_per_pe()).map(|_| Kp::new()).collect(),
+            arena: Arena::with_capacity(u32::MAX as usize - 1),
+            q: Q::default(),
+            index: FxHashMap::default(),
+            links,
+            out: Vec::with_capacity(64),
+            inbox: Vec::new(),
+            part: Participant::default(),
+            uncommitted: 0,
+            budget: cfg.event_memory_per_pe(),
+            batch: cfg.batch,
+            gvt_interval: cfg.gvt_interval,
+            stats: PeStats::default(),
+            trace: Vec::new(),
+            trace_lp: cfg.trace_lp,
+        }
+    }
+
+    /// Creates this PE's LPs and routes their initial events.
+    pub(crate) fn init(&mut self) -> Result<(), Error> {
+        let range = self.map.lps_of(self.id);
+        self.lps.reserve(range.len());
+        let mut out = std::mem::take(&mut self.out);
+        for lp in range {
+            let (rec, dropped) = init_lp(self.model, self.s, lp, &mut out)?;
+            self.lps.push(rec);
+            self.stats.past_end += dropped as u64;
+            for o in out.drain(..) {
+                let pe = self.map.pe_of(o.dst);
+                if pe == self.id {
+                    self.enqueue_new(o.key, o.dst, o.msg)?;
+                } else {
+                    self.links.send(pe, Wire::Event { key: o.key, dst: o.dst, msg: o.msg });
+                }
+            }
+        }
+        self.out = out;
+        Ok(())
+    }
+
+    /// The scheduler loop: inboxes, GVT, a batch of events; until GVT passes everything.
+    pub(crate) fn run(&mut self, progress: &mut Progress) -> Result<(), Error> {
+        let gvt: &Gvt = &self.shared.gvt;
+        let mut since_round = 0usize;
+        let mut idle = 0u32;
+        let t0 = Instant::now();
+        loop {
+            if self.shared.failed() {
+                return Ok(());
+            }
+            let received = self.drain()?;
+            // GVT participation: cheap atomic loads unless a round is on.
+            match gvt.step(&mut self.part) {
+                Step::Idle => {}
+                Step::Report => {
+                    let t = Instant::now();
+                    self.drain()?;
+                    let local = self.local_min();
+                    gvt.report(self.id, &mut self.part, local);
+                    self.stats.gvt_seconds += t.elapsed().as_secs_f64();
+                }
+                Step::New(g) => {
+                    let t = Instant::now();
+                    self.fossil_collect(g);
+                    since_round = 0;
+                    self.stats.gvt_seconds += t.elapsed().as_secs_f64();
+                    if self.id == 0 {
+                        progress.update(g.time.min(self.s.end));
+                        self.shared.record_round(g, t0.elapsed().as_secs_f64());
+                    }
+                    if g == Key::INF {
+                        return Ok(());
+                    }
+                }
+            }
+            let (done, throttled) = self.process_batch()?;
+            self.links.flush();
+            since_round += 1;
+            if since_round >= self.gvt_interval || throttled || (done == 0 && received == 0) {
+                gvt.request();
+            }
+            if done == 0 && received == 0 {
+                idle += 1;
+                if idle > 16 {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            } else {
+                idle = 0;
+            }
+        }
+    }
+
+    /// Smallest key this PE may still process or cause: pending events,
+    /// messages it sent during this round, messages still spilled.
+    fn local_min(&mut self) -> Key {
+        let q = self.q.peek().unwrap_or(Key::INF);
+        let sent = self.part.send_min.unwrap_or(Key::INF);
+        q.min(sent).min(self.links.spilled_min())
+    }
+
+    /// Takes in messages from other PEs.
+    fn drain(&mut self) -> Result<usize, Error> {
+        let mut inbox = std::mem::take(&mut self.inbox);
+        self.links.drain_into(&mut inbox);
+        let n = inbox.len();
+        for w in inbox.drain(..) {
+            match w {
+                Wire::Event { key, dst, msg } => {
+                    let h = self.enqueue_new(key, dst, msg)?;
+                    self.index.insert(key.tie, h);
+                }
+                Wire::Anti { key, dst } => self.annihilate(key, dst)?,
+            }
+        }
+        self.inbox = inbox;
+        Ok(n)
+    }
+
+    /// Processes up to `batch` events; returns (processed, throttled).
+    fn process_batch(&mut self) -> Result<(usize, bool), Error> {
+        let mut n = 0;
+        while n < self.batch {
+            let Some(e) = self.q.pop() else { break };
+            let ev = self.arena[e.handle];
+            if ev.owner == Owner::Cancelled {
+                self.arena.free(e.handle);
+                continue;
+            }
+            let kp = self.map.kp_of(ev.dst);
+            let straggler = self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > ev.key);
+            if straggler {
+                self.stats.primary_rollbacks += 1;
+                self.rollback(kp, ev.key);
+            } else if self.uncommitted >= self.budget {
+                // Optimistic memory used up: stop speculating until GVT moves.
+                self.q.push(e);
+                self.stats.throttled += 1;
+                return Ok((n, true));
+            }
+            self.process(e.handle, kp)?;
+            n += 1;
+        }
+        Ok((n, false))
+    }
+
+    /// Runs the forward handler of the event `h` and routes its sends.
+    fn process(&mut self, h: u32, kp: usize) -> Result<(), Error> {
+        let ev = self.arena[h];
+        let li = (ev.dst - self.first_lp) as usize;
+        let lp = &mut self.lps[li];
+        if M::ROLLBACK == Rollback::StateSaving {
+            self.kps[kp].saved.push_back(lp.state.clone());
+        }
+        let before = lp.counters;
+        let mut undo = M::Undo::default();
+        let mut out = std::mem::take(&mut self.out);
+        let past_end = forward(self.model, self.s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?;
+        let mut draws = 0u64;
+        for (s, (now, was)) in lp.counters.iter().zip(before).take(self.s.streams).enumerate() {
+            let d = now - was;
+            if d > 0xFFFF {
+                return Err(Error::TooManyDraws { lp: ev.dst, time: ev.key.time, stream: s as u32, draws: d });
+            }
+            draws |= d << (16 * s);
+        }
+        let rec = &mut self.arena[h];
+        rec.moved(Owner::Pending, Owner::Processed);
+        rec.undo = undo;
+        rec.draws = draws;
+        rec.n_sent = out.len() as u32;
+        rec.past_end = past_end;
+        self.kps[kp].processed.push_back(h);
+        self.uncommitted += 1;
+        self.stats.processed += 1;
+        for o in out.drain(..) {
+            let pe = self.map.pe_of(o.dst);
+            let handle = if pe == self.id {
+                self.enqueue_new(o.key, o.dst, o.msg)?
+            } else {
+                self.links.send(pe, Wire::Event { key: o.key, dst: o.dst, msg: o.msg });
+                self.part.sent(o.key);
+                REMOTE
+            };
+            self.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, handle });
+        }
+        self.out = out;
+        Ok(())
+    }
+
+    /// Undoes, newest first, every processed event of KP `kp` whose key is `>= bound`.
+    fn rollback(&mut self, kp: usize, bound: Key) {
+        while let Some(&h) = self.kps[kp].processed.back() {
+            if self.arena[h].key < bound {
+                break;
+            }
+            self.kps[kp].processed.pop_back();
+            self.undo(kp, h);
+        }
+    }
+
+    /// Undoes one processed event: model state, random streams, send counter,
+    /// and every event it sent; the event goes back to the pending queue.
+    fn undo(&mut self, kp: usize, h: u32) {
+        let ev = self.arena[h];
+        let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
+        match M::ROLLBACK {
+            Rollback::Reverse => self.model.reverse(&mut lp.state, &ev.msg, &ev.undo, ev.dst, ev.key.time),
+            Rollback::StateSaving => {
+                lp.state = self.kps[kp].saved.pop_back().expect("a saved state per processed event")
+            }
+        }
+        for s in 0..self.s.streams {
+            lp.counters[s] -= (ev.draws >> (16 * s)) & 0xFFFF;
+        }
+        lp.seq = lp.seq.wrapping_sub(ev.n_sent);
+        for _ in 0..ev.n_sent {
+            let rec = self.kps[kp].sent.pop_back().expect("a sent record per send");
+            self.cancel(rec);
+        }
+        self.arena[h].moved(Owner::Processed, Owner::Pending);
+        self.q.push(Entry::new(ev.key, h));
+        self.uncommitted -= 1;
+        self.stats.rolled_back += 1;
+    }
+
+    /// Cancels an event sent by an event being undone.
+    fn cancel(&mut self, rec: SentRec) {
+        if rec.handle == REMOTE {
+            self.links.send(self.map.pe_of(rec.dst), Wire::Anti { key: rec.key, dst: rec.dst });
+            self.part.sent(rec.key);
+            self.stats.anti_messages += 1;
+        } else {
+            self.kill(rec.handle, rec.dst, rec.key);
+        }
+    }
+
+    /// An anti-message arrived: find the event it cancels and kill it.
+    fn annihilate(&mut self, key: Key, dst: LpId) -> Result<(), Error> {
+        let h = self
+            .index
+            .remove(&key.tie)
+            .ok_or_else(|| Error::Worker(format!("internal: anti-message for an unknown event {key:?} to LP {dst}")))?;
+        self.kill(h, dst, key);
+        Ok(())
+    }
+
+    /// Turns event `h` into a tombstone, first rolling back its KP if it was processed.
+    fn kill(&mut self, h: u32, dst: LpId, key: Key) {
+        debug_assert_eq!(self.arena[h].key, key);
+        if self.arena[h].owner == Owner::Processed {
+            self.stats.secondary_rollbacks += 1;
+            self.rollback(self.map.kp_of(dst), key);
+        }
+        self.arena[h].moved(Owner::Pending, Owner::Cancelled);
+    }
+
+    /// Stores a new pending event and queues it.
+    #[inline]
+    fn enqueue_new(&mut self, key: Key, dst: LpId, msg: M::Msg) -> Result<u32, Error> {
+        let h = self.arena.alloc(Event::new(key, dst, msg)).ok_or_else(|| Error::EventMemory {
+            detail: format!("PE {} holds more than {} events", self.id, u32::MAX - 1),
+        })?;
+        self.q.push(Entry::new(key, h));
+        Ok(h)
+    }
+
+    /// Commits and frees every processed event below GVT `g`.
+    fn fossil_collect(&mut self, g: Key) {
+        self.stats.peak_events = self.stats.peak_events.max(self.arena.high_water() as u64);
+        let before = self.stats.committed;
+        for kp in 0..self.kps.len() {
+            while let Some(&h) = self.kps[kp].processed.front() {
+                let ev = self.arena[h];
+                if ev.key >= g {
+                    break;
+                }
+                self.kps[kp].processed.pop_front();
+                self.model.commit(&ev.msg, &ev.undo, ev.dst, ev.key.time);
+                let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
+                self.stats.ties += lp.record_commit(&ev.key) as u64;
+                if self.trace_lp == Some(ev.dst) {
+                    self.trace.push(ev.key);
+                }
+                for _ in 0..ev.n_sent {
+                    let rec = self.kps[kp].sent.pop_front().expect("a sent record per send");
+                    self.stats.remote += (rec.handle == REMOTE) as u64;
+                }
+                if M::ROLLBACK == Rollback::StateSaving {
+                    self.kps[kp].saved.pop_front();
+                }
+                if self.map.pe_of(ev.key.src()) != self.id {
+                    self.index.remove(&ev.key.tie);
+                }
+                self.arena.free(h);
+                self.uncommitted -= 1;
+                self.stats.committed += 1;
+                self.stats.past_end += ev.past_end as u64;
+            }
+        }
+        self.shared.add_committed(self.stats.committed - before);
+    }
+}

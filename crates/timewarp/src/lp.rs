@@ -1,0 +1,47 @@
+//! Per-LP records: model state, send counter, random stream counters, and the
+//! committed-history digest that `verify` compares across modes.
+
+use crate::digest::{fold_event, hash_value, LpDigest};
+use crate::key::Key;
+use crate::model::MAX_STREAMS;
+use serde::Serialize;
+
+/// One logical process as the kernel stores it.
+#[derive(Clone, Debug)]
+pub struct Lp<S> {
+    /// The model's state.
+    pub state: S,
+    /// Send counter: the second half of the tie-breaker of every event sent.
+    pub seq: u32,
+    /// Draw counters of the LP's random streams.
+    pub counters: [u64; MAX_STREAMS as usize],
+    /// Running hash of committed events.
+    pub history: u64,
+    /// Committed events.
+    pub committed: u64,
+    /// Timestamp of the last committed event (for `timestamp_ties`).
+    pub last_time: f64,
+}
+
+impl<S: Serialize> Lp<S> {
+    /// A fresh LP record around `state`.
+    pub fn new(state: S, seq: u32, counters: [u64; MAX_STREAMS as usize]) -> Self {
+        Lp { state, seq, counters, history: 0, committed: 0, last_time: -1.0 }
+    }
+
+    /// Records a committed event; returns true when its timestamp ties with
+    /// the previous committed event of this LP.
+    #[inline]
+    pub fn record_commit(&mut self, key: &Key) -> bool {
+        self.history = fold_event(self.history, key);
+        self.committed += 1;
+        let tie = key.time == self.last_time;
+        self.last_time = key.time;
+        tie
+    }
+
+    /// This LP's contribution to the run digest.
+    pub fn digest(&self) -> LpDigest {
+        LpDigest { history: self.history, committed: self.committed, state: hash_value(&self.state) }
+    }
+}

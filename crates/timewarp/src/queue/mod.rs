@@ -1,0 +1,76 @@
+//! Pending-event sets: the events a PE has not processed yet, ordered by [`Key`].
+//!
+//! Two structures behind one trait so that the kernel is generic over them
+//! (monomorphised, no `dyn`): a 4-ary heap ([`heap::QuadHeap`]) and a ladder
+//! queue with adaptive bucket widths ([`ladder::LadderQueue`]). The default is
+//! the faster one by the `queues` criterion benchmark (see docs/performance.md).
+//!
+//! Cancelled events are not removed from a queue: the kernel marks them in the
+//! arena and drops them when they are popped (lazy tombstones).
+
+use crate::key::Key;
+
+pub mod heap;
+pub mod ladder;
+
+/// One queued event: its key and its arena handle, packed into 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Entry {
+    /// Timestamp of the event.
+    pub time: f64,
+    /// Tie-breaker (see [`Key::tie`]).
+    pub tie: u64,
+    /// Zero-delay generation (see [`Key::age`]).
+    pub age: u32,
+    /// Arena handle of the event record.
+    pub handle: u32,
+}
+
+impl Entry {
+    /// Packs a key and a handle.
+    #[inline]
+    pub fn new(key: Key, handle: u32) -> Self {
+        Entry { time: key.time, tie: key.tie, age: key.age, handle }
+    }
+
+    /// The event's key.
+    #[inline]
+    pub fn key(&self) -> Key {
+        Key { time: self.time, age: self.age, tie: self.tie }
+    }
+
+    /// Comparable form of the key; smaller is earlier.
+    #[inline]
+    pub fn ord(&self) -> (u64, u32, u64) {
+        (self.time.to_bits(), self.age, self.tie)
+    }
+}
+
+/// A priority queue of pending events, smallest [`Key`] first.
+///
+/// Implementations must return entries in exactly key order (keys are unique).
+pub trait PendingQueue: Send + Default {
+    /// Inserts an entry.
+    fn push(&mut self, e: Entry);
+    /// Removes and returns the entry with the smallest key.
+    fn pop(&mut self) -> Option<Entry>;
+    /// The smallest key without removing it (may reorganise internally).
+    fn peek(&mut self) -> Option<Key>;
+    /// Number of entries.
+    fn len(&self) -> usize;
+    /// True when empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Which pending-queue structure a run uses (a run-time option for experiments).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueKind {
+    /// Ladder queue with adaptive bucket widths (default: fastest measured).
+    #[default]
+    Ladder,
+    /// 4-ary implicit heap.
+    Heap,
+}

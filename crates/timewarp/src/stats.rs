@@ -1,0 +1,191 @@
+//! Run statistics: one struct with stable JSON keys and a readable table.
+
+use serde::Serialize;
+
+/// What a run measured. JSON keys are stable: later versions add keys, never rename.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stats {
+    /// Model name.
+    pub model: String,
+    /// Synchronisation mode.
+    pub sync: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Number of LPs.
+    pub lps: u64,
+    /// Virtual end time.
+    pub end_time: f64,
+    /// Seed of the random streams.
+    pub seed: u64,
+    /// Pending-queue structure.
+    pub queue: String,
+    /// Events committed (processed and never rolled back).
+    pub committed_events: u64,
+    /// Events processed, including those later rolled back.
+    pub processed_events: u64,
+    /// Events whose processing was undone.
+    pub rolled_back_events: u64,
+    /// Events sent with a timestamp at or past the end time (never stored).
+    pub events_past_end: u64,
+    /// Committed events whose timestamp equals the previous committed event's on the same LP.
+    pub timestamp_ties: u64,
+    /// Seconds spent creating LPs and initial events.
+    pub init_seconds: f64,
+    /// Seconds of event processing (after initialisation).
+    pub wall_seconds: f64,
+    /// Committed events per second of `wall_seconds`.
+    pub event_rate: f64,
+    /// Most events held at once.
+    pub peak_events: u64,
+    /// Size of one event record in bytes.
+    pub event_bytes: u64,
+    /// Peak resident memory of the process (Linux VmHWM; 0 where unknown).
+    pub peak_rss_bytes: u64,
+    /// Digest of the committed history and final state of every LP.
+    pub digest: String,
+    /// Rollbacks caused by stragglers.
+    pub primary_rollbacks: u64,
+    /// Rollbacks caused by cancelling an already processed event.
+    pub secondary_rollbacks: u64,
+    /// Anti-messages sent between PEs.
+    pub anti_messages: u64,
+    /// Committed / processed events.
+    pub efficiency: f64,
+    /// 1 - rolled back / committed (the Blue Gene paper's definition).
+    pub rollback_efficiency: f64,
+    /// Committed events' sends that went to another PE, per committed event.
+    pub remote_fraction: f64,
+    /// GVT rounds completed.
+    pub gvt_rounds: u64,
+    /// Optimistic event memory per PE (processed, uncommitted events allowed).
+    pub event_memory_per_pe: u64,
+    /// Kernel processes per PE.
+    pub kps_per_pe: u64,
+    /// Per-PE figures.
+    pub pes: Vec<PeStats>,
+    /// Per GVT round: GVT, wall time, committed so far.
+    pub gvt_series: Vec<GvtPoint>,
+}
+
+impl Stats {
+    /// A human-readable summary, one aligned `name value` row per line.
+    pub fn table(&self) -> String {
+        let mut rows: Vec<(&str, String)> = vec![
+            ("model", self.model.clone()),
+            ("sync", self.sync.clone()),
+            ("threads", self.threads.to_string()),
+            ("LPs", group(self.lps)),
+            ("end time", self.end_time.to_string()),
+            ("committed events", group(self.committed_events)),
+        ];
+        if self.processed_events != self.committed_events || !self.pes.is_empty() {
+            rows.push(("processed events", group(self.processed_events)));
+            rows.push(("rolled back events", group(self.rolled_back_events)));
+            rows.push((
+                "rollbacks",
+                format!("{} primary, {} secondary", group(self.primary_rollbacks), group(self.secondary_rollbacks)),
+            ));
+            rows.push(("efficiency", format!("{:.2}%", 100.0 * self.efficiency)));
+            rows.push(("remote events", format!("{:.2}%", 100.0 * self.remote_fraction)));
+            rows.push(("GVT rounds", group(self.gvt_rounds)));
+        }
+        rows.extend([
+            ("timestamp ties", group(self.timestamp_ties)),
+            ("init time", format!("{:.3} s", self.init_seconds)),
+            ("wall time", format!("{:.3} s", self.wall_seconds)),
+            ("event rate", format!("{} events/s", group(self.event_rate.round() as u64))),
+            ("peak events", group(self.peak_events)),
+            ("peak memory", format!("{:.1} MiB", self.peak_rss_bytes as f64 / (1u64 << 20) as f64)),
+            ("digest", self.digest.clone()),
+        ]);
+        let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        rows.iter().map(|(k, v)| format!("{k:<w$}  {v}\n")).collect()
+    }
+}
+
+/// Per-PE counters, merged into the run statistics.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PeStats {
+    /// Events committed on this PE.
+    pub committed: u64,
+    /// Events processed (committed + rolled back + in progress at the end).
+    pub processed: u64,
+    /// Events whose processing was undone.
+    pub rolled_back: u64,
+    /// Rollbacks caused by a straggler.
+    pub primary_rollbacks: u64,
+    /// Rollbacks caused by cancelling an already processed event.
+    pub secondary_rollbacks: u64,
+    /// Committed events' sends that went to another PE.
+    pub remote: u64,
+    /// Anti-messages sent to other PEs.
+    pub anti_messages: u64,
+    /// Committed events whose timestamp ties the previous one of their LP.
+    #[serde(skip)]
+    pub ties: u64,
+    /// Sends dropped for being past the end time (committed events only).
+    #[serde(skip)]
+    pub past_end: u64,
+    /// Times the optimistic memory was full and the PE stopped speculating.
+    pub throttled: u64,
+    /// Seconds spent in GVT rounds and fossil collection.
+    pub gvt_seconds: f64,
+    /// Most events held in the arena at once.
+    pub peak_events: u64,
+}
+
+/// One GVT round as seen by PE 0.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GvtPoint {
+    /// The new GVT (virtual time).
+    pub gvt: f64,
+    /// Seconds since event processing began.
+    pub wall: f64,
+    /// Events committed by all PEs so far.
+    pub committed: u64,
+}
+
+/// 1234567 -> "1,234,567".
+fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Peak resident set size of this process in bytes (0 where unknown).
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouping_and_table() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(1234567), "1,234,567");
+        let s = Stats { committed_events: 5, processed_events: 5, ..Default::default() };
+        let t = s.table();
+        assert!(t.contains("committed events"));
+        assert!(!t.contains("rolled back"));
+        #[cfg(target_os = "linux")]
+        assert!(peak_rss_bytes() > 0);
+    }
+}
