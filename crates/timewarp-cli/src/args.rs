@@ -63,6 +63,16 @@ pub(crate) struct EngineArgs {
 }
 
 impl EngineArgs {
+    /// The parallel configuration `verify` compares with sequential
+    /// (`--sync sequential`, the default, means optimistic here).
+    pub(crate) fn config_for_verify(&self, default_end: f64) -> Result<timewarp::Config, String> {
+        let mut a = self.clone();
+        if a.sync == SyncArg::Sequential {
+            a.sync = SyncArg::Optimistic;
+        }
+        a.config(default_end)
+    }
+
     /// The engine configuration these options describe.
     pub(crate) fn config(&self, default_end: f64) -> Result<timewarp::Config, String> {
         let sync = match self.sync {

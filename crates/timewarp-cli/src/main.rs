@@ -25,8 +25,34 @@ enum Cmd {
         #[command(subcommand)]
         model: ModelCmd,
     },
+    /// Run a model sequentially and in parallel and compare what they commit
+    /// (exit 0 when identical; otherwise report the first LP and event that differ).
+    Verify {
+        #[command(subcommand)]
+        model: ModelCmd,
+    },
     /// List the shipped models.
     List,
+}
+
+/// What to do with a model once its options are parsed (generic over the model type).
+trait Action {
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String>;
+}
+
+struct Run;
+struct Verify;
+
+impl Action for Run {
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
+        execute(model, engine, default_end)
+    }
+}
+
+impl Action for Verify {
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
+        verify(model, engine, default_end)
+    }
 }
 
 fn main() -> ExitCode {
@@ -48,12 +74,8 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Cmd::Run { model } => match model {
-            ModelCmd::Phold { model, engine } => {
-                let m = model.model();
-                m.validate().and_then(|_| execute(&m, &engine, 20.0))
-            }
-        },
+        Cmd::Run { model } => dispatch(model, &Run),
+        Cmd::Verify { model } => dispatch(model, &Verify),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -61,6 +83,42 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Builds the chosen model from its options and applies `action` to it.
+fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
+    match cmd {
+        ModelCmd::Phold { model, engine } => {
+            let m = model.model();
+            m.validate()?;
+            action.apply(&m, &engine, 20.0)
+        }
+    }
+}
+
+/// `timewarp verify`: sequential against the requested parallel configuration.
+fn verify<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
+    let mut cfg = engine.config_for_verify(default_end)?;
+    cfg.progress = false;
+    let v = timewarp::verify::verify(model, &cfg).map_err(|e| e.to_string())?;
+    let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
+    match v.divergence {
+        None => {
+            if !engine.quiet {
+                println!(
+                    "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
+                    v.sequential.committed_events,
+                    v.sequential.digest,
+                    100.0 * v.parallel.efficiency
+                );
+            }
+            Ok(())
+        }
+        Some(d) => Err(format!(
+            "verify: MISMATCH between sequential (digest {}, {} events) and {par} (digest {}, {} events): {d}",
+            v.sequential.digest, v.sequential.committed_events, v.parallel.digest, v.parallel.committed_events
+        )),
     }
 }
 

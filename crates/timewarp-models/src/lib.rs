@@ -2,4 +2,5 @@
 //! validated against an answer known independently of the engine.
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod pcs;
 pub mod phold;

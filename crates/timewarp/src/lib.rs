@@ -30,6 +30,7 @@ mod progress;
 pub mod queue;
 pub mod rng;
 pub mod stats;
+pub mod verify;
 
 pub use config::{Config, Sync};
 pub use error::Error;

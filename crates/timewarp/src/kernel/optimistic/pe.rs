@@ -202,8 +202,9 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
             if straggler {
                 self.stats.primary_rollbacks += 1;
                 self.rollback(kp, ev.key);
-            } else if self.uncommitted >= self.budget {
-                // Optimistic memory used up: stop speculating until GVT moves.
+            } else if self.uncommitted >= self.budget && !self.make_room(ev.key) {
+                // Optimistic memory used up and every processed event precedes
+                // this one: stop speculating until GVT moves past them.
                 self.q.push(e);
                 self.stats.throttled += 1;
                 return Ok((n, true));
@@ -212,6 +213,20 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
             n += 1;
         }
         Ok((n, false))
+    }
+
+    /// Memory is full: undo processed events later than `next` (they would be
+    /// redone after it anyway) so the PE can go on in timestamp order. Without
+    /// this, a PE whose budget is held by events later than its next pending
+    /// event would wait for a GVT that cannot pass that event. Returns true
+    /// when there is room again.
+    fn make_room(&mut self, next: Key) -> bool {
+        for kp in 0..self.kps.len() {
+            if self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > next) {
+                self.rollback(kp, next);
+            }
+        }
+        self.uncommitted < self.budget
     }
 
     /// Runs the forward handler of the event `h` and routes its sends.

@@ -1,0 +1,113 @@
+//! PHOLD commits exactly the sequential history under the optimistic kernel,
+//! for every thread count, KPs per PE, batch size and remote fraction, and
+//! under a rollback-heavy configuration and random configurations.
+
+use timewarp::{run, Config, Stats, Sync};
+use timewarp_models::phold::Phold;
+
+fn stats(m: &Phold, cfg: Config) -> Stats {
+    let label = format!("{m:?} {cfg:?}");
+    run(m, &cfg).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+}
+
+fn assert_same(seq: &Stats, par: &Stats, what: &str) {
+    assert_eq!(seq.committed_events, par.committed_events, "{what}: committed events differ");
+    assert_eq!(seq.digest, par.digest, "{what}: digest differs");
+    assert_eq!(
+        par.processed_events,
+        par.committed_events + par.rolled_back_events,
+        "{what}: processed = committed + rolled back"
+    );
+}
+
+#[test]
+fn optimistic_matches_sequential_across_threads_kps_batch_and_remote() {
+    for remote in [0.0, 0.1, 1.0] {
+        let m = Phold { lps: 256, population: 2, remote, ..Phold::default() };
+        let end = 10.0;
+        let seq = stats(&m, Config { end, ..Config::default() });
+        for threads in [1, 2, 3, 4, 8] {
+            for kps_per_pe in [1, 16] {
+                for batch in [1, 16] {
+                    let cfg = Config { sync: Sync::Optimistic, end, threads, kps_per_pe, batch, ..Config::default() };
+                    let par = stats(&m, cfg);
+                    assert_same(
+                        &seq,
+                        &par,
+                        &format!("remote {remote} threads {threads} kps {kps_per_pe} batch {batch}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn heavy_rollback_configuration_commits_the_same_history() {
+    // 100% remote, one event per LP, few LPs: almost every event is a straggler somewhere.
+    let m = Phold { lps: 64, population: 1, remote: 1.0, ..Phold::default() };
+    let end = 100.0;
+    let seq = stats(&m, Config { end, ..Config::default() });
+    let mut rolled_back = 0;
+    for threads in [2, 4, 8] {
+        let par = stats(&m, Config { sync: Sync::Optimistic, end, threads, batch: 16, ..Config::default() });
+        assert_same(&seq, &par, &format!("heavy rollback, {threads} threads"));
+        assert!(par.efficiency > 0.0 && par.efficiency <= 1.0);
+        rolled_back += par.rolled_back_events;
+    }
+    assert!(rolled_back > 0, "this configuration is meant to roll back");
+}
+
+#[test]
+fn zero_lookahead_and_zero_mean_ties() {
+    // Delays of exactly 0.25: every event of a chain ties with others.
+    let m = Phold { lps: 32, population: 3, remote: 0.5, mean: 0.0, lookahead: 0.25, ..Phold::default() };
+    let seq = stats(&m, Config { end: 5.0, ..Config::default() });
+    assert!(seq.timestamp_ties > 0);
+    for threads in [2, 3] {
+        let par = stats(&m, Config { sync: Sync::Optimistic, end: 5.0, threads, ..Config::default() });
+        assert_same(&seq, &par, &format!("ties, {threads} threads"));
+    }
+}
+
+#[test]
+fn random_configurations_stress() {
+    // A seeded loop of random configurations: the same seed gives the same list.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for _ in 0..24 {
+        let m = Phold {
+            lps: 8 + next(200) as u32,
+            population: 1 + next(4) as u32,
+            mean: [0.0, 0.3, 1.0][next(3) as usize],
+            lookahead: [0.0, 0.1, 1.0][next(3) as usize],
+            remote: [0.0, 0.05, 0.5, 1.0][next(4) as usize],
+            compute: 0,
+        };
+        if m.mean == 0.0 && m.lookahead == 0.0 {
+            continue; // zero-delay forever: never reaches the end time
+        }
+        let end = 2.0 + next(8) as f64;
+        let seed = next(1000);
+        let seq = stats(&m, Config { end, seed, ..Config::default() });
+        let cfg = Config {
+            sync: Sync::Optimistic,
+            end,
+            seed,
+            threads: 1 + next(6) as usize,
+            kps_per_pe: 1 + next(8) as usize,
+            batch: 1 + next(32) as usize,
+            gvt_interval: 1 + next(32) as usize,
+            event_memory: if next(2) == 0 { None } else { Some(1 + next(64) as usize) },
+            ..Config::default()
+        };
+        let what = format!("{m:?} {cfg:?}");
+        let par = stats(&m, cfg);
+        assert_same(&seq, &par, &what);
+    }
+}

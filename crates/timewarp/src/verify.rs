@@ -1,0 +1,120 @@
+//! `verify`: run a model sequentially and in a parallel configuration and
+//! say whether they committed the same history — and if not, where first.
+
+use crate::error::Error;
+use crate::key::{Key, LpId};
+use crate::model::Model;
+use crate::{run, Config, Stats, Sync};
+
+/// The first committed event where two runs part ways.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Divergence {
+    /// The first LP (by id) whose committed history or final state differs.
+    pub lp: LpId,
+    /// Index of the first differing committed event of that LP (None: the
+    /// histories agree and only the final state differs).
+    pub index: Option<usize>,
+    /// That event in the sequential run (None: the run committed fewer events).
+    pub sequential: Option<Key>,
+    /// That event in the parallel run.
+    pub parallel: Option<Key>,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ev = |k: &Option<Key>| match k {
+            Some(k) => format!("time {} from LP {} (send #{}, generation {})", k.time, k.src(), k.seq(), k.age),
+            None => "no event".to_string(),
+        };
+        match self.index {
+            None => write!(f, "LP {}: same committed events, different final state", self.lp),
+            Some(i) => write!(
+                f,
+                "LP {}: committed event #{i} differs: sequential {}, parallel {}",
+                self.lp,
+                ev(&self.sequential),
+                ev(&self.parallel)
+            ),
+        }
+    }
+}
+
+/// What `verify` found.
+#[derive(Debug)]
+pub struct Verdict {
+    /// Statistics of the sequential run.
+    pub sequential: Stats,
+    /// Statistics of the parallel run.
+    pub parallel: Stats,
+    /// `None` when both committed the same history and final states.
+    pub divergence: Option<Divergence>,
+}
+
+/// Runs `model` sequentially and under `parallel`, and compares.
+///
+/// ```
+/// # use timewarp::{Config, Sync};
+/// # let model = timewarp::verify::doc_model();
+/// let par = Config { sync: Sync::Optimistic, threads: 2, end: 10.0, ..Config::default() };
+/// let v = timewarp::verify::verify(&model, &par).unwrap();
+/// assert!(v.divergence.is_none());
+/// ```
+pub fn verify<M: Model>(model: &M, parallel: &Config) -> Result<Verdict, Error> {
+    let seq_cfg = Config { sync: Sync::Sequential, threads: 1, trace_lp: None, ..parallel.clone() };
+    let par_cfg = Config { trace_lp: None, ..parallel.clone() };
+    let a = run(model, &seq_cfg)?;
+    let b = run(model, &par_cfg)?;
+    let mut divergence = None;
+    if a.stats.digest != b.stats.digest {
+        let lp = a
+            .lp_digests
+            .iter()
+            .zip(&b.lp_digests)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.lp_digests.len().min(b.lp_digests.len())) as LpId;
+        // Re-run both recording that LP's committed events only.
+        let ta = run(model, &Config { trace_lp: Some(lp), ..seq_cfg })?.trace;
+        let tb = run(model, &Config { trace_lp: Some(lp), ..par_cfg })?.trace;
+        let index = (0..ta.len().max(tb.len())).find(|&i| ta.get(i) != tb.get(i));
+        divergence = Some(Divergence {
+            lp,
+            index,
+            sequential: index.and_then(|i| ta.get(i).copied()),
+            parallel: index.and_then(|i| tb.get(i).copied()),
+        });
+    }
+    Ok(Verdict { sequential: a.stats, parallel: b.stats, divergence })
+}
+
+/// A tiny model for the doc example above.
+#[doc(hidden)]
+pub fn doc_model() -> impl Model {
+    DocRing
+}
+
+struct DocRing;
+
+impl Model for DocRing {
+    type State = u64;
+    type Msg = ();
+    type Undo = ();
+    type Results = ();
+    fn name(&self) -> &str {
+        "ring"
+    }
+    fn num_lps(&self) -> u32 {
+        8
+    }
+    fn init(&self, lp: LpId, ctx: &mut crate::Ctx<'_, Self>) -> u64 {
+        ctx.send(lp, 1.0, ());
+        0
+    }
+    fn forward(&self, s: &mut u64, _: &(), _: &mut (), ctx: &mut crate::Ctx<'_, Self>) {
+        *s += 1;
+        let next = (ctx.lp() + 1) % 8;
+        ctx.send(next, 0.5, ());
+    }
+    fn reverse(&self, s: &mut u64, _: &(), _: &(), _: LpId, _: f64) {
+        *s -= 1;
+    }
+}

@@ -1,0 +1,82 @@
+//! Every synchronisation mode and thread count commits the same history:
+//! ties, zero delays, state saving and reverse computation, tiny memory,
+//! random configurations.
+
+mod common;
+
+use common::Ties;
+use timewarp::{run, Config, Model, Sync};
+
+fn sequential<M: Model>(m: &M, end: f64) -> timewarp::Stats {
+    run(m, &Config { end, ..Config::default() }).unwrap().stats
+}
+
+fn optimistic<M: Model>(m: &M, cfg: Config) -> timewarp::Stats {
+    let label = format!("{cfg:?}");
+    run(m, &Config { sync: Sync::Optimistic, ..cfg }).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+}
+
+fn assert_same(a: &timewarp::Stats, b: &timewarp::Stats, what: &str) {
+    assert_eq!(a.committed_events, b.committed_events, "{what}: committed events differ");
+    assert_eq!(a.timestamp_ties, b.timestamp_ties, "{what}: ties differ");
+    assert_eq!(a.digest, b.digest, "{what}: digest differs");
+}
+
+#[test]
+fn ties_and_zero_delays_commit_identically_in_every_mode() {
+    for save in [false, true] {
+        let end = 12.0;
+        let (seq, chk) = if save {
+            let m = Ties::<true> { lps: 24, tokens: 3 };
+            (sequential(&m, end), run(&m, &Config { end, sync: Sync::Check, ..Config::default() }).unwrap().stats)
+        } else {
+            let m = Ties::<false> { lps: 24, tokens: 3 };
+            (sequential(&m, end), run(&m, &Config { end, sync: Sync::Check, ..Config::default() }).unwrap().stats)
+        };
+        assert!(seq.timestamp_ties > seq.committed_events / 4, "the model must produce many ties: {seq:?}");
+        assert_same(&seq, &chk, "check");
+        for threads in [1, 2, 3, 4, 8] {
+            for kps_per_pe in [1, 16] {
+                for batch in [1, 16] {
+                    let cfg = Config { end, threads, kps_per_pe, batch, ..Config::default() };
+                    let par = if save {
+                        optimistic(&Ties::<true> { lps: 24, tokens: 3 }, cfg)
+                    } else {
+                        optimistic(&Ties::<false> { lps: 24, tokens: 3 }, cfg)
+                    };
+                    assert_same(&seq, &par, &format!("save={save} threads={threads} kps={kps_per_pe} batch={batch}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn state_saving_and_reverse_computation_agree() {
+    let end = 15.0;
+    let a = sequential(&Ties::<true> { lps: 16, tokens: 2 }, end);
+    let b = sequential(&Ties::<false> { lps: 16, tokens: 2 }, end);
+    assert_same(&a, &b, "state saving vs reverse");
+}
+
+#[test]
+fn tiny_event_memory_still_commits_the_right_history() {
+    let m = Ties::<false> { lps: 32, tokens: 2 };
+    let seq = sequential(&m, 10.0);
+    for mem in [1, 2, 5] {
+        for threads in [2, 4] {
+            let par = optimistic(&m, Config { end: 10.0, threads, event_memory: Some(mem), ..Config::default() });
+            assert_same(&seq, &par, &format!("event memory {mem}, threads {threads}"));
+            assert!(par.pes.iter().any(|p| p.throttled > 0), "memory {mem} must have throttled");
+        }
+    }
+}
+
+#[test]
+fn zero_event_memory_is_refused_with_the_minimum() {
+    let m = Ties::<false> { lps: 4, tokens: 1 };
+    let e = run(&m, &Config { sync: Sync::Optimistic, threads: 2, event_memory: Some(0), ..Config::default() })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("minimum is 1"), "{e}");
+}
