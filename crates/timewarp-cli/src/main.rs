@@ -94,6 +94,11 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
             m.validate()?;
             action.apply(&m, &engine, 20.0)
         }
+        ModelCmd::Pcs { model, engine } => {
+            let m = model.model();
+            m.validate()?;
+            action.apply(&m, &engine, 100.0)
+        }
     }
 }
 
@@ -122,6 +127,29 @@ fn verify<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result<
     }
 }
 
+/// Prints the model's scalar results as rows; arrays (per-cell figures, say)
+/// are left to `--stats-json`.
+fn print_results(results: &serde_json::Value) {
+    match results {
+        serde_json::Value::Object(map) => {
+            let rows: Vec<_> = map.iter().filter(|(_, v)| !v.is_array() && !v.is_object()).collect();
+            if rows.is_empty() {
+                return;
+            }
+            println!("model results:");
+            let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            for (k, v) in rows {
+                println!("  {k:<w$}  {v}");
+            }
+            if map.values().any(|v| v.is_array() || v.is_object()) {
+                println!("  (per-item figures: --stats-json FILE, key model_results)");
+            }
+        }
+        serde_json::Value::Null => {}
+        other => println!("model results  {other}"),
+    }
+}
+
 /// Runs one model with the engine options and prints / writes the results.
 fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
     let cfg = engine.config(default_end)?;
@@ -136,9 +164,7 @@ fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     if !engine.quiet {
         print!("{}", report.stats.table());
-        if !results.is_null() {
-            println!("model results  {results}");
-        }
+        print_results(&results);
     }
     if let (Some(mut f), Some(p)) = (stats_file, &engine.stats_json) {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;

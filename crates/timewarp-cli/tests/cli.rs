@@ -124,3 +124,39 @@ fn help_documents_every_phold_parameter() {
     let o = timewarp(&["list"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("phold"));
 }
+
+#[test]
+fn pcs_runs_and_reports_blocking() {
+    let a = stats(&["run", "pcs", "--cells-x", "4", "--cells-y", "4", "--end", "20"]);
+    let r = &a["model_results"];
+    assert!(r["blocking_probability"].as_f64().is_some(), "{r}");
+    assert!(r["handoff_blocking_probability"].as_f64().is_some(), "{r}");
+    assert_eq!(r["cells"].as_array().map(|c| c.len()), Some(16));
+    let b = stats(&[
+        "run",
+        "pcs",
+        "--cells-x",
+        "4",
+        "--cells-y",
+        "4",
+        "--end",
+        "20",
+        "--sync",
+        "optimistic",
+        "--threads",
+        "3",
+    ]);
+    assert_eq!(a["digest"], b["digest"]);
+    assert_eq!(a["model_results"], b["model_results"]);
+    assert_clear_error(&["run", "pcs", "--channels", "0"], "--channels");
+    assert_clear_error(&["run", "pcs", "--call-duration", "-2"], "--call-duration");
+}
+
+#[test]
+fn verify_says_ok_when_modes_agree() {
+    let o = timewarp(&["verify", "phold", "--lps", "128", "--end", "10", "--threads", "3", "--remote", "1.0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("verify: OK"));
+    let o = timewarp(&["verify", "pcs", "--cells-x", "4", "--cells-y", "4", "--end", "10", "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
