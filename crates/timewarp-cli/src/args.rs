@@ -12,6 +12,8 @@ pub(crate) enum SyncArg {
     Check,
     /// Time Warp on --threads worker threads (speculate, roll back, commit below GVT).
     Optimistic,
+    /// Lookahead windows on --threads worker threads (no rollback; needs a positive lookahead).
+    Conservative,
 }
 
 /// Pending-queue structures.
@@ -79,6 +81,7 @@ impl EngineArgs {
             SyncArg::Sequential => timewarp::Sync::Sequential,
             SyncArg::Check => timewarp::Sync::Check,
             SyncArg::Optimistic => timewarp::Sync::Optimistic,
+            SyncArg::Conservative => timewarp::Sync::Conservative,
         };
         let cfg = timewarp::Config {
             sync,

@@ -111,3 +111,32 @@ fn random_configurations_stress() {
         assert_same(&seq, &par, &what);
     }
 }
+
+#[test]
+fn conservative_matches_sequential_and_optimistic_across_lookaheads() {
+    for lookahead in [0.1, 1.0, 5.0] {
+        for remote in [0.1, 1.0] {
+            let m = Phold { lps: 256, population: 2, remote, lookahead, ..Phold::default() };
+            let end = 12.0;
+            let seq = stats(&m, Config { end, ..Config::default() });
+            let opt = stats(&m, Config { sync: Sync::Optimistic, end, threads: 2, ..Config::default() });
+            assert_same(&seq, &opt, &format!("optimistic, lookahead {lookahead}"));
+            for threads in 1..=4 {
+                let con = stats(&m, Config { sync: Sync::Conservative, end, threads, ..Config::default() });
+                assert_same(
+                    &seq,
+                    &con,
+                    &format!("conservative, lookahead {lookahead}, remote {remote}, {threads} threads"),
+                );
+                assert_eq!(con.rolled_back_events, 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn conservative_refuses_zero_lookahead() {
+    let m = Phold { lookahead: 0.0, lps: 16, ..Phold::default() };
+    let e = run(&m, &Config { sync: Sync::Conservative, threads: 2, ..Config::default() }).unwrap_err().to_string();
+    assert!(e.contains("positive lookahead") && e.contains("--sync optimistic"), "{e}");
+}

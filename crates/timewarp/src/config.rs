@@ -18,6 +18,9 @@ pub enum Sync {
     /// Time Warp on `threads` worker threads: speculate, roll back stragglers,
     /// cancel with anti-messages, commit below GVT.
     Optimistic,
+    /// Lookahead windows on `threads` worker threads (YAWNS): no rollback;
+    /// needs a model with a positive lookahead.
+    Conservative,
 }
 
 impl Sync {
@@ -27,6 +30,7 @@ impl Sync {
             Sync::Sequential => "sequential",
             Sync::Check => "check",
             Sync::Optimistic => "optimistic",
+            Sync::Conservative => "conservative",
         }
     }
 }
@@ -112,7 +116,7 @@ impl Config {
         }
         if matches!(self.sync, Sync::Sequential | Sync::Check) && self.threads != 1 {
             return Err(Error::Config(format!(
-                "--sync {} runs on one thread; --threads {} needs a parallel mode (--sync optimistic)",
+                "--sync {} runs on one thread; --threads {} needs a parallel mode (--sync optimistic or --sync conservative)",
                 self.sync.name(),
                 self.threads
             )));

@@ -24,7 +24,9 @@ pub fn fold(h: u64, x: u64) -> u64 {
 /// Folds one committed event into an LP's history hash.
 #[inline]
 pub fn fold_event(h: u64, key: &crate::Key) -> u64 {
-    fold(fold(fold(h, key.time.to_bits()), key.age as u64), key.tie)
+    // Two mixes, not three: age is folded into the tie-breaker word with an
+    // odd multiplier (distinct (tie, age) pairs collide only by 2^-64 chance).
+    fold(fold(h, key.time.to_bits()), key.tie ^ (key.age as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
 /// A `std::io::Write` sink that hashes what is written to it.

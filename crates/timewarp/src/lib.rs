@@ -54,5 +54,7 @@ pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Erro
         (Sync::Sequential | Sync::Check, QueueKind::Heap) => kernel::sequential::run::<M, QuadHeap>(model, cfg),
         (Sync::Optimistic, QueueKind::Ladder) => kernel::optimistic::run::<M, LadderQueue>(model, cfg),
         (Sync::Optimistic, QueueKind::Heap) => kernel::optimistic::run::<M, QuadHeap>(model, cfg),
+        (Sync::Conservative, QueueKind::Ladder) => kernel::conservative::run::<M, LadderQueue>(model, cfg),
+        (Sync::Conservative, QueueKind::Heap) => kernel::conservative::run::<M, QuadHeap>(model, cfg),
     }
 }

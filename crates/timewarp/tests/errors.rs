@@ -50,6 +50,7 @@ fn configs() -> Vec<Config> {
     vec![
         Config { end: 50.0, ..Config::default() },
         Config { end: 50.0, sync: Sync::Optimistic, threads: 3, ..Config::default() },
+        Config { end: 50.0, sync: Sync::Conservative, threads: 2, ..Config::default() },
     ]
 }
 
@@ -81,9 +82,11 @@ fn unknown_destination_is_an_error() {
 
 #[test]
 fn a_panicking_handler_on_a_worker_stops_the_run_with_an_error() {
-    let cfg = Config { end: 50.0, sync: Sync::Optimistic, threads: 4, ..Config::default() };
-    let e = run(&Bad { what: "panic", at: 10.0 }, &cfg).unwrap_err();
-    assert!(e.to_string().contains("model bug at LP 3"), "{e}");
+    for sync in [Sync::Optimistic, Sync::Conservative] {
+        let cfg = Config { end: 50.0, sync, threads: 4, ..Config::default() };
+        let e = run(&Bad { what: "panic", at: 10.0 }, &cfg).unwrap_err();
+        assert!(e.to_string().contains("model bug at LP 3"), "{e}");
+    }
 }
 
 #[test]

@@ -122,6 +122,20 @@ fn check_mode_reverses_every_event_and_matches_sequential() {
 }
 
 #[test]
+fn every_parallel_mode_commits_the_sequential_history() {
+    let model = Tandem { stations: 6, lambda: 0.8, mu: 1.0, hop: 0.5 };
+    let cfg = Config { end: 1_000.0, seed: 5, ..Config::default() };
+    let seq = run(&model, &cfg).unwrap();
+    for threads in [1, 2, 3] {
+        for sync in [Sync::Optimistic, Sync::Conservative] {
+            let par = run(&model, &Config { sync, threads, ..cfg.clone() }).unwrap();
+            assert_eq!(seq.stats.digest, par.stats.digest, "{sync:?} with {threads} threads");
+            assert_eq!(seq.results, par.results, "{sync:?} with {threads} threads");
+        }
+    }
+}
+
+#[test]
 fn same_seed_same_digest_other_seed_other_digest() {
     let model = Tandem::default();
     let cfg = Config { end: 2_000.0, seed: 11, ..Config::default() };

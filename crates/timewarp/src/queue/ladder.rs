@@ -1,21 +1,677 @@
-//! TEMPORARY placeholder.
-#![allow(missing_docs, clippy::type_complexity)]
+//! Ladder queue (Tang, Goh and Thng, "Ladder queue: An O(1) priority queue
+//! structure for large-scale discrete event simulation", TOMACS 2005).
+//!
+//! Events live in one of four tiers, each holding only keys smaller than the
+//! next one's:
+//!
+//! * **Bottom**: a short `Vec` sorted in descending key order (pop is
+//!   `Vec::pop`), followed by the **spill**, an unsorted `Vec` of keys larger
+//!   than all of Bottom (so inserts that land past Bottom's end are `O(1)`);
+//! * **Rungs** `nrungs-1 ..= 0`: arrays of time buckets, each rung spreading
+//!   one bucket of the rung above it (rung 0 spreads the old Top);
+//! * **Top**: an unsorted `Vec` of everything later than `top_floor`.
+//!
+//! Where a new event goes depends on its time only and is monotone in time,
+//! so equal times always share a tier and a bucket; order among equal times
+//! (age, tie) is settled by the full [`Entry::ord`] sort into Bottom.
+//! A rung spreads `n` events over `n` buckets of width `(max - min) / n`, so
+//! widths adapt to the data. Rung 0 also receives the events scheduled while
+//! it drains (in a hold model several times what Top gave it), so it gets
+//! `n * g` buckets, `g` a running average of how much rung 0 grew over its
+//! life (1 ..= [`MAX_GROWTH`]): buckets then hold about one event when they
+//! are drained, whatever the model. A bucket of more than [`THRES`] events
+//! with more than one distinct time becomes a finer rung (at most
+//! [`MAX_RUNGS`]), otherwise it is sorted into Bottom.
+//!
+//! Buckets are singly linked lists threaded through one node pool with a free
+//! list, so memory is one 32-byte node per rung event plus 4 bytes per bucket,
+//! and nothing is allocated once the pool, the bucket arrays and the three
+//! `Vec`s have reached their working sizes.
+
 use super::{Entry, PendingQueue};
 use crate::key::Key;
-use std::cmp::Reverse;
-#[derive(Default)]
-pub struct LadderQueue(std::collections::BinaryHeap<Reverse<((u64, u32, u64), u32, u64)>>);
+
+/// A bucket larger than this is spread over a finer rung instead of sorted.
+pub const THRES: usize = 50;
+/// Most rungs at once; past this buckets are sorted whatever their size.
+pub const MAX_RUNGS: usize = 8;
+/// Cap on rung 0's extra buckets per event (see the module docs).
+pub const MAX_GROWTH: f64 = 16.0;
+/// Bottom larger than this (after an insert) becomes a rung of its own.
+const BOTTOM_LIMIT: usize = 4 * THRES;
+
+/// Descending key order (the smallest key last).
+#[inline]
+fn sort_desc(v: &mut [Entry]) {
+    if v.len() <= 16 {
+        // Insertion sort: buckets are small.
+        for i in 1..v.len() {
+            let x = v[i];
+            let k = x.ord();
+            let mut j = i;
+            while j > 0 && v[j - 1].ord() < k {
+                v[j] = v[j - 1];
+                j -= 1;
+            }
+            v[j] = x;
+        }
+    } else {
+        v.sort_unstable_by_key(|e| std::cmp::Reverse(e.ord()));
+    }
+}
+
+/// Smallest and largest time in `v` (`(inf, -inf)` when empty).
+#[inline]
+fn time_range(v: &[Entry]) -> (f64, f64) {
+    v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), e| (lo.min(e.time), hi.max(e.time)))
+}
+
+/// A link: `0` is the end of a list, `k` is `nodes[k - 1]`.
+type Link = u32;
+
+/// A bucket list node.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    e: Entry,
+    next: Link,
+}
+
+/// Storage for all bucket lists, with a free list.
+#[derive(Debug, Default)]
+struct Pool {
+    nodes: Vec<Node>,
+    /// First free node.
+    free: Link,
+}
+
+impl Pool {
+    /// A node holding `e` in front of `next`.
+    #[inline(always)]
+    fn alloc(&mut self, e: Entry, next: Link) -> Link {
+        let l = self.free;
+        if l != 0 {
+            let n = &mut self.nodes[l as usize - 1];
+            self.free = n.next;
+            *n = Node { e, next };
+            l
+        } else {
+            self.nodes.push(Node { e, next });
+            Link::try_from(self.nodes.len()).expect("more than 2^32 queued events")
+        }
+    }
+
+    /// Appends the list from `l` to `out` and frees its nodes.
+    #[inline]
+    fn drain(&mut self, mut l: Link, out: &mut Vec<Entry>) {
+        while l != 0 {
+            let n = &mut self.nodes[l as usize - 1];
+            out.push(n.e);
+            let next = n.next;
+            n.next = self.free;
+            self.free = l;
+            l = next;
+        }
+    }
+}
+
+/// One rung: `nb` buckets of equal width from `start`.
+#[derive(Debug, Default)]
+struct Rung {
+    /// Bucket list heads; only `..nb` is in use, the rest is empty.
+    heads: Vec<Link>,
+    /// Buckets in use.
+    nb: usize,
+    /// Next bucket to drain; earlier buckets are empty and closed.
+    cur: usize,
+    /// Events in the rung.
+    count: usize,
+    /// Events put in since it was opened.
+    added: usize,
+    /// Events it was opened with.
+    filled: usize,
+    /// Time of the start of bucket 0.
+    start: f64,
+    /// `1 / width`.
+    inv_w: f64,
+}
+
+impl Rung {
+    /// Bucket of time `t`: monotone in `t`, clamped to `0..nb`.
+    #[inline(always)]
+    fn index(&self, t: f64) -> usize {
+        // `as` saturates: negatives (times before `start`) give 0.
+        (((t - self.start) * self.inv_w) as usize).min(self.nb - 1)
+    }
+
+    /// Adds `e` to bucket `i`.
+    #[inline(always)]
+    fn insert(&mut self, pool: &mut Pool, i: usize, e: Entry) {
+        self.heads[i] = pool.alloc(e, self.heads[i]);
+        self.count += 1;
+        self.added += 1;
+    }
+
+    /// Reopens the (empty) rung with `nb >= 1` buckets spanning `[lo, hi]`,
+    /// `lo < hi`.
+    fn open(&mut self, nb: usize, lo: f64, hi: f64) {
+        debug_assert!(self.count == 0 && nb > 0 && hi > lo);
+        if self.heads.len() < nb {
+            self.heads.resize(nb, 0);
+        }
+        self.nb = nb;
+        self.cur = 0;
+        self.added = 0;
+        self.start = lo;
+        // `nb` buckets over the span; the event at `hi` lands in the last.
+        let inv_w = nb as f64 / (hi - lo);
+        self.inv_w = if inv_w.is_finite() { inv_w } else { f64::MAX };
+    }
+
+    /// Reopens the rung with `nb` buckets and spreads `src` (times within
+    /// `[lo, hi]`, `lo < hi`) into it.
+    fn fill(&mut self, pool: &mut Pool, src: &[Entry], nb: usize, lo: f64, hi: f64) {
+        self.open(nb, lo, hi);
+        for &e in src {
+            let i = self.index(e.time);
+            self.insert(pool, i, e);
+        }
+        self.filled = src.len();
+    }
+}
+
+/// A ladder queue of pending events.
+#[derive(Debug, Default)]
+pub struct LadderQueue {
+    /// Number of entries.
+    len: usize,
+    /// Unsorted events with `time > top_floor`.
+    top: Vec<Entry>,
+    /// Smallest time in `top` (meaningless when empty).
+    top_min: f64,
+    /// Largest time in `top` (meaningless when empty).
+    top_max: f64,
+    /// Largest time of the last Top transfer: later events go to Top.
+    top_floor: f64,
+    /// Rung storage; `..nrungs` are in use, deeper ones are finer.
+    rungs: Vec<Rung>,
+    /// Rungs in use.
+    nrungs: usize,
+    /// Running average of rung 0's growth factor (0: none yet).
+    grow: f64,
+    /// Nodes of every rung's buckets.
+    pool: Pool,
+    /// Sorted in descending key order.
+    bottom: Vec<Entry>,
+    /// Unsorted; every key is above all of `bottom` and below all rungs.
+    spill: Vec<Entry>,
+}
+
+impl LadderQueue {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of rungs in use (for tests and diagnostics).
+    pub fn rungs(&self) -> usize {
+        self.nrungs
+    }
+
+    /// Inserts below every rung: into Bottom or the spill.
+    #[inline]
+    fn push_low(&mut self, e: Entry) {
+        match self.bottom.first() {
+            Some(max) if e.ord() < max.ord() => {
+                let k = e.ord();
+                let pos = self.bottom.partition_point(|x| x.ord() > k);
+                self.bottom.insert(pos, e);
+                if self.bottom.len() > BOTTOM_LIMIT && self.nrungs < MAX_RUNGS {
+                    self.bottom_to_rung();
+                }
+            }
+            _ => self.spill.push(e),
+        }
+    }
+
+    /// Turns a Bottom grown by inserts (plus the spill) into a new deepest
+    /// rung, unless all of it shares one time.
+    #[cold]
+    fn bottom_to_rung(&mut self) {
+        let (lo, hi) = time_range(&self.spill);
+        let lo = lo.min(self.bottom[self.bottom.len() - 1].time);
+        let hi = hi.max(self.bottom[0].time);
+        if hi <= lo {
+            return;
+        }
+        let k = self.nrungs;
+        self.ensure_rung(k);
+        let rung = &mut self.rungs[k];
+        rung.open(self.bottom.len() + self.spill.len(), lo, hi);
+        for &e in self.bottom.iter().chain(self.spill.iter()) {
+            let i = rung.index(e.time);
+            rung.insert(&mut self.pool, i, e);
+        }
+        rung.filled = rung.added;
+        self.bottom.clear();
+        self.spill.clear();
+        self.nrungs += 1;
+    }
+
+    /// Makes sure rung `k` exists.
+    #[inline]
+    fn ensure_rung(&mut self, k: usize) {
+        if self.rungs.len() <= k {
+            self.rungs.resize_with(k + 1, Rung::default);
+        }
+    }
+
+    /// Makes Bottom non-empty unless the queue is; false when it is empty.
+    #[inline]
+    fn refill(&mut self) -> bool {
+        while self.bottom.is_empty() {
+            if !self.refill_step() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// One step towards a non-empty Bottom (which is empty); false when the
+    /// queue is empty.
+    fn refill_step(&mut self) -> bool {
+        // 1. The spill is next in line.
+        if !self.spill.is_empty() {
+            let (lo, hi) = time_range(&self.spill);
+            if self.spill.len() > THRES && self.nrungs < MAX_RUNGS && lo < hi {
+                let k = self.nrungs;
+                self.ensure_rung(k);
+                self.rungs[k].fill(&mut self.pool, &self.spill, self.spill.len(), lo, hi);
+                self.spill.clear();
+                self.nrungs += 1;
+            } else {
+                std::mem::swap(&mut self.bottom, &mut self.spill);
+                sort_desc(&mut self.bottom);
+            }
+            return true;
+        }
+        // 2. No rungs: bring Top down.
+        if self.nrungs == 0 {
+            if self.top.is_empty() {
+                return false;
+            }
+            let (lo, hi) = (self.top_min, self.top_max);
+            self.top_floor = hi;
+            if self.top.len() <= THRES || lo >= hi {
+                std::mem::swap(&mut self.bottom, &mut self.top);
+                sort_desc(&mut self.bottom);
+            } else {
+                self.ensure_rung(0);
+                let g = self.grow.clamp(1.0, MAX_GROWTH);
+                let nb = (self.top.len() as f64 * g) as usize;
+                self.rungs[0].fill(&mut self.pool, &self.top, nb, lo, hi);
+                self.top.clear();
+                self.nrungs = 1;
+            }
+            return true;
+        }
+        // 3. Next bucket of the deepest rung.
+        let k = self.nrungs - 1;
+        let rung = &mut self.rungs[k];
+        if rung.count == 0 {
+            // Exhausted: its span now belongs to Bottom (which is empty).
+            if k == 0 {
+                // Learn how much it grew while it drained.
+                let grew = rung.added as f64 / rung.filled.max(1) as f64;
+                self.grow = if self.grow == 0.0 { grew } else { 0.5 * (self.grow + grew) };
+            }
+            rung.nb = 0;
+            rung.cur = 0;
+            self.nrungs -= 1;
+            return true;
+        }
+        let mut b = rung.cur;
+        while rung.heads[b] == 0 {
+            b += 1;
+        }
+        rung.cur = b + 1;
+        let head = std::mem::take(&mut rung.heads[b]);
+        self.pool.drain(head, &mut self.bottom);
+        rung.count -= self.bottom.len();
+        if self.bottom.len() > THRES && k + 1 < MAX_RUNGS {
+            let (lo, hi) = time_range(&self.bottom);
+            if lo < hi {
+                self.ensure_rung(k + 1);
+                self.rungs[k + 1].fill(&mut self.pool, &self.bottom, self.bottom.len(), lo, hi);
+                self.bottom.clear();
+                self.nrungs += 1;
+                return true;
+            }
+        }
+        sort_desc(&mut self.bottom);
+        true
+    }
+
+    /// Checks the structural invariants (tests only).
+    #[cfg(test)]
+    pub(crate) fn check(&self) {
+        let mut n = self.top.len() + self.bottom.len() + self.spill.len();
+        for e in &self.top {
+            assert!(e.time > self.top_floor);
+            assert!(e.time >= self.top_min && e.time <= self.top_max);
+        }
+        assert!(self.bottom.windows(2).all(|w| w[0].ord() > w[1].ord()));
+        if let Some(max) = self.bottom.first() {
+            assert!(self.spill.iter().all(|e| e.ord() > max.ord()));
+        }
+        let list = |mut l: Link| {
+            let mut v = Vec::new();
+            while l != 0 {
+                let node = self.pool.nodes[l as usize - 1];
+                v.push(node.e);
+                l = node.next;
+            }
+            v
+        };
+        let mut upper: Option<(u64, u32, u64)> = None;
+        let mut in_rungs = 0;
+        for r in &self.rungs[..self.nrungs] {
+            assert!(r.heads[..r.cur].iter().all(|&h| h == 0));
+            let mut c = 0;
+            let mut lowest = None;
+            for (i, &h) in r.heads[..r.nb].iter().enumerate() {
+                for e in list(h) {
+                    assert_eq!(r.index(e.time), i);
+                    assert!(e.time <= self.top_floor);
+                    lowest = lowest.min(Some(e.ord())).or(Some(e.ord()));
+                    c += 1;
+                }
+            }
+            assert_eq!(c, r.count);
+            upper = lowest.or(upper);
+            in_rungs += c;
+        }
+        for r in &self.rungs[self.nrungs..] {
+            assert!(r.heads.iter().all(|&h| h == 0));
+        }
+        if let Some(u) = upper {
+            assert!(self.bottom.iter().chain(&self.spill).all(|e| e.ord() < u));
+        }
+        let mut free = 0;
+        let mut l = self.pool.free;
+        while l != 0 {
+            free += 1;
+            l = self.pool.nodes[l as usize - 1].next;
+        }
+        assert_eq!(free + in_rungs, self.pool.nodes.len());
+        assert_eq!(n + in_rungs, self.len);
+        n += in_rungs;
+        assert_eq!(n, self.len);
+    }
+}
+
 impl PendingQueue for LadderQueue {
+    #[inline]
     fn push(&mut self, e: Entry) {
-        self.0.push(Reverse((e.ord(), e.handle, e.time.to_bits())))
+        self.len += 1;
+        let t = e.time;
+        if t > self.top_floor {
+            if self.top.is_empty() {
+                self.top_min = t;
+                self.top_max = t;
+            } else {
+                self.top_min = self.top_min.min(t);
+                self.top_max = self.top_max.max(t);
+            }
+            self.top.push(e);
+            return;
+        }
+        for rung in &mut self.rungs[..self.nrungs] {
+            let i = rung.index(t);
+            if i >= rung.cur {
+                rung.insert(&mut self.pool, i, e);
+                return;
+            }
+        }
+        self.push_low(e);
     }
+
+    #[inline]
     fn pop(&mut self) -> Option<Entry> {
-        self.0.pop().map(|Reverse((o, h, _))| Entry { time: f64::from_bits(o.0), age: o.1, tie: o.2, handle: h })
+        if self.bottom.is_empty() && !self.refill() {
+            return None;
+        }
+        self.len -= 1;
+        self.bottom.pop()
     }
+
+    #[inline]
     fn peek(&mut self) -> Option<Key> {
-        self.0.peek().map(|Reverse((o, _, _))| Key { time: f64::from_bits(o.0), age: o.1, tie: o.2 })
+        if self.bottom.is_empty() && !self.refill() {
+            return None;
+        }
+        self.bottom.last().map(Entry::key)
     }
+
+    #[inline]
     fn len(&self) -> usize {
-        self.0.len()
+        self.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(time: f64, age: u32, tie: u64) -> Entry {
+        Entry { time, tie, age, handle: tie as u32 }
+    }
+
+    /// Pops everything, checking invariants and order.
+    fn drain(q: &mut LadderQueue) -> Vec<Entry> {
+        let mut out: Vec<Entry> = Vec::new();
+        while let Some(x) = q.pop() {
+            q.check();
+            if let Some(p) = out.last() {
+                assert!(p.ord() < x.ord(), "{p:?} then {x:?}");
+            }
+            out.push(x);
+        }
+        assert!(q.is_empty());
+        out
+    }
+
+    fn lcg(x: &mut u64) -> u64 {
+        *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *x >> 11
+    }
+
+    fn unit(x: &mut u64) -> f64 {
+        lcg(x) as f64 / (1u64 << 53) as f64
+    }
+
+    #[test]
+    fn default_is_empty_and_works() {
+        let mut q = LadderQueue::default();
+        assert!(q.is_empty());
+        assert_eq!(q.peek(), None);
+        assert_eq!(q.pop(), None);
+        q.push(e(0.0, 0, 1));
+        q.push(e(0.0, 0, 0));
+        q.check();
+        assert_eq!(q.peek(), Some(e(0.0, 0, 0).key()));
+        assert_eq!(drain(&mut q), vec![e(0.0, 0, 0), e(0.0, 0, 1)]);
+    }
+
+    #[test]
+    fn sorted_output_random_times() {
+        let mut q = LadderQueue::new();
+        let mut x = 7;
+        let mut want = Vec::new();
+        for i in 0..10_000u64 {
+            let v = e(unit(&mut x) * 100.0, 0, i);
+            want.push(v);
+            q.push(v);
+        }
+        q.check();
+        want.sort_by_key(Entry::ord);
+        assert_eq!(q.peek(), Some(want[0].key()));
+        assert_eq!(drain(&mut q), want);
+    }
+
+    #[test]
+    fn all_same_time_zero_delay_chains() {
+        // 5000 events at one time; each pop schedules a zero-delay child.
+        let mut q = LadderQueue::new();
+        for i in 0..5000u64 {
+            q.push(e(3.0, 0, i * 7 % 5000));
+        }
+        let mut last = None::<(u64, u32, u64)>;
+        let mut tie = 5000;
+        for _ in 0..20_000 {
+            let x = q.pop().unwrap();
+            assert!(last < Some(x.ord()));
+            last = Some(x.ord());
+            if x.age < 3 {
+                q.push(e(3.0, x.age + 1, tie));
+                tie += 1;
+            }
+        }
+        q.check();
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn huge_spread_builds_rungs() {
+        let mut q = LadderQueue::new();
+        let mut x = 99;
+        let mut want = Vec::new();
+        for i in 0..20_000u64 {
+            // Log-uniform over 1e-9 .. 1e9, plus some exact zeros.
+            let t = if i % 97 == 0 { 0.0 } else { 10f64.powf(unit(&mut x) * 18.0 - 9.0) };
+            let v = e(t, (i % 3) as u32, i);
+            want.push(v);
+            q.push(v);
+        }
+        want.sort_by_key(Entry::ord);
+        let mut got = Vec::new();
+        let mut deepest = 0;
+        while let Some(v) = q.pop() {
+            deepest = deepest.max(q.rungs());
+            got.push(v);
+        }
+        assert_eq!(got, want);
+        assert!(deepest > 1, "expected finer rungs, got {deepest}");
+    }
+
+    #[test]
+    fn inserts_before_current_position() {
+        // Start draining, then insert keys before what Bottom and the rungs
+        // hold (including before times already popped).
+        let mut q = LadderQueue::new();
+        let mut x = 5;
+        let mut oracle = std::collections::BTreeSet::new();
+        for i in 0..3000u64 {
+            let v = e(unit(&mut x) * 10.0, 0, i);
+            oracle.insert((v.ord(), v.handle));
+            q.push(v);
+        }
+        for round in 0..200u64 {
+            for _ in 0..10 {
+                let got = q.pop().unwrap();
+                let want = oracle.pop_first().unwrap();
+                assert_eq!((got.ord(), got.handle), want);
+            }
+            q.check();
+            let now = oracle.first().map_or(0.0, |k| f64::from_bits(k.0 .0));
+            for j in 0..12u64 {
+                let tie = 10_000 + round * 100 + j;
+                let t = match j % 4 {
+                    0 => now * unit(&mut x),        // before the current time
+                    1 => now,                       // at the current time
+                    2 => now + unit(&mut x) * 1e-6, // just after
+                    _ => now + unit(&mut x) * 20.0, // anywhere later
+                };
+                let v = e(t, (j % 2) as u32, tie);
+                oracle.insert((v.ord(), v.handle));
+                q.push(v);
+            }
+            q.check();
+        }
+        let rest: Vec<_> = drain(&mut q).iter().map(|v| (v.ord(), v.handle)).collect();
+        assert_eq!(rest, oracle.into_iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn empty_refill_cycles() {
+        let mut q = LadderQueue::new();
+        let mut x = 3;
+        let mut tie = 0;
+        let mut base = 0.0;
+        for cycle in 0..50 {
+            let n = [1, 2, 60, 500, 3000][cycle % 5];
+            let mut want = Vec::new();
+            for _ in 0..n {
+                let t = if cycle % 7 == 0 { base } else { base + unit(&mut x) * 5.0 };
+                let v = e(t, 0, tie);
+                tie += 1;
+                want.push(v);
+                q.push(v);
+            }
+            want.sort_by_key(Entry::ord);
+            assert_eq!(drain(&mut q), want);
+            // Sometimes restart from earlier times (as after a rollback).
+            base = if cycle % 3 == 0 { 0.0 } else { base + 5.0 };
+        }
+    }
+
+    #[test]
+    fn bottom_grown_by_inserts_becomes_rung() {
+        // Keys that all land in Bottom (below every rung) force a conversion.
+        let mut q = LadderQueue::new();
+        for i in 0..100u64 {
+            q.push(e(100.0 + i as f64, 0, i));
+        }
+        assert_eq!(q.pop().unwrap().tie, 0);
+        let mut x = 11;
+        for i in 0..1000u64 {
+            q.push(e(100.0 + unit(&mut x), 0, 1000 + i));
+            q.check();
+        }
+        assert!(q.rungs() >= 1);
+        let out = drain(&mut q);
+        assert_eq!(out.len(), 1099);
+    }
+
+    #[test]
+    fn steady_state_does_not_grow_storage() {
+        // Hold model: after warm-up, capacities stay put.
+        let mut q = LadderQueue::new();
+        let mut x = 17;
+        let mut tie = 0u64;
+        for _ in 0..2000 {
+            q.push(e(unit(&mut x) * 2.0, 0, tie));
+            tie += 1;
+        }
+        let cap = |q: &LadderQueue| {
+            q.top.capacity()
+                + q.bottom.capacity()
+                + q.spill.capacity()
+                + q.pool.nodes.capacity()
+                + q.rungs.iter().map(|r| r.heads.capacity()).sum::<usize>()
+        };
+        let mut hold = |q: &mut LadderQueue, n: usize| {
+            for _ in 0..n {
+                let v = q.pop().unwrap();
+                let inc = 1.0 - unit(&mut x).ln();
+                q.push(e(v.time + inc, 0, tie));
+                tie += 1;
+            }
+        };
+        // Warm up: capacities creep up to the largest sizes seen, then stop.
+        hold(&mut q, 1_000_000);
+        let c1 = cap(&q);
+        hold(&mut q, 400_000);
+        let c2 = cap(&q);
+        assert!(c2 <= c1 + c1 / 50, "{c1} -> {c2}");
     }
 }

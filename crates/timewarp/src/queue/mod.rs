@@ -74,3 +74,6 @@ pub enum QueueKind {
     /// 4-ary implicit heap.
     Heap,
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,303 @@
+//! Conservative synchronisation on threads: YAWNS-style lookahead windows.
+//!
+//! All PEs agree on the smallest pending timestamp `m`; every event with a
+//! timestamp below `m + lookahead` is then safe (nothing can still be sent
+//! into that window, since every send is at least `lookahead` ahead), so each
+//! PE processes and commits those events in key order, with no rollback
+//! machinery at all. Events for other PEs are gathered per destination and
+//! handed over once per window through a mailbox shared by exactly two
+//! threads; two spinning barriers per window separate "send" from "receive"
+//! and "report minimum" from "read minimum".
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::arena::Arena;
+use crate::error::Error;
+use crate::event::Event;
+use crate::key::Key;
+use crate::lp::Lp;
+use crate::mapping::BlockMapping;
+use crate::model::{Model, Outgoing};
+use crate::progress::Progress;
+use crate::queue::{Entry, PendingQueue};
+use crate::stats::PeStats;
+use crate::Config;
+
+use super::{base_stats, finish, forward, init_lp, Report, Setup};
+
+/// A barrier that spins (then yields) instead of sleeping on a condition
+/// variable, and gives up when another worker failed.
+struct SpinBarrier {
+    n: usize,
+    count: AtomicUsize,
+    generation: AtomicU64,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> Self {
+        SpinBarrier { n, count: AtomicUsize::new(0), generation: AtomicU64::new(0) }
+    }
+
+    /// Waits for all `n` workers; false when the run failed meanwhile.
+    fn wait(&self, failed: &AtomicBool) -> bool {
+        let g = self.generation.load(Acquire);
+        if self.count.fetch_add(1, AcqRel) + 1 == self.n {
+            self.count.store(0, Relaxed);
+            self.generation.fetch_add(1, Release);
+            return true;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Acquire) == g {
+            if failed.load(Relaxed) {
+                return false;
+            }
+            spins += 1;
+            if spins > 64 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        true
+    }
+}
+
+/// What the workers share.
+struct Shared<Msg> {
+    pes: usize,
+    /// `mail[from * pes + to]`: events from PE `from` for PE `to`.
+    mail: Vec<Mutex<Vec<Outgoing<Msg>>>>,
+    /// Smallest pending timestamp of each PE (f64 bits).
+    mins: Vec<AtomicU64>,
+    barrier: SpinBarrier,
+    failed: AtomicBool,
+    error: Mutex<Option<Error>>,
+}
+
+impl<Msg> Shared<Msg> {
+    fn fail(&self, e: Error) {
+        let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+        self.failed.store(true, Release);
+    }
+}
+
+/// One PE of the conservative kernel.
+struct Pe<'a, M: Model, Q> {
+    id: usize,
+    model: &'a M,
+    s: &'a Setup,
+    map: &'a BlockMapping,
+    first_lp: u32,
+    lps: Vec<Lp<M::State>>,
+    arena: Arena<Event<M::Msg, M::Undo>>,
+    q: Q,
+    out: Vec<Outgoing<M::Msg>>,
+    outbox: Vec<Vec<Outgoing<M::Msg>>>,
+    stats: PeStats,
+    windows: u64,
+    trace: Vec<Key>,
+    trace_lp: Option<u32>,
+}
+
+impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
+    /// Local events into the queue, others into the outbox of their PE.
+    fn route(&mut self) -> Result<(), Error> {
+        for o in self.out.drain(..) {
+            let pe = self.map.pe_of(o.dst);
+            if pe == self.id {
+                let h = self.arena.alloc(Event::new(o.key, o.dst, o.msg)).ok_or_else(|| Error::EventMemory {
+                    detail: format!("PE {} holds more than {} events", self.id, u32::MAX - 1),
+                })?;
+                self.q.push(Entry::new(o.key, h));
+            } else {
+                self.outbox[pe].push(o);
+            }
+        }
+        Ok(())
+    }
+
+    fn init(&mut self) -> Result<(), Error> {
+        for lp in self.map.lps_of(self.id) {
+            let (rec, dropped) = init_lp(self.model, self.s, lp, &mut self.out)?;
+            self.lps.push(rec);
+            self.stats.past_end += dropped as u64;
+            self.route()?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, sh: &Shared<M::Msg>, progress: &mut Progress) -> Result<(), Error> {
+        let pes = sh.pes;
+        loop {
+            // Hand over what the last window sent to other PEs.
+            for to in 0..pes {
+                if !self.outbox[to].is_empty() {
+                    sh.mail[self.id * pes + to].lock().unwrap_or_else(|p| p.into_inner()).append(&mut self.outbox[to]);
+                }
+            }
+            if !sh.barrier.wait(&sh.failed) {
+                return Ok(());
+            }
+            for from in 0..pes {
+                let mut inbox =
+                    std::mem::take(&mut *sh.mail[from * pes + self.id].lock().unwrap_or_else(|p| p.into_inner()));
+                self.out.append(&mut inbox);
+                self.route()?;
+            }
+            let local = self.q.peek().map_or(f64::INFINITY, |k| k.time);
+            sh.mins[self.id].store(local.to_bits(), Relaxed);
+            if !sh.barrier.wait(&sh.failed) {
+                return Ok(());
+            }
+            let m = sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min);
+            if m == f64::INFINITY {
+                return Ok(());
+            }
+            if self.id == 0 {
+                progress.update(m);
+            }
+            // Rounding is monotone, so every send (delay >= lookahead) from an
+            // event at t >= m lands at or after `window`.
+            let window = m + self.s.lookahead;
+            self.windows += 1;
+            while let Some(k) = self.q.peek() {
+                if k.time >= window {
+                    break;
+                }
+                let e = self.q.pop().expect("peeked");
+                let ev = self.arena[e.handle];
+                self.arena.free(e.handle);
+                let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
+                let mut undo = M::Undo::default();
+                let dropped = forward(self.model, self.s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut self.out)?;
+                self.model.commit(&ev.msg, &undo, ev.dst, ev.key.time);
+                self.stats.ties += lp.record_commit(&ev.key) as u64;
+                if self.trace_lp == Some(ev.dst) {
+                    self.trace.push(ev.key);
+                }
+                self.stats.past_end += dropped as u64;
+                self.stats.committed += 1;
+                for o in &self.out {
+                    self.stats.remote += (self.map.pe_of(o.dst) != self.id) as u64;
+                }
+                self.route()?;
+            }
+        }
+    }
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Runs `model` conservatively on `cfg.threads` worker threads.
+pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
+    let s = Setup::new(model, cfg)?;
+    if s.lookahead <= 0.0 {
+        return Err(Error::Config(format!(
+            "model {} declares lookahead {}: conservative synchronisation needs a positive lookahead \
+             (every event sent at least that far ahead); use --sync optimistic",
+            model.name(),
+            s.lookahead
+        )));
+    }
+    let pes = cfg.threads;
+    let map = BlockMapping::new(s.num_lps, pes, 1);
+    let sh = Shared::<M::Msg> {
+        pes,
+        mail: (0..pes * pes).map(|_| Mutex::new(Vec::new())).collect(),
+        mins: (0..pes).map(|_| AtomicU64::new(0)).collect(),
+        barrier: SpinBarrier::new(pes),
+        failed: AtomicBool::new(false),
+        error: Mutex::new(None),
+    };
+    let t0 = Instant::now();
+    let done: Vec<Option<(Pe<'_, M, Q>, f64)>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..pes)
+            .map(|id| {
+                let (s, map, sh) = (&s, &map, &sh);
+                sc.spawn(move || {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut pe = Pe::<M, Q> {
+                            id,
+                            model,
+                            s,
+                            map,
+                            first_lp: map.lps_of(id).start,
+                            lps: Vec::new(),
+                            arena: Arena::with_capacity(u32::MAX as usize - 1),
+                            q: Q::default(),
+                            out: Vec::with_capacity(64),
+                            outbox: (0..pes).map(|_| Vec::new()).collect(),
+                            stats: PeStats::default(),
+                            windows: 0,
+                            trace: Vec::new(),
+                            trace_lp: cfg.trace_lp,
+                        };
+                        pe.init()?;
+                        let init = t0.elapsed().as_secs_f64();
+                        let mut progress = Progress::new(cfg.progress && id == 0, s.end);
+                        let r = pe.run(sh, &mut progress);
+                        progress.finish();
+                        pe.stats.processed = pe.stats.committed;
+                        pe.stats.peak_events = pe.arena.high_water() as u64;
+                        r.map(|_| (pe, init))
+                    }));
+                    match r {
+                        Ok(Ok(v)) => Some(v),
+                        Ok(Err(e)) => {
+                            sh.fail(e);
+                            None
+                        }
+                        Err(p) => {
+                            sh.fail(Error::Worker(format!("PE {id} panicked: {}", panic_text(p.as_ref()))));
+                            None
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+    });
+    let total = t0.elapsed().as_secs_f64();
+    if let Some(e) = sh.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(e);
+    }
+    let done: Vec<(Pe<'_, M, Q>, f64)> = done.into_iter().flatten().collect();
+    if done.len() != pes {
+        return Err(Error::Worker("a worker thread ended without a result".into()));
+    }
+    let mut stats = base_stats(model, cfg, &s);
+    stats.init_seconds = done.iter().map(|d| d.1).fold(0.0, f64::max);
+    stats.wall_seconds = total - stats.init_seconds;
+    let mut remote = 0;
+    for (pe, _) in &done {
+        let p = &pe.stats;
+        stats.committed_events += p.committed;
+        stats.timestamp_ties += p.ties;
+        stats.events_past_end += p.past_end;
+        stats.peak_events += p.peak_events;
+        remote += p.remote;
+        stats.pes.push(p.clone());
+    }
+    stats.processed_events = stats.committed_events;
+    stats.efficiency = 1.0;
+    stats.rollback_efficiency = 1.0;
+    stats.remote_fraction = remote as f64 / stats.committed_events.max(1) as f64;
+    stats.gvt_rounds = done[0].0.windows;
+    stats.kps_per_pe = 1;
+    stats.event_bytes = std::mem::size_of::<Event<M::Msg, M::Undo>>() as u64;
+    let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+    let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
+    let mut report = finish(model, lps, stats);
+    report.trace = trace;
+    Ok(report)
+}
