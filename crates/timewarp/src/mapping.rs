@@ -24,6 +24,28 @@ pub struct BlockMapping {
     per_pe: u32,
     per_kp: u32,
     kps: usize,
+    per_pe_div: FastDiv,
+    per_kp_div: FastDiv,
+}
+
+/// Exact division of any `u32` by a fixed divisor with one 128-bit multiply
+/// (Lemire, Kaser & Kurz 2019: a 64-bit reciprocal is exact for 32-bit
+/// numerators). PE and KP lookups run for every event and send.
+#[derive(Clone, Copy, Debug)]
+struct FastDiv(u64);
+
+impl FastDiv {
+    fn new(d: u32) -> Self {
+        assert!(d > 0);
+        FastDiv((u64::MAX / d as u64).wrapping_add(1))
+    }
+    #[inline]
+    fn div(self, n: u32) -> u32 {
+        if self.0 == 0 {
+            return n; // d == 1: the reciprocal 2^64 wrapped to 0
+        }
+        ((self.0 as u128 * n as u128) >> 64) as u32
+    }
 }
 
 impl BlockMapping {
@@ -31,7 +53,15 @@ impl BlockMapping {
     pub fn new(num_lps: u32, pes: usize, kps_per_pe: usize) -> Self {
         let per_pe = num_lps.div_ceil(pes as u32).max(1);
         let per_kp = per_pe.div_ceil(kps_per_pe as u32).max(1);
-        BlockMapping { num_lps, pes, per_pe, per_kp, kps: kps_per_pe }
+        BlockMapping {
+            num_lps,
+            pes,
+            per_pe,
+            per_kp,
+            kps: kps_per_pe,
+            per_pe_div: FastDiv::new(per_pe),
+            per_kp_div: FastDiv::new(per_kp),
+        }
     }
 
     /// Number of PEs.
@@ -47,7 +77,7 @@ impl BlockMapping {
     /// The PE that owns `lp`.
     #[inline]
     pub fn pe_of(&self, lp: LpId) -> usize {
-        (lp / self.per_pe) as usize
+        self.per_pe_div.div(lp) as usize
     }
 
     /// The LPs of PE `pe`, as a range of ids.
@@ -60,13 +90,31 @@ impl BlockMapping {
     /// The KP (index within its PE) of `lp`.
     #[inline]
     pub fn kp_of(&self, lp: LpId) -> usize {
-        ((lp % self.per_pe) / self.per_kp) as usize
+        let pe = self.per_pe_div.div(lp);
+        self.per_kp_div.div(lp - pe * self.per_pe) as usize
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_division_is_exact() {
+        let mut x = 0x9e37_79b9u32;
+        for d in [1u32, 2, 3, 7, 10, 16, 641, 65_535, 65_536, 1 << 20, 3_000_000_019, u32::MAX] {
+            let f = FastDiv::new(d);
+            for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1] {
+                assert_eq!(f.div(n), n / d, "{n} / {d}");
+            }
+            for _ in 0..10_000 {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                assert_eq!(f.div(x), x / d, "{x} / {d}");
+            }
+        }
+    }
 
     #[test]
     fn every_lp_is_on_exactly_one_pe_and_kp() {

@@ -225,7 +225,9 @@ impl LadderQueue {
                 let k = e.ord();
                 let pos = self.bottom.partition_point(|x| x.ord() > k);
                 self.bottom.insert(pos, e);
-                if self.bottom.len() > BOTTOM_LIMIT && self.nrungs < MAX_RUNGS {
+                let n = self.bottom.len();
+                // Only times can be spread: a Bottom at one time stays.
+                if n > BOTTOM_LIMIT && self.nrungs < MAX_RUNGS && self.bottom[0].time > self.bottom[n - 1].time {
                     self.bottom_to_rung();
                 }
             }
@@ -234,15 +236,12 @@ impl LadderQueue {
     }
 
     /// Turns a Bottom grown by inserts (plus the spill) into a new deepest
-    /// rung, unless all of it shares one time.
+    /// rung; Bottom must hold more than one time.
     #[cold]
     fn bottom_to_rung(&mut self) {
         let (lo, hi) = time_range(&self.spill);
         let lo = lo.min(self.bottom[self.bottom.len() - 1].time);
         let hi = hi.max(self.bottom[0].time);
-        if hi <= lo {
-            return;
-        }
         let k = self.nrungs;
         self.ensure_rung(k);
         let rung = &mut self.rungs[k];
@@ -466,11 +465,16 @@ mod tests {
         Entry { time, tie, age, handle: tie as u32 }
     }
 
-    /// Pops everything, checking invariants and order.
+    /// Pops everything, checking order (and invariants now and then).
     fn drain(q: &mut LadderQueue) -> Vec<Entry> {
         let mut out: Vec<Entry> = Vec::new();
+        let mut countdown = 0;
         while let Some(x) = q.pop() {
-            q.check();
+            if countdown == 0 {
+                q.check();
+                countdown = 61;
+            }
+            countdown -= 1;
             if let Some(p) = out.last() {
                 assert!(p.ord() < x.ord(), "{p:?} then {x:?}");
             }
