@@ -21,6 +21,9 @@ use super::{base_stats, check::checked_forward, finish, forward, init_lp, Report
 /// Events between two progress updates (a power of two: a mask test).
 const PROGRESS_EVERY: u64 = 1 << 16;
 
+/// How many events ahead the loop prefetches event records.
+const PREFETCH: usize = 8;
+
 /// Runs `model` sequentially (or in check mode) with pending queue `Q`.
 pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
@@ -49,6 +52,16 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
     let (mut committed, mut ties) = (0u64, 0u64);
     let mut trace = Vec::new();
     while let Some(e) = q.pop() {
+        // Warm the caches for what comes next: the record PREFETCH events
+        // ahead, and the LP of the one half as far (its record is warm by now).
+        if let Some(h) = q.upcoming(PREFETCH) {
+            arena.prefetch(h);
+        }
+        if let Some(h) = q.upcoming(PREFETCH / 2) {
+            if let Some(lp) = lps.get(arena[h].dst as usize) {
+                crate::arena::prefetch(lp);
+            }
+        }
         // Copy the record out and free its slot first: the LIFO free list
         // then hands this warm slot to the event's first send.
         let ev = arena[e.handle];

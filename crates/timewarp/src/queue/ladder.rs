@@ -455,6 +455,12 @@ impl PendingQueue for LadderQueue {
     fn len(&self) -> usize {
         self.len
     }
+
+    #[inline]
+    fn upcoming(&self, k: usize) -> Option<u32> {
+        // Bottom is sorted descending: the k-th next entry is k from the end.
+        self.bottom.len().checked_sub(k + 1).map(|i| self.bottom[i].handle)
+    }
 }
 
 #[cfg(test)]

@@ -58,6 +58,14 @@ pub trait PendingQueue: Send + Default {
     fn peek(&mut self) -> Option<Key>;
     /// Number of entries.
     fn len(&self) -> usize;
+    /// Arena handle of the entry `k` places after the minimum, when the
+    /// structure knows it without work (a hint for prefetching; `None` is
+    /// always a correct answer).
+    #[inline]
+    fn upcoming(&self, k: usize) -> Option<u32> {
+        let _ = k;
+        None
+    }
     /// True when empty.
     fn is_empty(&self) -> bool {
         self.len() == 0
