@@ -52,3 +52,17 @@ impl<Msg, Undo> Event<Msg, Undo> {
         self.owner = to;
     }
 }
+
+/// A pending event as the kernels without rollback store it (sequential,
+/// check, conservative): no undo record, no bookkeeping. Half the size of
+/// [`Event`] for small messages, which matters because those kernels are
+/// memory-bound (32 bytes for PHOLD instead of 64).
+#[derive(Clone, Copy, Debug)]
+pub struct Pending<Msg> {
+    /// Position in the total order.
+    pub key: Key,
+    /// Destination LP.
+    pub dst: LpId,
+    /// The model's message.
+    pub msg: Msg,
+}

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use crate::arena::Arena;
 use crate::error::Error;
-use crate::event::Event;
+use crate::event::Pending;
 use crate::key::Key;
 use crate::lp::Lp;
 use crate::mapping::BlockMapping;
@@ -94,7 +94,7 @@ struct Pe<'a, M: Model, Q> {
     map: &'a BlockMapping,
     first_lp: u32,
     lps: Vec<Lp<M::State>>,
-    arena: Arena<Event<M::Msg, M::Undo>>,
+    arena: Arena<Pending<M::Msg>>,
     q: Q,
     out: Vec<Outgoing<M::Msg>>,
     outbox: Vec<Vec<Outgoing<M::Msg>>>,
@@ -110,8 +110,8 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
         for o in self.out.drain(..) {
             let pe = self.map.pe_of(o.dst);
             if pe == self.id {
-                let h = self.arena.alloc(Event::new(o.key, o.dst, o.msg)).ok_or_else(|| Error::EventMemory {
-                    detail: format!("PE {} holds more than {} events", self.id, u32::MAX - 1),
+                let h = self.arena.alloc(Pending { key: o.key, dst: o.dst, msg: o.msg }).ok_or_else(|| {
+                    Error::EventMemory { detail: format!("PE {} holds more than {} events", self.id, u32::MAX - 1) }
                 })?;
                 self.q.push(Entry::new(o.key, h));
             } else {
@@ -294,7 +294,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
     stats.remote_fraction = remote as f64 / stats.committed_events.max(1) as f64;
     stats.gvt_rounds = done[0].0.windows;
     stats.kps_per_pe = 1;
-    stats.event_bytes = std::mem::size_of::<Event<M::Msg, M::Undo>>() as u64;
+    stats.event_bytes = std::mem::size_of::<Pending<M::Msg>>() as u64;
     let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
     let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
     let mut report = finish(model, lps, stats);

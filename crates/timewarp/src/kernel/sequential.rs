@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::arena::Arena;
 use crate::config::Sync;
 use crate::error::Error;
-use crate::event::Event;
+use crate::event::Pending;
 use crate::lp::Lp;
 use crate::model::Model;
 use crate::progress::Progress;
@@ -33,7 +33,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
 
     let n = s.num_lps as usize;
     let mut lps: Vec<Lp<M::State>> = Vec::with_capacity(n);
-    let mut arena: Arena<Event<M::Msg, M::Undo>> = Arena::with_capacity(u32::MAX as usize - 1);
+    let mut arena: Arena<Pending<M::Msg>> = Arena::with_capacity(u32::MAX as usize - 1);
     let mut q = Q::default();
     let mut out = Vec::with_capacity(64);
     let mut first = Vec::new();
@@ -94,7 +94,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
     stats.timestamp_ties = ties;
     stats.events_past_end = past_end;
     stats.peak_events = arena.high_water() as u64;
-    stats.event_bytes = std::mem::size_of::<Event<M::Msg, M::Undo>>() as u64;
+    stats.event_bytes = std::mem::size_of::<Pending<M::Msg>>() as u64;
     let mut report = finish(model, lps.iter().enumerate().map(|(i, l)| (i as u32, l)), stats);
     report.trace = trace;
     Ok(report)
@@ -103,12 +103,12 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
 /// Moves the handler's sends into the arena and the pending queue.
 #[inline]
 fn enqueue<M: Model, Q: PendingQueue>(
-    arena: &mut Arena<Event<M::Msg, M::Undo>>,
+    arena: &mut Arena<Pending<M::Msg>>,
     q: &mut Q,
     out: &mut Vec<crate::model::Outgoing<M::Msg>>,
 ) -> Result<(), Error> {
     for o in out.drain(..) {
-        let h = arena.alloc(Event::new(o.key, o.dst, o.msg)).ok_or_else(|| Error::EventMemory {
+        let h = arena.alloc(Pending { key: o.key, dst: o.dst, msg: o.msg }).ok_or_else(|| Error::EventMemory {
             detail: format!("more than {} pending events in one PE", u32::MAX - 1),
         })?;
         q.push(Entry::new(o.key, h));
