@@ -122,8 +122,14 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
     }
 
     fn init(&mut self) -> Result<(), Error> {
-        for lp in self.map.lps_of(self.id) {
+        let range = self.map.lps_of(self.id);
+        let count = range.len();
+        for lp in range {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut self.out)?;
+            if self.lps.is_empty() {
+                // Size the arena once for a similar population on every LP.
+                self.arena.reserve(self.out.len().saturating_mul(count).min(1 << 28));
+            }
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             self.route()?;

@@ -41,6 +41,11 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
 
     for lp in 0..s.num_lps {
         let (rec, dropped) = init_lp(model, &s, lp, &mut out)?;
+        if lp == 0 {
+            // Most models give every LP a similar initial population: size the
+            // arena once instead of doubling (and copying) it many times.
+            arena.reserve(out.len().saturating_mul(n).min(1 << 28));
+        }
         lps.push(rec);
         past_end += dropped as u64;
         enqueue::<M, Q>(&mut arena, &mut q, &mut out)?;

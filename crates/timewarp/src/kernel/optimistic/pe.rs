@@ -90,8 +90,13 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         let range = self.map.lps_of(self.id);
         self.lps.reserve(range.len());
         let mut out = std::mem::take(&mut self.out);
+        let count = range.len();
         for lp in range {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut out)?;
+            if self.lps.is_empty() {
+                // Size the arena once for a similar population on every LP.
+                self.arena.reserve(out.len().saturating_mul(count).min(1 << 28));
+            }
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             for o in out.drain(..) {
