@@ -96,6 +96,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
     stats.wall_seconds = t1.elapsed().as_secs_f64();
     stats.committed_events = committed;
     stats.processed_events = committed;
+    stats.efficiency = 1.0;
+    stats.rollback_efficiency = 1.0;
     stats.timestamp_ties = ties;
     stats.events_past_end = past_end;
     stats.peak_events = arena.high_water() as u64;
