@@ -25,6 +25,7 @@ use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
 use crate::Config;
 
+use super::workers::{merge_pe_stats, run_workers, Failure};
 use super::{base_stats, finish, forward, init_lp, Report, Setup};
 
 /// A barrier that spins (then yields) instead of sleeping on a condition
@@ -72,18 +73,7 @@ struct Shared<Msg> {
     /// Smallest pending timestamp of each PE (f64 bits).
     mins: Vec<AtomicU64>,
     barrier: SpinBarrier,
-    failed: AtomicBool,
-    error: Mutex<Option<Error>>,
-}
-
-impl<Msg> Shared<Msg> {
-    fn fail(&self, e: Error) {
-        let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(e);
-        }
-        self.failed.store(true, Release);
-    }
+    failure: Failure,
 }
 
 /// One PE of the conservative kernel.
@@ -146,7 +136,7 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
                     sh.mail[self.id * pes + to].lock().unwrap_or_else(|p| p.into_inner()).append(&mut self.outbox[to]);
                 }
             }
-            if !sh.barrier.wait(&sh.failed) {
+            if !sh.barrier.wait(sh.failure.flag()) {
                 return Ok(());
             }
             for from in 0..pes {
@@ -157,7 +147,7 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
             }
             let local = self.q.peek().map_or(f64::INFINITY, |k| k.time);
             sh.mins[self.id].store(local.to_bits(), Relaxed);
-            if !sh.barrier.wait(&sh.failed) {
+            if !sh.barrier.wait(sh.failure.flag()) {
                 return Ok(());
             }
             let m = sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min);
@@ -197,13 +187,6 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
     }
 }
 
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
-}
-
 /// Runs `model` conservatively on `cfg.threads` worker threads.
 pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
@@ -222,82 +205,40 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
         mail: (0..pes * pes).map(|_| Mutex::new(Vec::new())).collect(),
         mins: (0..pes).map(|_| AtomicU64::new(0)).collect(),
         barrier: SpinBarrier::new(pes),
-        failed: AtomicBool::new(false),
-        error: Mutex::new(None),
+        failure: Failure::default(),
     };
     let t0 = Instant::now();
-    let done: Vec<Option<(Pe<'_, M, Q>, f64)>> = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..pes)
-            .map(|id| {
-                let (s, map, sh) = (&s, &map, &sh);
-                sc.spawn(move || {
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        let mut pe = Pe::<M, Q> {
-                            id,
-                            model,
-                            s,
-                            map,
-                            first_lp: map.lps_of(id).start,
-                            lps: Vec::new(),
-                            arena: Arena::with_capacity(u32::MAX as usize - 1),
-                            q: Q::default(),
-                            out: Vec::with_capacity(64),
-                            outbox: (0..pes).map(|_| Vec::new()).collect(),
-                            stats: PeStats::default(),
-                            windows: 0,
-                            trace: Vec::new(),
-                            trace_lp: cfg.trace_lp,
-                        };
-                        pe.init()?;
-                        let init = t0.elapsed().as_secs_f64();
-                        let mut progress = Progress::new(cfg.progress && id == 0, s.end);
-                        let r = pe.run(sh, &mut progress);
-                        progress.finish();
-                        pe.stats.processed = pe.stats.committed;
-                        pe.stats.peak_events = pe.arena.high_water() as u64;
-                        r.map(|_| (pe, init))
-                    }));
-                    match r {
-                        Ok(Ok(v)) => Some(v),
-                        Ok(Err(e)) => {
-                            sh.fail(e);
-                            None
-                        }
-                        Err(p) => {
-                            sh.fail(Error::Worker(format!("PE {id} panicked: {}", panic_text(p.as_ref()))));
-                            None
-                        }
-                    }
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
-    });
+    let done = run_workers((0..pes).collect(), &sh.failure, |id, _| {
+        let mut pe = Pe::<M, Q> {
+            id,
+            model,
+            s: &s,
+            map: &map,
+            first_lp: map.lps_of(id).start,
+            lps: Vec::new(),
+            arena: Arena::with_capacity(u32::MAX as usize - 1),
+            q: Q::default(),
+            out: Vec::with_capacity(64),
+            outbox: (0..pes).map(|_| Vec::new()).collect(),
+            stats: PeStats::default(),
+            windows: 0,
+            trace: Vec::new(),
+            trace_lp: cfg.trace_lp,
+        };
+        pe.init()?;
+        let init = t0.elapsed().as_secs_f64();
+        let mut progress = Progress::new(cfg.progress && id == 0, s.end);
+        let r = pe.run(&sh, &mut progress);
+        progress.finish();
+        pe.stats.processed = pe.stats.committed;
+        pe.stats.peak_events = pe.arena.high_water() as u64;
+        r.map(|_| (pe, init))
+    })?;
     let total = t0.elapsed().as_secs_f64();
-    if let Some(e) = sh.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        return Err(e);
-    }
-    let done: Vec<(Pe<'_, M, Q>, f64)> = done.into_iter().flatten().collect();
-    if done.len() != pes {
-        return Err(Error::Worker("a worker thread ended without a result".into()));
-    }
     let mut stats = base_stats(model, cfg, &s);
     stats.init_seconds = done.iter().map(|d| d.1).fold(0.0, f64::max);
     stats.wall_seconds = total - stats.init_seconds;
-    let mut remote = 0;
-    for (pe, _) in &done {
-        let p = &pe.stats;
-        stats.committed_events += p.committed;
-        stats.timestamp_ties += p.ties;
-        stats.events_past_end += p.past_end;
-        stats.peak_events += p.peak_events;
-        remote += p.remote;
-        stats.pes.push(p.clone());
-    }
-    stats.processed_events = stats.committed_events;
-    stats.efficiency = 1.0;
-    stats.rollback_efficiency = 1.0;
-    stats.remote_fraction = remote as f64 / stats.committed_events.max(1) as f64;
+    merge_pe_stats(&mut stats, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = done[0].0.windows;
     stats.kps_per_pe = 1;
     stats.event_bytes = std::mem::size_of::<Pending<M::Msg>>() as u64;

@@ -8,6 +8,7 @@ pub(crate) mod check;
 pub(crate) mod conservative;
 pub(crate) mod optimistic;
 pub(crate) mod sequential;
+pub(crate) mod workers;
 
 use crate::digest::run_digest;
 use crate::error::Error;

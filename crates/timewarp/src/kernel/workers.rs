@@ -1,0 +1,112 @@
+//! Worker threads of the parallel kernels: spawning, failure, and merging
+//! their figures. A worker that fails (an error or a panic in a handler) stops
+//! all the others through [`Failure`], so no worker waits forever on one that
+//! is gone.
+
+use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::sync::Mutex;
+
+use crate::error::Error;
+use crate::stats::{PeStats, Stats};
+
+/// The first error of any worker, and a flag every worker polls.
+#[derive(Default)]
+pub(crate) struct Failure {
+    failed: AtomicBool,
+    error: Mutex<Option<Error>>,
+}
+
+impl Failure {
+    /// Records `e` (the first one wins) and tells every worker to stop.
+    pub(crate) fn fail(&self, e: Error) {
+        let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+        self.failed.store(true, Release);
+    }
+
+    /// True once some worker failed.
+    #[inline]
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.load(Relaxed)
+    }
+
+    /// The flag itself (for barriers that poll it).
+    pub(crate) fn flag(&self) -> &AtomicBool {
+        &self.failed
+    }
+
+    fn take(&self) -> Option<Error> {
+        self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Runs `work(id, input)` for every input on its own scoped thread and
+/// returns the results in id order, or the first failure.
+pub(crate) fn run_workers<I: Send, T: Send>(
+    inputs: Vec<I>,
+    failure: &Failure,
+    work: impl Fn(usize, I) -> Result<T, Error> + std::marker::Sync,
+) -> Result<Vec<T>, Error> {
+    let n = inputs.len();
+    let done: Vec<Option<T>> = std::thread::scope(|sc| {
+        let work = &work;
+        let handles: Vec<_> = inputs
+            .into_iter()
+            .enumerate()
+            .map(|(id, input)| {
+                sc.spawn(move || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(id, input))) {
+                    Ok(Ok(v)) => Some(v),
+                    Ok(Err(e)) => {
+                        failure.fail(e);
+                        None
+                    }
+                    Err(p) => {
+                        failure.fail(Error::Worker(format!("PE {id} panicked: {}", panic_text(p.as_ref()))));
+                        None
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+    });
+    if let Some(e) = failure.take() {
+        return Err(e);
+    }
+    let done: Vec<T> = done.into_iter().flatten().collect();
+    if done.len() != n {
+        return Err(Error::Worker("a worker thread ended without a result".into()));
+    }
+    Ok(done)
+}
+
+/// Adds the per-PE figures into the run statistics (and keeps them per PE).
+pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'a PeStats>) -> u64 {
+    let mut remote = 0;
+    for p in pes {
+        stats.committed_events += p.committed;
+        stats.processed_events += p.processed;
+        stats.rolled_back_events += p.rolled_back;
+        stats.primary_rollbacks += p.primary_rollbacks;
+        stats.secondary_rollbacks += p.secondary_rollbacks;
+        stats.anti_messages += p.anti_messages;
+        stats.timestamp_ties += p.ties;
+        stats.events_past_end += p.past_end;
+        stats.peak_events += p.peak_events;
+        remote += p.remote;
+        stats.pes.push(p.clone());
+    }
+    let c = stats.committed_events.max(1) as f64;
+    stats.efficiency = stats.committed_events as f64 / stats.processed_events.max(1) as f64;
+    stats.rollback_efficiency = 1.0 - stats.rolled_back_events as f64 / c;
+    stats.remote_fraction = remote as f64 / c;
+    remote
+}
