@@ -41,6 +41,7 @@ pub use queue::QueueKind;
 pub use rng::{Random, ReversibleRng, Stream};
 pub use stats::{PeStats, Stats};
 
+use event::Inline;
 use queue::{heap::QuadHeap, ladder::LadderQueue};
 
 /// Runs `model` under `cfg`.
@@ -50,11 +51,17 @@ use queue::{heap::QuadHeap, ladder::LadderQueue};
 /// check mode, ...).
 pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
     match (cfg.sync, cfg.queue) {
-        (Sync::Sequential | Sync::Check, QueueKind::Ladder) => kernel::sequential::run::<M, LadderQueue>(model, cfg),
-        (Sync::Sequential | Sync::Check, QueueKind::Heap) => kernel::sequential::run::<M, QuadHeap>(model, cfg),
+        (Sync::Sequential | Sync::Check, QueueKind::Ladder) => {
+            kernel::sequential::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)
+        }
+        (Sync::Sequential | Sync::Check, QueueKind::Heap) => {
+            kernel::sequential::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg)
+        }
         (Sync::Optimistic, QueueKind::Ladder) => kernel::optimistic::run::<M, LadderQueue>(model, cfg),
         (Sync::Optimistic, QueueKind::Heap) => kernel::optimistic::run::<M, QuadHeap>(model, cfg),
-        (Sync::Conservative, QueueKind::Ladder) => kernel::conservative::run::<M, LadderQueue>(model, cfg),
-        (Sync::Conservative, QueueKind::Heap) => kernel::conservative::run::<M, QuadHeap>(model, cfg),
+        (Sync::Conservative, QueueKind::Ladder) => {
+            kernel::conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)
+        }
+        (Sync::Conservative, QueueKind::Heap) => kernel::conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg),
     }
 }

@@ -13,9 +13,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::arena::Arena;
 use crate::error::Error;
-use crate::event::Pending;
+use crate::event::Inline;
 use crate::key::Key;
 use crate::lp::Lp;
 use crate::mapping::BlockMapping;
@@ -84,26 +83,25 @@ struct Pe<'a, M: Model, Q> {
     map: &'a BlockMapping,
     first_lp: u32,
     lps: Vec<Lp<M::State>>,
-    arena: Arena<Pending<M::Msg>>,
     q: Q,
     out: Vec<Outgoing<M::Msg>>,
     outbox: Vec<Vec<Outgoing<M::Msg>>>,
     stats: PeStats,
     windows: u64,
+    /// Most events queued at once.
+    peak: usize,
     trace: Vec<Key>,
     trace_lp: Option<u32>,
 }
 
-impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
+impl<M: Model, Q: PendingQueue<Inline<M::Msg>>> Pe<'_, M, Q> {
     /// Local events into the queue, others into the outbox of their PE.
     fn route(&mut self) -> Result<(), Error> {
         for o in self.out.drain(..) {
             let pe = self.map.pe_of(o.dst);
             if pe == self.id {
-                let h = self.arena.alloc(Pending { key: o.key, dst: o.dst, msg: o.msg }).ok_or_else(|| {
-                    Error::EventMemory { detail: format!("PE {} holds more than {} events", self.id, u32::MAX - 1) }
-                })?;
-                self.q.push(Entry::new(o.key, h));
+                self.q.push(Entry::new(o.key, Inline { dst: o.dst, msg: o.msg }));
+                self.peak = self.peak.max(self.q.len());
             } else {
                 self.outbox[pe].push(o);
             }
@@ -112,14 +110,8 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
     }
 
     fn init(&mut self) -> Result<(), Error> {
-        let range = self.map.lps_of(self.id);
-        let count = range.len();
-        for lp in range {
+        for lp in self.map.lps_of(self.id) {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut self.out)?;
-            if self.lps.is_empty() {
-                // Size the arena once for a similar population on every LP.
-                self.arena.reserve(self.out.len().saturating_mul(count).min(1 << 28));
-            }
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             self.route()?;
@@ -166,15 +158,14 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
                     break;
                 }
                 let e = self.q.pop().expect("peeked");
-                let ev = self.arena[e.handle];
-                self.arena.free(e.handle);
-                let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
+                let (key, dst, msg) = (e.key(), e.item.dst, e.item.msg);
+                let lp = &mut self.lps[(dst - self.first_lp) as usize];
                 let mut undo = M::Undo::default();
-                let dropped = forward(self.model, self.s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut self.out)?;
-                self.model.commit(&ev.msg, &undo, ev.dst, ev.key.time);
-                self.stats.ties += lp.record_commit(&ev.key) as u64;
-                if self.trace_lp == Some(ev.dst) {
-                    self.trace.push(ev.key);
+                let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out)?;
+                self.model.commit(&msg, &undo, dst, key.time);
+                self.stats.ties += lp.record_commit(&key) as u64;
+                if self.trace_lp == Some(dst) {
+                    self.trace.push(key);
                 }
                 self.stats.past_end += dropped as u64;
                 self.stats.committed += 1;
@@ -188,7 +179,10 @@ impl<M: Model, Q: PendingQueue> Pe<'_, M, Q> {
 }
 
 /// Runs `model` conservatively on `cfg.threads` worker threads.
-pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
+pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
+    model: &M,
+    cfg: &Config,
+) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
     if s.lookahead <= 0.0 {
         return Err(Error::Config(format!(
@@ -216,7 +210,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
             map: &map,
             first_lp: map.lps_of(id).start,
             lps: Vec::new(),
-            arena: Arena::with_capacity(u32::MAX as usize - 1),
+            peak: 0,
             q: Q::default(),
             out: Vec::with_capacity(64),
             outbox: (0..pes).map(|_| Vec::new()).collect(),
@@ -231,7 +225,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
         let r = pe.run(&sh, &mut progress);
         progress.finish();
         pe.stats.processed = pe.stats.committed;
-        pe.stats.peak_events = pe.arena.high_water() as u64;
+        pe.stats.peak_events = pe.peak as u64;
         r.map(|_| (pe, init))
     })?;
     let total = t0.elapsed().as_secs_f64();
@@ -241,7 +235,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<
     merge_pe_stats(&mut stats, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = done[0].0.windows;
     stats.kps_per_pe = 1;
-    stats.event_bytes = std::mem::size_of::<Pending<M::Msg>>() as u64;
+    stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
     let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
     let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
     let mut report = finish(model, lps, stats);

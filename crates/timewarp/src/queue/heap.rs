@@ -12,17 +12,23 @@ const ARITY: usize = 4;
 
 /// `a` comes strictly before `b`.
 #[inline(always)]
-fn less(a: &Entry, b: &Entry) -> bool {
+fn less<P>(a: &Entry<P>, b: &Entry<P>) -> bool {
     a.ord() < b.ord()
 }
 
 /// A 4-ary implicit min-heap of pending events.
-#[derive(Clone, Debug, Default)]
-pub struct QuadHeap {
-    v: Vec<Entry>,
+#[derive(Clone, Debug)]
+pub struct QuadHeap<P = u32> {
+    v: Vec<Entry<P>>,
 }
 
-impl QuadHeap {
+impl<P> Default for QuadHeap<P> {
+    fn default() -> Self {
+        QuadHeap { v: Vec::new() }
+    }
+}
+
+impl<P: Copy> QuadHeap<P> {
     /// An empty heap with room for `n` entries.
     pub fn with_capacity(n: usize) -> Self {
         QuadHeap { v: Vec::with_capacity(n) }
@@ -33,7 +39,7 @@ impl QuadHeap {
     ///
     /// Returns `e` itself when it is not larger than the current minimum.
     #[inline]
-    pub fn pop_push(&mut self, e: Entry) -> Entry {
+    pub fn pop_push(&mut self, e: Entry<P>) -> Entry<P> {
         match self.v.first() {
             Some(min) if less(min, &e) => {
                 let min = *min;
@@ -51,7 +57,7 @@ impl QuadHeap {
 
     /// Moves the hole at `pos` up until `e` fits, then stores `e` there.
     #[inline]
-    fn sift_up(&mut self, mut pos: usize, e: Entry) {
+    fn sift_up(&mut self, mut pos: usize, e: Entry<P>) {
         let v = &mut self.v[..];
         while pos > 0 {
             let parent = (pos - 1) / ARITY;
@@ -66,7 +72,7 @@ impl QuadHeap {
 
     /// Moves the hole at `pos` down until `e` fits, then stores `e` there.
     #[inline]
-    fn sift_down(&mut self, mut pos: usize, e: Entry) {
+    fn sift_down(&mut self, mut pos: usize, e: Entry<P>) {
         let v = &mut self.v[..];
         let len = v.len();
         loop {
@@ -98,16 +104,16 @@ impl QuadHeap {
     }
 }
 
-impl PendingQueue for QuadHeap {
+impl<P: Copy + Send> PendingQueue<P> for QuadHeap<P> {
     #[inline]
-    fn push(&mut self, e: Entry) {
+    fn push(&mut self, e: Entry<P>) {
         let pos = self.v.len();
         self.v.push(e);
         self.sift_up(pos, e);
     }
 
     #[inline]
-    fn pop(&mut self) -> Option<Entry> {
+    fn pop(&mut self) -> Option<Entry<P>> {
         let last = self.v.pop()?;
         match self.v.first() {
             Some(&min) => {
@@ -134,7 +140,7 @@ mod tests {
     use super::*;
 
     fn e(time: f64, age: u32, tie: u64) -> Entry {
-        Entry { time, tie, age, handle: tie as u32 }
+        Entry { time, tie, age, item: tie as u32 }
     }
 
     fn drain(h: &mut QuadHeap) -> Vec<Entry> {
@@ -143,7 +149,7 @@ mod tests {
 
     #[test]
     fn empty() {
-        let mut h = QuadHeap::default();
+        let mut h: QuadHeap = QuadHeap::default();
         assert!(h.is_empty());
         assert_eq!(h.peek(), None);
         assert_eq!(h.pop(), None);

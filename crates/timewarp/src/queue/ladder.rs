@@ -42,7 +42,7 @@ const BOTTOM_LIMIT: usize = 4 * THRES;
 
 /// Descending key order (the smallest key last).
 #[inline]
-fn sort_desc(v: &mut [Entry]) {
+fn sort_desc<P: Copy>(v: &mut [Entry<P>]) {
     if v.len() <= 16 {
         // Insertion sort: buckets are small.
         for i in 1..v.len() {
@@ -62,7 +62,7 @@ fn sort_desc(v: &mut [Entry]) {
 
 /// Smallest and largest time in `v` (`(inf, -inf)` when empty).
 #[inline]
-fn time_range(v: &[Entry]) -> (f64, f64) {
+fn time_range<P>(v: &[Entry<P>]) -> (f64, f64) {
     v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), e| (lo.min(e.time), hi.max(e.time)))
 }
 
@@ -71,23 +71,29 @@ type Link = u32;
 
 /// A bucket list node.
 #[derive(Clone, Copy, Debug)]
-struct Node {
-    e: Entry,
+struct Node<P> {
+    e: Entry<P>,
     next: Link,
 }
 
 /// Storage for all bucket lists, with a free list.
-#[derive(Debug, Default)]
-struct Pool {
-    nodes: Vec<Node>,
+#[derive(Debug)]
+struct Pool<P> {
+    nodes: Vec<Node<P>>,
     /// First free node.
     free: Link,
 }
 
-impl Pool {
+impl<P> Default for Pool<P> {
+    fn default() -> Self {
+        Pool { nodes: Vec::new(), free: 0 }
+    }
+}
+
+impl<P: Copy> Pool<P> {
     /// A node holding `e` in front of `next`.
     #[inline(always)]
-    fn alloc(&mut self, e: Entry, next: Link) -> Link {
+    fn alloc(&mut self, e: Entry<P>, next: Link) -> Link {
         let l = self.free;
         if l != 0 {
             let n = &mut self.nodes[l as usize - 1];
@@ -102,7 +108,7 @@ impl Pool {
 
     /// Appends the list from `l` to `out` and frees its nodes.
     #[inline]
-    fn drain(&mut self, mut l: Link, out: &mut Vec<Entry>) {
+    fn drain(&mut self, mut l: Link, out: &mut Vec<Entry<P>>) {
         while l != 0 {
             let n = &mut self.nodes[l as usize - 1];
             out.push(n.e);
@@ -145,7 +151,7 @@ impl Rung {
 
     /// Adds `e` to bucket `i`.
     #[inline(always)]
-    fn insert(&mut self, pool: &mut Pool, i: usize, e: Entry) {
+    fn insert<P: Copy>(&mut self, pool: &mut Pool<P>, i: usize, e: Entry<P>) {
         self.heads[i] = pool.alloc(e, self.heads[i]);
         self.count += 1;
         self.added += 1;
@@ -169,7 +175,7 @@ impl Rung {
 
     /// Reopens the rung with `nb` buckets and spreads `src` (times within
     /// `[lo, hi]`, `lo < hi`) into it.
-    fn fill(&mut self, pool: &mut Pool, src: &[Entry], nb: usize, lo: f64, hi: f64) {
+    fn fill<P: Copy>(&mut self, pool: &mut Pool<P>, src: &[Entry<P>], nb: usize, lo: f64, hi: f64) {
         self.open(nb, lo, hi);
         for &e in src {
             let i = self.index(e.time);
@@ -180,12 +186,12 @@ impl Rung {
 }
 
 /// A ladder queue of pending events.
-#[derive(Debug, Default)]
-pub struct LadderQueue {
+#[derive(Debug)]
+pub struct LadderQueue<P = u32> {
     /// Number of entries.
     len: usize,
     /// Unsorted events with `time > top_floor`.
-    top: Vec<Entry>,
+    top: Vec<Entry<P>>,
     /// Smallest time in `top` (meaningless when empty).
     top_min: f64,
     /// Largest time in `top` (meaningless when empty).
@@ -199,14 +205,32 @@ pub struct LadderQueue {
     /// Running average of rung 0's growth factor (0: none yet).
     grow: f64,
     /// Nodes of every rung's buckets.
-    pool: Pool,
+    pool: Pool<P>,
     /// Sorted in descending key order.
-    bottom: Vec<Entry>,
+    bottom: Vec<Entry<P>>,
     /// Unsorted; every key is above all of `bottom` and below all rungs.
-    spill: Vec<Entry>,
+    spill: Vec<Entry<P>>,
 }
 
-impl LadderQueue {
+impl<P> Default for LadderQueue<P> {
+    fn default() -> Self {
+        LadderQueue {
+            len: 0,
+            top: Vec::new(),
+            top_min: 0.0,
+            top_max: 0.0,
+            top_floor: 0.0,
+            rungs: Vec::new(),
+            nrungs: 0,
+            grow: 0.0,
+            pool: Pool::default(),
+            bottom: Vec::new(),
+            spill: Vec::new(),
+        }
+    }
+}
+
+impl<P: Copy> LadderQueue<P> {
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
@@ -219,7 +243,7 @@ impl LadderQueue {
 
     /// Inserts below every rung: into Bottom or the spill.
     #[inline]
-    fn push_low(&mut self, e: Entry) {
+    fn push_low(&mut self, e: Entry<P>) {
         match self.bottom.first() {
             Some(max) if e.ord() < max.ord() => {
                 let k = e.ord();
@@ -408,9 +432,9 @@ impl LadderQueue {
     }
 }
 
-impl PendingQueue for LadderQueue {
+impl<P: Copy + Send> PendingQueue<P> for LadderQueue<P> {
     #[inline]
-    fn push(&mut self, e: Entry) {
+    fn push(&mut self, e: Entry<P>) {
         self.len += 1;
         let t = e.time;
         if t > self.top_floor {
@@ -435,7 +459,7 @@ impl PendingQueue for LadderQueue {
     }
 
     #[inline]
-    fn pop(&mut self) -> Option<Entry> {
+    fn pop(&mut self) -> Option<Entry<P>> {
         if self.bottom.is_empty() && !self.refill() {
             return None;
         }
@@ -457,9 +481,9 @@ impl PendingQueue for LadderQueue {
     }
 
     #[inline]
-    fn upcoming(&self, k: usize) -> Option<u32> {
+    fn upcoming(&self, k: usize) -> Option<P> {
         // Bottom is sorted descending: the k-th next entry is k from the end.
-        self.bottom.len().checked_sub(k + 1).map(|i| self.bottom[i].handle)
+        self.bottom.len().checked_sub(k + 1).map(|i| self.bottom[i].item)
     }
 }
 
@@ -468,7 +492,7 @@ mod tests {
     use super::*;
 
     fn e(time: f64, age: u32, tie: u64) -> Entry {
-        Entry { time, tie, age, handle: tie as u32 }
+        Entry { time, tie, age, item: tie as u32 }
     }
 
     /// Pops everything, checking order (and invariants now and then).
@@ -582,14 +606,14 @@ mod tests {
         let mut oracle = std::collections::BTreeSet::new();
         for i in 0..3000u64 {
             let v = e(unit(&mut x) * 10.0, 0, i);
-            oracle.insert((v.ord(), v.handle));
+            oracle.insert((v.ord(), v.item));
             q.push(v);
         }
         for round in 0..200u64 {
             for _ in 0..10 {
                 let got = q.pop().unwrap();
                 let want = oracle.pop_first().unwrap();
-                assert_eq!((got.ord(), got.handle), want);
+                assert_eq!((got.ord(), got.item), want);
             }
             q.check();
             let now = oracle.first().map_or(0.0, |k| f64::from_bits(k.0 .0));
@@ -602,12 +626,12 @@ mod tests {
                     _ => now + unit(&mut x) * 20.0, // anywhere later
                 };
                 let v = e(t, (j % 2) as u32, tie);
-                oracle.insert((v.ord(), v.handle));
+                oracle.insert((v.ord(), v.item));
                 q.push(v);
             }
             q.check();
         }
-        let rest: Vec<_> = drain(&mut q).iter().map(|v| (v.ord(), v.handle)).collect();
+        let rest: Vec<_> = drain(&mut q).iter().map(|v| (v.ord(), v.item)).collect();
         assert_eq!(rest, oracle.into_iter().collect::<Vec<_>>());
     }
 

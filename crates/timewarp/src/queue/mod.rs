@@ -13,24 +13,26 @@ use crate::key::Key;
 pub mod heap;
 pub mod ladder;
 
-/// One queued event: its key and its arena handle, packed into 24 bytes.
+/// One queued event: its key and an item — an arena handle (24 bytes in
+/// all), or, for kernels that never roll back, the event itself, so the hot
+/// loop touches one place in memory per event instead of two.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Entry {
+pub struct Entry<P = u32> {
     /// Timestamp of the event.
     pub time: f64,
     /// Tie-breaker (see [`Key::tie`]).
     pub tie: u64,
     /// Zero-delay generation (see [`Key::age`]).
     pub age: u32,
-    /// Arena handle of the event record.
-    pub handle: u32,
+    /// The event's arena handle, or the event itself.
+    pub item: P,
 }
 
-impl Entry {
-    /// Packs a key and a handle.
+impl<P> Entry<P> {
+    /// Packs a key and an item.
     #[inline]
-    pub fn new(key: Key, handle: u32) -> Self {
-        Entry { time: key.time, tie: key.tie, age: key.age, handle }
+    pub fn new(key: Key, item: P) -> Self {
+        Entry { time: key.time, tie: key.tie, age: key.age, item }
     }
 
     /// The event's key.
@@ -49,20 +51,20 @@ impl Entry {
 /// A priority queue of pending events, smallest [`Key`] first.
 ///
 /// Implementations must return entries in exactly key order (keys are unique).
-pub trait PendingQueue: Send + Default {
+pub trait PendingQueue<P: Copy + Send = u32>: Send + Default {
     /// Inserts an entry.
-    fn push(&mut self, e: Entry);
+    fn push(&mut self, e: Entry<P>);
     /// Removes and returns the entry with the smallest key.
-    fn pop(&mut self) -> Option<Entry>;
+    fn pop(&mut self) -> Option<Entry<P>>;
     /// The smallest key without removing it (may reorganise internally).
     fn peek(&mut self) -> Option<Key>;
     /// Number of entries.
     fn len(&self) -> usize;
-    /// Arena handle of the entry `k` places after the minimum, when the
-    /// structure knows it without work (a hint for prefetching; `None` is
-    /// always a correct answer).
+    /// Item of the entry `k` places after the minimum, when the structure
+    /// knows it without work (a hint for prefetching; `None` is always a
+    /// correct answer).
     #[inline]
-    fn upcoming(&self, k: usize) -> Option<u32> {
+    fn upcoming(&self, k: usize) -> Option<P> {
         let _ = k;
         None
     }

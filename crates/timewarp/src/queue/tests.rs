@@ -56,7 +56,7 @@ fn replay<Q: PendingQueue>(q: &mut Q, ops: &[Op], check: impl Fn(&Q)) -> Result<
     let mut oracle: BinaryHeap<Reverse<Item>> = BinaryHeap::new();
     let mut now = 0.0f64;
     let mut tie = 0u64;
-    let item = |e: Entry| (e.time.to_bits(), e.age, e.tie, e.handle);
+    let item = |e: Entry| (e.time.to_bits(), e.age, e.tie, e.item);
     for &op in ops {
         match op {
             Op::Push(d, age) => {

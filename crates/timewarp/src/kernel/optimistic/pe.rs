@@ -197,9 +197,9 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         let mut n = 0;
         while n < self.batch {
             let Some(e) = self.q.pop() else { break };
-            let ev = self.arena[e.handle];
+            let ev = self.arena[e.item];
             if ev.owner == Owner::Cancelled {
-                self.arena.free(e.handle);
+                self.arena.free(e.item);
                 continue;
             }
             let kp = self.map.kp_of(ev.dst);
@@ -214,7 +214,7 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
                 self.stats.throttled += 1;
                 return Ok((n, true));
             }
-            self.process(e.handle, kp)?;
+            self.process(e.item, kp)?;
             n += 1;
         }
         Ok((n, false))
