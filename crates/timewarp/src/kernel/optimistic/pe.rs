@@ -197,6 +197,17 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         let mut n = 0;
         while n < self.batch {
             let Some(e) = self.q.pop() else { break };
+            // The kernel is memory-bound: start loading the record 8 events
+            // ahead and the LP of the one 4 ahead (whose record is warm by now).
+            if let Some(h) = self.q.upcoming(8) {
+                self.arena.prefetch(h);
+            }
+            if let Some(h) = self.q.upcoming(4) {
+                let li = self.arena[h].dst.wrapping_sub(self.first_lp) as usize;
+                if let Some(lp) = self.lps.get(li) {
+                    crate::arena::prefetch(lp);
+                }
+            }
             let ev = self.arena[e.item];
             if ev.owner == Owner::Cancelled {
                 self.arena.free(e.item);
