@@ -30,6 +30,8 @@ pub struct Event<Msg, Undo> {
     pub draws: u64,
     /// Sends the forward handler dropped for being past the end time.
     pub past_end: u32,
+    /// Incarnation: which pending event this record was (see [`Queued`]).
+    pub inc: u32,
     /// The model's message.
     pub msg: Msg,
     /// The model's undo record, written by the forward handler.
@@ -40,7 +42,7 @@ impl<Msg, Undo: Default> Event<Msg, Undo> {
     /// A pending event.
     #[inline]
     pub fn new(key: Key, dst: LpId, msg: Msg) -> Self {
-        Event { key, dst, owner: Owner::Pending, n_sent: 0, draws: 0, past_end: 0, msg, undo: Undo::default() }
+        Event { key, dst, owner: Owner::Pending, n_sent: 0, draws: 0, past_end: 0, inc: 0, msg, undo: Undo::default() }
     }
 }
 
@@ -61,6 +63,21 @@ impl<Msg, Undo> Event<Msg, Undo> {
 pub struct Inline<Msg> {
     /// Destination LP.
     pub dst: LpId,
+    /// The model's message.
+    pub msg: Msg,
+}
+
+/// A pending event in an optimistic PE's queue: the event itself (kept in
+/// the queue entry, as in the kernels without rollback) and its incarnation,
+/// a number unique among the PE's live events that names it for cancellation
+/// — keys alone cannot, since a cancelled event and its re-sent successor may
+/// share one. Only processed events take an arena record.
+#[derive(Clone, Copy, Debug)]
+pub struct Queued<Msg> {
+    /// Destination LP.
+    pub dst: LpId,
+    /// Incarnation number.
+    pub inc: u32,
     /// The model's message.
     pub msg: Msg,
 }

@@ -41,7 +41,7 @@ pub use queue::QueueKind;
 pub use rng::{Random, ReversibleRng, Stream};
 pub use stats::{PeStats, Stats};
 
-use event::Inline;
+use event::{Inline, Queued};
 use queue::{heap::QuadHeap, ladder::LadderQueue};
 
 /// Runs `model` under `cfg`.
@@ -57,8 +57,8 @@ pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Erro
         (Sync::Sequential | Sync::Check, QueueKind::Heap) => {
             kernel::sequential::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg)
         }
-        (Sync::Optimistic, QueueKind::Ladder) => kernel::optimistic::run::<M, LadderQueue>(model, cfg),
-        (Sync::Optimistic, QueueKind::Heap) => kernel::optimistic::run::<M, QuadHeap>(model, cfg),
+        (Sync::Optimistic, QueueKind::Ladder) => kernel::optimistic::run::<M, LadderQueue<Queued<M::Msg>>>(model, cfg),
+        (Sync::Optimistic, QueueKind::Heap) => kernel::optimistic::run::<M, QuadHeap<Queued<M::Msg>>>(model, cfg),
         (Sync::Conservative, QueueKind::Ladder) => {
             kernel::conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)
         }

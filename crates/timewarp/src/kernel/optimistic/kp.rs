@@ -9,21 +9,18 @@ use std::collections::VecDeque;
 
 use crate::key::{Key, LpId};
 
-/// Handle value meaning "the event lives on another PE".
-pub(crate) const REMOTE: u32 = u32::MAX;
-
 /// An event sent by a processed event, kept so it can be cancelled.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SentRec {
     pub(crate) dst: LpId,
     pub(crate) key: Key,
-    /// Arena handle when the event is on this PE, else [`REMOTE`].
-    pub(crate) handle: u32,
+    /// Incarnation of the event when it is on this PE (unused otherwise).
+    pub(crate) inc: u32,
 }
 
 /// Processed, not yet committed events of a group of LPs.
 pub(crate) struct Kp<S> {
-    /// Arena handles in processing (= key) order.
+    /// Arena handles of processed events in processing (= key) order.
     pub(crate) processed: VecDeque<u32>,
     /// Sends of those events, in the same order (each event owns `n_sent` of them).
     pub(crate) sent: VecDeque<SentRec>,

@@ -70,7 +70,10 @@ fn ring_capacity(pes: usize) -> usize {
 }
 
 /// Runs `model` optimistically on `cfg.threads` worker threads.
-pub(crate) fn run<M: Model, Q: PendingQueue>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
+pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
+    model: &M,
+    cfg: &Config,
+) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
     let pes = cfg.threads;
     let map = BlockMapping::new(s.num_lps, pes, cfg.kps_per_pe);

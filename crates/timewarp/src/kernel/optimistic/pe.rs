@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use crate::arena::Arena;
 use crate::error::Error;
-use crate::event::{Event, Owner};
+use crate::event::{Event, Owner, Queued};
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
 use crate::mapping::BlockMapping;
@@ -18,7 +18,7 @@ use crate::queue::{Entry, PendingQueue};
 use super::super::{forward, init_lp, Setup};
 use super::comm::{Links, Wire};
 use super::gvt::{Gvt, Participant, Step};
-use super::kp::{Kp, SentRec, REMOTE};
+use super::kp::{Kp, SentRec};
 use super::Shared;
 use crate::stats::PeStats;
 
@@ -33,8 +33,12 @@ pub(crate) struct Pe<'a, M: Model, Q> {
     kps: Vec<Kp<M::State>>,
     arena: Arena<Event<M::Msg, M::Undo>>,
     q: Q,
-    /// Events received from other PEs, by tie-breaker, for anti-messages.
+    /// Incarnations of events received from other PEs, by tie-breaker, for anti-messages.
     index: FxHashMap<u64, u32>,
+    /// Cancelled events still in the queue: incarnation -> key (dropped when popped).
+    cancelled: FxHashMap<u32, Key>,
+    /// Next incarnation number.
+    next_inc: u32,
     links: Links<M::Msg>,
     out: Vec<Outgoing<M::Msg>>,
     inbox: Vec<Wire<M::Msg>>,
@@ -48,7 +52,7 @@ pub(crate) struct Pe<'a, M: Model, Q> {
     trace_lp: Option<LpId>,
 }
 
-impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
+impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         id: usize,
@@ -71,6 +75,8 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
             arena: Arena::with_capacity(u32::MAX as usize - 1),
             q: Q::default(),
             index: FxHashMap::default(),
+            cancelled: FxHashMap::default(),
+            next_inc: 0,
             links,
             out: Vec::with_capacity(64),
             inbox: Vec::new(),
@@ -90,19 +96,14 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         let range = self.map.lps_of(self.id);
         self.lps.reserve(range.len());
         let mut out = std::mem::take(&mut self.out);
-        let count = range.len();
         for lp in range {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut out)?;
-            if self.lps.is_empty() {
-                // Size the arena once for a similar population on every LP.
-                self.arena.reserve(out.len().saturating_mul(count).min(1 << 28));
-            }
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             for o in out.drain(..) {
                 let pe = self.map.pe_of(o.dst);
                 if pe == self.id {
-                    self.enqueue_new(o.key, o.dst, o.msg)?;
+                    self.enqueue_new(o.key, o.dst, o.msg);
                 } else {
                     self.links.send(pe, Wire::Event { key: o.key, dst: o.dst, msg: o.msg });
                 }
@@ -182,8 +183,8 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         for w in inbox.drain(..) {
             match w {
                 Wire::Event { key, dst, msg } => {
-                    let h = self.enqueue_new(key, dst, msg)?;
-                    self.index.insert(key.tie, h);
+                    let inc = self.enqueue_new(key, dst, msg);
+                    self.index.insert(key.tie, inc);
                 }
                 Wire::Anti { key, dst } => self.annihilate(key, dst)?,
             }
@@ -197,35 +198,31 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         let mut n = 0;
         while n < self.batch {
             let Some(e) = self.q.pop() else { break };
-            // The kernel is memory-bound: start loading the record 8 events
-            // ahead and the LP of the one 4 ahead (whose record is warm by now).
-            if let Some(h) = self.q.upcoming(8) {
-                self.arena.prefetch(h);
-            }
-            if let Some(h) = self.q.upcoming(4) {
-                let li = self.arena[h].dst.wrapping_sub(self.first_lp) as usize;
-                if let Some(lp) = self.lps.get(li) {
+            // The kernel is memory-bound: start loading the LP of an event a
+            // few places ahead.
+            if let Some(next) = self.q.upcoming(4) {
+                if let Some(lp) = self.lps.get(next.dst.wrapping_sub(self.first_lp) as usize) {
                     crate::arena::prefetch(lp);
                 }
             }
-            let ev = self.arena[e.item];
-            if ev.owner == Owner::Cancelled {
-                self.arena.free(e.item);
-                continue;
+            let key = e.key();
+            if !self.cancelled.is_empty() && self.cancelled.get(&e.item.inc) == Some(&key) {
+                self.cancelled.remove(&e.item.inc);
+                continue; // a cancelled event: dropped here
             }
-            let kp = self.map.kp_of(ev.dst);
-            let straggler = self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > ev.key);
+            let kp = self.map.kp_of(e.item.dst);
+            let straggler = self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > key);
             if straggler {
                 self.stats.primary_rollbacks += 1;
-                self.rollback(kp, ev.key);
-            } else if self.uncommitted >= self.budget && !self.make_room(ev.key) {
+                self.rollback(kp, key);
+            } else if self.uncommitted >= self.budget && !self.make_room(key) {
                 // Optimistic memory used up and every processed event precedes
                 // this one: stop speculating until GVT moves past them.
                 self.q.push(e);
                 self.stats.throttled += 1;
                 return Ok((n, true));
             }
-            self.process(e.item, kp)?;
+            self.process(key, e.item, kp)?;
             n += 1;
         }
         Ok((n, false))
@@ -245,10 +242,10 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         self.uncommitted < self.budget
     }
 
-    /// Runs the forward handler of the event `h` and routes its sends.
-    fn process(&mut self, h: u32, kp: usize) -> Result<(), Error> {
-        let ev = self.arena[h];
-        let li = (ev.dst - self.first_lp) as usize;
+    /// Runs the forward handler of a pending event, keeps it in the arena
+    /// on its KP's processed list, and routes its sends.
+    fn process(&mut self, key: Key, item: Queued<M::Msg>, kp: usize) -> Result<(), Error> {
+        let li = (item.dst - self.first_lp) as usize;
         let lp = &mut self.lps[li];
         if M::ROLLBACK == Rollback::StateSaving {
             self.kps[kp].saved.push_back(lp.state.clone());
@@ -256,34 +253,38 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
         let before = lp.counters;
         let mut undo = M::Undo::default();
         let mut out = std::mem::take(&mut self.out);
-        let past_end = forward(self.model, self.s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?;
+        let past_end = forward(self.model, self.s, lp, item.dst, &key, &item.msg, &mut undo, &mut out)?;
         let mut draws = 0u64;
         for (s, (now, was)) in lp.counters.iter().zip(before).take(self.s.streams).enumerate() {
             let d = now - was;
             if d > 0xFFFF {
-                return Err(Error::TooManyDraws { lp: ev.dst, time: ev.key.time, stream: s as u32, draws: d });
+                return Err(Error::TooManyDraws { lp: item.dst, time: key.time, stream: s as u32, draws: d });
             }
             draws |= d << (16 * s);
         }
-        let rec = &mut self.arena[h];
+        let mut rec = Event::new(key, item.dst, item.msg);
         rec.moved(Owner::Pending, Owner::Processed);
         rec.undo = undo;
         rec.draws = draws;
         rec.n_sent = out.len() as u32;
         rec.past_end = past_end;
+        rec.inc = item.inc;
+        let h = self.arena.alloc(rec).ok_or_else(|| Error::EventMemory {
+            detail: format!("PE {} holds more than {} processed events", self.id, u32::MAX - 1),
+        })?;
         self.kps[kp].processed.push_back(h);
         self.uncommitted += 1;
         self.stats.processed += 1;
         for o in out.drain(..) {
             let pe = self.map.pe_of(o.dst);
-            let handle = if pe == self.id {
-                self.enqueue_new(o.key, o.dst, o.msg)?
+            let inc = if pe == self.id {
+                self.enqueue_new(o.key, o.dst, o.msg)
             } else {
                 self.links.send(pe, Wire::Event { key: o.key, dst: o.dst, msg: o.msg });
                 self.part.sent(o.key);
-                REMOTE
+                0
             };
-            self.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, handle });
+            self.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, inc });
         }
         self.out = out;
         Ok(())
@@ -319,51 +320,59 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
             let rec = self.kps[kp].sent.pop_back().expect("a sent record per send");
             self.cancel(rec);
         }
-        self.arena[h].moved(Owner::Processed, Owner::Pending);
-        self.q.push(Entry::new(ev.key, h));
+        debug_assert_eq!(ev.owner, Owner::Processed);
+        self.q.push(Entry::new(ev.key, Queued { dst: ev.dst, inc: ev.inc, msg: ev.msg }));
+        self.arena.free(h);
         self.uncommitted -= 1;
         self.stats.rolled_back += 1;
     }
 
     /// Cancels an event sent by an event being undone.
     fn cancel(&mut self, rec: SentRec) {
-        if rec.handle == REMOTE {
-            self.links.send(self.map.pe_of(rec.dst), Wire::Anti { key: rec.key, dst: rec.dst });
+        let pe = self.map.pe_of(rec.dst);
+        if pe != self.id {
+            self.links.send(pe, Wire::Anti { key: rec.key, dst: rec.dst });
             self.part.sent(rec.key);
             self.stats.anti_messages += 1;
         } else {
-            self.kill(rec.handle, rec.dst, rec.key);
+            self.kill(rec.inc, rec.dst, rec.key);
         }
     }
 
     /// An anti-message arrived: find the event it cancels and kill it.
     fn annihilate(&mut self, key: Key, dst: LpId) -> Result<(), Error> {
-        let h = self
+        let inc = self
             .index
             .remove(&key.tie)
             .ok_or_else(|| Error::Worker(format!("internal: anti-message for an unknown event {key:?} to LP {dst}")))?;
-        self.kill(h, dst, key);
+        self.kill(inc, dst, key);
         Ok(())
     }
 
-    /// Turns event `h` into a tombstone, first rolling back its KP if it was processed.
-    fn kill(&mut self, h: u32, dst: LpId, key: Key) {
-        debug_assert_eq!(self.arena[h].key, key);
-        if self.arena[h].owner == Owner::Processed {
-            self.stats.secondary_rollbacks += 1;
-            self.rollback(self.map.kp_of(dst), key);
+    /// Cancels the event of incarnation `inc`: if it was processed, its KP is
+    /// rolled back first (secondary rollback; it returns to the queue); then
+    /// it is marked to be dropped when popped.
+    fn kill(&mut self, inc: u32, dst: LpId, key: Key) {
+        let kp = self.map.kp_of(dst);
+        let arena = &self.arena;
+        let found = self.kps[kp].processed.binary_search_by(|&h| arena[h].key.cmp(&key));
+        if let Ok(i) = found {
+            let h = self.kps[kp].processed[i];
+            if self.arena[h].inc == inc {
+                self.stats.secondary_rollbacks += 1;
+                self.rollback(kp, key);
+            }
         }
-        self.arena[h].moved(Owner::Pending, Owner::Cancelled);
+        self.cancelled.insert(inc, key);
     }
 
-    /// Stores a new pending event and queues it.
+    /// Queues a new pending event; returns its incarnation.
     #[inline]
-    fn enqueue_new(&mut self, key: Key, dst: LpId, msg: M::Msg) -> Result<u32, Error> {
-        let h = self.arena.alloc(Event::new(key, dst, msg)).ok_or_else(|| Error::EventMemory {
-            detail: format!("PE {} holds more than {} events", self.id, u32::MAX - 1),
-        })?;
-        self.q.push(Entry::new(key, h));
-        Ok(h)
+    fn enqueue_new(&mut self, key: Key, dst: LpId, msg: M::Msg) -> u32 {
+        let inc = self.next_inc;
+        self.next_inc = self.next_inc.wrapping_add(1);
+        self.q.push(Entry::new(key, Queued { dst, inc, msg }));
+        inc
     }
 
     /// Commits and frees every processed event below GVT `g`.
@@ -385,7 +394,7 @@ impl<'a, M: Model, Q: PendingQueue> Pe<'a, M, Q> {
                 }
                 for _ in 0..ev.n_sent {
                     let rec = self.kps[kp].sent.pop_front().expect("a sent record per send");
-                    self.stats.remote += (rec.handle == REMOTE) as u64;
+                    self.stats.remote += (self.map.pe_of(rec.dst) != self.id) as u64;
                 }
                 if M::ROLLBACK == Rollback::StateSaving {
                     self.kps[kp].saved.pop_front();
