@@ -2,8 +2,10 @@
 
 use crate::key::{Key, LpId};
 
-/// Where an event is. Every event is in exactly one place; transitions are
-/// checked in debug builds (most Time Warp bugs are an event in two places).
+/// Where an arena record's event is. A pending event lives in its queue
+/// entry; a record is built for it when it is processed and freed when it is
+/// committed or rolled back. Transitions are checked in debug builds (most
+/// Time Warp bugs are an event in two places).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Owner {
@@ -11,8 +13,6 @@ pub enum Owner {
     Pending,
     /// Processed, on its KP's processed list (may still be rolled back).
     Processed,
-    /// Cancelled while pending: a tombstone the queue will drop when popped.
-    Cancelled,
 }
 
 /// One event record: fixed size, `Copy`, no heap data.

@@ -5,8 +5,9 @@
 //! queue with adaptive bucket widths ([`ladder::LadderQueue`]). The default is
 //! the faster one by the `queues` criterion benchmark (see docs/performance.md).
 //!
-//! Cancelled events are not removed from a queue: the kernel marks them in the
-//! arena and drops them when they are popped (lazy tombstones).
+//! Cancelled events are not removed from a queue: the optimistic kernel
+//! remembers their incarnation numbers and drops them when they are popped
+//! (lazy cancellation).
 
 use crate::key::Key;
 

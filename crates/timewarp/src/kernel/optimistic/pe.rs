@@ -377,7 +377,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
 
     /// Commits and frees every processed event below GVT `g`.
     fn fossil_collect(&mut self, g: Key) {
-        self.stats.peak_events = self.stats.peak_events.max(self.arena.high_water() as u64);
+        // Pending (queue) plus processed (arena) events, sampled once a round.
+        self.stats.peak_events = self.stats.peak_events.max((self.q.len() + self.arena.live()) as u64);
         let before = self.stats.committed;
         for kp in 0..self.kps.len() {
             while let Some(&h) = self.kps[kp].processed.front() {
