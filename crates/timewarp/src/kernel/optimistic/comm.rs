@@ -1,8 +1,9 @@
 //! Messages between PEs of one process: one single-producer/single-consumer
 //! ring per (sender, receiver) pair, so no lock or cache line is shared by
-//! more than two threads. A full ring spills into a sender-side FIFO that is
-//! retried later; order per pair is kept, so an anti-message can never
-//! overtake the event it cancels.
+//! more than two threads. Sends wait in a sender-side FIFO per destination
+//! and move into the ring as one chunk per batch (or later, if the ring is
+//! full); order per pair is kept, so an anti-message can never overtake the
+//! event it cancels.
 
 use std::collections::VecDeque;
 
@@ -58,38 +59,32 @@ impl<Msg: Copy> Links<Msg> {
         links
     }
 
-    /// Sends `w` to PE `to`, spilling locally if its ring is full.
+    /// Sends `w` to PE `to`. Messages wait in a per-destination FIFO until
+    /// [`flush`](Self::flush) moves them into the ring as one chunk: one
+    /// update of the ring's shared index per batch instead of per message
+    /// (the index's cache line is what the two cores would fight over).
     #[inline]
     pub(crate) fn send(&mut self, to: usize, w: Wire<Msg>) {
-        if self.spill[to].is_empty() {
-            if let Some(p) = &mut self.tx[to] {
-                match p.push(w) {
-                    Ok(()) => return,
-                    Err(rtrb::PushError::Full(w)) => {
-                        self.spill[to].push_back(w);
-                        self.spilled += 1;
-                        return;
-                    }
-                }
-            }
-        }
         self.spill[to].push_back(w);
         self.spilled += 1;
     }
 
-    /// Moves spilled messages into their rings while there is room.
+    /// Moves waiting messages into their rings, as many as fit.
     pub(crate) fn flush(&mut self) {
         if self.spilled == 0 {
             return;
         }
         for (to, q) in self.spill.iter_mut().enumerate() {
+            if q.is_empty() {
+                continue;
+            }
             if let Some(p) = &mut self.tx[to] {
-                while let Some(&w) = q.front() {
-                    if p.push(w).is_err() {
-                        break;
+                let n = p.slots().min(q.len());
+                if n > 0 {
+                    if let Ok(chunk) = p.write_chunk_uninit(n) {
+                        chunk.fill_from_iter(q.drain(..n));
+                        self.spilled -= n;
                     }
-                    q.pop_front();
-                    self.spilled -= 1;
                 }
             }
         }
@@ -107,8 +102,11 @@ impl<Msg: Copy> Links<Msg> {
     #[inline]
     pub(crate) fn drain_into(&mut self, into: &mut Vec<Wire<Msg>>) {
         for c in &mut self.rx {
-            while let Ok(w) = c.pop() {
-                into.push(w);
+            let n = c.slots();
+            if n > 0 {
+                if let Ok(chunk) = c.read_chunk(n) {
+                    into.extend(chunk);
+                }
             }
         }
     }
