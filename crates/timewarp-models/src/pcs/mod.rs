@@ -232,39 +232,12 @@ pub struct PcsUndo {
     busy_lines: u32,
 }
 
-/// Final figures of one cell.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct CellResults {
-    /// Column of the cell.
-    pub x: u32,
-    /// Row of the cell.
-    pub y: u32,
-    /// New-call attempts (busy lines excluded).
-    pub call_attempts: u64,
-    /// New calls blocked.
-    pub blocked_calls: u64,
-    /// Attempts that found the portable's own line busy (not attempts).
-    pub busy_lines: u64,
-    /// Calls that ended normally here.
-    pub calls_completed: u64,
-    /// Handoffs into the cell.
-    pub handoff_attempts: u64,
-    /// Handoffs into the cell that were blocked (calls dropped).
-    pub handoffs_blocked: u64,
-    /// Channels in use at the end.
-    pub calls_in_progress: u64,
-    /// `blocked_calls / call_attempts` (0 without attempts).
-    pub blocking_probability: f64,
-    /// `handoffs_blocked / handoff_attempts` (0 without handoffs).
-    pub handoff_blocking_probability: f64,
-}
-
-/// Totals over the grid, and every cell's figures.
+/// Call counters of one cell or of the whole grid.
 ///
 /// Conservation: `call_attempts == calls_completed + blocked_calls +
 /// handoffs_blocked + calls_in_progress`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct PcsResults {
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CallCounts {
     /// New-call attempts (busy lines excluded).
     pub call_attempts: u64,
     /// New calls blocked.
@@ -273,12 +246,58 @@ pub struct PcsResults {
     pub busy_lines: u64,
     /// Calls that ended normally.
     pub calls_completed: u64,
-    /// Handoffs (moves during a call).
+    /// Handoffs (moves during a call) into the cell or cells.
     pub handoff_attempts: u64,
     /// Handoffs blocked (calls dropped).
     pub handoffs_blocked: u64,
     /// Calls still in progress at the end (channels in use).
     pub calls_in_progress: u64,
+}
+
+impl CallCounts {
+    fn add(&mut self, o: &CallCounts) {
+        self.call_attempts += o.call_attempts;
+        self.blocked_calls += o.blocked_calls;
+        self.busy_lines += o.busy_lines;
+        self.calls_completed += o.calls_completed;
+        self.handoff_attempts += o.handoff_attempts;
+        self.handoffs_blocked += o.handoffs_blocked;
+        self.calls_in_progress += o.calls_in_progress;
+    }
+
+    /// New-call blocking: `blocked_calls / call_attempts` (0 without attempts).
+    pub fn blocking_probability(&self) -> f64 {
+        ratio(self.blocked_calls, self.call_attempts)
+    }
+
+    /// `handoffs_blocked / handoff_attempts` (0 without handoffs).
+    pub fn handoff_blocking_probability(&self) -> f64 {
+        ratio(self.handoffs_blocked, self.handoff_attempts)
+    }
+}
+
+/// Final figures of one cell.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CellResults {
+    /// Column of the cell.
+    pub x: u32,
+    /// Row of the cell.
+    pub y: u32,
+    /// The cell's counters.
+    #[serde(flatten)]
+    pub counts: CallCounts,
+    /// `blocked_calls / call_attempts` (0 without attempts).
+    pub blocking_probability: f64,
+    /// `handoffs_blocked / handoff_attempts` (0 without handoffs).
+    pub handoff_blocking_probability: f64,
+}
+
+/// Totals over the grid, and every cell's figures.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PcsResults {
+    /// Counters summed over all cells.
+    #[serde(flatten)]
+    pub counts: CallCounts,
     /// New-call blocking: `blocked_calls / call_attempts` (0 without attempts).
     pub blocking_probability: f64,
     /// `handoffs_blocked / handoff_attempts` (0 without handoffs).
@@ -576,31 +595,28 @@ impl Model for Pcs {
     }
 
     fn finalize(&self, lp: LpId, s: &Cell, r: &mut PcsResults) {
-        let in_progress = u64::from(self.channels - s.free_channels);
-        r.cells.push(CellResults {
-            x: lp % self.cells_x,
-            y: lp / self.cells_x,
+        let counts = CallCounts {
             call_attempts: s.call_attempts,
             blocked_calls: s.blocked_calls,
             busy_lines: s.busy_lines,
             calls_completed: s.calls_completed,
             handoff_attempts: s.handoff_attempts,
             handoffs_blocked: s.handoffs_blocked,
-            calls_in_progress: in_progress,
-            blocking_probability: ratio(s.blocked_calls, s.call_attempts),
-            handoff_blocking_probability: ratio(s.handoffs_blocked, s.handoff_attempts),
+            calls_in_progress: u64::from(self.channels - s.free_channels),
+        };
+        r.cells.push(CellResults {
+            x: lp % self.cells_x,
+            y: lp / self.cells_x,
+            counts,
+            blocking_probability: counts.blocking_probability(),
+            handoff_blocking_probability: counts.handoff_blocking_probability(),
         });
-        r.call_attempts += s.call_attempts;
-        r.blocked_calls += s.blocked_calls;
-        r.busy_lines += s.busy_lines;
-        r.calls_completed += s.calls_completed;
-        r.handoff_attempts += s.handoff_attempts;
-        r.handoffs_blocked += s.handoffs_blocked;
-        r.calls_in_progress += in_progress;
+        r.counts.add(&counts);
         // finalize has no "last LP" call: keep the ratios of the totals current.
-        r.blocking_probability = ratio(r.blocked_calls, r.call_attempts);
-        r.handoff_blocking_probability = ratio(r.handoffs_blocked, r.handoff_attempts);
-        r.combined_blocking_probability = ratio(r.blocked_calls + r.handoffs_blocked, r.call_attempts);
+        let t = &r.counts;
+        r.blocking_probability = t.blocking_probability();
+        r.handoff_blocking_probability = t.handoff_blocking_probability();
+        r.combined_blocking_probability = ratio(t.blocked_calls + t.handoffs_blocked, t.call_attempts);
     }
 }
 

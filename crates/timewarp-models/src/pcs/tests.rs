@@ -64,7 +64,12 @@ fn measured_blocking(m: &Pcs, warmup: f64, span: f64, seed: u64) -> (f64, f64) {
     let window: Vec<(f64, f64)> = early
         .iter()
         .zip(&late)
-        .map(|(a, b)| ((b.blocked_calls - a.blocked_calls) as f64, (b.call_attempts - a.call_attempts) as f64))
+        .map(|(a, b)| {
+            (
+                (b.counts.blocked_calls - a.counts.blocked_calls) as f64,
+                (b.counts.call_attempts - a.counts.call_attempts) as f64,
+            )
+        })
         .collect();
     let cells = window.len() as f64;
     let (blocked, attempts) = window.iter().fold((0.0, 0.0), |(x, y), (b, a)| (x + b, y + a));
@@ -116,19 +121,19 @@ fn portable_initiated_arrivals_without_mobility_block_as_engset() {
 /// handoff, or still in progress; and the per-cell figures add up to the totals.
 fn assert_conserved(r: &PcsResults) {
     assert_eq!(
-        r.call_attempts,
-        r.calls_completed + r.blocked_calls + r.handoffs_blocked + r.calls_in_progress,
+        r.counts.call_attempts,
+        r.counts.calls_completed + r.counts.blocked_calls + r.counts.handoffs_blocked + r.counts.calls_in_progress,
         "conservation: {r:?}"
     );
     let sum = |f: fn(&CellResults) -> u64| r.cells.iter().map(f).sum::<u64>();
-    assert_eq!(sum(|c| c.call_attempts), r.call_attempts);
-    assert_eq!(sum(|c| c.blocked_calls), r.blocked_calls);
-    assert_eq!(sum(|c| c.busy_lines), r.busy_lines);
-    assert_eq!(sum(|c| c.calls_completed), r.calls_completed);
-    assert_eq!(sum(|c| c.handoff_attempts), r.handoff_attempts);
-    assert_eq!(sum(|c| c.handoffs_blocked), r.handoffs_blocked);
-    assert_eq!(sum(|c| c.calls_in_progress), r.calls_in_progress);
-    assert!(r.cells.iter().all(|c| c.calls_in_progress <= 10));
+    assert_eq!(sum(|c| c.counts.call_attempts), r.counts.call_attempts);
+    assert_eq!(sum(|c| c.counts.blocked_calls), r.counts.blocked_calls);
+    assert_eq!(sum(|c| c.counts.busy_lines), r.counts.busy_lines);
+    assert_eq!(sum(|c| c.counts.calls_completed), r.counts.calls_completed);
+    assert_eq!(sum(|c| c.counts.handoff_attempts), r.counts.handoff_attempts);
+    assert_eq!(sum(|c| c.counts.handoffs_blocked), r.counts.handoffs_blocked);
+    assert_eq!(sum(|c| c.counts.calls_in_progress), r.counts.calls_in_progress);
+    assert!(r.cells.iter().all(|c| c.counts.calls_in_progress <= 10));
 }
 
 #[test]
@@ -137,17 +142,17 @@ fn mobility_conserves_calls_and_blocks_handoffs() {
         let m = loaded(arrivals);
         let r = run_ok(&m, &Config { end: 50.0, ..Config::default() }).results;
         assert_conserved(&r);
-        assert!(r.calls_in_progress > 0 && r.calls_completed > 0 && r.blocked_calls > 0, "{r:?}");
-        assert!(r.handoffs_blocked > 0, "{arrivals:?}: no handoff blocked in a loaded grid");
-        let p = r.handoffs_blocked as f64 / r.handoff_attempts as f64;
+        assert!(r.counts.calls_in_progress > 0 && r.counts.calls_completed > 0 && r.counts.blocked_calls > 0, "{r:?}");
+        assert!(r.counts.handoffs_blocked > 0, "{arrivals:?}: no handoff blocked in a loaded grid");
+        let p = r.counts.handoffs_blocked as f64 / r.counts.handoff_attempts as f64;
         assert_eq!(r.handoff_blocking_probability, p);
         assert!(p > 0.0 && p < 1.0);
-        assert_eq!(r.blocking_probability, r.blocked_calls as f64 / r.call_attempts as f64);
+        assert_eq!(r.blocking_probability, r.counts.blocked_calls as f64 / r.counts.call_attempts as f64);
         assert_eq!(r.cells.len(), 64);
         assert_eq!((r.cells[9].x, r.cells[9].y), (1, 1));
         match arrivals {
-            Arrivals::Engset => assert!(r.busy_lines > 0),
-            Arrivals::Poisson => assert_eq!(r.busy_lines, 0),
+            Arrivals::Engset => assert!(r.counts.busy_lines > 0),
+            Arrivals::Poisson => assert_eq!(r.counts.busy_lines, 0),
         }
         // A handoff sees the same channel occupancy as a new call (PASTA-like):
         // its blocking is of the same order, not zero and not one.
@@ -156,7 +161,7 @@ fn mobility_conserves_calls_and_blocks_handoffs() {
     }
     // Without mobility there are no handoffs at all.
     let r = run_ok(&Pcs { move_rate: 0.0, ..loaded(Arrivals::Engset) }, &Config { end: 20.0, ..Config::default() });
-    assert_eq!((r.results.handoff_attempts, r.results.handoff_blocking_probability), (0, 0.0));
+    assert_eq!((r.results.counts.handoff_attempts, r.results.handoff_blocking_probability), (0, 0.0));
     assert_conserved(&r.results);
 }
 
@@ -236,7 +241,7 @@ fn zero_rates_are_quiet() {
     for arrivals in [Arrivals::Engset, Arrivals::Poisson] {
         let r = run_ok(&Pcs { arrivals, ..m.clone() }, &Config { end: 100.0, ..Config::default() });
         assert_eq!(r.stats.committed_events, 0);
-        assert_eq!(r.results.call_attempts, 0);
+        assert_eq!(r.results.counts.call_attempts, 0);
         assert_eq!(r.results.blocking_probability, 0.0);
     }
 }
