@@ -14,10 +14,10 @@ use crate::key::{Key, LpId};
 /// What travels between PEs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Wire<Msg> {
-    /// A new event for `dst`.
-    Event { key: Key, dst: LpId, msg: Msg },
-    /// Cancel the event with this key sent earlier to `dst`.
-    Anti { key: Key, dst: LpId },
+    /// A new event for `dst`, the `cseq`-th event sent on this channel.
+    Event { key: Key, dst: LpId, cseq: u32, msg: Msg },
+    /// Cancel the event with this key and channel number sent earlier to `dst`.
+    Anti { key: Key, dst: LpId, cseq: u32 },
 }
 
 impl<Msg> Wire<Msg> {
@@ -32,7 +32,10 @@ impl<Msg> Wire<Msg> {
 pub(crate) struct Links<Msg> {
     tx: Vec<Option<Producer<Wire<Msg>>>>,
     spill: Vec<VecDeque<Wire<Msg>>>,
-    rx: Vec<Consumer<Wire<Msg>>>,
+    /// Events sent so far on each outgoing channel (numbers them).
+    sent: Vec<u32>,
+    /// Incoming rings with the PE each comes from.
+    rx: Vec<(usize, Consumer<Wire<Msg>>)>,
     spilled: usize,
 }
 
@@ -43,6 +46,7 @@ impl<Msg: Copy> Links<Msg> {
             .map(|_| Links {
                 tx: (0..pes).map(|_| None).collect(),
                 spill: (0..pes).map(|_| VecDeque::new()).collect(),
+                sent: vec![0; pes],
                 rx: Vec::new(),
                 spilled: 0,
             })
@@ -52,11 +56,21 @@ impl<Msg: Copy> Links<Msg> {
                 if from != to {
                     let (p, c) = RingBuffer::new(capacity);
                     links[from].tx[to] = Some(p);
-                    links[to].rx.push(c);
+                    links[to].rx.push((from, c));
                 }
             }
         }
         links
+    }
+
+    /// Sends a new event to PE `to`; returns its number on that channel,
+    /// which an anti-message for it will carry.
+    #[inline]
+    pub(crate) fn send_event(&mut self, to: usize, key: Key, dst: LpId, msg: Msg) -> u32 {
+        let cseq = self.sent[to];
+        self.sent[to] = cseq.wrapping_add(1);
+        self.send(to, Wire::Event { key, dst, cseq, msg });
+        cseq
     }
 
     /// Sends `w` to PE `to`. Messages wait in a per-destination FIFO until
@@ -98,16 +112,53 @@ impl<Msg: Copy> Links<Msg> {
         self.spill.iter().flatten().map(|w| w.key()).min().unwrap_or(Key::INF)
     }
 
-    /// Moves every message waiting in this PE's incoming rings into `into`.
+    /// Moves every message waiting in this PE's incoming rings into `into`,
+    /// each with the PE it came from.
     #[inline]
-    pub(crate) fn drain_into(&mut self, into: &mut Vec<Wire<Msg>>) {
-        for c in &mut self.rx {
+    pub(crate) fn drain_into(&mut self, into: &mut Vec<(usize, Wire<Msg>)>) {
+        for (from, c) in &mut self.rx {
             let n = c.slots();
             if n > 0 {
                 if let Ok(chunk) = c.read_chunk(n) {
-                    into.extend(chunk);
+                    into.extend(chunk.into_iter().map(|w| (*from, w)));
                 }
             }
+        }
+    }
+}
+
+/// What a PE remembers of the events one other PE sent it: their
+/// incarnations by channel number, so an anti-message finds its event in
+/// O(1). Entries arrive in channel order (append only) and leave from the
+/// front once GVT has passed their timestamp (the event is committed or was
+/// cancelled by then, and no anti-message can still come for it). Compared
+/// with a hash map of every received event this touches memory sequentially.
+#[derive(Default)]
+pub(crate) struct Received {
+    /// Channel number of the front entry.
+    base: u32,
+    /// (timestamp, incarnation) per channel number from `base`.
+    slots: VecDeque<(f64, u32)>,
+}
+
+impl Received {
+    /// Records event number `cseq` (the next on the channel).
+    #[inline]
+    pub(crate) fn push(&mut self, cseq: u32, time: f64, inc: u32) {
+        debug_assert_eq!(cseq, self.base.wrapping_add(self.slots.len() as u32), "channel numbers arrive in order");
+        self.slots.push_back((time, inc));
+    }
+
+    /// Incarnation of event number `cseq`, if it is still remembered.
+    pub(crate) fn get(&self, cseq: u32) -> Option<u32> {
+        self.slots.get(cseq.wrapping_sub(self.base) as usize).map(|s| s.1)
+    }
+
+    /// Forgets the front entries whose timestamp is below GVT time `t`.
+    pub(crate) fn trim(&mut self, t: f64) {
+        while self.slots.front().is_some_and(|s| s.0 < t) {
+            self.slots.pop_front();
+            self.base = self.base.wrapping_add(1);
         }
     }
 }

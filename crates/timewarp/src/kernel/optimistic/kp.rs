@@ -14,7 +14,8 @@ use crate::key::{Key, LpId};
 pub(crate) struct SentRec {
     pub(crate) dst: LpId,
     pub(crate) key: Key,
-    /// Incarnation of the event when it is on this PE (unused otherwise).
+    /// Incarnation of the event when it is on this PE, else its number on
+    /// the channel to its PE (what an anti-message names it by).
     pub(crate) inc: u32,
 }
 

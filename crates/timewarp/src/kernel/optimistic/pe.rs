@@ -16,7 +16,7 @@ use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 
 use super::super::{forward, init_lp, Setup};
-use super::comm::{Links, Wire};
+use super::comm::{Links, Received, Wire};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, SentRec};
 use super::Shared;
@@ -33,15 +33,15 @@ pub(crate) struct Pe<'a, M: Model, Q> {
     kps: Vec<Kp<M::State>>,
     arena: Arena<Event<M::Msg, M::Undo>>,
     q: Q,
-    /// Incarnations of events received from other PEs, by tie-breaker, for anti-messages.
-    index: FxHashMap<u64, u32>,
+    /// Incarnations of events received from each other PE, for anti-messages.
+    received: Vec<Received>,
     /// Cancelled events still in the queue: incarnation -> key (dropped when popped).
     cancelled: FxHashMap<u32, Key>,
     /// Next incarnation number.
     next_inc: u32,
     links: Links<M::Msg>,
     out: Vec<Outgoing<M::Msg>>,
-    inbox: Vec<Wire<M::Msg>>,
+    inbox: Vec<(usize, Wire<M::Msg>)>,
     part: Participant,
     uncommitted: usize,
     budget: usize,
@@ -74,7 +74,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             kps: (0..map.kps_per_pe()).map(|_| Kp::new()).collect(),
             arena: Arena::with_capacity(u32::MAX as usize - 1),
             q: Q::default(),
-            index: FxHashMap::default(),
+            received: (0..map.pes()).map(|_| Received::default()).collect(),
             cancelled: FxHashMap::default(),
             next_inc: 0,
             links,
@@ -105,7 +105,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
                 if pe == self.id {
                     self.enqueue_new(o.key, o.dst, o.msg);
                 } else {
-                    self.links.send(pe, Wire::Event { key: o.key, dst: o.dst, msg: o.msg });
+                    self.links.send_event(pe, o.key, o.dst, o.msg);
                 }
             }
         }
@@ -180,13 +180,13 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
         let mut inbox = std::mem::take(&mut self.inbox);
         self.links.drain_into(&mut inbox);
         let n = inbox.len();
-        for w in inbox.drain(..) {
+        for (from, w) in inbox.drain(..) {
             match w {
-                Wire::Event { key, dst, msg } => {
+                Wire::Event { key, dst, cseq, msg } => {
                     let inc = self.enqueue_new(key, dst, msg);
-                    self.index.insert(key.tie, inc);
+                    self.received[from].push(cseq, key.time, inc);
                 }
-                Wire::Anti { key, dst } => self.annihilate(key, dst)?,
+                Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
             }
         }
         self.inbox = inbox;
@@ -280,9 +280,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             let inc = if pe == self.id {
                 self.enqueue_new(o.key, o.dst, o.msg)
             } else {
-                self.links.send(pe, Wire::Event { key: o.key, dst: o.dst, msg: o.msg });
                 self.part.sent(o.key);
-                0
+                self.links.send_event(pe, o.key, o.dst, o.msg)
             };
             self.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, inc });
         }
@@ -331,7 +330,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
     fn cancel(&mut self, rec: SentRec) {
         let pe = self.map.pe_of(rec.dst);
         if pe != self.id {
-            self.links.send(pe, Wire::Anti { key: rec.key, dst: rec.dst });
+            self.links.send(pe, Wire::Anti { key: rec.key, dst: rec.dst, cseq: rec.inc });
             self.part.sent(rec.key);
             self.stats.anti_messages += 1;
         } else {
@@ -340,10 +339,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
     }
 
     /// An anti-message arrived: find the event it cancels and kill it.
-    fn annihilate(&mut self, key: Key, dst: LpId) -> Result<(), Error> {
-        let inc = self
-            .index
-            .remove(&key.tie)
+    fn annihilate(&mut self, from: usize, cseq: u32, key: Key, dst: LpId) -> Result<(), Error> {
+        let inc = self.received[from]
+            .get(cseq)
             .ok_or_else(|| Error::Worker(format!("internal: anti-message for an unknown event {key:?} to LP {dst}")))?;
         self.kill(inc, dst, key);
         Ok(())
@@ -379,6 +377,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
     fn fossil_collect(&mut self, g: Key) {
         // Pending (queue) plus processed (arena) events, sampled once a round.
         self.stats.peak_events = self.stats.peak_events.max((self.q.len() + self.arena.live()) as u64);
+        for r in &mut self.received {
+            r.trim(g.time);
+        }
         let before = self.stats.committed;
         for kp in 0..self.kps.len() {
             while let Some(&h) = self.kps[kp].processed.front() {
@@ -399,9 +400,6 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
                 }
                 if M::ROLLBACK == Rollback::StateSaving {
                     self.kps[kp].saved.pop_front();
-                }
-                if self.map.pe_of(ev.key.src()) != self.id {
-                    self.index.remove(&ev.key.tie);
                 }
                 self.arena.free(h);
                 self.uncommitted -= 1;
