@@ -24,7 +24,7 @@ use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
 use crate::Config;
 
-use super::workers::{merge_pe_stats, run_workers, Failure};
+use super::workers::{parallel_stats, run_workers, Failure};
 use super::{base_stats, finish, forward, init_lp, Report, Setup};
 
 /// A barrier that spins (then yields) instead of sleeping on a condition
@@ -229,10 +229,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
         r.map(|_| (pe, init))
     })?;
     let total = t0.elapsed().as_secs_f64();
-    let mut stats = base_stats(model, cfg, &s);
-    stats.init_seconds = done.iter().map(|d| d.1).fold(0.0, f64::max);
-    stats.wall_seconds = total - stats.init_seconds;
-    merge_pe_stats(&mut stats, done.iter().map(|d| &d.0.stats));
+    let inits = done.iter().map(|d| d.1);
+    let mut stats = parallel_stats(base_stats(model, cfg, &s), total, inits, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = done[0].0.windows;
     stats.kps_per_pe = 1;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;

@@ -88,8 +88,23 @@ pub(crate) fn run_workers<I: Send, T: Send>(
     Ok(done)
 }
 
+/// The statistics every parallel kernel fills the same way: start-up is the
+/// slowest worker's initialisation, wall time the rest of `total`, and the
+/// per-PE figures are summed.
+pub(crate) fn parallel_stats<'a>(
+    mut stats: Stats,
+    total: f64,
+    inits: impl Iterator<Item = f64>,
+    pes: impl Iterator<Item = &'a PeStats>,
+) -> Stats {
+    stats.init_seconds = inits.fold(0.0, f64::max);
+    stats.wall_seconds = total - stats.init_seconds;
+    merge_pe_stats(&mut stats, pes);
+    stats
+}
+
 /// Adds the per-PE figures into the run statistics (and keeps them per PE).
-pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'a PeStats>) -> u64 {
+fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'a PeStats>) -> u64 {
     let mut remote = 0;
     for p in pes {
         stats.committed_events += p.committed;

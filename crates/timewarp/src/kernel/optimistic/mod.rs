@@ -25,7 +25,7 @@ use crate::queue::PendingQueue;
 use crate::stats::GvtPoint;
 use crate::Config;
 
-use super::workers::{merge_pe_stats, run_workers, Failure};
+use super::workers::{parallel_stats, run_workers, Failure};
 use super::{base_stats, finish, Report, Setup};
 use comm::Links;
 use pe::Pe;
@@ -92,10 +92,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     })?;
     let total = t0.elapsed().as_secs_f64();
 
-    let mut stats = base_stats(model, cfg, &s);
-    stats.init_seconds = done.iter().map(|d| d.1).fold(0.0, f64::max);
-    stats.wall_seconds = total - stats.init_seconds;
-    merge_pe_stats(&mut stats, done.iter().map(|d| &d.0.stats));
+    let inits = done.iter().map(|d| d.1);
+    let mut stats = parallel_stats(base_stats(model, cfg, &s), total, inits, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = shared.gvt.rounds();
     stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;
     stats.kps_per_pe = cfg.kps_per_pe as u64;
