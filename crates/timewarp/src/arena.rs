@@ -71,21 +71,6 @@ impl<T: Copy> Arena<T> {
     pub fn high_water(&self) -> usize {
         self.slots.len()
     }
-
-    /// Asks the CPU to start loading record `h` into cache (no effect on
-    /// results; the kernel is memory-bound, so loading the next events'
-    /// records early hides the misses).
-    #[inline]
-    pub fn prefetch(&self, h: u32) {
-        if let Some(r) = self.slots.get(h as usize) {
-            prefetch(r);
-        }
-    }
-
-    /// Reserves room for `n` records up front (start-up, not the hot path).
-    pub fn reserve(&mut self, n: usize) {
-        self.slots.reserve(n.min(self.cap));
-    }
 }
 
 /// Prefetches the cache line holding `r` (a hint; never faults).
