@@ -40,47 +40,128 @@ trait Action {
     fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String>;
 }
 
-struct Run;
-struct Verify;
+/// `timewarp run`, in this process (and, with MPI, its peers).
+struct Run<'a> {
+    procs: &'a Procs,
+}
+struct Verify<'a> {
+    procs: &'a Procs,
+}
 
-impl Action for Run {
+impl Action for Run<'_> {
     fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
-        execute(model, engine, default_end)
+        execute(model, engine, default_end, self.procs)
     }
 }
 
-impl Action for Verify {
+impl Action for Verify<'_> {
     fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
+        if self.procs.size() > 1 {
+            return Err(format!(
+                "verify runs in one process, but this run has {} MPI processes; run `timewarp run` under mpirun \
+                 and compare its digest with `timewarp run --sync sequential`",
+                self.procs.size()
+            ));
+        }
         verify(model, engine, default_end)
     }
 }
 
+/// The processes of this run: MPI's when built with the `mpi` feature.
+struct Procs {
+    #[cfg(feature = "mpi")]
+    cluster: timewarp::mpi::Cluster,
+}
+
+impl Procs {
+    fn init() -> Result<Self, String> {
+        Ok(Procs {
+            #[cfg(feature = "mpi")]
+            cluster: timewarp::mpi::Cluster::init().map_err(|e| e.to_string())?,
+        })
+    }
+    fn rank(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return self.cluster.rank();
+        #[cfg(not(feature = "mpi"))]
+        0
+    }
+    fn size(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return self.cluster.size();
+        #[cfg(not(feature = "mpi"))]
+        1
+    }
+    /// An error on this process alone: with other processes waiting for this
+    /// one, say which rank failed and end them all; else return it.
+    fn alone(&self, e: String) -> String {
+        #[cfg(feature = "mpi")]
+        if self.size() > 1 {
+            eprintln!("error (rank {}): {e}", self.rank());
+            self.cluster.abort(1)
+        }
+        e
+    }
+
+    /// Runs `model` here (and on every MPI process); the report comes back on rank 0 only.
+    fn run<M: Model>(&self, model: &M, cfg: &timewarp::Config) -> Result<Option<timewarp::Report<M::Results>>, String> {
+        #[cfg(feature = "mpi")]
+        return match timewarp::mpi::run(model, cfg, &self.cluster) {
+            Ok(r) => Ok(r),
+            // The same on every process (checked before any message): each
+            // returns it and rank 0 alone prints it.
+            Err(e @ timewarp::Error::Config(_)) => Err(e.to_string()),
+            Err(e) => Err(self.alone(e.to_string())),
+        };
+        #[cfg(not(feature = "mpi"))]
+        timewarp::run(model, cfg).map(Some).map_err(|e| e.to_string())
+    }
+}
+
 fn main() -> ExitCode {
+    let procs = match Procs::init() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let lead = procs.rank() == 0;
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) if !e.use_stderr() => {
+            // --help, --version
+            if lead {
+                let _ = e.print();
+            }
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             // One clear line, not a screenful: the first line of clap's message.
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or("error: bad command line");
-            eprintln!("{first} (see --help)");
+            if lead {
+                eprintln!("{first} (see --help)");
+            }
             return ExitCode::from(2);
         }
     };
     let result = match cli.cmd {
         Cmd::List => {
-            for (name, what) in models::MODELS {
+            for (name, what) in models::MODELS.iter().filter(|_| lead) {
                 println!("{name:<8} {what}");
             }
             Ok(())
         }
-        Cmd::Run { model } => dispatch(model, &Run),
-        Cmd::Verify { model } => dispatch(model, &Verify),
+        Cmd::Run { model } => dispatch(model, &Run { procs: &procs }),
+        Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            if lead {
+                eprintln!("error: {e}");
+            }
             ExitCode::FAILURE
         }
     }
@@ -151,16 +232,17 @@ fn print_results(results: &serde_json::Value) {
 }
 
 /// Runs one model with the engine options and prints / writes the results.
-fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
+fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &Procs) -> Result<(), String> {
     let cfg = engine.config(default_end)?;
     // Open the stats file before running: a bad path should not cost a whole run.
     let stats_file = match &engine.stats_json {
-        Some(p) => {
-            Some(std::fs::File::create(p).map_err(|e| format!("cannot write statistics to {}: {e}", p.display()))?)
+        Some(p) if procs.rank() == 0 => {
+            let f = std::fs::File::create(p);
+            Some(f.map_err(|e| procs.alone(format!("cannot write statistics to {}: {e}", p.display())))?)
         }
-        None => None,
+        _ => None,
     };
-    let report = timewarp::run(model, &cfg).map_err(|e| e.to_string())?;
+    let Some(report) = procs.run(model, &cfg)? else { return Ok(()) };
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     if !engine.quiet {
         print!("{}", report.stats.table());

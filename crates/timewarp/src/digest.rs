@@ -73,7 +73,7 @@ pub fn hash_value<T: Serialize>(v: &T) -> u64 {
 }
 
 /// Per-LP summary that enters the run digest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct LpDigest {
     /// Running hash of the committed history.
     pub history: u64,

@@ -21,7 +21,7 @@ pub type Time = f64;
 /// let b = Key::new(1.0, 1, 0, 0);
 /// assert!(a < b); // same time: the older generation comes first
 /// ```
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Key {
     /// Timestamp (finite, non-negative).
     pub time: Time,

@@ -26,6 +26,8 @@ pub mod key;
 pub mod lp;
 pub mod mapping;
 pub mod model;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 mod progress;
 pub mod queue;
 pub mod rng;

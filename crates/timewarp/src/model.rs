@@ -64,8 +64,9 @@ pub enum Rollback {
 /// assert_eq!(report.results, report.stats.committed_events);
 /// ```
 pub trait Model: Sized + Send + std::marker::Sync + 'static {
-    /// State of one LP. Several LP kinds: make it an enum.
-    type State: Clone + Send + Serialize + Debug;
+    /// State of one LP. Several LP kinds: make it an enum. (Deserialize: an
+    /// MPI run gathers the final states on rank 0 for `finalize`.)
+    type State: Clone + Send + Serialize + DeserializeOwned + Debug;
     /// Message carried by an event. Several kinds: make it an enum.
     type Msg: Copy + Send + Debug + Serialize + DeserializeOwned;
     /// Per-event undo record written by `forward`, read by `reverse`

@@ -1,16 +1,18 @@
 //! Run statistics: one struct with stable JSON keys and a readable table.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a run measured. JSON keys are stable: later versions add keys, never rename.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Stats {
     /// Model name.
     pub model: String,
     /// Synchronisation mode.
     pub sync: String,
-    /// Worker threads.
+    /// Worker threads (per process).
     pub threads: usize,
+    /// Processes (MPI ranks); 1 without MPI.
+    pub ranks: u64,
     /// Number of LPs.
     pub lps: u64,
     /// Virtual end time.
@@ -39,7 +41,7 @@ pub struct Stats {
     pub peak_events: u64,
     /// Size of one event record in bytes.
     pub event_bytes: u64,
-    /// Peak resident memory of the process (Linux VmHWM; 0 where unknown).
+    /// Peak resident memory (Linux VmHWM; 0 where unknown), summed over processes.
     pub peak_rss_bytes: u64,
     /// Digest of the committed history and final state of every LP.
     pub digest: String,
@@ -61,7 +63,21 @@ pub struct Stats {
     pub event_memory_per_pe: u64,
     /// Kernel processes per PE.
     pub kps_per_pe: u64,
-    /// Per-PE figures.
+    /// Committed events' sends that went to another process, per committed event.
+    pub remote_process_fraction: f64,
+    /// MPI messages sent (all ranks); each carries the events of many PEs.
+    pub mpi_messages: u64,
+    /// Events and anti-messages per MPI message (the consolidation factor).
+    pub mpi_events_per_message: f64,
+    /// Times a courier looked for incoming MPI messages (all ranks).
+    pub polls: u64,
+    /// Polls that found at least one message.
+    pub successful_polls: u64,
+    /// Seconds spent inside MPI calls (all ranks).
+    pub mpi_seconds: f64,
+    /// Per-process figures (MPI runs only), in rank order.
+    pub rank_stats: Vec<RankStats>,
+    /// Per-PE figures (of all processes, in global PE order).
     pub pes: Vec<PeStats>,
     /// Per GVT round: GVT, wall time, committed so far.
     pub gvt_series: Vec<GvtPoint>,
@@ -74,6 +90,7 @@ impl Stats {
             ("model", self.model.clone()),
             ("sync", self.sync.clone()),
             ("threads", self.threads.to_string()),
+            ("ranks", self.ranks.to_string()),
             ("LPs", group(self.lps)),
             ("end time", self.end_time.to_string()),
             ("committed events", group(self.committed_events)),
@@ -88,6 +105,15 @@ impl Stats {
             rows.push(("efficiency", format!("{:.2}%", 100.0 * self.efficiency)));
             rows.push(("remote events", format!("{:.2}%", 100.0 * self.remote_fraction)));
             rows.push(("GVT rounds", group(self.gvt_rounds)));
+        }
+        if self.ranks > 1 {
+            rows.push(("remote-process events", format!("{:.2}%", 100.0 * self.remote_process_fraction)));
+            rows.push((
+                "MPI messages",
+                format!("{} ({:.1} events each)", group(self.mpi_messages), self.mpi_events_per_message),
+            ));
+            rows.push(("polls", format!("{} ({} successful)", group(self.polls), group(self.successful_polls))));
+            rows.push(("time in MPI", format!("{:.3} s (all ranks)", self.mpi_seconds)));
         }
         rows.extend([
             ("timestamp ties", group(self.timestamp_ties)),
@@ -104,7 +130,7 @@ impl Stats {
 }
 
 /// Per-PE counters, merged into the run statistics.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PeStats {
     /// Events committed on this PE.
     pub committed: u64,
@@ -118,13 +144,13 @@ pub struct PeStats {
     pub secondary_rollbacks: u64,
     /// Committed events' sends that went to another PE.
     pub remote: u64,
+    /// Committed events' sends that went to another process.
+    pub remote_process: u64,
     /// Anti-messages sent to other PEs.
     pub anti_messages: u64,
     /// Committed events whose timestamp ties the previous one of their LP.
-    #[serde(skip)]
     pub ties: u64,
     /// Sends dropped for being past the end time (committed events only).
-    #[serde(skip)]
     pub past_end: u64,
     /// Times the optimistic memory was full and the PE stopped speculating.
     pub throttled: u64,
@@ -134,8 +160,35 @@ pub struct PeStats {
     pub peak_events: u64,
 }
 
+/// One process of an MPI run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RankStats {
+    /// MPI rank.
+    pub rank: u64,
+    /// Events committed by this process' PEs.
+    pub committed_events: u64,
+    /// Events processed by them.
+    pub processed_events: u64,
+    /// Seconds of event processing.
+    pub wall_seconds: f64,
+    /// Seconds of initialisation.
+    pub init_seconds: f64,
+    /// MPI messages this process sent.
+    pub mpi_messages: u64,
+    /// Events and anti-messages in them.
+    pub mpi_events: u64,
+    /// Polls for incoming messages, and those that found some.
+    pub polls: u64,
+    /// Polls that found at least one message.
+    pub successful_polls: u64,
+    /// Seconds inside MPI calls.
+    pub mpi_seconds: f64,
+    /// Peak resident memory of this process.
+    pub peak_rss_bytes: u64,
+}
+
 /// One GVT round as seen by PE 0.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct GvtPoint {
     /// The new GVT (virtual time).
     pub gvt: f64,

@@ -1,7 +1,7 @@
 //! Test models for the engine's end-to-end tests (not shipped models).
 #![allow(dead_code)]
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 /// LPs exchange tokens with delays 0 or 1 (many simultaneous events and
@@ -12,7 +12,7 @@ pub struct Ties<const SAVE: bool> {
     pub tokens: u32,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct TieState {
     pub hash: u64,
     pub seen: u64,

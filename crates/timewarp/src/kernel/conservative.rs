@@ -8,6 +8,13 @@
 //! handed over once per window through a mailbox shared by exactly two
 //! threads; two spinning barriers per window separate "send" from "receive"
 //! and "report minimum" from "read minimum".
+//!
+//! Across processes ([`WindowNet`], implemented over MPI in `crate::mpi`)
+//! events for another process are encoded into one buffer per destination
+//! process; between the two barriers one thread per process swaps buffers
+//! with every other process and all-reduces the minimum, which covers the
+//! events in transit because each sender counts what it sent in its own
+//! minimum. A third barrier lets the PEs take in what arrived.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
@@ -64,9 +71,37 @@ impl SpinBarrier {
     }
 }
 
-/// What the workers share.
+/// How a conservative run reaches other processes.
+pub(crate) trait WindowNet: std::marker::Sync {
+    /// False for [`Alone`], so its branches compile away.
+    const ACTIVE: bool;
+    /// Called by one thread per process between windows: sends `out[q]` (the
+    /// encoded events for process `q`, emptied) to every other process,
+    /// appends the buffers the others sent here to `received`, and returns
+    /// the minimum of `local_min` over all processes.
+    fn exchange(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error>;
+}
+
+/// The network of a run in one process.
+pub(crate) struct Alone;
+
+impl WindowNet for Alone {
+    const ACTIVE: bool = false;
+    fn exchange(&self, _: &mut [Vec<u8>], _: f64, _: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
+        unreachable!("a single-process run has no network")
+    }
+}
+
+/// What the workers of one process share.
 struct Shared<Msg> {
     pes: usize,
+    /// Encoded events for each process, and those that arrived for each local PE.
+    net_out: Vec<Mutex<Vec<u8>>>,
+    net_in: Vec<Mutex<Vec<Outgoing<Msg>>>>,
+    /// Events sent to other processes.
+    net_events: AtomicU64,
+    /// The minimum over all processes (f64 bits).
+    global_min: AtomicU64,
     /// `mail[from * pes + to]`: events from PE `from` for PE `to`.
     mail: Vec<Mutex<Vec<Outgoing<Msg>>>>,
     /// Smallest pending timestamp of each PE (f64 bits).
@@ -76,40 +111,82 @@ struct Shared<Msg> {
 }
 
 /// One PE of the conservative kernel.
-struct Pe<'a, M: Model, Q> {
+pub(crate) struct Pe<'a, M: Model, Q, W> {
+    /// Global PE id, index in this process, first global id of this process, PEs per process.
     id: usize,
+    local: usize,
+    base: usize,
+    threads: usize,
+    net: &'a W,
+    /// Encoded events for each process, and the earliest of them.
+    net_buf: Vec<Vec<u8>>,
+    net_min: f64,
+    net_n: u64,
     model: &'a M,
     s: &'a Setup,
     map: &'a BlockMapping,
     first_lp: u32,
-    lps: Vec<Lp<M::State>>,
+    pub(crate) lps: Vec<Lp<M::State>>,
     q: Q,
     out: Vec<Outgoing<M::Msg>>,
     outbox: Vec<Vec<Outgoing<M::Msg>>>,
-    stats: PeStats,
+    pub(crate) stats: PeStats,
     windows: u64,
     /// Most events queued at once.
     peak: usize,
-    trace: Vec<Key>,
+    pub(crate) trace: Vec<Key>,
     trace_lp: Option<u32>,
 }
 
-impl<M: Model, Q: PendingQueue<Inline<M::Msg>>> Pe<'_, M, Q> {
-    /// Local events into the queue, others into the outbox of their PE.
+impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
+    /// Local events into the queue, others into the outbox of their PE
+    /// (or the buffer of their process).
     fn route(&mut self) -> Result<(), Error> {
         for o in self.out.drain(..) {
             let pe = self.map.pe_of(o.dst);
             if pe == self.id {
                 self.q.push(Entry::new(o.key, Inline { dst: o.dst, msg: o.msg }));
                 self.peak = self.peak.max(self.q.len());
+            } else if !W::ACTIVE || pe.wrapping_sub(self.base) < self.threads {
+                self.outbox[pe - self.base].push(o);
             } else {
-                self.outbox[pe].push(o);
+                let buf = std::mem::take(&mut self.net_buf[pe / self.threads]);
+                self.net_buf[pe / self.threads] = postcard::to_extend(&(o.key, o.dst, o.msg), buf)
+                    .map_err(|e| Error::Worker(format!("cannot encode an event for another process: {e}")))?;
+                self.net_min = self.net_min.min(o.key.time);
+                self.net_n += 1;
             }
         }
         Ok(())
     }
 
-    fn init(&mut self) -> Result<(), Error> {
+    /// Between barriers B and C, on one PE per process: swap events with the
+    /// other processes, and agree on the minimum.
+    fn exchange(&mut self, sh: &Shared<M::Msg>) -> Result<(), Error> {
+        let local = sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min);
+        let mut out: Vec<Vec<u8>> = sh.net_out.iter().map(|m| std::mem::take(&mut *lock(m))).collect();
+        let mut received = Vec::new();
+        let g = self.net.exchange(&mut out, local, &mut received)?;
+        for bytes in received {
+            let mut rest = &bytes[..];
+            while !rest.is_empty() {
+                let ((key, dst, msg), r): ((Key, u32, M::Msg), _) = postcard::take_from_bytes(rest)
+                    .map_err(|e| Error::Worker(format!("internal: undecodable event from another process: {e}")))?;
+                rest = r;
+                let pe = self.map.pe_of(dst).wrapping_sub(self.base);
+                if pe >= self.threads {
+                    return Err(Error::Worker(format!(
+                        "internal: received an event for LP {dst}, not of this process"
+                    )));
+                }
+                lock(&sh.net_in[pe]).push(Outgoing { dst, key, msg });
+            }
+        }
+        sh.global_min.store(g.to_bits(), Relaxed);
+        Ok(())
+    }
+
+    pub(crate) fn init(&mut self) -> Result<(), Error> {
         for lp in self.map.lps_of(self.id) {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut self.out)?;
             self.lps.push(rec);
@@ -125,24 +202,45 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>> Pe<'_, M, Q> {
             // Hand over what the last window sent to other PEs.
             for to in 0..pes {
                 if !self.outbox[to].is_empty() {
-                    sh.mail[self.id * pes + to].lock().unwrap_or_else(|p| p.into_inner()).append(&mut self.outbox[to]);
+                    lock(&sh.mail[self.local * pes + to]).append(&mut self.outbox[to]);
                 }
+            }
+            if W::ACTIVE {
+                for (q, buf) in self.net_buf.iter_mut().enumerate() {
+                    if !buf.is_empty() {
+                        lock(&sh.net_out[q]).append(buf);
+                    }
+                }
+                sh.net_events.fetch_add(std::mem::take(&mut self.net_n), Relaxed);
             }
             if !sh.barrier.wait(sh.failure.flag()) {
                 return Ok(());
             }
             for from in 0..pes {
-                let mut inbox =
-                    std::mem::take(&mut *sh.mail[from * pes + self.id].lock().unwrap_or_else(|p| p.into_inner()));
+                let mut inbox = std::mem::take(&mut *lock(&sh.mail[from * pes + self.local]));
                 self.out.append(&mut inbox);
                 self.route()?;
             }
-            let local = self.q.peek().map_or(f64::INFINITY, |k| k.time);
-            sh.mins[self.id].store(local.to_bits(), Relaxed);
+            // What this PE sent to other processes is in transit: it counts here.
+            let local = self.q.peek().map_or(f64::INFINITY, |k| k.time).min(self.net_min);
+            self.net_min = f64::INFINITY;
+            sh.mins[self.local].store(local.to_bits(), Relaxed);
             if !sh.barrier.wait(sh.failure.flag()) {
                 return Ok(());
             }
-            let m = sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min);
+            let m = if W::ACTIVE {
+                if self.local == 0 {
+                    self.exchange(sh)?;
+                }
+                if !sh.barrier.wait(sh.failure.flag()) {
+                    return Ok(());
+                }
+                self.out.append(&mut lock(&sh.net_in[self.local]));
+                self.route()?;
+                f64::from_bits(sh.global_min.load(Relaxed))
+            } else {
+                sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min)
+            };
             if m == f64::INFINITY {
                 return Ok(());
             }
@@ -170,7 +268,9 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>> Pe<'_, M, Q> {
                 self.stats.past_end += dropped as u64;
                 self.stats.committed += 1;
                 for o in &self.out {
-                    self.stats.remote += (self.map.pe_of(o.dst) != self.id) as u64;
+                    let pe = self.map.pe_of(o.dst);
+                    self.stats.remote += (pe != self.id) as u64;
+                    self.stats.remote_process += (pe.wrapping_sub(self.base) >= self.threads) as u64;
                 }
                 self.route()?;
             }
@@ -178,12 +278,12 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>> Pe<'_, M, Q> {
     }
 }
 
-/// Runs `model` conservatively on `cfg.threads` worker threads.
-pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
-    model: &M,
-    cfg: &Config,
-) -> Result<Report<M::Results>, Error> {
-    let s = Setup::new(model, cfg)?;
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Refuses a model without lookahead: it would never get past one window.
+pub(crate) fn check_lookahead<M: Model>(model: &M, s: &Setup) -> Result<(), Error> {
     if s.lookahead <= 0.0 {
         return Err(Error::Config(format!(
             "model {} declares lookahead {}: conservative synchronisation needs a positive lookahead \
@@ -192,22 +292,78 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
             s.lookahead
         )));
     }
+    Ok(())
+}
+
+/// Runs `model` conservatively on `cfg.threads` worker threads.
+pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
+    model: &M,
+    cfg: &Config,
+) -> Result<Report<M::Results>, Error> {
+    let s = Setup::new(model, cfg)?;
+    check_lookahead(model, &s)?;
+    let map = BlockMapping::new(s.num_lps, cfg.threads, 1);
+    let Ran { pes: done, total, .. } = run_pes::<M, Q, Alone>(model, cfg, &s, &map, &Alone, 0, 1)?;
+    let stats = process_stats(model, cfg, &s, &done, total);
+    let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+    let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
+    let mut report = finish(model, lps, stats);
+    report.trace = trace;
+    Ok(report)
+}
+
+/// PEs after a run, each with the seconds its initialisation took.
+pub(crate) type Done<'a, M, Q, W> = Vec<(Pe<'a, M, Q, W>, f64)>;
+
+/// What [`run_pes`] returns.
+pub(crate) struct Ran<'a, M: Model, Q, W> {
+    /// The PEs.
+    pub(crate) pes: Done<'a, M, Q, W>,
+    /// Seconds from start to end.
+    pub(crate) total: f64,
+    /// Events sent to other processes.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) net_events: u64,
+}
+
+/// Runs this process' PEs (process `rank` of `ranks`); returns them, the
+/// total seconds and the events sent to other processes.
+pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet>(
+    model: &'a M,
+    cfg: &'a Config,
+    s: &'a Setup,
+    map: &'a BlockMapping,
+    net: &'a W,
+    rank: usize,
+    ranks: usize,
+) -> Result<Ran<'a, M, Q, W>, Error> {
     let pes = cfg.threads;
-    let map = BlockMapping::new(s.num_lps, pes, 1);
     let sh = Shared::<M::Msg> {
         pes,
+        net_out: (0..ranks).map(|_| Mutex::new(Vec::new())).collect(),
+        net_in: (0..pes).map(|_| Mutex::new(Vec::new())).collect(),
+        net_events: AtomicU64::new(0),
+        global_min: AtomicU64::new(0),
         mail: (0..pes * pes).map(|_| Mutex::new(Vec::new())).collect(),
         mins: (0..pes).map(|_| AtomicU64::new(0)).collect(),
         barrier: SpinBarrier::new(pes),
         failure: Failure::default(),
     };
     let t0 = Instant::now();
-    let done = run_workers((0..pes).collect(), &sh.failure, |id, _| {
-        let mut pe = Pe::<M, Q> {
+    let done = run_workers((0..pes).collect(), &sh.failure, |local, _| {
+        let id = rank * pes + local;
+        let mut pe = Pe::<M, Q, W> {
             id,
+            local,
+            base: rank * pes,
+            threads: pes,
+            net,
+            net_buf: vec![Vec::new(); ranks],
+            net_min: f64::INFINITY,
+            net_n: 0,
             model,
-            s: &s,
-            map: &map,
+            s,
+            map,
             first_lp: map.lps_of(id).start,
             lps: Vec::new(),
             peak: 0,
@@ -228,15 +384,21 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
         pe.stats.peak_events = pe.peak as u64;
         r.map(|_| (pe, init))
     })?;
-    let total = t0.elapsed().as_secs_f64();
+    Ok(Ran { pes: done, total: t0.elapsed().as_secs_f64(), net_events: sh.net_events.load(Relaxed) })
+}
+
+/// The statistics of this process' PEs (no digest yet).
+pub(crate) fn process_stats<M: Model, Q, W>(
+    model: &M,
+    cfg: &Config,
+    s: &Setup,
+    done: &Done<'_, M, Q, W>,
+    total: f64,
+) -> crate::stats::Stats {
     let inits = done.iter().map(|d| d.1);
-    let mut stats = parallel_stats(base_stats(model, cfg, &s), total, inits, done.iter().map(|d| &d.0.stats));
+    let mut stats = parallel_stats(base_stats(model, cfg, s), total, inits, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = done[0].0.windows;
     stats.kps_per_pe = 1;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
-    let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
-    let mut report = finish(model, lps, stats);
-    report.trace = trace;
-    Ok(report)
+    stats
 }

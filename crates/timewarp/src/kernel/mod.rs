@@ -146,15 +146,25 @@ pub(crate) fn finish<'a, M: Model>(
     lps: impl Iterator<Item = (LpId, &'a Lp<M::State>)>,
     mut stats: Stats,
 ) -> Report<M::Results> {
+    stats.peak_rss_bytes = peak_rss_bytes();
+    finish_parts(model, lps.map(|(id, lp)| (id, lp.digest(), &lp.state)), stats)
+}
+
+/// Runs `finalize` over `(id, digest, final state)` in id order and fills
+/// the digest and event rate.
+pub(crate) fn finish_parts<'a, M: Model>(
+    model: &M,
+    lps: impl Iterator<Item = (LpId, crate::digest::LpDigest, &'a M::State)>,
+    mut stats: Stats,
+) -> Report<M::Results> {
     let mut results = M::Results::default();
     let mut lp_digests = Vec::new();
-    for (id, lp) in lps {
-        model.finalize(id, &lp.state, &mut results);
-        lp_digests.push(lp.digest());
+    for (id, digest, state) in lps {
+        model.finalize(id, state, &mut results);
+        lp_digests.push(digest);
     }
     stats.digest = run_digest(lp_digests.iter().copied());
     stats.event_rate = if stats.wall_seconds > 0.0 { stats.committed_events as f64 / stats.wall_seconds } else { 0.0 };
-    stats.peak_rss_bytes = peak_rss_bytes();
     Report { stats, results, lp_digests, trace: Vec::new() }
 }
 
@@ -164,6 +174,7 @@ pub(crate) fn base_stats<M: Model>(model: &M, cfg: &Config, s: &Setup) -> Stats 
         model: model.name().to_string(),
         sync: cfg.sync.name().to_string(),
         threads: cfg.threads,
+        ranks: 1,
         lps: s.num_lps as u64,
         end_time: cfg.end,
         seed: cfg.seed,

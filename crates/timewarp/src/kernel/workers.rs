@@ -104,9 +104,11 @@ pub(crate) fn parallel_stats<'a>(
 }
 
 /// Adds the per-PE figures into the run statistics (and keeps them per PE).
-fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'a PeStats>) -> u64 {
+pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'a PeStats>) -> u64 {
     let mut remote = 0;
+    let mut remote_process = 0;
     for p in pes {
+        remote_process += p.remote_process;
         stats.committed_events += p.committed;
         stats.processed_events += p.processed;
         stats.rolled_back_events += p.rolled_back;
@@ -123,5 +125,6 @@ fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'a PeStats>)
     stats.efficiency = stats.committed_events as f64 / stats.processed_events.max(1) as f64;
     stats.rollback_efficiency = 1.0 - stats.rolled_back_events as f64 / c;
     stats.remote_fraction = remote as f64 / c;
+    stats.remote_process_fraction = remote_process as f64 / c;
     remote
 }

@@ -12,7 +12,7 @@ use rtrb::{Consumer, Producer, RingBuffer};
 use crate::key::{Key, LpId};
 
 /// What travels between PEs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Wire<Msg> {
     /// A new event for `dst`, the `cseq`-th event sent on this channel.
     Event { key: Key, dst: LpId, cseq: u32, msg: Msg },

@@ -11,6 +11,12 @@
 //! are covered by its `send_min`; messages sent before are in some queue at
 //! phase B. GVT is a full [`Key`], not just a time, so events tied in
 //! timestamp are committed exactly when nothing can precede them any more.
+//!
+//! Across processes (MPI) the same round gains two gates that the process'
+//! courier opens (see `crate::mpi`): phase B waits until every message sent
+//! to this process before its senders entered phase A has arrived (Mattern's
+//! white-message count), and the process minimum goes to an all-gather
+//! instead of being published at once.
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
 
@@ -48,6 +54,13 @@ pub(crate) struct Gvt {
     done: AtomicU64,
     slots: Vec<KeySlot>,
     value: KeySlot,
+    /// Whether other processes take part (the courier opens the gates).
+    net: bool,
+    /// Rounds whose white messages from other processes have all arrived.
+    gate: AtomicU64,
+    /// Rounds whose process minimum is in `proc_min` (network mode).
+    proc_done: AtomicU64,
+    proc_min: KeySlot,
 }
 
 /// One PE's part in the rounds.
@@ -65,6 +78,8 @@ pub(crate) struct Participant {
 pub(crate) enum Step {
     /// Nothing to do now.
     Idle,
+    /// A round started: do what must precede phase A, then call [`Gvt::enter`].
+    Enter,
     /// Phase B: drain the rings, then call [`Gvt::report`] with the local minimum.
     Report,
     /// A new GVT is known: fossil-collect below it.
@@ -72,8 +87,13 @@ pub(crate) enum Step {
 }
 
 impl Gvt {
-    pub(crate) fn new(pes: usize) -> Self {
+    /// Rounds among `pes` PEs, with other processes when `net`.
+    pub(crate) fn new(pes: usize, net: bool) -> Self {
         Gvt {
+            net,
+            gate: AtomicU64::new(0),
+            proc_done: AtomicU64::new(0),
+            proc_min: KeySlot::default(),
             pes: pes as u64,
             round: AtomicU64::new(0),
             a_done: AtomicU64::new(0),
@@ -101,12 +121,10 @@ impl Gvt {
             if self.round.load(Acquire) < cur {
                 return Step::Idle;
             }
-            p.in_a = true;
-            p.send_min = Some(Key::INF);
-            self.a_done.fetch_add(1, AcqRel);
+            return Step::Enter;
         }
         if !p.in_b {
-            if self.a_done.load(Acquire) < self.pes * cur {
+            if self.a_done.load(Acquire) < self.pes * cur || (self.net && self.gate.load(Acquire) < cur) {
                 return Step::Idle;
             }
             return Step::Report;
@@ -122,16 +140,52 @@ impl Gvt {
         Step::Idle
     }
 
-    /// Phase B: publishes PE `pe`'s local minimum; the last reporter publishes GVT.
+    /// Phase A: from now on `p` remembers the smallest key it sends.
+    pub(crate) fn enter(&self, p: &mut Participant) {
+        p.in_a = true;
+        p.send_min = Some(Key::INF);
+        self.a_done.fetch_add(1, AcqRel);
+    }
+
+    /// Phase B: publishes PE `pe`'s local minimum; the last reporter publishes
+    /// GVT (or, across processes, the process minimum for the courier).
     pub(crate) fn report(&self, pe: usize, p: &mut Participant, local_min: Key) {
         let cur = p.finished + 1;
         self.slots[pe].store(local_min);
         p.in_b = true;
         if self.b_done.fetch_add(1, AcqRel) + 1 == self.pes * cur {
             let g = self.slots.iter().map(KeySlot::load).min().unwrap_or(Key::INF);
-            self.value.store(g);
-            self.done.store(cur, Release);
+            if self.net {
+                self.proc_min.store(g);
+                self.proc_done.store(cur, Release);
+            } else {
+                self.publish(cur, g);
+            }
         }
+    }
+
+    /// Publishes `g` as the GVT of round `cur`.
+    pub(crate) fn publish(&self, cur: u64, g: Key) {
+        self.value.store(g);
+        self.done.store(cur, Release);
+    }
+
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    /// True once every PE of this process is in phase A of round `cur`.
+    pub(crate) fn all_entered(&self, cur: u64) -> bool {
+        self.round.load(Acquire) >= cur && self.a_done.load(Acquire) >= self.pes * cur
+    }
+
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    /// Lets the PEs report for round `cur` (its white messages have all arrived).
+    pub(crate) fn open_gate(&self, cur: u64) {
+        self.gate.store(cur, Release);
+    }
+
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    /// This process' minimum for round `cur`, once every PE reported.
+    pub(crate) fn process_min(&self, cur: u64) -> Option<Key> {
+        (self.proc_done.load(Acquire) >= cur).then(|| self.proc_min.load())
     }
 
     /// Rounds completed so far.
@@ -141,6 +195,12 @@ impl Gvt {
 }
 
 impl Participant {
+    /// The round this PE takes part in next (or now).
+    #[inline]
+    pub(crate) fn current(&self) -> u64 {
+        self.finished + 1
+    }
+
     /// Notes a message sent to another PE (only matters during a round).
     #[inline]
     pub(crate) fn sent(&mut self, k: Key) {

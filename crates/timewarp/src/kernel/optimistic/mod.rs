@@ -8,9 +8,10 @@
 //! stopping the workers.
 
 mod comm;
-mod gvt;
+pub(crate) mod gvt;
 mod kp;
-mod pe;
+pub(crate) mod net;
+pub(crate) mod pe;
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
 use std::sync::Mutex;
@@ -27,21 +28,24 @@ use crate::Config;
 
 use super::workers::{parallel_stats, run_workers, Failure};
 use super::{base_stats, finish, Report, Setup};
+use crate::stats::Stats;
 use comm::Links;
+use net::{Network, NoNet};
 use pe::Pe;
 
 /// What the PEs of one process share besides their rings.
 pub(crate) struct Shared {
-    gvt: gvt::Gvt,
-    failure: Failure,
+    pub(crate) gvt: gvt::Gvt,
+    pub(crate) failure: Failure,
     committed: AtomicU64,
     series: Mutex<Vec<GvtPoint>>,
 }
 
 impl Shared {
-    fn new(pes: usize) -> Self {
+    /// For `pes` PEs in this process; `net` when other processes take part.
+    pub(crate) fn new(pes: usize, net: bool) -> Self {
         Shared {
-            gvt: gvt::Gvt::new(pes),
+            gvt: gvt::Gvt::new(pes, net),
             failure: Failure::default(),
             committed: AtomicU64::new(0),
             series: Mutex::new(Vec::new()),
@@ -75,33 +79,63 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
-    let pes = cfg.threads;
-    let map = BlockMapping::new(s.num_lps, pes, cfg.kps_per_pe);
-    let shared = Shared::new(pes);
-    let t0 = Instant::now();
-
-    let links = Links::<M::Msg>::mesh(pes, ring_capacity(pes));
-    let done = run_workers(links, &shared.failure, |id, links| {
-        let mut pe = Pe::<M, Q>::new(id, model, &s, &map, &shared, links, cfg);
-        pe.init()?;
-        let init = t0.elapsed().as_secs_f64();
-        let mut progress = Progress::new(cfg.progress && id == 0, s.end);
-        let r = pe.run(&mut progress);
-        progress.finish();
-        r.map(|_| (pe, init))
-    })?;
-    let total = t0.elapsed().as_secs_f64();
-
-    let inits = done.iter().map(|d| d.1);
-    let mut stats = parallel_stats(base_stats(model, cfg, &s), total, inits, done.iter().map(|d| &d.0.stats));
-    stats.gvt_rounds = shared.gvt.rounds();
-    stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;
-    stats.kps_per_pe = cfg.kps_per_pe as u64;
-    stats.event_bytes = std::mem::size_of::<crate::event::Event<M::Msg, M::Undo>>() as u64;
-    stats.gvt_series = std::mem::take(&mut *shared.series.lock().unwrap_or_else(|p| p.into_inner()));
+    let map = BlockMapping::new(s.num_lps, cfg.threads, cfg.kps_per_pe);
+    let shared = Shared::new(cfg.threads, false);
+    let (done, total) = run_pes::<M, Q, NoNet>(model, cfg, &s, &map, &shared, &NoNet, 0, 1)?;
+    let stats = process_stats(model, cfg, &s, &shared, &done, total);
     let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
     let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
     let mut report = finish(model, lps, stats);
     report.trace = trace;
     Ok(report)
+}
+
+/// PEs after a run, each with the seconds its initialisation took.
+pub(crate) type Done<'a, M, Q, N> = Vec<(Pe<'a, M, Q, N>, f64)>;
+
+/// Runs this process' `cfg.threads` PEs (process `rank` of `ranks`) until
+/// GVT passes the end; returns them and the total seconds.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network>(
+    model: &'a M,
+    cfg: &'a Config,
+    s: &'a Setup,
+    map: &'a BlockMapping,
+    shared: &'a Shared,
+    net: &'a N,
+    rank: usize,
+    ranks: usize,
+) -> Result<(Done<'a, M, Q, N>, f64), Error> {
+    let pes = cfg.threads;
+    let t0 = Instant::now();
+    let links = Links::<M::Msg>::mesh(pes, ring_capacity(pes));
+    let done = run_workers(links, &shared.failure, |local, links| {
+        let mut pe = Pe::<M, Q, N>::new(local, net, rank, ranks, model, s, map, shared, links, cfg);
+        pe.init()?;
+        let init = t0.elapsed().as_secs_f64();
+        let mut progress = Progress::new(cfg.progress && local == 0 && rank == 0, s.end);
+        let r = pe.run(&mut progress);
+        progress.finish();
+        r.map(|_| (pe, init))
+    })?;
+    Ok((done, t0.elapsed().as_secs_f64()))
+}
+
+/// The statistics of this process' PEs (no digest yet).
+pub(crate) fn process_stats<M: Model, Q, N>(
+    model: &M,
+    cfg: &Config,
+    s: &Setup,
+    shared: &Shared,
+    done: &Done<'_, M, Q, N>,
+    total: f64,
+) -> Stats {
+    let inits = done.iter().map(|d| d.1);
+    let mut stats = parallel_stats(base_stats(model, cfg, s), total, inits, done.iter().map(|d| &d.0.stats));
+    stats.gvt_rounds = shared.gvt.rounds();
+    stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;
+    stats.kps_per_pe = cfg.kps_per_pe as u64;
+    stats.event_bytes = std::mem::size_of::<crate::event::Event<M::Msg, M::Undo>>() as u64;
+    stats.gvt_series = std::mem::take(&mut *shared.series.lock().unwrap_or_else(|p| p.into_inner()));
+    stats
 }

@@ -19,11 +19,20 @@ use super::super::{forward, init_lp, Setup};
 use super::comm::{Links, Received, Wire};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, SentRec};
+use super::net::{records, sections, Network, Port};
 use super::Shared;
 use crate::stats::PeStats;
 
-pub(crate) struct Pe<'a, M: Model, Q> {
+pub(crate) struct Pe<'a, M: Model, Q, N> {
+    /// Global PE id (over all processes).
     id: usize,
+    /// Index among this process' PEs.
+    local: usize,
+    /// Global id of this process' first PE, and its number of PEs.
+    base: usize,
+    threads: usize,
+    net: &'a N,
+    port: Port,
     model: &'a M,
     s: &'a Setup,
     map: &'a BlockMapping,
@@ -52,10 +61,23 @@ pub(crate) struct Pe<'a, M: Model, Q> {
     trace_lp: Option<LpId>,
 }
 
-impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
+/// Where an event for some PE goes.
+enum Route {
+    /// This PE.
+    Own,
+    /// Another PE of this process (its local index).
+    Local(usize),
+    /// A PE of another process (its global id).
+    Net(usize),
+}
+
+impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
-        id: usize,
+        local: usize,
+        net: &'a N,
+        rank: usize,
+        ranks: usize,
         model: &'a M,
         s: &'a Setup,
         map: &'a BlockMapping,
@@ -63,8 +85,15 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
         links: Links<M::Msg>,
         cfg: &crate::Config,
     ) -> Self {
+        let threads = cfg.threads;
+        let id = rank * threads + local;
         Pe {
             id,
+            local,
+            base: rank * threads,
+            threads,
+            net,
+            port: Port::new(id, ranks, threads),
             model,
             s,
             map,
@@ -101,16 +130,34 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             for o in out.drain(..) {
-                let pe = self.map.pe_of(o.dst);
-                if pe == self.id {
-                    self.enqueue_new(o.key, o.dst, o.msg);
-                } else {
-                    self.links.send_event(pe, o.key, o.dst, o.msg);
+                match self.route(o.dst) {
+                    Route::Own => {
+                        self.enqueue_new(o.key, o.dst, o.msg);
+                    }
+                    Route::Local(pe) => {
+                        self.links.send_event(pe, o.key, o.dst, o.msg);
+                    }
+                    Route::Net(pe) => {
+                        self.port.send_event(pe, o.key, o.dst, o.msg)?;
+                    }
                 }
             }
         }
         self.out = out;
         Ok(())
+    }
+
+    /// Where events for LP `dst` go.
+    #[inline]
+    fn route(&self, dst: LpId) -> Route {
+        let pe = self.map.pe_of(dst);
+        if pe == self.id {
+            Route::Own
+        } else if !N::ACTIVE || pe.wrapping_sub(self.base) < self.threads {
+            Route::Local(pe - self.base)
+        } else {
+            Route::Net(pe)
+        }
     }
 
     /// The scheduler loop: inboxes, GVT, a batch of events; until GVT passes everything.
@@ -127,11 +174,21 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             // GVT participation: cheap atomic loads unless a round is on.
             match gvt.step(&mut self.part) {
                 Step::Idle => {}
+                Step::Enter => {
+                    if N::ACTIVE {
+                        // What was sent before phase A is white: hand it
+                        // over under the old colour and count it.
+                        self.net.exchange(self.local, &mut self.port, gvt, true)?;
+                        self.port.epoch = self.part.current();
+                        self.net.snapshot(self.local, &self.port.sent);
+                    }
+                    gvt.enter(&mut self.part);
+                }
                 Step::Report => {
                     let t = Instant::now();
                     self.drain()?;
                     let local = self.local_min();
-                    gvt.report(self.id, &mut self.part, local);
+                    gvt.report(self.local, &mut self.part, local);
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                 }
                 Step::New(g) => {
@@ -139,7 +196,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
                     self.fossil_collect(g);
                     since_round = 0;
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
-                    if self.id == 0 {
+                    if self.local == 0 {
                         progress.update(g.time.min(self.s.end));
                         self.shared.record_round(g, t0.elapsed().as_secs_f64());
                     }
@@ -150,6 +207,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             }
             let (done, throttled) = self.process_batch()?;
             self.links.flush();
+            if N::ACTIVE {
+                self.net.exchange(self.local, &mut self.port, gvt, false)?;
+            }
             since_round += 1;
             if since_round >= self.gvt_interval || throttled || (done == 0 && received == 0) {
                 gvt.request();
@@ -179,8 +239,15 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
     fn drain(&mut self) -> Result<usize, Error> {
         let mut inbox = std::mem::take(&mut self.inbox);
         self.links.drain_into(&mut inbox);
-        let n = inbox.len();
+        let mut n = inbox.len();
+        if N::ACTIVE {
+            self.net.collect(self.local, &mut self.port);
+            if !self.port.inbound.is_empty() {
+                n += self.drain_net()?;
+            }
+        }
         for (from, w) in inbox.drain(..) {
+            let from = from + self.base;
             match w {
                 Wire::Event { key, dst, cseq, msg } => {
                     let inc = self.enqueue_new(key, dst, msg);
@@ -190,6 +257,29 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             }
         }
         self.inbox = inbox;
+        Ok(n)
+    }
+
+    /// Takes in the sections other processes sent this PE.
+    fn drain_net(&mut self) -> Result<usize, Error> {
+        let bytes = std::mem::take(&mut self.port.inbound);
+        let mut n = 0;
+        for sec in sections(&bytes) {
+            let sec = sec?;
+            let from = sec.src_pe as usize;
+            for w in records::<M::Msg>(sec.records) {
+                match w? {
+                    Wire::Event { key, dst, cseq, msg } => {
+                        let inc = self.enqueue_new(key, dst, msg);
+                        self.received[from].push(cseq, key.time, inc);
+                    }
+                    Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
+                }
+                n += 1;
+            }
+        }
+        self.port.inbound = bytes;
+        self.port.inbound.clear();
         Ok(n)
     }
 
@@ -214,8 +304,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             let straggler = self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > key);
             if straggler {
                 self.stats.primary_rollbacks += 1;
-                self.rollback(kp, key);
-            } else if self.uncommitted >= self.budget && !self.make_room(key) {
+                self.rollback(kp, key)?;
+            } else if self.uncommitted >= self.budget && !self.make_room(key)? {
                 // Optimistic memory used up and every processed event precedes
                 // this one: stop speculating until GVT moves past them.
                 self.q.push(e);
@@ -233,13 +323,13 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
     /// this, a PE whose budget is held by events later than its next pending
     /// event would wait for a GVT that cannot pass that event. Returns true
     /// when there is room again.
-    fn make_room(&mut self, next: Key) -> bool {
+    fn make_room(&mut self, next: Key) -> Result<bool, Error> {
         for kp in 0..self.kps.len() {
             if self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > next) {
-                self.rollback(kp, next);
+                self.rollback(kp, next)?;
             }
         }
-        self.uncommitted < self.budget
+        Ok(self.uncommitted < self.budget)
     }
 
     /// Runs the forward handler of a pending event, keeps it in the arena
@@ -275,34 +365,46 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
         self.kps[kp].processed.push_back(h);
         self.uncommitted += 1;
         self.stats.processed += 1;
+        let mut result = Ok(());
         for o in out.drain(..) {
-            let pe = self.map.pe_of(o.dst);
-            let inc = if pe == self.id {
-                self.enqueue_new(o.key, o.dst, o.msg)
-            } else {
-                self.part.sent(o.key);
-                self.links.send_event(pe, o.key, o.dst, o.msg)
+            let inc = match self.route(o.dst) {
+                Route::Own => self.enqueue_new(o.key, o.dst, o.msg),
+                Route::Local(pe) => {
+                    self.part.sent(o.key);
+                    self.links.send_event(pe, o.key, o.dst, o.msg)
+                }
+                Route::Net(pe) => {
+                    self.part.sent(o.key);
+                    match self.port.send_event(pe, o.key, o.dst, o.msg) {
+                        Ok(c) => c,
+                        Err(e) => {
+                            result = Err(e);
+                            0
+                        }
+                    }
+                }
             };
             self.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, inc });
         }
         self.out = out;
-        Ok(())
+        result
     }
 
     /// Undoes, newest first, every processed event of KP `kp` whose key is `>= bound`.
-    fn rollback(&mut self, kp: usize, bound: Key) {
+    fn rollback(&mut self, kp: usize, bound: Key) -> Result<(), Error> {
         while let Some(&h) = self.kps[kp].processed.back() {
             if self.arena[h].key < bound {
                 break;
             }
             self.kps[kp].processed.pop_back();
-            self.undo(kp, h);
+            self.undo(kp, h)?;
         }
+        Ok(())
     }
 
     /// Undoes one processed event: model state, random streams, send counter,
     /// and every event it sent; the event goes back to the pending queue.
-    fn undo(&mut self, kp: usize, h: u32) {
+    fn undo(&mut self, kp: usize, h: u32) -> Result<(), Error> {
         let ev = self.arena[h];
         let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
         match M::ROLLBACK {
@@ -317,25 +419,27 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
         lp.seq = lp.seq.wrapping_sub(ev.n_sent);
         for _ in 0..ev.n_sent {
             let rec = self.kps[kp].sent.pop_back().expect("a sent record per send");
-            self.cancel(rec);
+            self.cancel(rec)?;
         }
         debug_assert_eq!(ev.owner, Owner::Processed);
         self.q.push(Entry::new(ev.key, Queued { dst: ev.dst, inc: ev.inc, msg: ev.msg }));
         self.arena.free(h);
         self.uncommitted -= 1;
         self.stats.rolled_back += 1;
+        Ok(())
     }
 
     /// Cancels an event sent by an event being undone.
-    fn cancel(&mut self, rec: SentRec) {
-        let pe = self.map.pe_of(rec.dst);
-        if pe != self.id {
-            self.links.send(pe, Wire::Anti { key: rec.key, dst: rec.dst, cseq: rec.inc });
-            self.part.sent(rec.key);
-            self.stats.anti_messages += 1;
-        } else {
-            self.kill(rec.inc, rec.dst, rec.key);
+    fn cancel(&mut self, rec: SentRec) -> Result<(), Error> {
+        let anti = Wire::Anti { key: rec.key, dst: rec.dst, cseq: rec.inc };
+        match self.route(rec.dst) {
+            Route::Own => return self.kill(rec.inc, rec.dst, rec.key),
+            Route::Local(pe) => self.links.send(pe, anti),
+            Route::Net(pe) => self.port.send(pe, &anti)?,
         }
+        self.part.sent(rec.key);
+        self.stats.anti_messages += 1;
+        Ok(())
     }
 
     /// An anti-message arrived: find the event it cancels and kill it.
@@ -343,14 +447,13 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
         let inc = self.received[from]
             .get(cseq)
             .ok_or_else(|| Error::Worker(format!("internal: anti-message for an unknown event {key:?} to LP {dst}")))?;
-        self.kill(inc, dst, key);
-        Ok(())
+        self.kill(inc, dst, key)
     }
 
     /// Cancels the event of incarnation `inc`: if it was processed, its KP is
     /// rolled back first (secondary rollback; it returns to the queue); then
     /// it is marked to be dropped when popped.
-    fn kill(&mut self, inc: u32, dst: LpId, key: Key) {
+    fn kill(&mut self, inc: u32, dst: LpId, key: Key) -> Result<(), Error> {
         let kp = self.map.kp_of(dst);
         let arena = &self.arena;
         let found = self.kps[kp].processed.binary_search_by(|&h| arena[h].key.cmp(&key));
@@ -358,10 +461,11 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
             let h = self.kps[kp].processed[i];
             if self.arena[h].inc == inc {
                 self.stats.secondary_rollbacks += 1;
-                self.rollback(kp, key);
+                self.rollback(kp, key)?;
             }
         }
         self.cancelled.insert(inc, key);
+        Ok(())
     }
 
     /// Queues a new pending event; returns its incarnation.
@@ -396,7 +500,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>> Pe<'a, M, Q> {
                 }
                 for _ in 0..ev.n_sent {
                     let rec = self.kps[kp].sent.pop_front().expect("a sent record per send");
-                    self.stats.remote += (self.map.pe_of(rec.dst) != self.id) as u64;
+                    let pe = self.map.pe_of(rec.dst);
+                    self.stats.remote += (pe != self.id) as u64;
+                    self.stats.remote_process += (pe.wrapping_sub(self.base) >= self.threads) as u64;
                 }
                 if M::ROLLBACK == Rollback::StateSaving {
                     self.kps[kp].saved.pop_front();
