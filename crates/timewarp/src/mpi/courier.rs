@@ -8,11 +8,13 @@
 //! 1. Sections from every local PE pile up in one buffer per destination
 //!    process (consolidation, the multicore report's optimisation 1).
 //! 2. Buffers go out as one non-blocking send each when they grow past
-//!    [`SEND_BYTES`] or when a poll is due; finished sends are recycled.
+//!    [`SEND_BYTES`], when a poll is due, or when a GVT round starts;
+//!    finished sends are recycled.
 //! 3. Polling for incoming messages is adaptive (optimisation 2): an empty
 //!    poll doubles the number of visits before the next, a fruitful one
-//!    halves it, between 1 and [`MAX_INTERVAL`]. While a GVT round is on,
-//!    every visit sends and polls.
+//!    halves it, between 1 and [`MAX_INTERVAL`]. While a GVT round waits for
+//!    white records to arrive, every visit polls (but does not send: the
+//!    round's white records all left when it started).
 //! 4. GVT across processes, Mattern-style with two non-blocking collectives
 //!    per round: once every local PE is in phase A (so all it sent before is
 //!    "white" and counted), an all-reduce sums the white records sent to each
@@ -237,14 +239,18 @@ impl Inner {
         let t = Instant::now();
         self.reap();
         self.visits += 1;
-        let urgent = force || self.phase != Phase::Idle;
-        if urgent || self.visits >= self.interval {
-            self.visits = 0;
-            self.send_all(c, 0);
+        // Only white records hold a GVT round up, and they all left at the
+        // start of the round (see `advance_gvt`): while the round waits for
+        // them to arrive, poll at every visit; otherwise keep the cadence.
+        let urgent = force || matches!(self.phase, Phase::Counting | Phase::Waiting { .. });
+        let due = force || self.visits >= self.interval;
+        self.send_all(c, if due { 0 } else { SEND_BYTES });
+        if urgent || due {
             let found = self.poll(c)?;
-            self.interval = if found { (self.interval / 2).max(1) } else { (self.interval * 2).min(MAX_INTERVAL) };
-        } else {
-            self.send_all(c, SEND_BYTES);
+            if due {
+                self.visits = 0;
+                self.interval = if found { (self.interval / 2).max(1) } else { (self.interval * 2).min(MAX_INTERVAL) };
+            }
         }
         self.advance_gvt(c, gvt)?;
         self.fig.mpi_seconds += t.elapsed().as_secs_f64();
@@ -345,6 +351,9 @@ impl Inner {
                     for (q, o) in out.iter_mut().enumerate() {
                         *o = c.snaps.iter().map(|pe| pe[q].load(Relaxed)).sum();
                     }
+                    // Every white record of this process is in `bufs` or sent
+                    // (PEs hand theirs over before entering phase A): send them.
+                    self.send_all(c, 0);
                     let req = self.comm.immediate_all_reduce_into(StaticScope, &*out, inp, SystemOperation::sum());
                     self.collective = Some(req);
                     self.phase = Phase::Counting;

@@ -10,12 +10,11 @@
 //! in id order: the digest and results are those of a sequential run.
 //!
 //! ```no_run
-//! # #[cfg(feature = "mpi")] {
 //! use timewarp::{mpi::Cluster, Config, Sync};
-//! # fn model() -> impl timewarp::Model { unimplemented!() }
+//! # let model = timewarp::verify::doc_model();
 //! let cluster = Cluster::init().expect("MPI");
 //! let cfg = Config { sync: Sync::Optimistic, threads: 2, ..Config::default() };
-//! match timewarp::mpi::run(&model(), &cfg, &cluster) {
+//! match timewarp::mpi::run(&model, &cfg, &cluster) {
 //!     Ok(Some(report)) => println!("{}", report.stats.table()), // rank 0
 //!     Ok(None) => {}                                           // other ranks
 //!     Err(e) => {
@@ -23,7 +22,6 @@
 //!         cluster.abort(1) // ends every process: the others would wait forever
 //!     }
 //! }
-//! # }
 //! ```
 
 mod conservative;

@@ -1,0 +1,226 @@
+//! End-to-end runs across MPI processes: `mpirun -n 2` and `-n 3` (OpenMPI,
+//! oversubscribed on a small machine) must commit exactly what one
+//! sequential process commits, for every model, mode and thread count, and a
+//! failure on one process must end the whole job with a clear message.
+//!
+//! Built only with `--features mpi`; `.ci/run` installs OpenMPI and runs
+//! `cargo test -p timewarp-cli --features mpi --test mpi`. A missing
+//! `mpirun` fails these tests rather than skipping them.
+#![cfg(feature = "mpi")]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// No test run takes more than a few seconds here; a hang becomes a failure.
+const LIMIT: Duration = Duration::from_secs(180);
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_timewarp")
+}
+
+/// `mpirun -n np timewarp args...`, run as root if need be.
+fn mpirun(np: usize) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["-n", &np.to_string(), "--oversubscribe", bin()])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        // Shared-memory transport only: no network interfaces needed.
+        .env("OMPI_MCA_btl", "self,vader")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Runs `cmd` to completion, killing it (and failing) after [`LIMIT`].
+fn finish(mut cmd: Command) -> Output {
+    let mut child = cmd.spawn().expect("mpirun starts (is OpenMPI installed? see README)");
+    let t0 = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if t0.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("{cmd:?} still running after {LIMIT:?}: a hang");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("timewarp-mpi-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Statistics of `timewarp run <args>` in one process.
+fn single(args: &[&str]) -> Value {
+    let path = tmp(&format!("single-{}.json", args.join("_").replace(['-', '.', '/', ' '], "")));
+    let mut c = Command::new(bin());
+    c.args(["run"]).args(args).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let o = finish(c);
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Statistics of `mpirun -n np timewarp run <args>`.
+fn distributed(np: usize, args: &[&str]) -> Value {
+    let path = tmp(&format!("mpi{np}-{}.json", args.join("_").replace(['-', '.', '/', ' '], "")));
+    let mut c = mpirun(np);
+    c.args(["run"]).args(args).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
+    let o = finish(c);
+    assert!(o.status.success(), "mpirun -n {np} {args:?}: {}", text(&o.stderr));
+    assert!(o.stdout.is_empty(), "--quiet prints nothing: {}", text(&o.stdout));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every process count and thread count commits the sequential digest.
+fn assert_same_as_sequential(model: &[&str], syncs: &[&str], threads: &[usize], extra: &[&str]) {
+    let mut seq_args = model.to_vec();
+    seq_args.extend(["--sync", "sequential"]);
+    let seq = single(&seq_args);
+    for np in [2, 3] {
+        for sync in syncs {
+            for t in threads {
+                let t = t.to_string();
+                let mut args = model.to_vec();
+                args.extend(["--sync", sync, "--threads", &t]);
+                args.extend(extra);
+                let par = distributed(np, &args);
+                let what = format!("mpirun -n {np} {args:?}");
+                assert_eq!(par["digest"], seq["digest"], "{what}: digest differs from sequential");
+                assert_eq!(par["committed_events"], seq["committed_events"], "{what}");
+                assert_eq!(par["model_results"], seq["model_results"], "{what}: model results differ");
+                assert_eq!(par["ranks"], np, "{what}");
+                assert_eq!(par["rank_stats"].as_array().unwrap().len(), np, "{what}: one entry per rank");
+                let per_rank: u64 =
+                    par["rank_stats"].as_array().unwrap().iter().map(|r| r["committed_events"].as_u64().unwrap()).sum();
+                assert_eq!(per_rank, seq["committed_events"].as_u64().unwrap(), "{what}: ranks' counts add up");
+            }
+        }
+    }
+}
+
+#[test]
+fn phold_remote_01_matches_sequential() {
+    let m = ["phold", "--lps", "2048", "--end", "15", "--remote", "0.1"];
+    assert_same_as_sequential(&m, &["optimistic", "conservative"], &[1, 2], &[]);
+}
+
+#[test]
+fn phold_remote_1_matches_sequential() {
+    let m = ["phold", "--lps", "1024", "--end", "15", "--remote", "1.0"];
+    assert_same_as_sequential(&m, &["optimistic", "conservative"], &[1, 2], &[]);
+}
+
+#[test]
+fn phold_heavy_rollback_matches_sequential() {
+    // One event per LP, all remote, few LPs: stragglers everywhere.
+    let m = ["phold", "--lps", "64", "--population", "1", "--remote", "1.0", "--end", "100"];
+    assert_same_as_sequential(&m, &["optimistic"], &[1, 2], &[]);
+    // The same with tiny batches, one KP per PE and almost no optimistic memory.
+    assert_same_as_sequential(&m, &["optimistic"], &[2], &["--batch", "1", "--kps-per-pe", "1", "--event-memory", "3"]);
+}
+
+#[test]
+fn phold_zero_lookahead_matches_sequential() {
+    let m = ["phold", "--lps", "300", "--population", "2", "--remote", "0.5", "--lookahead", "0", "--end", "30"];
+    assert_same_as_sequential(&m, &["optimistic"], &[1, 3], &[]);
+}
+
+#[test]
+fn pcs_matches_sequential() {
+    let m = ["pcs", "--end", "4"];
+    assert_same_as_sequential(&m, &["optimistic"], &[1, 2], &[]);
+}
+
+#[test]
+fn statistics_describe_the_traffic_between_processes() {
+    let s = distributed(2, &["phold", "--lps", "4096", "--end", "10", "--sync", "optimistic"]);
+    let f = |k: &str| s[k].as_f64().unwrap_or_else(|| panic!("key {k} missing: {s}"));
+    // Half of the remote draws land in the other process.
+    assert!(f("remote_process_fraction") > 0.03 && f("remote_process_fraction") < 0.07, "{s}");
+    assert!(f("mpi_messages") > 0.0 && f("mpi_events_per_message") >= 1.0, "{s}");
+    assert!(f("polls") >= f("successful_polls") && f("successful_polls") > 0.0, "{s}");
+    assert!(f("gvt_rounds") > 0.0 && f("mpi_seconds") >= 0.0, "{s}");
+    for (i, r) in s["rank_stats"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(r["rank"], i);
+        assert!(r["mpi_messages"].as_u64().unwrap() > 0, "rank {i} sent messages: {r}");
+    }
+    // The per-PE list covers every PE of every process.
+    assert_eq!(s["pes"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn the_summary_is_printed_once() {
+    let mut c = mpirun(3);
+    c.args(["run", "phold", "--lps", "1024", "--end", "5", "--sync", "optimistic"]);
+    let o = finish(c);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_eq!(out.matches("digest").count(), 1, "one summary, from rank 0:\n{out}");
+    assert!(out.contains("MPI messages") && out.contains("ranks"), "{out}");
+}
+
+#[test]
+fn sequential_under_mpirun_is_refused_once() {
+    let mut c = mpirun(2);
+    c.args(["run", "phold", "--lps", "64", "--end", "2"]);
+    let o = finish(c);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert_eq!(err.matches("error: invalid configuration").count(), 1, "rank 0 alone says it: {err}");
+    assert!(err.contains("--sync optimistic"), "{err}");
+}
+
+#[test]
+fn a_failure_on_one_process_ends_the_job() {
+    // Rank 0 cannot write its statistics while rank 1 is already running:
+    // rank 0 must say so and take rank 1 down with it, not leave it waiting.
+    let mut c = mpirun(2);
+    c.args(["run", "phold", "--end", "1000000", "--sync", "optimistic", "--stats-json", "/nonexistent-dir/s.json"]);
+    let o = finish(c);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(err.contains("error (rank 0): cannot write statistics to /nonexistent-dir/s.json"), "{err}");
+}
+
+#[test]
+fn a_process_that_dies_ends_the_job() {
+    let mut c = mpirun(2);
+    c.args(["run", "phold", "--end", "1000000", "--sync", "optimistic", "--quiet"]);
+    let mut child = c.spawn().expect("mpirun starts");
+    // Wait until both processes run, then kill one of them.
+    let t0 = Instant::now();
+    let victim = loop {
+        let kids = Command::new("pgrep").args(["-P", &child.id().to_string()]).output().expect("pgrep runs");
+        let pids: Vec<String> = text(&kids.stdout).split_whitespace().map(String::from).collect();
+        if pids.len() >= 2 {
+            break pids[1].clone();
+        }
+        assert!(t0.elapsed() < LIMIT, "the processes never started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(Command::new("kill").args(["-9", &victim]).status().unwrap().success());
+    let t1 = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(!status.success(), "the job must fail when a process dies");
+            break;
+        }
+        assert!(t1.elapsed() < Duration::from_secs(60), "the job hangs after a process died");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    assert!(err.contains("signal 9") || err.contains("Killed"), "mpirun names the dead process: {err}");
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Distributed runs against one process: PHOLD (the Core issue's reference:
+# 16,384 LPs, 10 events/LP, delay 1 + Exp(1), end 20) at remote 0.1 and 1.0,
+# and 2^20 LPs at remote 0.1. Per configuration, REPS alternating rounds of
+#   seq   one process, --sync sequential
+#   thr2  one process, --sync optimistic --threads 2
+#   mpi2  mpirun -n 2, --sync optimistic --threads 1
+#   con2  mpirun -n 2, --sync conservative --threads 1
+# and medians, with mpi2's consolidation factor (events per MPI message),
+# share of time in MPI calls and poll success rate. Every run's digest must
+# agree. Builds the MPI binary into target/mpi (needs OpenMPI, see README).
+#
+#   scripts/bench-mpi.sh                 # REPS=5
+#   REPS=3 LARGE=0 scripts/bench-mpi.sh  # skip the 2^20-LP configuration
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPS=${REPS:-5}
+LARGE=${LARGE:-1}
+cargo build --release -q -p timewarp-cli --features mpi --target-dir target/mpi
+BIN=target/mpi/release/timewarp
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+MPI=(mpirun -n 2 --oversubscribe --bind-to none "$BIN")
+configs=("--remote 0.1" "--remote 1.0")
+[ "$LARGE" = 1 ] && configs+=("--remote 0.1 --lps 1048576")
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); median of $REPS alternating rounds"
+echo "| phold | seq ev/s | 1 proc × 2 thr ev/s | 2 proc × 1 thr ev/s (eff.) | conservative 2 proc ev/s | mpi2 / thr2 | mpi2 / ROSS 2 ranks (480k) | events/message | time in MPI | polls found |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for c in "${configs[@]}"; do
+  for r in $(seq 1 "$REPS"); do
+    # shellcheck disable=SC2086
+    "$BIN" run phold $c --sync sequential --quiet --stats-json "$tmp/seq-$r.json"
+    # shellcheck disable=SC2086
+    "$BIN" run phold $c --sync optimistic --threads 2 --quiet --stats-json "$tmp/thr2-$r.json"
+    # shellcheck disable=SC2086
+    "${MPI[@]}" run phold $c --sync optimistic --threads 1 --quiet --stats-json "$tmp/mpi2-$r.json"
+    # shellcheck disable=SC2086
+    "${MPI[@]}" run phold $c --sync conservative --threads 1 --quiet --stats-json "$tmp/con2-$r.json"
+  done
+  python3 - "$tmp" "$REPS" "$c" <<'PY'
+import json, statistics, sys
+tmp, reps, c = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+kinds = ["seq", "thr2", "mpi2", "con2"]
+runs = {k: [json.load(open(f"{tmp}/{k}-{r}.json")) for r in range(1, reps + 1)] for k in kinds}
+digests = {d["digest"] for k in kinds for d in runs[k]}
+assert len(digests) == 1, f"runs disagree: {digests}"
+med = {k: statistics.median(d["event_rate"] for d in runs[k]) for k in kinds}
+m = runs["mpi2"]
+eff = statistics.median(d["efficiency"] for d in m)
+epm = statistics.median(d["mpi_events_per_message"] for d in m)
+share = statistics.median(d["mpi_seconds"] / (d["ranks"] * d["wall_seconds"]) for d in m)
+found = statistics.median(d["successful_polls"] / max(d["polls"], 1) for d in m)
+print(f"| {c} | {med['seq']:,.0f} | {med['thr2']:,.0f} | {med['mpi2']:,.0f} ({eff:.1%}) | {med['con2']:,.0f} | "
+      f"{med['mpi2']/med['thr2']:.2f} | {med['mpi2']/480e3:.1f}× | {epm:.1f} | {share:.1%} | {found:.0%} |")
+PY
+done
