@@ -12,6 +12,7 @@
 #
 #   scripts/bench-mpi.sh                 # REPS=5
 #   REPS=3 LARGE=0 scripts/bench-mpi.sh  # skip the 2^20-LP configuration
+#   CONFIGS="--remote 0.1 --lps 1048576" REPS=3 scripts/bench-mpi.sh  # chosen configurations (';' between)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
@@ -24,6 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 MPI=(mpirun -n 2 --oversubscribe --bind-to none "$BIN")
 configs=("--remote 0.1" "--remote 1.0")
 [ "$LARGE" = 1 ] && configs+=("--remote 0.1 --lps 1048576")
+if [ -n "${CONFIGS:-}" ]; then IFS=';' read -r -a configs <<<"$CONFIGS"; fi
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); median of $REPS alternating rounds"
 echo "| phold | seq ev/s | 1 proc × 2 thr ev/s | 2 proc × 1 thr ev/s (eff.) | conservative 2 proc ev/s | mpi2 / thr2 | mpi2 / ROSS 2 ranks (480k) | events/message | time in MPI | polls found |"
 echo "|---|---|---|---|---|---|---|---|---|---|"

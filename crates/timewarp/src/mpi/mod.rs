@@ -127,7 +127,8 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
     let map = BlockMapping::new(s.num_lps, ranks * cfg.threads, cfg.kps_per_pe);
     let courier = Courier::new(cluster.world.duplicate(), rank, ranks, cfg.threads);
     let shared = Shared::new(cfg.threads, true);
-    let (done, total) = run_pes::<M, Q, Courier>(model, cfg, &s, &map, &shared, &courier, rank, ranks)?;
+    let rings = crate::kernel::optimistic::ring_capacity(cfg.threads);
+    let (done, total) = run_pes::<M, Q, Courier>(model, cfg, &s, &map, &shared, &courier, rank, ranks, rings)?;
     let fig = courier.finish();
     let stats = process_stats(model, cfg, &s, &shared, &done, total);
     let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();

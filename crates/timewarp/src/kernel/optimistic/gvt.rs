@@ -9,7 +9,9 @@
 //! `min(pending queue, send_min, spilled messages)`. The last reporter takes
 //! the minimum and publishes it. Messages sent after their sender entered A
 //! are covered by its `send_min`; messages sent before are in some queue at
-//! phase B. GVT is a full [`Key`], not just a time, so events tied in
+//! phase B — except those still spilled at the sender (their ring was full),
+//! which may reach the ring after the receiver reported: entering A puts
+//! them into `send_min` too. GVT is a full [`Key`], not just a time, so events tied in
 //! timestamp are committed exactly when nothing can precede them any more.
 //!
 //! Across processes (MPI) the same round gains two gates that the process'

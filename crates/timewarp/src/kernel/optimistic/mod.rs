@@ -69,7 +69,7 @@ impl Shared {
 
 /// Ring slots per (sender, receiver) pair: enough to absorb a batch burst,
 /// small enough that N² rings stay cheap.
-fn ring_capacity(pes: usize) -> usize {
+pub(crate) fn ring_capacity(pes: usize) -> usize {
     (65_536 / pes.max(1)).clamp(1024, 16_384)
 }
 
@@ -81,7 +81,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     let s = Setup::new(model, cfg)?;
     let map = BlockMapping::new(s.num_lps, cfg.threads, cfg.kps_per_pe);
     let shared = Shared::new(cfg.threads, false);
-    let (done, total) = run_pes::<M, Q, NoNet>(model, cfg, &s, &map, &shared, &NoNet, 0, 1)?;
+    let rings = ring_capacity(cfg.threads);
+    let (done, total) = run_pes::<M, Q, NoNet>(model, cfg, &s, &map, &shared, &NoNet, 0, 1, rings)?;
     let stats = process_stats(model, cfg, &s, &shared, &done, total);
     let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
     let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
@@ -105,10 +106,11 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     net: &'a N,
     rank: usize,
     ranks: usize,
+    rings: usize,
 ) -> Result<(Done<'a, M, Q, N>, f64), Error> {
     let pes = cfg.threads;
     let t0 = Instant::now();
-    let links = Links::<M::Msg>::mesh(pes, ring_capacity(pes));
+    let links = Links::<M::Msg>::mesh(pes, rings);
     let done = run_workers(links, &shared.failure, |local, links| {
         let mut pe = Pe::<M, Q, N>::new(local, net, rank, ranks, model, s, map, shared, links, cfg);
         pe.init()?;

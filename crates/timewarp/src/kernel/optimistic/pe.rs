@@ -183,6 +183,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                         self.net.snapshot(self.local, &self.port.sent);
                     }
                     gvt.enter(&mut self.part);
+                    // Messages still spilled (their ring was full) reach the
+                    // ring only later, possibly after their receiver has
+                    // reported: count them as sent during the round.
+                    self.part.sent(self.links.spilled_min());
                 }
                 Step::Report => {
                     let t = Instant::now();
