@@ -10,6 +10,7 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -54,15 +55,17 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn tmp(name: &str) -> PathBuf {
+/// A fresh statistics path for one run (tests run in parallel threads).
+fn tmp(what: &str) -> PathBuf {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!("timewarp-mpi-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    dir.join(format!("{what}-{}.json", RUNS.fetch_add(1, Ordering::Relaxed)))
 }
 
 /// Statistics of `timewarp run <args>` in one process.
 fn single(args: &[&str]) -> Value {
-    let path = tmp(&format!("single-{}.json", args.join("_").replace(['-', '.', '/', ' '], "")));
+    let path = tmp("single");
     let mut c = Command::new(bin());
     c.args(["run"]).args(args).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -73,7 +76,7 @@ fn single(args: &[&str]) -> Value {
 
 /// Statistics of `mpirun -n np timewarp run <args>`.
 fn distributed(np: usize, args: &[&str]) -> Value {
-    let path = tmp(&format!("mpi{np}-{}.json", args.join("_").replace(['-', '.', '/', ' '], "")));
+    let path = tmp(&format!("mpi{np}"));
     let mut c = mpirun(np);
     c.args(["run"]).args(args).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
     let o = finish(c);
@@ -140,6 +143,61 @@ fn phold_zero_lookahead_matches_sequential() {
 fn pcs_matches_sequential() {
     let m = ["pcs", "--end", "4"];
     assert_same_as_sequential(&m, &["optimistic"], &[1, 2], &[]);
+}
+
+#[test]
+fn random_configurations_match_sequential() {
+    // A seeded list of configurations (the same every run): process and
+    // thread counts, batch, KPs, GVT interval, queue, mode and model
+    // parameters drawn together, so combinations no fixed test names are
+    // covered too.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for _ in 0..10 {
+        let np = 2 + next(3) as usize;
+        let lookahead = ["0", "0.01", "0.5", "1.0"][next(4) as usize];
+        let conservative = lookahead != "0" && next(3) == 0;
+        let end = (5 + next(30)).to_string();
+        let seed = next(100_000).to_string();
+        let (lps, population) = ((16 << next(6)).to_string(), (1 + next(4)).to_string());
+        let (cx, cy) = ((2 + next(5)).to_string(), (2 + next(5)).to_string());
+        let model: Vec<&str> = if !conservative && next(5) == 0 {
+            vec!["pcs", "--cells-x", &cx, "--cells-y", &cy, "--end", &end, "--seed", &seed]
+        } else {
+            let remote = ["0", "0.1", "0.5", "1.0"][next(4) as usize];
+            vec![
+                "phold",
+                "--lps",
+                &lps,
+                "--population",
+                &population,
+                "--remote",
+                remote,
+                "--lookahead",
+                lookahead,
+                "--end",
+                &end,
+                "--seed",
+                &seed,
+            ]
+        };
+        let (threads, batch) = ((1 + next(3)).to_string(), (1u64 << next(6)).to_string());
+        let (kps, interval) = ((1 + next(16)).to_string(), (1 + next(32)).to_string());
+        let mut args = model.clone();
+        args.extend(["--sync", if conservative { "conservative" } else { "optimistic" }, "--threads", &threads]);
+        args.extend(["--batch", &batch, "--kps-per-pe", &kps, "--gvt-interval", &interval]);
+        args.extend(["--queue", ["ladder", "heap"][next(2) as usize]]);
+        let seq = single(&[model.as_slice(), &["--sync", "sequential"]].concat());
+        let par = distributed(np, &args);
+        let what = format!("mpirun -n {np} {args:?}");
+        assert_eq!(par["digest"], seq["digest"], "{what}: digest differs from sequential");
+        assert_eq!(par["model_results"], seq["model_results"], "{what}: model results differ");
+    }
 }
 
 #[test]
