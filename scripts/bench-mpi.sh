@@ -10,9 +10,17 @@
 # share of time in MPI calls and poll success rate. Every run's digest must
 # agree. Builds the MPI binary into target/mpi (needs OpenMPI, see README).
 #
+# With ROSS_PHOLD set, each round of the reference configurations (no --lps)
+# also runs ROSS: `$ROSS_PHOLD 1 REMOTE` (sequential) and `$ROSS_PHOLD 2
+# REMOTE` (2 MPI ranks, optimistic), a command of yours that runs ROSS's
+# PHOLD on the same configuration and prints `ev_per_s=E` (committed events
+# per second); the table then compares with those measured rates instead of
+# the 480k reference figure. docs/performance.md says how it was built here.
+#
 #   scripts/bench-mpi.sh                 # REPS=5
 #   REPS=3 LARGE=0 scripts/bench-mpi.sh  # skip the 2^20-LP configuration
 #   CONFIGS="--remote 0.1 --lps 1048576" REPS=3 scripts/bench-mpi.sh  # chosen configurations (';' between)
+#   ROSS_PHOLD=/path/to/run-ross-phold.sh LARGE=0 scripts/bench-mpi.sh   # ROSS side by side
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
@@ -27,12 +35,29 @@ configs=("--remote 0.1" "--remote 1.0")
 [ "$LARGE" = 1 ] && configs+=("--remote 0.1 --lps 1048576")
 if [ -n "${CONFIGS:-}" ]; then IFS=';' read -r -a configs <<<"$CONFIGS"; fi
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); median of $REPS alternating rounds"
-echo "| phold | seq ev/s | 1 proc × 2 thr ev/s | 2 proc × 1 thr ev/s (eff.) | conservative 2 proc ev/s | mpi2 / thr2 | mpi2 / ROSS 2 ranks (480k) | events/message | time in MPI | polls found |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+ross_rate() { # NP REMOTE -> committed ev/s of ROSS's PHOLD
+  "$ROSS_PHOLD" "$1" "$2" | sed -n 's/.*ev_per_s=\([0-9.]*\).*/\1/p'
+}
+if [ -n "${ROSS_PHOLD:-}" ]; then
+  echo "| phold | seq ev/s | ROSS seq ev/s | 1 proc × 2 thr ev/s | 2 proc × 1 thr ev/s (eff.) | ROSS 2 ranks ev/s | conservative 2 proc ev/s | mpi2 / thr2 | seq / ROSS seq | mpi2 / ROSS 2 ranks | events/message | time in MPI | polls found |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+else
+  echo "| phold | seq ev/s | 1 proc × 2 thr ev/s | 2 proc × 1 thr ev/s (eff.) | conservative 2 proc ev/s | mpi2 / thr2 | mpi2 / ROSS 2 ranks (480k) | events/message | time in MPI | polls found |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+fi
 for c in "${configs[@]}"; do
+  remote=$(sed -n 's/.*--remote \([0-9.]*\).*/\1/p' <<<"$c")
+  ross=0
+  [ -n "${ROSS_PHOLD:-}" ] && [ -n "$remote" ] && [[ "$c" != *--lps* ]] && ross=1
   for r in $(seq 1 "$REPS"); do
+    if [ "$ross" = 1 ]; then
+      ross_rate 1 "$remote" >"$tmp/ross1-$r"
+    fi
     # shellcheck disable=SC2086
     "$BIN" run phold $c --sync sequential --quiet --stats-json "$tmp/seq-$r.json"
+    if [ "$ross" = 1 ]; then
+      ross_rate 2 "$remote" >"$tmp/ross2-$r"
+    fi
     # shellcheck disable=SC2086
     "$BIN" run phold $c --sync optimistic --threads 2 --quiet --stats-json "$tmp/thr2-$r.json"
     # shellcheck disable=SC2086
@@ -40,9 +65,9 @@ for c in "${configs[@]}"; do
     # shellcheck disable=SC2086
     "${MPI[@]}" run phold $c --sync conservative --threads 1 --quiet --stats-json "$tmp/con2-$r.json"
   done
-  python3 - "$tmp" "$REPS" "$c" <<'PY'
+  python3 - "$tmp" "$REPS" "$c" "$ross" <<'PY'
 import json, statistics, sys
-tmp, reps, c = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+tmp, reps, c, ross = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
 kinds = ["seq", "thr2", "mpi2", "con2"]
 runs = {k: [json.load(open(f"{tmp}/{k}-{r}.json")) for r in range(1, reps + 1)] for k in kinds}
 digests = {d["digest"] for k in kinds for d in runs[k]}
@@ -53,7 +78,13 @@ eff = statistics.median(d["efficiency"] for d in m)
 epm = statistics.median(d["mpi_events_per_message"] for d in m)
 share = statistics.median(d["mpi_seconds"] / (d["ranks"] * d["wall_seconds"]) for d in m)
 found = statistics.median(d["successful_polls"] / max(d["polls"], 1) for d in m)
-print(f"| {c} | {med['seq']:,.0f} | {med['thr2']:,.0f} | {med['mpi2']:,.0f} ({eff:.1%}) | {med['con2']:,.0f} | "
-      f"{med['mpi2']/med['thr2']:.2f} | {med['mpi2']/480e3:.1f}× | {epm:.1f} | {share:.1%} | {found:.0%} |")
+if ross:
+    r1, r2 = (statistics.median(float(open(f"{tmp}/ross{n}-{r}").read()) for r in range(1, reps + 1)) for n in (1, 2))
+    print(f"| {c} | {med['seq']:,.0f} | {r1:,.0f} | {med['thr2']:,.0f} | {med['mpi2']:,.0f} ({eff:.1%}) | {r2:,.0f} | "
+          f"{med['con2']:,.0f} | {med['mpi2']/med['thr2']:.2f} | {med['seq']/r1:.1f}× | {med['mpi2']/r2:.1f}× | "
+          f"{epm:.1f} | {share:.1%} | {found:.0%} |")
+else:
+    print(f"| {c} | {med['seq']:,.0f} | {med['thr2']:,.0f} | {med['mpi2']:,.0f} ({eff:.1%}) | {med['con2']:,.0f} | "
+          f"{med['mpi2']/med['thr2']:.2f} | {med['mpi2']/480e3:.1f}× | {epm:.1f} | {share:.1%} | {found:.0%} |")
 PY
 done
