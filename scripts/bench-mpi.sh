@@ -12,15 +12,16 @@
 #
 # With ROSS_PHOLD set, each round of the reference configurations (no --lps)
 # also runs ROSS: `$ROSS_PHOLD 1 REMOTE` (sequential) and `$ROSS_PHOLD 2
-# REMOTE` (2 MPI ranks, optimistic), a command of yours that runs ROSS's
-# PHOLD on the same configuration and prints `ev_per_s=E` (committed events
-# per second); the table then compares with those measured rates instead of
-# the 480k reference figure. docs/performance.md says how it was built here.
+# REMOTE` (2 MPI ranks, optimistic), a command that runs ROSS's PHOLD on the
+# same configuration and prints `ev_per_s=E` (committed events per second),
+# such as scripts/ross-phold.sh; the table then compares with those measured
+# rates instead of the 480k reference figure. docs/performance.md says how
+# ROSS was built here.
 #
 #   scripts/bench-mpi.sh                 # REPS=5
 #   REPS=3 LARGE=0 scripts/bench-mpi.sh  # skip the 2^20-LP configuration
 #   CONFIGS="--remote 0.1 --lps 1048576" REPS=3 scripts/bench-mpi.sh  # chosen configurations (';' between)
-#   ROSS_PHOLD=/path/to/run-ross-phold.sh LARGE=0 scripts/bench-mpi.sh   # ROSS side by side
+#   ROSS_BIN=/path/to/ross/phold ROSS_PHOLD=scripts/ross-phold.sh LARGE=0 scripts/bench-mpi.sh  # ROSS side by side
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
