@@ -138,7 +138,7 @@ fn conservative_matches_sequential_and_optimistic_across_lookaheads() {
 fn conservative_refuses_zero_lookahead() {
     let m = Phold { lookahead: 0.0, lps: 16, ..Phold::default() };
     let e = run(&m, &Config { sync: Sync::Conservative, threads: 2, ..Config::default() }).unwrap_err().to_string();
-    assert!(e.contains("positive lookahead") && e.contains("--sync optimistic"), "{e}");
+    assert!(e.contains("positive lookahead") && e.contains("run optimistically"), "{e}");
 }
 
 #[test]

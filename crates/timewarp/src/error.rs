@@ -19,17 +19,46 @@ pub enum Error {
         /// The offending delay.
         delay: f64,
     },
-    /// A handler sent an event with a delay below the model's declared lookahead.
-    #[error("LP {lp} at time {time}: event sent with delay {delay} below the model's lookahead {lookahead}; raise the delay or declare a smaller lookahead")]
+    /// A handler sent an event to another LP with a delay below the lookahead
+    /// the model declares between the two.
+    #[error("LP {lp} at time {time}: event to LP {dst} sent with delay {delay} below the model's lookahead {lookahead} for that pair; raise the delay or declare a smaller lookahead (Model::lookahead, Model::lookahead_between)")]
     Lookahead {
         /// Sending LP.
         lp: LpId,
         /// Time of the sending event.
         time: Time,
+        /// Destination LP.
+        dst: LpId,
         /// The offending delay.
         delay: f64,
         /// The lookahead the model declared.
         lookahead: f64,
+    },
+    /// In a conservative run, an event crossed PEs with less delay than the
+    /// window's lookahead: the model declared neighbours of the sending LP
+    /// that do not include the destination.
+    #[error("LP {lp} at time {time}: event to LP {dst} (on another PE) sent with delay {delay}, below the lookahead {lookahead} that the conservative windows take from the model's declared neighbours; list LP {dst} in Model::neighbours({lp}) or run optimistically")]
+    Neighbours {
+        /// Sending LP.
+        lp: LpId,
+        /// Time of the sending event.
+        time: Time,
+        /// Destination LP.
+        dst: LpId,
+        /// The delay.
+        delay: f64,
+        /// The window's lookahead.
+        lookahead: f64,
+    },
+    /// A model handler panicked (`message` is the panic's text).
+    #[error("LP {lp} at time {time}: the model's handler panicked: {message}")]
+    Panic {
+        /// LP whose handler panicked.
+        lp: LpId,
+        /// Time of the event.
+        time: Time,
+        /// The panic's message.
+        message: String,
     },
     /// A handler sent an event to an LP that does not exist.
     #[error("LP {lp} at time {time}: event sent to LP {dst}, but the model has only {num_lps} LPs (ids 0..{num_lps})")]
@@ -42,18 +71,6 @@ pub enum Error {
         dst: LpId,
         /// Number of LPs in the model.
         num_lps: u32,
-    },
-    /// A handler drew more random numbers in one event than the engine can rewind.
-    #[error("LP {lp} at time {time}: one event drew {draws} numbers from random stream {stream}; at most 65535 per event and stream can be rolled back")]
-    TooManyDraws {
-        /// LP.
-        lp: LpId,
-        /// Event time.
-        time: Time,
-        /// Stream index.
-        stream: u32,
-        /// Draws made.
-        draws: u64,
     },
     /// `--sync check` found a reverse handler that does not restore the state.
     #[error("check failed for model {model}, LP {lp}, event at time {time} (sent by LP {src}): {detail}")]
@@ -75,7 +92,15 @@ pub enum Error {
         /// What is needed and how to fix it.
         detail: String,
     },
-    /// A worker thread panicked (a model handler bug).
-    #[error("worker thread failed: {0}")]
-    Worker(String),
+    /// A message could not be encoded for another process (the model's
+    /// `Serialize` implementation failed).
+    #[error("cannot encode {0}")]
+    Encode(String),
+    /// A worker thread panicked outside a forward handler (in a model's
+    /// `init`, `reverse` or `commit`, or in the engine).
+    #[error("a worker thread panicked: {0}")]
+    WorkerPanic(String),
+    /// A broken invariant of the engine itself (a bug: please report it).
+    #[error("internal error (a timewarp bug, please report it): {0}")]
+    Internal(String),
 }

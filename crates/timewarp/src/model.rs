@@ -56,7 +56,7 @@ pub enum Rollback {
 ///     fn reverse(&self, visits: &mut u64, _: &(), _: &(), _: LpId, _: f64) {
 ///         *visits -= 1; // the engine rewinds the random stream itself
 ///     }
-///     fn finalize(&self, _: LpId, visits: &u64, total: &mut u64) { *total += visits; }
+///     fn finalize(&self, _: LpId, visits: &u64, _end: f64, total: &mut u64) { *total += visits; }
 /// }
 ///
 /// let cfg = Config { end: 100.0, ..Config::default() };
@@ -82,10 +82,52 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     fn name(&self) -> &str;
     /// Number of LPs; ids are `0..num_lps`.
     fn num_lps(&self) -> u32;
-    /// Smallest delay any event sent by a handler will have (0 if unknown).
-    /// Conservative synchronisation needs it positive; sends below it are errors.
+    /// Smallest delay of any event a handler sends to *another* LP (0 if
+    /// unknown); a send to the LP itself may have any delay `>= 0` (a
+    /// switch's internal stages, a zero-delay wake-up). Sends below it are
+    /// errors. Conservative synchronisation needs a positive lookahead
+    /// between LPs on different PEs.
     fn lookahead(&self) -> f64 {
         0.0
+    }
+    /// Smallest delay of an event from LP `src` to another LP `dst` (per-link
+    /// latencies of a network model). Defaults to [`lookahead`](Self::lookahead).
+    /// Called on every send to another LP: keep it cheap. A send below it is
+    /// an error naming the LP, time, delay and this lookahead.
+    ///
+    /// ```
+    /// # use timewarp::{Ctx, LpId, Model};
+    /// /// LPs on a line; the link from LP i to LP i+1 takes i+1 time units.
+    /// struct Line;
+    /// impl Model for Line {
+    ///     type State = (); type Msg = (); type Undo = (); type Results = ();
+    ///     fn name(&self) -> &str { "line" }
+    ///     fn num_lps(&self) -> u32 { 4 }
+    ///     fn lookahead(&self) -> f64 { 1.0 }
+    ///     fn lookahead_between(&self, src: LpId, dst: LpId) -> f64 { src.min(dst) as f64 + 1.0 }
+    ///     fn neighbours(&self, lp: LpId) -> Option<Vec<LpId>> {
+    ///         Some([lp.checked_sub(1), (lp < 3).then(|| lp + 1)].into_iter().flatten().collect())
+    ///     }
+    ///     fn init(&self, _: LpId, _: &mut Ctx<'_, Self>) {}
+    ///     fn forward(&self, _: &mut (), _: &(), _: &mut (), _: &mut Ctx<'_, Self>) {}
+    /// }
+    /// assert_eq!(Line.lookahead_between(2, 3), 3.0);
+    /// ```
+    #[inline]
+    fn lookahead_between(&self, src: LpId, dst: LpId) -> f64 {
+        let _ = (src, dst);
+        self.lookahead()
+    }
+    /// The LPs that `lp` may send events to, besides itself, when the model
+    /// knows them (the links of a network). Conservative windows then use the
+    /// smallest [`lookahead_between`](Self::lookahead_between) over the pairs
+    /// the placement actually puts on different PEs, instead of the global
+    /// [`lookahead`](Self::lookahead). `None` (the default): any LP. Called
+    /// once per LP at the start of a conservative run; a send to another PE
+    /// outside the declared neighbours that would break the window is an error.
+    fn neighbours(&self, lp: LpId) -> Option<Vec<LpId>> {
+        let _ = lp;
+        None
     }
     /// Random streams per LP (at most [`MAX_STREAMS`]).
     fn rng_streams(&self) -> u32 {
@@ -112,9 +154,10 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     fn commit(&self, msg: &Self::Msg, undo: &Self::Undo, lp: LpId, now: Time) {
         let _ = (msg, undo, lp, now);
     }
-    /// Gathers results from each LP's final state; called in LP-id order.
-    fn finalize(&self, lp: LpId, state: &Self::State, results: &mut Self::Results) {
-        let _ = (lp, state, results);
+    /// Gathers results from each LP's final state; called in LP-id order
+    /// (`end` is the run's end time, for rates and time averages).
+    fn finalize(&self, lp: LpId, state: &Self::State, end: Time, results: &mut Self::Results) {
+        let _ = (lp, state, end, results);
     }
 }
 
@@ -134,11 +177,13 @@ pub struct Outgoing<Msg> {
 /// Sends are buffered and routed by the kernel after the handler returns, so
 /// the same handler code runs under every synchronisation mode.
 pub struct Ctx<'a, M: Model> {
+    pub(crate) model: &'a M,
     pub(crate) now: Time,
     pub(crate) lp: LpId,
     pub(crate) age: u32,
     pub(crate) num_lps: u32,
-    pub(crate) min_delay: f64,
+    /// False during `init`, where delays need only be `>= 0`.
+    pub(crate) checked: bool,
     pub(crate) end: Time,
     pub(crate) rng_key: u64,
     pub(crate) rng_base: u64,
@@ -176,20 +221,24 @@ impl<'a, M: Model> Ctx<'a, M> {
 
     /// Sends `msg` to LP `dst`, to arrive at `now + delay`.
     ///
-    /// `delay` must be finite, `>= 0` and `>=` the model's lookahead (during
-    /// `init` only `>= 0`). A violation stops the run with an error naming the
-    /// LP and time; the event is not sent.
+    /// `delay` must be finite and `>= 0`; to another LP also `>=`
+    /// [`Model::lookahead_between`] (not during `init`). A violation is an
+    /// error naming the LP and time; the event is not sent. In an optimistic
+    /// run the error stays with the event and stops the run only if the
+    /// event is committed: an event later rolled back was never processed.
     #[inline]
     pub fn send(&mut self, dst: LpId, delay: f64, msg: M::Msg) {
-        if !(delay >= self.min_delay && delay.is_finite()) {
-            self.fail_send(delay);
+        if !(delay >= 0.0 && delay.is_finite()) || dst >= self.num_lps {
+            self.fail_send(dst, delay, 0.0);
             return;
         }
-        if dst >= self.num_lps {
-            if self.error.is_none() {
-                self.error = Some(Error::BadDestination { lp: self.lp, time: self.now, dst, num_lps: self.num_lps });
+        if dst != self.lp && self.checked {
+            let lookahead = self.model.lookahead_between(self.lp, dst);
+            #[allow(clippy::neg_cmp_op_on_partial_ord)] // a NaN lookahead is violated too
+            if !(delay >= lookahead) {
+                self.fail_send(dst, delay, lookahead);
+                return;
             }
-            return;
         }
         let time = self.now + delay;
         if time >= self.end {
@@ -203,15 +252,21 @@ impl<'a, M: Model> Ctx<'a, M> {
         self.out.push(Outgoing { dst, key, msg });
     }
 
+    /// Keeps the first error of this handler call: what is wrong with a
+    /// send of `delay` to `dst` whose lookahead is `lookahead`.
     #[cold]
-    fn fail_send(&mut self, delay: f64) {
+    #[inline(never)]
+    fn fail_send(&mut self, dst: LpId, delay: f64, lookahead: f64) {
         if self.error.is_some() {
             return;
         }
-        self.error = Some(if delay < 0.0 || !delay.is_finite() {
-            Error::BadDelay { lp: self.lp, time: self.now, delay }
+        let (lp, time) = (self.lp, self.now);
+        self.error = Some(if !(delay >= 0.0 && delay.is_finite()) {
+            Error::BadDelay { lp, time, delay }
+        } else if dst >= self.num_lps {
+            Error::BadDestination { lp, time, dst, num_lps: self.num_lps }
         } else {
-            Error::Lookahead { lp: self.lp, time: self.now, delay, lookahead: self.min_delay }
+            Error::Lookahead { lp, time, dst, delay, lookahead }
         });
     }
 

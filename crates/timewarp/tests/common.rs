@@ -72,7 +72,7 @@ impl<const SAVE: bool> Model for Ties<SAVE> {
         s.hash = undo.old_hash;
         s.seen -= 1;
     }
-    fn finalize(&self, _: LpId, s: &TieState, total: &mut u64) {
+    fn finalize(&self, _: LpId, s: &TieState, _: f64, total: &mut u64) {
         *total += s.seen;
     }
 }

@@ -323,7 +323,7 @@ impl Model for Tandem {
     }
 
     /// Called once per LP, in LP order, on the final committed state.
-    fn finalize(&self, _lp: LpId, s: &Station, r: &mut Results) {
+    fn finalize(&self, _lp: LpId, s: &Station, _end: f64, r: &mut Results) {
         r.stations.push(StationResults {
             arrivals: s.arrivals,
             departures: s.departures,

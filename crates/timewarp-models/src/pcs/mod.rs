@@ -594,7 +594,7 @@ impl Model for Pcs {
         }
     }
 
-    fn finalize(&self, lp: LpId, s: &Cell, r: &mut PcsResults) {
+    fn finalize(&self, lp: LpId, s: &Cell, _end: f64, r: &mut PcsResults) {
         let counts = CallCounts {
             call_attempts: s.call_attempts,
             blocked_calls: s.blocked_calls,

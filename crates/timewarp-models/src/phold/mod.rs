@@ -149,7 +149,7 @@ impl Model for Phold {
         s.processed -= 1;
     }
 
-    fn finalize(&self, _: LpId, s: &PholdState, r: &mut PholdResults) {
+    fn finalize(&self, _: LpId, s: &PholdState, _end: f64, r: &mut PholdResults) {
         r.processed += s.processed;
         r.sent_remote += s.sent_remote;
     }

@@ -11,7 +11,8 @@ use serde_json::Value;
 use super::{forward, Setup};
 
 /// Processes one event the check-mode way. On success the event has been
-/// applied once (its sends are in `out`) exactly as the sequential kernel would.
+/// applied once (its sends are in `out`, its undo record in `undo`) exactly
+/// as the sequential kernel would.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn checked_forward<M: Model>(
     model: &M,
@@ -20,6 +21,7 @@ pub(crate) fn checked_forward<M: Model>(
     dst: u32,
     key: &Key,
     msg: &M::Msg,
+    undo: &mut M::Undo,
     out: &mut Vec<Outgoing<M::Msg>>,
     first: &mut Vec<Outgoing<M::Msg>>,
 ) -> Result<u32, Error> {
@@ -35,10 +37,10 @@ pub(crate) fn checked_forward<M: Model>(
     };
 
     first.clear();
-    let mut undo = M::Undo::default();
-    forward(model, s, lp, dst, key, msg, &mut undo, first)?;
+    let mut first_undo = M::Undo::default();
+    forward(model, s, lp, dst, key, msg, &mut first_undo, first)?;
     match M::ROLLBACK {
-        Rollback::Reverse => model.reverse(&mut lp.state, msg, &undo, dst, key.time),
+        Rollback::Reverse => model.reverse(&mut lp.state, msg, &first_undo, dst, key.time),
         Rollback::StateSaving => lp.state = snapshot.clone(),
     }
     lp.seq = seq;
@@ -47,8 +49,7 @@ pub(crate) fn checked_forward<M: Model>(
         return Err(fail(format!("reverse handler did not restore the state: {}", diff(&snapshot, &lp.state))));
     }
 
-    let mut undo = M::Undo::default();
-    let past_end = forward(model, s, lp, dst, key, msg, &mut undo, out)?;
+    let past_end = forward(model, s, lp, dst, key, msg, undo, out)?;
     let again = &out[out.len() - first.len().min(out.len())..];
     let same = again.len() == first.len()
         && first

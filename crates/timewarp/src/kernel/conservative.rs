@@ -32,7 +32,7 @@ use crate::stats::PeStats;
 use crate::Config;
 
 use super::workers::{parallel_stats, run_workers, Failure};
-use super::{base_stats, finish, forward, init_lp, Report, Setup};
+use super::{base_stats, finish, forward, handler_panic, init_lp, Report, Setup};
 
 /// A barrier that spins (then yields) instead of sleeping on a condition
 /// variable, and gives up when another worker failed.
@@ -125,6 +125,8 @@ pub(crate) struct Pe<'a, M: Model, Q, W> {
     model: &'a M,
     s: &'a Setup,
     map: &'a BlockMapping,
+    /// Smallest delay of any event between PEs ([`window_lookahead`]).
+    lookahead: f64,
     first_lp: u32,
     pub(crate) lps: Vec<Lp<M::State>>,
     q: Q,
@@ -132,6 +134,8 @@ pub(crate) struct Pe<'a, M: Model, Q, W> {
     outbox: Vec<Vec<Outgoing<M::Msg>>>,
     pub(crate) stats: PeStats,
     windows: u64,
+    /// The event being processed (LP, time), for the error if a handler panics.
+    at: (u32, f64),
     /// Most events queued at once.
     peak: usize,
     pub(crate) trace: Vec<Key>,
@@ -152,7 +156,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
             } else {
                 let buf = std::mem::take(&mut self.net_buf[pe / self.threads]);
                 self.net_buf[pe / self.threads] = postcard::to_extend(&(o.key, o.dst, o.msg), buf)
-                    .map_err(|e| Error::Worker(format!("cannot encode an event for another process: {e}")))?;
+                    .map_err(|e| Error::Encode(format!("an event for another process: {e}")))?;
                 self.net_min = self.net_min.min(o.key.time);
                 self.net_n += 1;
             }
@@ -171,13 +175,11 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
             let mut rest = &bytes[..];
             while !rest.is_empty() {
                 let ((key, dst, msg), r): ((Key, u32, M::Msg), _) = postcard::take_from_bytes(rest)
-                    .map_err(|e| Error::Worker(format!("internal: undecodable event from another process: {e}")))?;
+                    .map_err(|e| Error::Internal(format!("undecodable event from another process: {e}")))?;
                 rest = r;
                 let pe = self.map.pe_of(dst).wrapping_sub(self.base);
                 if pe >= self.threads {
-                    return Err(Error::Worker(format!(
-                        "internal: received an event for LP {dst}, not of this process"
-                    )));
+                    return Err(Error::Internal(format!("received an event for LP {dst}, not of this process")));
                 }
                 lock(&sh.net_in[pe]).push(Outgoing { dst, key, msg });
             }
@@ -249,7 +251,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
             }
             // Rounding is monotone, so every send (delay >= lookahead) from an
             // event at t >= m lands at or after `window`.
-            let window = m + self.s.lookahead;
+            let window = m + self.lookahead;
             self.windows += 1;
             while let Some(k) = self.q.peek() {
                 if k.time >= window {
@@ -257,6 +259,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
                 }
                 let e = self.q.pop().expect("peeked");
                 let (key, dst, msg) = (e.key(), e.item.dst, e.item.msg);
+                self.at = (dst, key.time);
                 let lp = &mut self.lps[(dst - self.first_lp) as usize];
                 let mut undo = M::Undo::default();
                 let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out)?;
@@ -269,7 +272,21 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
                 self.stats.committed += 1;
                 for o in &self.out {
                     let pe = self.map.pe_of(o.dst);
-                    self.stats.remote += (pe != self.id) as u64;
+                    if pe != self.id {
+                        // What keeps the window safe; `Ctx::send` checked the
+                        // pair's lookahead, which may be smaller for pairs
+                        // the model did not declare as neighbours.
+                        if o.key.time < key.time + self.lookahead {
+                            return Err(Error::Neighbours {
+                                lp: dst,
+                                time: key.time,
+                                dst: o.dst,
+                                delay: o.key.time - key.time,
+                                lookahead: self.lookahead,
+                            });
+                        }
+                        self.stats.remote += 1;
+                    }
                     self.stats.remote_process += (pe.wrapping_sub(self.base) >= self.threads) as u64;
                 }
                 self.route()?;
@@ -282,17 +299,49 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Refuses a model without lookahead: it would never get past one window.
-pub(crate) fn check_lookahead<M: Model>(model: &M, s: &Setup) -> Result<(), Error> {
-    if s.lookahead <= 0.0 {
+/// The lookahead of the windows: the smallest delay an event can have
+/// between LPs on different PEs. From the model's declared neighbours and
+/// per-pair lookaheads where it declares them (a network whose low-latency
+/// links stay inside PEs gets wider windows), else its global lookahead.
+/// Infinite when nothing can cross PEs. Refuses a model whose windows would
+/// be empty.
+pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &BlockMapping) -> Result<f64, Error> {
+    let mut la = f64::INFINITY;
+    if map.pes() > 1 {
+        for lp in 0..s.num_lps {
+            let Some(list) = model.neighbours(lp) else {
+                la = la.min(s.lookahead);
+                continue;
+            };
+            for d in list {
+                if d >= s.num_lps {
+                    return Err(Error::Config(format!(
+                        "model {} declares LP {d} a neighbour of LP {lp}, but it has only {} LPs",
+                        model.name(),
+                        s.num_lps
+                    )));
+                }
+                if d != lp && map.pe_of(d) != map.pe_of(lp) {
+                    let l = model.lookahead_between(lp, d);
+                    if !(l.is_finite() && l >= 0.0) {
+                        return Err(Error::Config(format!(
+                            "model {} declares lookahead {l} from LP {lp} to LP {d}; it must be finite and >= 0",
+                            model.name()
+                        )));
+                    }
+                    la = la.min(l);
+                }
+            }
+        }
+    }
+    if la <= 0.0 {
         return Err(Error::Config(format!(
-            "model {} declares lookahead {}: conservative synchronisation needs a positive lookahead \
-             (every event sent at least that far ahead); use --sync optimistic",
-            model.name(),
-            s.lookahead
+            "model {} has lookahead 0 between LPs on different PEs: conservative synchronisation needs a \
+             positive lookahead (every event to another PE sent at least that far ahead); run optimistically",
+            model.name()
         )));
     }
-    Ok(())
+    Ok(la)
 }
 
 /// Runs `model` conservatively on `cfg.threads` worker threads.
@@ -301,7 +350,6 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
-    check_lookahead(model, &s)?;
     let map = BlockMapping::new(s.num_lps, cfg.threads, 1);
     let Ran { pes: done, total, .. } = run_pes::<M, Q, Alone>(model, cfg, &s, &map, &Alone, 0, 1)?;
     let stats = process_stats(model, cfg, &s, &done, total);
@@ -338,6 +386,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     ranks: usize,
 ) -> Result<Ran<'a, M, Q, W>, Error> {
     let pes = cfg.threads;
+    let lookahead = window_lookahead(model, s, map)?;
     let sh = Shared::<M::Msg> {
         pes,
         net_out: (0..ranks).map(|_| Mutex::new(Vec::new())).collect(),
@@ -364,6 +413,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             model,
             s,
             map,
+            lookahead,
             first_lp: map.lps_of(id).start,
             lps: Vec::new(),
             peak: 0,
@@ -372,13 +422,15 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             outbox: (0..pes).map(|_| Vec::new()).collect(),
             stats: PeStats::default(),
             windows: 0,
+            at: (0, 0.0),
             trace: Vec::new(),
             trace_lp: cfg.trace_lp,
         };
         pe.init()?;
         let init = t0.elapsed().as_secs_f64();
         let mut progress = Progress::new(cfg.progress && id == 0, s.end);
-        let r = pe.run(&sh, &mut progress);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pe.run(&sh, &mut progress)))
+            .unwrap_or_else(|p| Err(handler_panic(pe.at.0, pe.at.1, p.as_ref())));
         progress.finish();
         pe.stats.processed = pe.stats.committed;
         pe.stats.peak_events = pe.peak as u64;

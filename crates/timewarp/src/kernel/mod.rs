@@ -82,11 +82,12 @@ pub(crate) fn init_lp<M: Model>(
     let mut seq = 0;
     let mut counters = [0u64; MAX_STREAMS as usize];
     let mut ctx = Ctx::<M> {
+        model,
         now: 0.0,
         lp,
         age: 0,
         num_lps: s.num_lps,
-        min_delay: 0.0,
+        checked: false,
         end: s.end,
         rng_key: s.rng_key,
         rng_base: Setup::rng_base(lp),
@@ -119,11 +120,12 @@ pub(crate) fn forward<M: Model>(
     out: &mut Vec<Outgoing<M::Msg>>,
 ) -> Result<u32, Error> {
     let mut ctx = Ctx::<M> {
+        model,
         now: key.time,
         lp: dst,
         age: key.age,
         num_lps: s.num_lps,
-        min_delay: s.lookahead,
+        checked: true,
         end: s.end,
         rng_key: s.rng_key,
         rng_base: Setup::rng_base(dst),
@@ -138,6 +140,22 @@ pub(crate) fn forward<M: Model>(
         None => Ok(ctx.past_end),
         Some(e) => Err(e),
     }
+}
+
+/// The error for a handler of `lp` that panicked at `time` with payload `p`.
+/// Kernels catch panics around their loops, not around every handler call
+/// (that would keep the compiler from inlining the handler), and track
+/// which event is being processed.
+pub(crate) fn handler_panic(lp: LpId, time: f64, p: &(dyn std::any::Any + Send)) -> Error {
+    Error::Panic { lp, time, message: panic_text(p) }
+}
+
+/// The text of a panic's payload.
+pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// Runs `finalize` over LPs in id order and fills the digest and memory figures.
@@ -160,7 +178,7 @@ pub(crate) fn finish_parts<'a, M: Model>(
     let mut results = M::Results::default();
     let mut lp_digests = Vec::new();
     for (id, digest, state) in lps {
-        model.finalize(id, state, &mut results);
+        model.finalize(id, state, stats.end_time, &mut results);
         lp_digests.push(digest);
     }
     stats.digest = run_digest(lp_digests.iter().copied());

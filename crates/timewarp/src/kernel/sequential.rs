@@ -15,7 +15,7 @@ use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 use crate::Config;
 
-use super::{base_stats, check::checked_forward, finish, forward, init_lp, Report, Setup};
+use super::{base_stats, check::checked_forward, finish, forward, handler_panic, init_lp, Report, Setup};
 
 /// Events between two progress updates (a power of two: a mask test).
 const PROGRESS_EVERY: u64 = 1 << 16;
@@ -53,33 +53,42 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     let mut progress = Progress::new(cfg.progress, s.end);
     let (mut committed, mut ties) = (0u64, 0u64);
     let mut trace = Vec::new();
-    while let Some(e) = q.pop() {
-        // Warm the cache for the LP a few events ahead (the memory-bound part).
-        if let Some(next) = q.upcoming(PREFETCH) {
-            if let Some(lp) = lps.get(next.dst as usize) {
-                crate::arena::prefetch(lp);
+    // The event being processed, for the error if a handler panics.
+    let mut at = (0, 0.0);
+    let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
+        while let Some(e) = q.pop() {
+            // Warm the cache for the LP a few events ahead (the memory-bound part).
+            if let Some(next) = q.upcoming(PREFETCH) {
+                if let Some(lp) = lps.get(next.dst as usize) {
+                    crate::arena::prefetch(lp);
+                }
+            }
+            let ev = Event { key: e.key(), dst: e.item.dst, msg: e.item.msg };
+            at = (ev.dst, ev.key.time);
+            let lp = &mut lps[ev.dst as usize];
+            let mut undo = M::Undo::default();
+            let dropped = if check {
+                checked_forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out, &mut first)?
+            } else {
+                forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?
+            };
+            model.commit(&ev.msg, &undo, ev.dst, ev.key.time);
+            ties += lp.record_commit(&ev.key) as u64;
+            if cfg.trace_lp == Some(ev.dst) {
+                trace.push(ev.key);
+            }
+            past_end += dropped as u64;
+            committed += 1;
+            enqueue::<M, Q>(&mut q, &mut out, &mut peak);
+            if committed & (PROGRESS_EVERY - 1) == 0 {
+                progress.update(ev.key.time);
             }
         }
-        let ev = Event { key: e.key(), dst: e.item.dst, msg: e.item.msg };
-        let lp = &mut lps[ev.dst as usize];
-        let dropped = if check {
-            checked_forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut out, &mut first)?
-        } else {
-            let mut undo = M::Undo::default();
-            let d = forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?;
-            model.commit(&ev.msg, &undo, ev.dst, ev.key.time);
-            d
-        };
-        ties += lp.record_commit(&ev.key) as u64;
-        if cfg.trace_lp == Some(ev.dst) {
-            trace.push(ev.key);
-        }
-        past_end += dropped as u64;
-        committed += 1;
-        enqueue::<M, Q>(&mut q, &mut out, &mut peak);
-        if committed & (PROGRESS_EVERY - 1) == 0 {
-            progress.update(ev.key.time);
-        }
+        Ok(())
+    }));
+    match looped {
+        Ok(r) => r?,
+        Err(p) => return Err(handler_panic(at.0, at.1, p.as_ref())),
     }
     progress.finish();
 

@@ -7,23 +7,52 @@ use std::sync::atomic::{AtomicBool, Ordering::*};
 use std::sync::Mutex;
 
 use crate::error::Error;
+use crate::key::Key;
 use crate::stats::{PeStats, Stats};
 
-/// The first error of any worker, and a flag every worker polls.
+/// The error that ends a run, and a flag every worker polls.
+///
+/// A model's error is kept with the key of the event that raised it, and the
+/// smallest key wins: workers that see the flag report their own committed
+/// errors below it (see `Pe::run`), so an optimistic run reports the error a
+/// sequential run meets first. Any other error wins outright.
 #[derive(Default)]
 pub(crate) struct Failure {
     failed: AtomicBool,
-    error: Mutex<Option<Error>>,
+    /// The error, with the key of its event (None: not an event's error).
+    error: Mutex<Option<(Option<Key>, Error)>>,
 }
 
 impl Failure {
-    /// Records `e` (the first one wins) and tells every worker to stop.
+    /// Records `e` (unless an error is recorded already) and tells every worker to stop.
     pub(crate) fn fail(&self, e: Error) {
+        self.record(None, e);
+    }
+
+    /// Records the error `e` of the event `key` unless one of a smaller key
+    /// is recorded, and tells every worker to stop.
+    pub(crate) fn fail_at(&self, key: Key, e: Error) {
+        self.record(Some(key), e);
+    }
+
+    fn record(&self, key: Option<Key>, e: Error) {
         let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(e);
+        let wins = match (&*slot, key) {
+            (None, _) => true,
+            (Some((Some(old), _)), Some(new)) => new < *old,
+            (Some((Some(_), _)), None) => true,
+            (Some((None, _)), _) => false,
+        };
+        if wins {
+            *slot = Some((key, e));
         }
         self.failed.store(true, Release);
+    }
+
+    /// The key of the recorded error (None: no error, or not an event's).
+    pub(crate) fn key(&self) -> Option<Key> {
+        let slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        slot.as_ref().and_then(|(k, _)| *k)
     }
 
     /// True once some worker failed.
@@ -38,15 +67,8 @@ impl Failure {
     }
 
     fn take(&self) -> Option<Error> {
-        self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
+        self.error.lock().unwrap_or_else(|p| p.into_inner()).take().map(|(_, e)| e)
     }
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// Runs `work(id, input)` for every input on its own scoped thread and
@@ -70,7 +92,7 @@ pub(crate) fn run_workers<I: Send, T: Send>(
                         None
                     }
                     Err(p) => {
-                        failure.fail(Error::Worker(format!("PE {id} panicked: {}", panic_text(p.as_ref()))));
+                        failure.fail(Error::WorkerPanic(format!("PE {id}: {}", super::panic_text(p.as_ref()))));
                         None
                     }
                 })
@@ -83,7 +105,7 @@ pub(crate) fn run_workers<I: Send, T: Send>(
     }
     let done: Vec<T> = done.into_iter().flatten().collect();
     if done.len() != n {
-        return Err(Error::Worker("a worker thread ended without a result".into()));
+        return Err(Error::Internal("a worker thread ended without a result".into()));
     }
     Ok(done)
 }

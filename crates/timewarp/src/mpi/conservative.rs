@@ -12,7 +12,7 @@ use mpi::traits::*;
 
 use crate::error::Error;
 use crate::event::Inline;
-use crate::kernel::conservative::{check_lookahead, process_stats, run_pes, Ran, WindowNet};
+use crate::kernel::conservative::{process_stats, run_pes, Ran, WindowNet};
 use crate::kernel::{Report, Setup};
 use crate::key::Key;
 use crate::lp::Lp;
@@ -80,7 +80,6 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     cluster: &Cluster,
 ) -> Result<Option<Report<M::Results>>, Error> {
     let s = Setup::new(model, cfg)?;
-    check_lookahead(model, &s)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
     let map = BlockMapping::new(s.num_lps, ranks * cfg.threads, 1);
     let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks };

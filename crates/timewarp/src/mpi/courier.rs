@@ -314,8 +314,8 @@ impl Inner {
             let sec = sec?;
             let local = (sec.dst_pe as usize).wrapping_sub(c.rank * c.threads);
             if local >= c.threads {
-                return Err(Error::Worker(format!(
-                    "internal: process {} received events for PE {}, which is not its own",
+                return Err(Error::Internal(format!(
+                    "process {} received events for PE {}, which is not its own",
                     c.rank, sec.dst_pe
                 )));
             }
@@ -325,8 +325,8 @@ impl Inner {
                 e if e == self.round => self.recv_at[0] += n,
                 e if e == self.round + 1 => self.recv_at[1] += n,
                 e => {
-                    return Err(Error::Worker(format!(
-                        "internal: a message of GVT round {e} reached process {} in round {}",
+                    return Err(Error::Internal(format!(
+                        "a message of GVT round {e} reached process {} in round {}",
                         c.rank, self.round
                     )))
                 }
@@ -371,8 +371,8 @@ impl Inner {
                         return Ok(());
                     }
                     if self.recv_white > target {
-                        return Err(Error::Worker(format!(
-                            "internal: process {} received {} white records in GVT round {}, {} were sent",
+                        return Err(Error::Internal(format!(
+                            "process {} received {} white records in GVT round {}, {} were sent",
                             c.rank, self.recv_white, self.round, target
                         )));
                     }

@@ -193,7 +193,7 @@ fn gather<M: Model>(
     cluster: &Cluster,
     mine: Part<'_, M::State>,
 ) -> Result<Option<Report<M::Results>>, Error> {
-    let encode = |e: postcard::Error| Error::Worker(format!("cannot encode the end-of-run report: {e}"));
+    let encode = |e: postcard::Error| Error::Encode(format!("the end-of-run report: {e}"));
     if cluster.rank != 0 {
         let bytes = postcard::to_allocvec(&mine).map_err(encode)?;
         cluster.world.process_at_rank(0).send_with_tag(&bytes[..], TAG_RESULTS);
@@ -203,7 +203,7 @@ fn gather<M: Model>(
     for r in 1..cluster.size {
         let (bytes, _) = cluster.world.process_at_rank(r as i32).receive_vec_with_tag::<u8>(TAG_RESULTS);
         let part: PartIn<M::State> = postcard::from_bytes(&bytes)
-            .map_err(|e| Error::Worker(format!("the end-of-run report of rank {r} is unreadable: {e}")))?;
+            .map_err(|e| Error::Internal(format!("the end-of-run report of rank {r} is unreadable: {e}")))?;
         others.push(part);
     }
     // Ranks hold consecutive LP blocks in rank order.

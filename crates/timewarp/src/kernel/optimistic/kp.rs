@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::key::{Key, LpId};
+use crate::model::MAX_STREAMS;
 
 /// An event sent by a processed event, kept so it can be cancelled.
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +20,13 @@ pub(crate) struct SentRec {
     pub(crate) inc: u32,
 }
 
+/// An LP's state and random-stream counters before an event (state saving).
+pub(crate) struct Saved<S> {
+    pub(crate) state: S,
+    /// Stream counters (what a panicking handler's draws are counted from).
+    pub(crate) counters: [u64; MAX_STREAMS as usize],
+}
+
 /// Processed, not yet committed events of a group of LPs.
 pub(crate) struct Kp<S> {
     /// Arena handles of processed events in processing (= key) order.
@@ -26,7 +34,7 @@ pub(crate) struct Kp<S> {
     /// Sends of those events, in the same order (each event owns `n_sent` of them).
     pub(crate) sent: VecDeque<SentRec>,
     /// LP state before each processed event (state-saving models only).
-    pub(crate) saved: VecDeque<S>,
+    pub(crate) saved: VecDeque<Saved<S>>,
 }
 
 impl<S> Kp<S> {

@@ -107,7 +107,7 @@ pub(crate) fn sections(mut buf: &[u8]) -> impl Iterator<Item = Result<Section<'_
 }
 
 fn corrupt(what: &str) -> Error {
-    Error::Worker(format!("internal: a message from another process is corrupt ({what})"))
+    Error::Internal(format!("a message from another process is corrupt ({what})"))
 }
 
 /// Decodes the records of a section, in order.
@@ -195,8 +195,8 @@ impl Port {
             self.dirty.push(to as u32);
         }
         let buf = std::mem::take(&mut self.out[to]);
-        self.out[to] = postcard::to_extend(w, buf)
-            .map_err(|e| Error::Worker(format!("cannot encode a message for another process: {e}")))?;
+        self.out[to] =
+            postcard::to_extend(w, buf).map_err(|e| Error::Encode(format!("a message for another process: {e}")))?;
         self.out_n[to] += 1;
         self.sent[to / self.threads] += 1;
         Ok(())

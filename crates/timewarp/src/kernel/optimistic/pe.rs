@@ -1,6 +1,7 @@
 //! A processing element: one partition of the LPs with its own arena,
 //! pending queue, KPs, links and statistics, run by one worker thread.
 
+use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
@@ -11,14 +12,14 @@ use crate::event::{Event, Owner, Queued};
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
 use crate::mapping::BlockMapping;
-use crate::model::{Model, Outgoing, Rollback};
+use crate::model::{Model, Outgoing, Rollback, MAX_STREAMS};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 
-use super::super::{forward, init_lp, Setup};
+use super::super::{forward, handler_panic, init_lp, Setup};
 use super::comm::{Links, Received, Wire};
 use super::gvt::{Gvt, Participant, Step};
-use super::kp::{Kp, SentRec};
+use super::kp::{Kp, Saved, SentRec};
 use super::net::{records, sections, Network, Port};
 use super::Shared;
 use crate::stats::PeStats;
@@ -48,6 +49,14 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
     cancelled: FxHashMap<u32, Key>,
     /// Next incarnation number.
     next_inc: u32,
+    /// Errors raised by processed events (by arena handle, with the key):
+    /// reported if the event commits, forgotten if it is undone.
+    errors: FxHashMap<u32, (Key, Error)>,
+    /// Exact draw counts of processed events that drew more than a packed
+    /// 16-bit field holds (by arena handle; their `draws` is [`WIDE`]).
+    wide_draws: FxHashMap<u32, [u64; MAX_STREAMS as usize]>,
+    /// Arena record and KP of the event whose handler is running.
+    current: Option<(u32, usize)>,
     links: Links<M::Msg>,
     out: Vec<Outgoing<M::Msg>>,
     inbox: Vec<(usize, Wire<M::Msg>)>,
@@ -60,6 +69,10 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
     pub(crate) trace: Vec<Key>,
     trace_lp: Option<LpId>,
 }
+
+/// `Event::draws` of an event whose draw counts are kept in `Pe::wide_draws`
+/// (a packed value never has all four 16-bit fields at 0xFFFF).
+const WIDE: u64 = u64::MAX;
 
 /// Where an event for some PE goes.
 enum Route {
@@ -106,6 +119,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             received: (0..map.pes()).map(|_| Received::default()).collect(),
             cancelled: FxHashMap::default(),
             next_inc: 0,
+            errors: FxHashMap::default(),
+            wide_draws: FxHashMap::default(),
+            current: None,
             links,
             out: Vec::with_capacity(64),
             inbox: Vec::new(),
@@ -168,6 +184,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         let t0 = Instant::now();
         loop {
             if self.shared.failed() {
+                self.report_earlier_error();
                 return Ok(());
             }
             let received = self.drain()?;
@@ -197,7 +214,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 }
                 Step::New(g) => {
                     let t = Instant::now();
-                    self.fossil_collect(g);
+                    self.fossil_collect(g)?;
                     since_round = 0;
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                     if self.local == 0 {
@@ -209,7 +226,23 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                     }
                 }
             }
-            let (done, throttled) = self.process_batch()?;
+            // A handler's panic is its event's error, kept like any other
+            // (caught per batch: per event would keep handlers from inlining).
+            let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
+                Ok(r) => r?,
+                Err(p) => {
+                    let Some((h, kp)) = self.current.take() else { std::panic::resume_unwind(p) };
+                    let (dst, time) = (self.arena[h].dst, self.arena[h].key.time);
+                    // Draws since the saved state; a reverse-computation
+                    // model's panicked event can never be undone anyway.
+                    let before = match self.kps[kp].saved.back() {
+                        Some(saved) => saved.counters,
+                        None => self.lps[(dst - self.first_lp) as usize].counters,
+                    };
+                    self.record(h, kp, before, 0, Some(handler_panic(dst, time, p.as_ref())))?;
+                    (1, false)
+                }
+            };
             self.links.flush();
             if N::ACTIVE {
                 self.net.exchange(self.local, &mut self.port, gvt, false)?;
@@ -339,33 +372,62 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
     /// Runs the forward handler of a pending event, keeps it in the arena
     /// on its KP's processed list, and routes its sends.
     fn process(&mut self, key: Key, item: Queued<M::Msg>, kp: usize) -> Result<(), Error> {
-        let li = (item.dst - self.first_lp) as usize;
-        let lp = &mut self.lps[li];
-        if M::ROLLBACK == Rollback::StateSaving {
-            self.kps[kp].saved.push_back(lp.state.clone());
-        }
-        let before = lp.counters;
-        let mut undo = M::Undo::default();
-        let mut out = std::mem::take(&mut self.out);
-        let past_end = forward(self.model, self.s, lp, item.dst, &key, &item.msg, &mut undo, &mut out)?;
-        let mut draws = 0u64;
-        for (s, (now, was)) in lp.counters.iter().zip(before).take(self.s.streams).enumerate() {
-            let d = now - was;
-            if d > 0xFFFF {
-                return Err(Error::TooManyDraws { lp: item.dst, time: key.time, stream: s as u32, draws: d });
-            }
-            draws |= d << (16 * s);
-        }
         let mut rec = Event::new(key, item.dst, item.msg);
         rec.moved(Owner::Pending, Owner::Processed);
-        rec.undo = undo;
-        rec.draws = draws;
-        rec.n_sent = out.len() as u32;
-        rec.past_end = past_end;
         rec.inc = item.inc;
         let h = self.arena.alloc(rec).ok_or_else(|| Error::EventMemory {
             detail: format!("PE {} holds more than {} processed events", self.id, u32::MAX - 1),
         })?;
+        let lp = &mut self.lps[(item.dst - self.first_lp) as usize];
+        if M::ROLLBACK == Rollback::StateSaving {
+            self.kps[kp].saved.push_back(Saved { state: lp.state.clone(), counters: lp.counters });
+        }
+        let before = lp.counters;
+        // If the handler panics, `run` finishes the event from here.
+        self.current = Some((h, kp));
+        let r = forward(self.model, self.s, lp, item.dst, &key, &item.msg, &mut self.arena[h].undo, &mut self.out);
+        self.current = None;
+        // An error (bad send, panic) stays with the event: it stops the run
+        // only if the event commits (a speculative state may be wrong).
+        let (past_end, error) = match r {
+            Ok(p) => (p, None),
+            Err(e) => (0, Some(e)),
+        };
+        self.record(h, kp, before, past_end, error)
+    }
+
+    /// Finishes processed event `h` of KP `kp` after its handler ran: its
+    /// draws (from the LP's stream counters `before`), sends and error; puts
+    /// it on its KP's processed list and routes its sends.
+    #[inline(always)]
+    fn record(
+        &mut self,
+        h: u32,
+        kp: usize,
+        before: [u64; MAX_STREAMS as usize],
+        past_end: u32,
+        error: Option<Error>,
+    ) -> Result<(), Error> {
+        let rec = &mut self.arena[h];
+        let key = rec.key;
+        let lp = &self.lps[(rec.dst - self.first_lp) as usize];
+        let mut draws = 0u64;
+        let mut wide = false;
+        for (s, (now, was)) in lp.counters.iter().zip(before).take(self.s.streams).enumerate() {
+            let d = now - was;
+            wide |= d >= 0xFFFF;
+            draws |= (d & 0xFFFF) << (16 * s);
+        }
+        let mut out = std::mem::take(&mut self.out);
+        rec.draws = if wide { WIDE } else { draws };
+        rec.n_sent = out.len() as u32;
+        rec.past_end = past_end;
+        if wide {
+            self.wide_draws.insert(h, std::array::from_fn(|s| lp.counters[s] - before[s]));
+        }
+        if let Some(e) = error {
+            self.errors.insert(h, (key, e));
+        }
         self.kps[kp].processed.push_back(h);
         self.uncommitted += 1;
         self.stats.processed += 1;
@@ -410,15 +472,35 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
     /// and every event it sent; the event goes back to the pending queue.
     fn undo(&mut self, kp: usize, h: u32) -> Result<(), Error> {
         let ev = self.arena[h];
+        if !self.errors.is_empty() {
+            if let Some((_, Error::Panic { lp, time, message })) = self.errors.remove(&h) {
+                if M::ROLLBACK == Rollback::Reverse {
+                    return Err(Error::Panic {
+                        lp,
+                        time,
+                        message: format!(
+                            "{message} (in a speculative event that is now being rolled back; the state a \
+                             reverse-computation model leaves after a panic cannot be undone: make the handler \
+                             not panic, or use Rollback::StateSaving)"
+                        ),
+                    });
+                }
+            }
+        }
+        let draws = if ev.draws == WIDE {
+            self.wide_draws.remove(&h).expect("wide draw counts of a processed event")
+        } else {
+            std::array::from_fn(|s| (ev.draws >> (16 * s)) & 0xFFFF)
+        };
         let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
         match M::ROLLBACK {
             Rollback::Reverse => self.model.reverse(&mut lp.state, &ev.msg, &ev.undo, ev.dst, ev.key.time),
             Rollback::StateSaving => {
-                lp.state = self.kps[kp].saved.pop_back().expect("a saved state per processed event")
+                lp.state = self.kps[kp].saved.pop_back().expect("a saved state per processed event").state
             }
         }
-        for s in 0..self.s.streams {
-            lp.counters[s] -= (ev.draws >> (16 * s)) & 0xFFFF;
+        for (c, d) in lp.counters.iter_mut().zip(draws) {
+            *c -= d;
         }
         lp.seq = lp.seq.wrapping_sub(ev.n_sent);
         for _ in 0..ev.n_sent {
@@ -450,7 +532,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
     fn annihilate(&mut self, from: usize, cseq: u32, key: Key, dst: LpId) -> Result<(), Error> {
         let inc = self.received[from]
             .get(cseq)
-            .ok_or_else(|| Error::Worker(format!("internal: anti-message for an unknown event {key:?} to LP {dst}")))?;
+            .ok_or_else(|| Error::Internal(format!("anti-message for an unknown event {key:?} to LP {dst}")))?;
         self.kill(inc, dst, key)
     }
 
@@ -481,8 +563,31 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         inc
     }
 
-    /// Commits and frees every processed event below GVT `g`.
-    fn fossil_collect(&mut self, g: Key) {
+    /// Another PE failed: if this PE holds a committed error of an earlier
+    /// event, that one is the run's (every event below a reported error's
+    /// key is processed for good, since that key is below GVT).
+    fn report_earlier_error(&mut self) {
+        let Some(k) = self.shared.failure.key() else { return };
+        if let Some(h) =
+            self.errors.iter().filter(|(_, (key, _))| *key < k).min_by_key(|(_, (key, _))| *key).map(|(h, _)| *h)
+        {
+            let (key, e) = self.errors.remove(&h).expect("just found");
+            self.shared.failure.fail_at(key, e);
+        }
+    }
+
+    /// Commits and frees every processed event below GVT `g`; the error of
+    /// a committed event that raised one ends the run.
+    fn fossil_collect(&mut self, g: Key) -> Result<(), Error> {
+        if !self.errors.is_empty() {
+            if let Some(h) =
+                self.errors.iter().filter(|(_, (k, _))| *k < g).min_by_key(|(_, (k, _))| *k).map(|(h, _)| *h)
+            {
+                let (key, e) = self.errors.remove(&h).expect("just found");
+                self.shared.failure.fail_at(key, e);
+                return Ok(());
+            }
+        }
         // Pending (queue) plus processed (arena) events, sampled once a round.
         self.stats.peak_events = self.stats.peak_events.max((self.q.len() + self.arena.live()) as u64);
         for r in &mut self.received {
@@ -511,6 +616,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 if M::ROLLBACK == Rollback::StateSaving {
                     self.kps[kp].saved.pop_front();
                 }
+                if ev.draws == WIDE {
+                    self.wide_draws.remove(&h);
+                }
                 self.arena.free(h);
                 self.uncommitted -= 1;
                 self.stats.committed += 1;
@@ -518,5 +626,6 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             }
         }
         self.shared.add_committed(self.stats.committed - before);
+        Ok(())
     }
 }
