@@ -56,6 +56,11 @@ pub(crate) struct EngineArgs {
     /// (processed, uncommitted events) [default: 8 × batch × gvt-interval].
     #[arg(long, value_name = "EVENTS")]
     pub event_memory: Option<u64>,
+    /// Placement of LPs on PEs: block, random (a permutation from --seed), or
+    /// a FILE with one PE number per LP, one per line, or a JSON list
+    /// (PEs numbered over all processes). Never changes the results.
+    #[arg(long, value_name = "block|random|FILE", default_value = "block")]
+    pub mapping: String,
     /// Write statistics and model results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
@@ -98,9 +103,25 @@ impl EngineArgs {
             gvt_interval: self.gvt_interval as usize,
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
             trace_lp: None,
+            mapping: self.mapping()?,
         };
         cfg.validate().map_err(|e| e.to_string())?;
         Ok(cfg)
+    }
+}
+
+impl EngineArgs {
+    fn mapping(&self) -> Result<timewarp::Mapping, String> {
+        match self.mapping.as_str() {
+            "block" => Ok(timewarp::Mapping::Block),
+            "random" => Ok(timewarp::Mapping::Random),
+            path => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    format!("--mapping {path}: cannot read the mapping file ({e}); give block, random or a file")
+                })?;
+                timewarp::Mapping::parse_table(&text).map_err(|e| format!("--mapping {path}: {e}"))
+            }
+        }
     }
 }
 

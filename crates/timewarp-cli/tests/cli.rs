@@ -160,3 +160,40 @@ fn verify_says_ok_when_modes_agree() {
     let o = timewarp(&["verify", "pcs", "--cells-x", "4", "--cells-y", "4", "--end", "10", "--threads", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn mapping_block_random_and_file_commit_the_same_digest() {
+    let base = ["run", "phold", "--lps", "64", "--end", "6", "--remote", "0.5"];
+    let seq = stats(&base);
+    let file = tmp("mapping.txt");
+    // Scatter the LPs: LP i on PE (5 i) mod 3, with a comment line.
+    let lines: Vec<String> = (0..64).map(|i| ((5 * i) % 3).to_string()).collect();
+    std::fs::write(&file, format!("# PE per LP\n{}\n", lines.join("\n"))).unwrap();
+    let f = file.to_str().unwrap();
+    for mode in [["--sync", "optimistic"], ["--sync", "conservative"]] {
+        for mapping in ["block", "random", f] {
+            let s = stats(&[&base[..], &mode, &["--threads", "3", "--mapping", mapping]].concat());
+            assert_eq!(s["digest"], seq["digest"], "{mode:?} --mapping {mapping}");
+        }
+    }
+    let json = tmp("mapping.json");
+    std::fs::write(&json, format!("[{}]", lines.join(","))).unwrap();
+    let s =
+        stats(&[&base[..], &["--sync", "optimistic", "--threads", "3", "--mapping", json.to_str().unwrap()]].concat());
+    assert_eq!(s["digest"], seq["digest"], "JSON mapping");
+}
+
+#[test]
+fn bad_mappings_are_clear_errors() {
+    let run = ["run", "phold", "--lps", "4", "--sync", "optimistic", "--threads", "2", "--mapping"];
+    assert_clear_error(&[&run[..], &["/no/such/file"]].concat(), "cannot read the mapping file");
+    let short = tmp("short-mapping.txt");
+    std::fs::write(&short, "0\n1\n").unwrap();
+    assert_clear_error(&[&run[..], &[short.to_str().unwrap()]].concat(), "2 entries (lines), but the model has 4 LPs");
+    let far = tmp("far-mapping.txt");
+    std::fs::write(&far, "0\n1\n7\n0\n").unwrap();
+    assert_clear_error(&[&run[..], &[far.to_str().unwrap()]].concat(), "line 3 (LP 2): PE 7 does not exist");
+    let word = tmp("word-mapping.txt");
+    std::fs::write(&word, "0\none\n").unwrap();
+    assert_clear_error(&[&run[..], &[word.to_str().unwrap()]].concat(), "line 2");
+}

@@ -192,6 +192,7 @@ fn random_configurations_match_sequential() {
         args.extend(["--sync", if conservative { "conservative" } else { "optimistic" }, "--threads", &threads]);
         args.extend(["--batch", &batch, "--kps-per-pe", &kps, "--gvt-interval", &interval]);
         args.extend(["--queue", ["ladder", "heap"][next(2) as usize]]);
+        args.extend(["--mapping", ["block", "random"][next(2) as usize]]);
         let seq = single(&[model.as_slice(), &["--sync", "sequential"]].concat());
         let par = distributed(np, &args);
         let what = format!("mpirun -n {np} {args:?}");

@@ -2,7 +2,7 @@
 //! for every thread count, KPs per PE, batch size and remote fraction, and
 //! under a rollback-heavy configuration and random configurations.
 
-use timewarp::{run, Config, Stats, Sync};
+use timewarp::{run, Config, Mapping, Stats, Sync};
 use timewarp_models::phold::Phold;
 
 fn stats(m: &Phold, cfg: Config) -> Stats {
@@ -104,6 +104,7 @@ fn random_configurations_stress() {
             batch: 1 + next(32) as usize,
             gvt_interval: 1 + next(32) as usize,
             event_memory: if next(2) == 0 { None } else { Some(1 + next(64) as usize) },
+            mapping: if next(2) == 0 { Mapping::Block } else { Mapping::Random },
             ..Config::default()
         };
         let what = format!("{m:?} {cfg:?}");
@@ -123,6 +124,9 @@ fn conservative_matches_sequential_and_optimistic_across_lookaheads() {
             assert_same(&seq, &opt, &format!("optimistic, lookahead {lookahead}"));
             for threads in 1..=4 {
                 let con = stats(&m, Config { sync: Sync::Conservative, end, threads, ..Config::default() });
+                let random =
+                    Config { sync: Sync::Conservative, end, threads, mapping: Mapping::Random, ..Config::default() };
+                assert_same(&seq, &stats(&m, random), &format!("conservative, random mapping, {threads} threads"));
                 assert_same(
                     &seq,
                     &con,

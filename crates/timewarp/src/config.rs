@@ -1,6 +1,7 @@
 //! Run configuration shared by every kernel.
 
 use crate::error::Error;
+use crate::mapping::Mapping;
 use crate::queue::QueueKind;
 use serde::Serialize;
 
@@ -68,6 +69,8 @@ pub struct Config {
     pub event_memory: Option<usize>,
     /// Record the committed events of this LP in the report (for `verify`).
     pub trace_lp: Option<u32>,
+    /// Placement of LPs on PEs (never changes what is committed).
+    pub mapping: Mapping,
 }
 
 /// Default optimistic memory is this many times `batch × gvt_interval` (ROSS's C).
@@ -87,6 +90,7 @@ impl Default for Config {
             gvt_interval: 16,
             event_memory: None,
             trace_lp: None,
+            mapping: Mapping::Block,
         }
     }
 }

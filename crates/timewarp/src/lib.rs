@@ -38,6 +38,7 @@ pub use config::{Config, Sync};
 pub use error::Error;
 pub use kernel::Report;
 pub use key::{Key, LpId, Time};
+pub use mapping::Mapping;
 pub use model::{Ctx, Model, Rollback};
 pub use queue::QueueKind;
 pub use rng::{Random, ReversibleRng, Stream};

@@ -3,9 +3,217 @@
 //! Placement never changes what is committed (the event order depends only on
 //! the model's history), only how much is sent between PEs and how much a
 //! rollback undoes. Block mapping is the default: contiguous LP ids per PE,
-//! and contiguous runs of those per KP.
+//! and contiguous runs of those per KP. Any other mapping ([`Mapping`]) is a
+//! table: PE and index within the PE per LP. Every kernel, and MPI, places
+//! LPs through one [`Placement`]; global PE `g` runs in process `g / threads`.
 
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::error::Error;
 use crate::key::LpId;
+
+/// How LPs are placed on PEs (a run-time option).
+///
+/// ```
+/// use timewarp::Mapping;
+/// let m = Mapping::parse_table("0\n1\n1\n").unwrap();
+/// assert_eq!(m, Mapping::Table(vec![0, 1, 1].into()));
+/// assert!(Mapping::parse_table("[0, 2, 1]").is_ok()); // JSON too
+/// assert!(Mapping::parse_table("0\nx\n").unwrap_err().to_string().contains("line 2"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Mapping {
+    /// Contiguous blocks of LP ids per PE (the default).
+    #[default]
+    Block,
+    /// A random permutation of the LPs (from the run's seed) in equal blocks:
+    /// the worst case for communication, a test of placement independence.
+    Random,
+    /// Entry `i` is the PE of LP `i` (PEs numbered over all processes).
+    Table(Arc<[u32]>),
+}
+
+impl Serialize for Mapping {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Mapping::Block => "block",
+            Mapping::Random => "random",
+            Mapping::Table(_) => "table",
+        })
+    }
+}
+
+impl Mapping {
+    /// Reads a table: one PE number per LP, one per line (blank lines and
+    /// `#` comments skipped), or a JSON array of numbers.
+    pub fn parse_table(text: &str) -> Result<Mapping, Error> {
+        if text.trim_start().starts_with('[') {
+            let v: Vec<u32> = serde_json::from_str(text)
+                .map_err(|e| Error::Config(format!("mapping table (JSON, a list of PE numbers): {e}")))?;
+            return Ok(Mapping::Table(v.into()));
+        }
+        let mut v = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let t = line.split('#').next().unwrap_or("").trim();
+            if t.is_empty() {
+                continue;
+            }
+            let pe = t.parse::<u32>().map_err(|_| {
+                Error::Config(format!(
+                    "mapping table, line {}: {t:?} is not a PE number (one PE number per LP, one per line)",
+                    i + 1
+                ))
+            })?;
+            v.push(pe);
+        }
+        Ok(Mapping::Table(v.into()))
+    }
+}
+
+/// LP -> (PE, index in the PE, KP) for a run: block arithmetic or tables.
+#[derive(Clone, Debug)]
+pub(crate) struct Placement {
+    pes: usize,
+    kps: usize,
+    /// The block arithmetic; `None` for a table.
+    block: Option<BlockMapping>,
+    /// Per LP: PE, index among the PE's LPs, KP (tables only).
+    pe: Vec<u32>,
+    local: Vec<u32>,
+    kp: Vec<u32>,
+    /// Per PE: its LPs in id order (tables only).
+    lps: Vec<Vec<LpId>>,
+}
+
+impl Placement {
+    /// Places `num_lps` LPs on `pes` PEs with `kps_per_pe` KPs each.
+    /// `seed` draws the random mapping.
+    pub(crate) fn new(
+        mapping: &Mapping,
+        num_lps: u32,
+        pes: usize,
+        kps_per_pe: usize,
+        seed: u64,
+    ) -> Result<Self, Error> {
+        let table: Vec<u32> = match mapping {
+            Mapping::Block => {
+                let block = BlockMapping::new(num_lps, pes, kps_per_pe);
+                return Ok(Placement {
+                    pes,
+                    kps: kps_per_pe,
+                    block: Some(block),
+                    pe: Vec::new(),
+                    local: Vec::new(),
+                    kp: Vec::new(),
+                    lps: Vec::new(),
+                });
+            }
+            Mapping::Random => {
+                // Fisher–Yates with SplitMix64 (placement is no model randomness).
+                let mut order: Vec<u32> = (0..num_lps).collect();
+                let mut x = seed ^ 0x6a09_e667_f3bc_c908;
+                for i in (1..order.len()).rev() {
+                    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = x;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    z ^= z >> 31;
+                    order.swap(i, (z % (i as u64 + 1)) as usize);
+                }
+                let mut t = vec![0u32; num_lps as usize];
+                for (pos, &lp) in order.iter().enumerate() {
+                    t[lp as usize] = (pos as u64 * pes as u64 / num_lps.max(1) as u64) as u32;
+                }
+                t
+            }
+            Mapping::Table(t) => {
+                if t.len() != num_lps as usize {
+                    return Err(Error::Config(format!(
+                        "the mapping table has {} entries (lines), but the model has {num_lps} LPs: it needs one PE number per LP",
+                        t.len()
+                    )));
+                }
+                if let Some(i) = t.iter().position(|&p| p as usize >= pes) {
+                    return Err(Error::Config(format!(
+                        "mapping table, line {} (LP {i}): PE {} does not exist; this run has {pes} PEs (0..{pes}: processes × threads)",
+                        i + 1,
+                        t[i]
+                    )));
+                }
+                t.to_vec()
+            }
+        };
+        let mut lps: Vec<Vec<LpId>> = vec![Vec::new(); pes];
+        let mut local = vec![0u32; num_lps as usize];
+        for (lp, &p) in table.iter().enumerate() {
+            local[lp] = lps[p as usize].len() as u32;
+            lps[p as usize].push(lp as LpId);
+        }
+        let kp = (0..num_lps as usize)
+            .map(|lp| {
+                let n = lps[table[lp] as usize].len() as u64;
+                (local[lp] as u64 * kps_per_pe as u64 / n) as u32
+            })
+            .collect();
+        Ok(Placement { pes, kps: kps_per_pe, block: None, pe: table, local, kp, lps })
+    }
+
+    /// Number of PEs.
+    pub(crate) fn pes(&self) -> usize {
+        self.pes
+    }
+
+    /// KPs on each PE.
+    pub(crate) fn kps_per_pe(&self) -> usize {
+        self.kps
+    }
+
+    /// The PE that owns `lp`.
+    #[inline]
+    pub(crate) fn pe_of(&self, lp: LpId) -> usize {
+        match &self.block {
+            Some(b) => b.pe_of(lp),
+            None => self.pe[lp as usize] as usize,
+        }
+    }
+
+    /// The KP (index within its PE) of `lp`.
+    #[inline]
+    pub(crate) fn kp_of(&self, lp: LpId) -> usize {
+        match &self.block {
+            Some(b) => b.kp_of(lp),
+            None => self.kp[lp as usize] as usize,
+        }
+    }
+
+    /// Index of `lp` among the LPs of its PE, whose first LP is `first`
+    /// (what [`first_lp`](Self::first_lp) gave for that PE).
+    #[inline]
+    pub(crate) fn local_of(&self, lp: LpId, first: LpId) -> usize {
+        match &self.block {
+            Some(_) => lp.wrapping_sub(first) as usize,
+            None => self.local[lp as usize] as usize,
+        }
+    }
+
+    /// The LPs of PE `pe`, in id order.
+    pub(crate) fn lps_of(&self, pe: usize) -> Vec<LpId> {
+        match &self.block {
+            Some(b) => b.lps_of(pe).collect(),
+            None => self.lps[pe].clone(),
+        }
+    }
+
+    /// The first LP of PE `pe` (block mapping: what `local_of` subtracts).
+    pub(crate) fn first_lp(&self, pe: usize) -> LpId {
+        match &self.block {
+            Some(b) => b.lps_of(pe).start,
+            None => 0,
+        }
+    }
+}
 
 /// Contiguous blocks of LPs per PE, and per KP inside a PE.
 ///
@@ -96,6 +304,42 @@ impl BlockMapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_mapping_places_every_lp_once_with_consistent_indices() {
+        for mapping in [Mapping::Block, Mapping::Random, Mapping::Table(vec![2, 0, 2, 1, 0, 2, 2].into())] {
+            for kps in [1, 2, 16] {
+                let p = Placement::new(&mapping, 7, 3, kps, 9).unwrap();
+                let mut seen = [false; 7];
+                for pe in 0..3 {
+                    let first = p.first_lp(pe);
+                    for (i, lp) in p.lps_of(pe).into_iter().enumerate() {
+                        assert!(!seen[lp as usize]);
+                        seen[lp as usize] = true;
+                        assert_eq!(p.pe_of(lp), pe, "{mapping:?}");
+                        assert_eq!(p.local_of(lp, first), i, "{mapping:?}");
+                        assert!(p.kp_of(lp) < kps);
+                    }
+                }
+                assert!(seen.iter().all(|&s| s));
+            }
+        }
+        // Random: balanced, and a permutation that depends on the seed.
+        let a = Placement::new(&Mapping::Random, 1000, 4, 1, 1).unwrap();
+        let b = Placement::new(&Mapping::Random, 1000, 4, 1, 2).unwrap();
+        assert!((0..4).all(|pe| a.lps_of(pe).len() == 250));
+        assert_ne!(a.lps_of(0), b.lps_of(0));
+        assert_ne!(a.lps_of(0), (0..250).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn bad_tables_are_errors_naming_the_line() {
+        let short = Placement::new(&Mapping::Table(vec![0, 1].into()), 3, 2, 1, 1).unwrap_err().to_string();
+        assert!(short.contains("2 entries") && short.contains("3 LPs"), "{short}");
+        let far = Placement::new(&Mapping::Table(vec![0, 1, 5].into()), 3, 2, 1, 1).unwrap_err().to_string();
+        assert!(far.contains("line 3 (LP 2): PE 5 does not exist"), "{far}");
+        assert!(Mapping::parse_table("[1, -2]").is_err());
+    }
 
     #[test]
     fn fast_division_is_exact() {

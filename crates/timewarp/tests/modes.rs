@@ -80,3 +80,27 @@ fn zero_event_memory_is_refused_with_the_minimum() {
         .to_string();
     assert!(e.contains("minimum is 1"), "{e}");
 }
+
+#[test]
+fn committed_results_never_depend_on_the_mapping() {
+    use timewarp::Mapping;
+    let m = Ties::<false> { lps: 40, tokens: 3 };
+    let end = 10.0;
+    let seq = sequential(&m, end);
+    // LP i on PE (i * 7) % pes: every PE gets a scattered set.
+    let table = |pes: u32| Mapping::Table((0..40).map(|i| (i * 7) % pes).collect());
+    for threads in [1, 2, 3, 4] {
+        for mapping in [Mapping::Block, Mapping::Random, table(threads as u32)] {
+            for kps_per_pe in [1, 4] {
+                let cfg = Config { end, threads, kps_per_pe, mapping: mapping.clone(), ..Config::default() };
+                let what = format!("{mapping:?}, {threads} threads, {kps_per_pe} KPs");
+                assert_same(&seq, &optimistic(&m, cfg), &format!("optimistic, {what}"));
+            }
+        }
+    }
+    // (Conservative runs across mappings: timewarp-models' PHOLD tests; Ties
+    // sends with zero delay.) A table naming a PE the run lacks:
+    let bad = Config { sync: Sync::Optimistic, threads: 2, mapping: table(3), ..Config::default() };
+    let e = run(&m, &bad).unwrap_err().to_string();
+    assert!(e.contains("PE 2 does not exist") && e.contains("line 3 (LP 2)"), "{e}");
+}

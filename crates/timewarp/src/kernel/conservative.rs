@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::event::Inline;
 use crate::key::Key;
 use crate::lp::Lp;
-use crate::mapping::BlockMapping;
+use crate::mapping::Placement;
 use crate::model::{Model, Outgoing};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
@@ -32,7 +32,7 @@ use crate::stats::PeStats;
 use crate::Config;
 
 use super::workers::{parallel_stats, run_workers, Failure};
-use super::{base_stats, finish, forward, handler_panic, init_lp, Report, Setup};
+use super::{base_stats, by_id, finish, forward, handler_panic, init_lp, Report, Setup};
 
 /// A barrier that spins (then yields) instead of sleeping on a condition
 /// variable, and gives up when another worker failed.
@@ -124,10 +124,12 @@ pub(crate) struct Pe<'a, M: Model, Q, W> {
     net_n: u64,
     model: &'a M,
     s: &'a Setup,
-    map: &'a BlockMapping,
+    map: &'a Placement,
     /// Smallest delay of any event between PEs ([`window_lookahead`]).
     lookahead: f64,
     first_lp: u32,
+    /// This PE's LPs: ids (in id order) and records, index for index.
+    pub(crate) ids: Vec<u32>,
     pub(crate) lps: Vec<Lp<M::State>>,
     q: Q,
     out: Vec<Outgoing<M::Msg>>,
@@ -189,8 +191,9 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
     }
 
     pub(crate) fn init(&mut self) -> Result<(), Error> {
-        for lp in self.map.lps_of(self.id) {
-            let (rec, dropped) = init_lp(self.model, self.s, lp, &mut self.out)?;
+        self.ids = self.map.lps_of(self.id);
+        for i in 0..self.ids.len() {
+            let (rec, dropped) = init_lp(self.model, self.s, self.ids[i], &mut self.out)?;
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             self.route()?;
@@ -260,7 +263,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
                 let e = self.q.pop().expect("peeked");
                 let (key, dst, msg) = (e.key(), e.item.dst, e.item.msg);
                 self.at = (dst, key.time);
-                let lp = &mut self.lps[(dst - self.first_lp) as usize];
+                let lp = &mut self.lps[self.map.local_of(dst, self.first_lp)];
                 let mut undo = M::Undo::default();
                 let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out)?;
                 self.model.commit(&msg, &undo, dst, key.time);
@@ -305,7 +308,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// links stay inside PEs gets wider windows), else its global lookahead.
 /// Infinite when nothing can cross PEs. Refuses a model whose windows would
 /// be empty.
-pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &BlockMapping) -> Result<f64, Error> {
+pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &Placement) -> Result<f64, Error> {
     let mut la = f64::INFINITY;
     if map.pes() > 1 {
         for lp in 0..s.num_lps {
@@ -350,12 +353,12 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
-    let map = BlockMapping::new(s.num_lps, cfg.threads, 1);
+    let map = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, 1, cfg.seed)?;
     let Ran { pes: done, total, .. } = run_pes::<M, Q, Alone>(model, cfg, &s, &map, &Alone, 0, 1)?;
     let stats = process_stats(model, cfg, &s, &done, total);
     let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
-    let mut report = finish(model, lps, stats);
+    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+    let mut report = finish(model, lps.into_iter(), stats);
     report.trace = trace;
     Ok(report)
 }
@@ -380,7 +383,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     model: &'a M,
     cfg: &'a Config,
     s: &'a Setup,
-    map: &'a BlockMapping,
+    map: &'a Placement,
     net: &'a W,
     rank: usize,
     ranks: usize,
@@ -414,7 +417,8 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             s,
             map,
             lookahead,
-            first_lp: map.lps_of(id).start,
+            first_lp: map.first_lp(id),
+            ids: Vec::new(),
             lps: Vec::new(),
             peak: 0,
             q: Q::default(),

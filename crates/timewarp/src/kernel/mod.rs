@@ -158,6 +158,14 @@ pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
+/// The LPs of all `pes` (each a list of ids and a list of records, index
+/// for index) in id order, whatever the placement.
+pub(crate) fn by_id<'a, S: 'a>(pes: impl Iterator<Item = (&'a [LpId], &'a [Lp<S>])>) -> Vec<(LpId, &'a Lp<S>)> {
+    let mut all: Vec<(LpId, &Lp<S>)> = pes.flat_map(|(ids, lps)| ids.iter().copied().zip(lps)).collect();
+    all.sort_by_key(|x| x.0); // runs already in order (block mapping) cost one pass
+    all
+}
+
 /// Runs `finalize` over LPs in id order and fills the digest and memory figures.
 pub(crate) fn finish<'a, M: Model>(
     model: &M,

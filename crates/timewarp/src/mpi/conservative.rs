@@ -13,10 +13,9 @@ use mpi::traits::*;
 use crate::error::Error;
 use crate::event::Inline;
 use crate::kernel::conservative::{process_stats, run_pes, Ran, WindowNet};
-use crate::kernel::{Report, Setup};
+use crate::kernel::{by_id, Report, Setup};
 use crate::key::Key;
-use crate::lp::Lp;
-use crate::mapping::BlockMapping;
+use crate::mapping::Placement;
 use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::Config;
@@ -81,14 +80,13 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
 ) -> Result<Option<Report<M::Results>>, Error> {
     let s = Setup::new(model, cfg)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
-    let map = BlockMapping::new(s.num_lps, ranks * cfg.threads, 1);
+    let map = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, 1, cfg.seed)?;
     let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks };
     let Ran { pes: done, total, net_events: sent } = run_pes::<M, Q, Windows>(model, cfg, &s, &map, &net, rank, ranks)?;
     let stats = process_stats(model, cfg, &s, &done, total);
     let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
     fig.events = sent;
     let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps: Vec<&Lp<M::State>> = done.iter().flat_map(|(pe, _)| pe.lps.iter()).collect();
-    let first = map.lps_of(rank * cfg.threads).start;
-    gather(model, cfg, cluster, Part::new(rank, stats, fig, first, &lps, trace))
+    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+    gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
 }

@@ -38,10 +38,10 @@ use crate::error::Error;
 use crate::event::{Inline, Queued};
 use crate::kernel::optimistic::{process_stats, run_pes, Shared};
 use crate::kernel::workers::merge_pe_stats;
-use crate::kernel::{base_stats, finish_parts, Report, Setup};
+use crate::kernel::{base_stats, by_id, finish_parts, Report, Setup};
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
-use crate::mapping::BlockMapping;
+use crate::mapping::Placement;
 use crate::model::Model;
 use crate::queue::{heap::QuadHeap, ladder::LadderQueue, PendingQueue};
 use crate::stats::{peak_rss_bytes, RankStats, Stats};
@@ -124,7 +124,7 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
 ) -> Result<Option<Report<M::Results>>, Error> {
     let s = Setup::new(model, cfg)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
-    let map = BlockMapping::new(s.num_lps, ranks * cfg.threads, cfg.kps_per_pe);
+    let map = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, cfg.kps_per_pe, cfg.seed)?;
     let courier = Courier::new(cluster.world.duplicate(), rank, ranks, cfg.threads);
     let shared = Shared::new(cfg.threads, true);
     let rings = crate::kernel::optimistic::ring_capacity(cfg.threads);
@@ -132,9 +132,8 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
     let fig = courier.finish();
     let stats = process_stats(model, cfg, &s, &shared, &done, total);
     let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps: Vec<&Lp<M::State>> = done.iter().flat_map(|(pe, _)| pe.lps.iter()).collect();
-    let first = map.lps_of(rank * cfg.threads).start;
-    gather(model, cfg, cluster, Part::new(rank, stats, fig, first, &lps, trace))
+    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+    gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
 }
 
 /// What one process sends rank 0 at the end (borrowing its LP states).
@@ -142,7 +141,7 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
 struct Part<'a, S> {
     stats: Stats,
     rank: RankStats,
-    first_lp: LpId,
+    ids: Vec<LpId>,
     digests: Vec<LpDigest>,
     states: Vec<&'a S>,
     trace: Vec<Key>,
@@ -153,14 +152,14 @@ struct Part<'a, S> {
 struct PartIn<S> {
     stats: Stats,
     rank: RankStats,
-    first_lp: LpId,
+    ids: Vec<LpId>,
     digests: Vec<LpDigest>,
     states: Vec<S>,
     trace: Vec<Key>,
 }
 
 impl<'a, S: Serialize> Part<'a, S> {
-    fn new(rank: usize, stats: Stats, fig: Figures, first_lp: LpId, lps: &[&'a Lp<S>], trace: Vec<Key>) -> Self {
+    fn new(rank: usize, stats: Stats, fig: Figures, lps: &[(LpId, &'a Lp<S>)], trace: Vec<Key>) -> Self {
         let rss = peak_rss_bytes();
         let rs = RankStats {
             rank: rank as u64,
@@ -178,9 +177,9 @@ impl<'a, S: Serialize> Part<'a, S> {
         Part {
             stats,
             rank: rs,
-            first_lp,
-            digests: lps.iter().map(|l| l.digest()).collect(),
-            states: lps.iter().map(|l| &l.state).collect(),
+            ids: lps.iter().map(|l| l.0).collect(),
+            digests: lps.iter().map(|l| l.1.digest()).collect(),
+            states: lps.iter().map(|l| &l.1.state).collect(),
             trace,
         }
     }
@@ -206,14 +205,14 @@ fn gather<M: Model>(
             .map_err(|e| Error::Internal(format!("the end-of-run report of rank {r} is unreadable: {e}")))?;
         others.push(part);
     }
-    // Ranks hold consecutive LP blocks in rank order.
     let mut stats = merge_ranks(model, cfg, &mine, &others);
     stats.peak_rss_bytes = mine.rank.peak_rss_bytes + others.iter().map(|p| p.rank.peak_rss_bytes).sum::<u64>();
-    let own = mine.digests.iter().zip(&mine.states).enumerate().map(|(i, (d, s))| (mine.first_lp + i as u32, *d, *s));
-    let rest = others.iter().flat_map(|p| {
-        p.digests.iter().zip(&p.states).enumerate().map(move |(i, (d, s))| (p.first_lp + i as u32, *d, s))
-    });
-    let mut report = finish_parts(model, own.chain(rest), stats);
+    // Any placement: put every process' LPs back in id order.
+    let own = mine.ids.iter().zip(&mine.digests).zip(&mine.states).map(|((&i, d), s)| (i, *d, *s));
+    let rest = others.iter().flat_map(|p| p.ids.iter().zip(&p.digests).zip(&p.states).map(|((&i, d), s)| (i, *d, s)));
+    let mut all: Vec<(LpId, LpDigest, &M::State)> = own.chain(rest).collect();
+    all.sort_by_key(|x| x.0);
+    let mut report = finish_parts(model, all.into_iter(), stats);
     report.trace = mine.trace.iter().chain(others.iter().flat_map(|p| p.trace.iter())).copied().collect();
     Ok(Some(report))
 }

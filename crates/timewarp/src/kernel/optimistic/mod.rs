@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::key::Key;
-use crate::mapping::BlockMapping;
+use crate::mapping::Placement;
 use crate::model::Model;
 use crate::progress::Progress;
 use crate::queue::PendingQueue;
@@ -27,7 +27,7 @@ use crate::stats::GvtPoint;
 use crate::Config;
 
 use super::workers::{parallel_stats, run_workers, Failure};
-use super::{base_stats, finish, Report, Setup};
+use super::{base_stats, by_id, finish, Report, Setup};
 use crate::stats::Stats;
 use comm::Links;
 use net::{Network, NoNet};
@@ -79,14 +79,14 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
-    let map = BlockMapping::new(s.num_lps, cfg.threads, cfg.kps_per_pe);
+    let map = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, cfg.kps_per_pe, cfg.seed)?;
     let shared = Shared::new(cfg.threads, false);
     let rings = ring_capacity(cfg.threads);
     let (done, total) = run_pes::<M, Q, NoNet>(model, cfg, &s, &map, &shared, &NoNet, 0, 1, rings)?;
     let stats = process_stats(model, cfg, &s, &shared, &done, total);
     let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps = done.iter().flat_map(|(pe, _)| pe.lps.iter()).enumerate().map(|(i, l)| (i as u32, l));
-    let mut report = finish(model, lps, stats);
+    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+    let mut report = finish(model, lps.into_iter(), stats);
     report.trace = trace;
     Ok(report)
 }
@@ -101,7 +101,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     model: &'a M,
     cfg: &'a Config,
     s: &'a Setup,
-    map: &'a BlockMapping,
+    map: &'a Placement,
     shared: &'a Shared,
     net: &'a N,
     rank: usize,

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::event::{Event, Owner, Queued};
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
-use crate::mapping::BlockMapping;
+use crate::mapping::Placement;
 use crate::model::{Model, Outgoing, Rollback, MAX_STREAMS};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
@@ -36,9 +36,11 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
     port: Port,
     model: &'a M,
     s: &'a Setup,
-    map: &'a BlockMapping,
+    map: &'a Placement,
     shared: &'a Shared,
     first_lp: LpId,
+    /// This PE's LPs: ids (in id order) and records, index for index.
+    pub(crate) ids: Vec<LpId>,
     pub(crate) lps: Vec<Lp<M::State>>,
     kps: Vec<Kp<M::State>>,
     arena: Arena<Event<M::Msg, M::Undo>>,
@@ -93,7 +95,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         ranks: usize,
         model: &'a M,
         s: &'a Setup,
-        map: &'a BlockMapping,
+        map: &'a Placement,
         shared: &'a Shared,
         links: Links<M::Msg>,
         cfg: &crate::Config,
@@ -111,7 +113,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             s,
             map,
             shared,
-            first_lp: map.lps_of(id).start,
+            first_lp: map.first_lp(id),
+            ids: Vec::new(),
             lps: Vec::new(),
             kps: (0..map.kps_per_pe()).map(|_| Kp::new()).collect(),
             arena: Arena::with_capacity(u32::MAX as usize - 1),
@@ -138,10 +141,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
 
     /// Creates this PE's LPs and routes their initial events.
     pub(crate) fn init(&mut self) -> Result<(), Error> {
-        let range = self.map.lps_of(self.id);
-        self.lps.reserve(range.len());
+        let ids = self.map.lps_of(self.id);
+        self.lps.reserve(ids.len());
         let mut out = std::mem::take(&mut self.out);
-        for lp in range {
+        for &lp in &ids {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut out)?;
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
@@ -160,6 +163,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             }
         }
         self.out = out;
+        self.ids = ids;
         Ok(())
     }
 
@@ -237,7 +241,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                     // model's panicked event can never be undone anyway.
                     let before = match self.kps[kp].saved.back() {
                         Some(saved) => saved.counters,
-                        None => self.lps[(dst - self.first_lp) as usize].counters,
+                        None => self.lps[self.map.local_of(dst, self.first_lp)].counters,
                     };
                     self.record(h, kp, before, 0, Some(handler_panic(dst, time, p.as_ref())))?;
                     (1, false)
@@ -328,7 +332,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             // The kernel is memory-bound: start loading the LP of an event a
             // few places ahead.
             if let Some(next) = self.q.upcoming(4) {
-                if let Some(lp) = self.lps.get(next.dst.wrapping_sub(self.first_lp) as usize) {
+                if let Some(lp) = self.lps.get(self.map.local_of(next.dst, self.first_lp)) {
                     crate::arena::prefetch(lp);
                 }
             }
@@ -378,7 +382,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         let h = self.arena.alloc(rec).ok_or_else(|| Error::EventMemory {
             detail: format!("PE {} holds more than {} processed events", self.id, u32::MAX - 1),
         })?;
-        let lp = &mut self.lps[(item.dst - self.first_lp) as usize];
+        let lp = &mut self.lps[self.map.local_of(item.dst, self.first_lp)];
         if M::ROLLBACK == Rollback::StateSaving {
             self.kps[kp].saved.push_back(Saved { state: lp.state.clone(), counters: lp.counters });
         }
@@ -410,7 +414,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
     ) -> Result<(), Error> {
         let rec = &mut self.arena[h];
         let key = rec.key;
-        let lp = &self.lps[(rec.dst - self.first_lp) as usize];
+        let lp = &self.lps[self.map.local_of(rec.dst, self.first_lp)];
         let mut draws = 0u64;
         let mut wide = false;
         for (s, (now, was)) in lp.counters.iter().zip(before).take(self.s.streams).enumerate() {
@@ -492,7 +496,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         } else {
             std::array::from_fn(|s| (ev.draws >> (16 * s)) & 0xFFFF)
         };
-        let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
+        let lp = &mut self.lps[self.map.local_of(ev.dst, self.first_lp)];
         match M::ROLLBACK {
             Rollback::Reverse => self.model.reverse(&mut lp.state, &ev.msg, &ev.undo, ev.dst, ev.key.time),
             Rollback::StateSaving => {
@@ -602,7 +606,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 }
                 self.kps[kp].processed.pop_front();
                 self.model.commit(&ev.msg, &ev.undo, ev.dst, ev.key.time);
-                let lp = &mut self.lps[(ev.dst - self.first_lp) as usize];
+                let lp = &mut self.lps[self.map.local_of(ev.dst, self.first_lp)];
                 self.stats.ties += lp.record_commit(&ev.key) as u64;
                 if self.trace_lp == Some(ev.dst) {
                     self.trace.push(ev.key);
