@@ -56,6 +56,10 @@ pub(crate) struct EngineArgs {
     /// (processed, uncommitted events) [default: 8 × batch × gvt-interval].
     #[arg(long, value_name = "EVENTS")]
     pub event_memory: Option<u64>,
+    /// How far beyond GVT a PE may speculate: auto (adaptive window),
+    /// unbounded, or a fixed window T in virtual time.
+    #[arg(long, value_name = "auto|unbounded|T", default_value = "auto", value_parser = optimism, allow_negative_numbers = true)]
+    pub optimism: timewarp::config::Optimism,
     /// Write statistics and model results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
@@ -97,11 +101,17 @@ impl EngineArgs {
             batch: self.batch as usize,
             gvt_interval: self.gvt_interval as usize,
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
+            optimism: self.optimism,
             trace_lp: None,
         };
         cfg.validate().map_err(|e| e.to_string())?;
         Ok(cfg)
     }
+}
+
+/// `auto`, `unbounded` or a finite window >= 0.
+pub(crate) fn optimism(s: &str) -> Result<timewarp::config::Optimism, String> {
+    s.parse()
 }
 
 /// A finite number > 0.
