@@ -211,8 +211,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 Step::New(g) => {
                     let t = Instant::now();
                     self.gvt = g;
-                    self.window.new_gvt(g.time);
+                    let before = self.stats.committed;
                     self.fossil_collect(g);
+                    self.window.new_gvt(g.time, self.stats.committed - before);
                     since_round = 0;
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                     if self.local == 0 {
@@ -315,10 +316,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         self.received_len + self.links.spilled() + self.cancelled.len()
     }
 
-    /// How many [`held`](Self::held) entries a PE may have before it stops
-    /// speculating: one per live pending event (what a sequential run holds),
-    /// plus twice the event budget (the received and cancelled entries of
-    /// events the budget lets it process and undo).
+    /// How many [`held`](Self::held) entries a PE may have before its window
+    /// is squeezed (twice as many stop it): one per live pending event (what
+    /// a sequential run holds), plus twice the event budget (the received
+    /// and cancelled entries of events the budget lets it process and undo).
     #[inline]
     fn held_limit(&self) -> usize {
         self.q.len().saturating_sub(self.cancelled.len()) + 2 * self.budget
@@ -328,12 +329,19 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
     ///
     /// A PE stops early (throttled) at an event past its optimism window,
     /// when its processed events fill the event budget, or when what else
-    /// it holds for speculation exceeds [`held_limit`](Self::held_limit);
-    /// the event GVT names is processed in any case, so the run never stalls.
+    /// it holds for speculation exceeds twice [`held_limit`](Self::held_limit)
+    /// (past the limit itself the window is squeezed); the event GVT names
+    /// is processed in any case, so the run never stalls.
     fn process_batch(&mut self) -> Result<(usize, bool), Error> {
         let mut n = 0;
         let held = self.held();
-        let full = held > self.held_limit();
+        let limit = self.held_limit();
+        if held > limit {
+            if let Some(next) = self.q.peek() {
+                self.window.squeeze(next.time);
+            }
+        }
+        let full = held > 2 * limit;
         let spec = (self.uncommitted + held) as u64;
         if spec > self.stats.peak_speculative {
             self.stats.peak_speculative = spec;
@@ -359,6 +367,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                     self.stats.throttled += 1;
                 } else {
                     self.stats.window_throttled += 1;
+                    self.window.stopped();
                 }
                 return Ok((n, true));
             }
