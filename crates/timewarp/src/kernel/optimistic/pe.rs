@@ -70,6 +70,9 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
     trace_lp: Option<LpId>,
 }
 
+/// Received-window entries a PE may hold per entry of its held limit.
+const RECEIVED_PER_LIMIT: usize = 8;
+
 /// Where an event for some PE goes.
 enum Route {
     /// This PE.
@@ -308,12 +311,16 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         Ok(n)
     }
 
-    /// Entries held for speculation besides processed events: received-event
-    /// windows, messages waiting behind a full ring, cancelled events still
-    /// in the queue.
+    /// Entries held for speculation besides processed events and received-
+    /// event windows: messages waiting behind a full ring, cancelled events
+    /// still in the queue. (A received window is trimmed from the front in
+    /// channel order, so one long delay keeps the entries behind it: its
+    /// size follows the model's delay spread as well as speculation. Its
+    /// entries are 16 bytes and have a limit of their own,
+    /// [`RECEIVED_PER_LIMIT`] times this one.)
     #[inline]
     fn held(&self) -> usize {
-        self.received_len + self.links.spilled() + self.cancelled.len()
+        self.links.spilled() + self.cancelled.len()
     }
 
     /// How many [`held`](Self::held) entries a PE may have before its window
@@ -336,13 +343,15 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         let mut n = 0;
         let held = self.held();
         let limit = self.held_limit();
-        if held > limit {
+        let received = self.received_len;
+        let over = |l: usize| held > l || received > RECEIVED_PER_LIMIT * l;
+        if over(limit) {
             if let Some(next) = self.q.peek() {
                 self.window.squeeze(next.time);
             }
         }
-        let full = held > 2 * limit;
-        let spec = (self.uncommitted + held) as u64;
+        let full = over(2 * limit);
+        let spec = (self.uncommitted + held + self.received_len) as u64;
         if spec > self.stats.peak_speculative {
             self.stats.peak_speculative = spec;
         }
