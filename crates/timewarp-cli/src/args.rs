@@ -61,6 +61,10 @@ pub(crate) struct EngineArgs {
     /// (PEs numbered over all processes). Never changes the results.
     #[arg(long, value_name = "block|random|FILE", default_value = "block")]
     pub mapping: String,
+    /// How far beyond GVT a PE may speculate: auto (adaptive window),
+    /// unbounded, or a fixed window T in virtual time.
+    #[arg(long, value_name = "auto|unbounded|T", default_value = "auto", value_parser = optimism, allow_negative_numbers = true)]
+    pub optimism: timewarp::config::Optimism,
     /// Write statistics and model results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
@@ -102,6 +106,7 @@ impl EngineArgs {
             batch: self.batch as usize,
             gvt_interval: self.gvt_interval as usize,
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
+            optimism: self.optimism,
             trace_lp: None,
             mapping: self.mapping()?,
         };
@@ -123,6 +128,11 @@ impl EngineArgs {
             }
         }
     }
+}
+
+/// `auto`, `unbounded` or a finite window >= 0.
+pub(crate) fn optimism(s: &str) -> Result<timewarp::config::Optimism, String> {
+    s.parse()
 }
 
 /// A finite number > 0.

@@ -67,10 +67,75 @@ pub struct Config {
     /// is used up the PE forces a GVT round and stops speculating until GVT
     /// advances. `None`: `EVENT_MEMORY_FACTOR × batch × gvt_interval`.
     pub event_memory: Option<usize>,
+    /// How far beyond GVT (in virtual time) an optimistic PE may process.
+    pub optimism: Optimism,
     /// Record the committed events of this LP in the report (for `verify`).
     pub trace_lp: Option<u32>,
     /// Placement of LPs on PEs (never changes what is committed).
     pub mapping: Mapping,
+}
+
+/// How far an optimistic PE may speculate beyond GVT (`--optimism`).
+///
+/// ```
+/// use timewarp::config::Optimism;
+/// assert_eq!("auto".parse::<Optimism>(), Ok(Optimism::Auto));
+/// assert_eq!("2.5".parse::<Optimism>(), Ok(Optimism::Window(2.5)));
+/// assert!("-1".parse::<Optimism>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Optimism {
+    /// An adaptive window (POSE's speculative window): after a GVT round
+    /// with rollbacks it shrinks to their average distance from GVT,
+    /// after a round without it doubles.
+    #[default]
+    Auto,
+    /// No window: a PE processes any pending event (memory still bounded).
+    Unbounded,
+    /// A fixed window: only events at most this far beyond GVT are processed.
+    Window(f64),
+}
+
+impl Optimism {
+    /// The name used on the command line.
+    pub fn name(&self) -> String {
+        match self {
+            Optimism::Auto => "auto".into(),
+            Optimism::Unbounded => "unbounded".into(),
+            Optimism::Window(t) => t.to_string(),
+        }
+    }
+
+    /// A window must be a finite virtual time >= 0.
+    fn check(&self) -> Result<(), String> {
+        match self {
+            Optimism::Window(t) if !(t.is_finite() && *t >= 0.0) => Err(format!(
+                "the optimism window must be a finite virtual time >= 0 beyond GVT (or auto, or unbounded), got {t}"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl std::str::FromStr for Optimism {
+    type Err = String;
+
+    /// `auto`, `unbounded`, or a finite window T >= 0 in virtual time.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Optimism::Auto),
+            "unbounded" => Ok(Optimism::Unbounded),
+            _ => {
+                let t: f64 =
+                    s.parse().map_err(|_| format!("'{s}' is neither auto, unbounded nor a window in virtual time"))?;
+                let w = Optimism::Window(t);
+                w.check()?;
+                Ok(w)
+            }
+        }
+    }
 }
 
 /// Default optimistic memory is this many times `batch × gvt_interval` (ROSS's C).
@@ -89,6 +154,7 @@ impl Default for Config {
             batch: 16,
             gvt_interval: 16,
             event_memory: None,
+            optimism: Optimism::Auto,
             trace_lp: None,
             mapping: Mapping::Block,
         }
@@ -118,6 +184,7 @@ impl Config {
                     .into(),
             });
         }
+        self.optimism.check().map_err(|e| Error::Config(format!("--optimism: {e}")))?;
         if matches!(self.sync, Sync::Sequential | Sync::Check) && self.threads != 1 {
             return Err(Error::Config(format!(
                 "--sync {} runs on one thread; --threads {} needs a parallel mode (--sync optimistic or --sync conservative)",

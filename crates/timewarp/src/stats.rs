@@ -39,6 +39,9 @@ pub struct Stats {
     pub event_rate: f64,
     /// Most events held at once.
     pub peak_events: u64,
+    /// Optimistic runs: most entries held at once for speculation, summed
+    /// over PEs (see [`PeStats::peak_speculative`]).
+    pub peak_speculative: u64,
     /// Size of one event record in bytes.
     pub event_bytes: u64,
     /// Peak resident memory (Linux VmHWM; 0 where unknown), summed over processes.
@@ -154,6 +157,12 @@ pub struct PeStats {
     pub past_end: u64,
     /// Times the optimistic memory was full and the PE stopped speculating.
     pub throttled: u64,
+    /// Times the PE stopped at an event beyond its optimism window.
+    pub window_throttled: u64,
+    /// Most entries held at once for speculation: processed, uncommitted
+    /// events, received-event windows (for anti-messages), messages waiting
+    /// behind a full ring and cancelled events still queued.
+    pub peak_speculative: u64,
     /// Seconds spent in GVT rounds and fossil collection.
     pub gvt_seconds: f64,
     /// Most events held in the arena at once.

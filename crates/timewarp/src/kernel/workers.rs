@@ -140,6 +140,7 @@ pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'
         stats.timestamp_ties += p.ties;
         stats.events_past_end += p.past_end;
         stats.peak_events += p.peak_events;
+        stats.peak_speculative += p.peak_speculative;
         remote += p.remote;
         stats.pes.push(p.clone());
     }

@@ -104,6 +104,12 @@ impl<Msg: Copy> Links<Msg> {
         }
     }
 
+    /// Messages waiting here for room in their ring.
+    #[inline]
+    pub(crate) fn spilled(&self) -> usize {
+        self.spilled
+    }
+
     /// Smallest key among messages still spilled here (they are in flight).
     pub(crate) fn spilled_min(&self) -> Key {
         if self.spilled == 0 {
@@ -154,11 +160,14 @@ impl Received {
         self.slots.get(cseq.wrapping_sub(self.base) as usize).map(|s| s.1)
     }
 
-    /// Forgets the front entries whose timestamp is below GVT time `t`.
-    pub(crate) fn trim(&mut self, t: f64) {
+    /// Forgets the front entries whose timestamp is below GVT time `t`;
+    /// returns how many.
+    pub(crate) fn trim(&mut self, t: f64) -> usize {
+        let before = self.slots.len();
         while self.slots.front().is_some_and(|s| s.0 < t) {
             self.slots.pop_front();
             self.base = self.base.wrapping_add(1);
         }
+        before - self.slots.len()
     }
 }

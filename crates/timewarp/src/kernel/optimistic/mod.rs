@@ -12,6 +12,7 @@ pub(crate) mod gvt;
 mod kp;
 pub(crate) mod net;
 pub(crate) mod pe;
+mod window;
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
 use std::sync::Mutex;

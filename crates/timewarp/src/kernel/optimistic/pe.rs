@@ -21,6 +21,7 @@ use super::comm::{Links, Received, Wire};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, Saved, SentRec};
 use super::net::{records, sections, Network, Port};
+use super::window::Window;
 use super::Shared;
 use crate::stats::PeStats;
 
@@ -47,6 +48,8 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
     q: Q,
     /// Incarnations of events received from each other PE, for anti-messages.
     received: Vec<Received>,
+    /// Entries in `received`, all senders together.
+    received_len: usize,
     /// Cancelled events still in the queue: incarnation -> key (dropped when popped).
     cancelled: FxHashMap<u32, Key>,
     /// Next incarnation number.
@@ -65,6 +68,12 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
     part: Participant,
     uncommitted: usize,
     budget: usize,
+    /// The last GVT this PE knows.
+    gvt: Key,
+    /// How far beyond GVT it may process.
+    window: Window,
+    /// Whether there are more worker threads than cores (idle PEs yield at once).
+    oversubscribed: bool,
     batch: usize,
     gvt_interval: usize,
     pub(crate) stats: PeStats,
@@ -75,6 +84,9 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
 /// `Event::draws` of an event whose draw counts are kept in `Pe::wide_draws`
 /// (a packed value never has all four 16-bit fields at 0xFFFF).
 const WIDE: u64 = u64::MAX;
+
+/// Received-window entries a PE may hold per entry of its held limit.
+const RECEIVED_PER_LIMIT: usize = 8;
 
 /// Where an event for some PE goes.
 enum Route {
@@ -120,6 +132,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             arena: Arena::with_capacity(u32::MAX as usize - 1),
             q: Q::default(),
             received: (0..map.pes()).map(|_| Received::default()).collect(),
+            received_len: 0,
             cancelled: FxHashMap::default(),
             next_inc: 0,
             errors: FxHashMap::default(),
@@ -131,6 +144,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             part: Participant::default(),
             uncommitted: 0,
             budget: cfg.event_memory_per_pe(),
+            gvt: Key::at(0.0),
+            window: Window::new(cfg.optimism),
+            oversubscribed: std::thread::available_parallelism().map_or(true, |n| threads > n.get()),
             batch: cfg.batch,
             gvt_interval: cfg.gvt_interval,
             stats: PeStats::default(),
@@ -218,7 +234,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 }
                 Step::New(g) => {
                     let t = Instant::now();
+                    self.gvt = g;
+                    let before = self.stats.committed;
                     self.fossil_collect(g)?;
+                    self.window.new_gvt(g.time, self.stats.committed - before);
                     since_round = 0;
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                     if self.local == 0 {
@@ -256,8 +275,11 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 gvt.request();
             }
             if done == 0 && received == 0 {
+                // Nothing to do until GVT moves or a message comes: with more
+                // workers than cores, give the core to one that has work (a
+                // descheduled PE holds GVT back for a whole time slice).
                 idle += 1;
-                if idle > 16 {
+                if idle > 16 || self.oversubscribed {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();
@@ -293,6 +315,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 Wire::Event { key, dst, cseq, msg } => {
                     let inc = self.enqueue_new(key, dst, msg);
                     self.received[from].push(cseq, key.time, inc);
+                    self.received_len += 1;
                 }
                 Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
             }
@@ -313,6 +336,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                     Wire::Event { key, dst, cseq, msg } => {
                         let inc = self.enqueue_new(key, dst, msg);
                         self.received[from].push(cseq, key.time, inc);
+                        self.received_len += 1;
                     }
                     Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
                 }
@@ -324,9 +348,51 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         Ok(n)
     }
 
+    /// Entries held for speculation besides processed events and received-
+    /// event windows: messages waiting behind a full ring, cancelled events
+    /// still in the queue. (A received window is trimmed from the front in
+    /// channel order, so one long delay keeps the entries behind it: its
+    /// size follows the model's delay spread as well as speculation. Its
+    /// entries are 16 bytes and have a limit of their own,
+    /// [`RECEIVED_PER_LIMIT`] times this one.)
+    #[inline]
+    fn held(&self) -> usize {
+        self.links.spilled() + self.cancelled.len()
+    }
+
+    /// How many [`held`](Self::held) entries a PE may have before its window
+    /// is squeezed (twice as many stop it): one per live pending event (what
+    /// a sequential run holds), plus twice the event budget (the received
+    /// and cancelled entries of events the budget lets it process and undo).
+    #[inline]
+    fn held_limit(&self) -> usize {
+        self.q.len().saturating_sub(self.cancelled.len()) + 2 * self.budget
+    }
+
     /// Processes up to `batch` events; returns (processed, throttled).
+    ///
+    /// A PE stops early (throttled) at an event past its optimism window,
+    /// when its processed events fill the event budget, or when what else
+    /// it holds for speculation exceeds twice [`held_limit`](Self::held_limit)
+    /// (past the limit itself the window is squeezed); the event GVT names
+    /// is processed in any case, so the run never stalls.
     fn process_batch(&mut self) -> Result<(usize, bool), Error> {
         let mut n = 0;
+        let held = self.held();
+        let limit = self.held_limit();
+        let received = self.received_len;
+        let over = |l: usize| held > l || received > RECEIVED_PER_LIMIT * l;
+        if over(limit) {
+            if let Some(next) = self.q.peek() {
+                self.window.squeeze(next.time);
+            }
+        }
+        let full = over(2 * limit);
+        let spec = (self.uncommitted + held + self.received_len) as u64;
+        if spec > self.stats.peak_speculative {
+            self.stats.peak_speculative = spec;
+        }
+        let horizon = self.window.horizon();
         while n < self.batch {
             let Some(e) = self.q.pop() else { break };
             // The kernel is memory-bound: start loading the LP of an event a
@@ -341,10 +407,21 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                 self.cancelled.remove(&e.item.inc);
                 continue; // a cancelled event: dropped here
             }
+            if (key.time > horizon || full) && key > self.gvt {
+                self.q.push(e);
+                if full {
+                    self.stats.throttled += 1;
+                } else {
+                    self.stats.window_throttled += 1;
+                    self.window.stopped();
+                }
+                return Ok((n, true));
+            }
             let kp = self.map.kp_of(e.item.dst);
             let straggler = self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > key);
             if straggler {
                 self.stats.primary_rollbacks += 1;
+                self.window.rolled_back(key.time);
                 self.rollback(kp, key)?;
             } else if self.uncommitted >= self.budget && !self.make_room(key)? {
                 // Optimistic memory used up and every processed event precedes
@@ -551,6 +628,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             let h = self.kps[kp].processed[i];
             if self.arena[h].inc == inc {
                 self.stats.secondary_rollbacks += 1;
+                self.window.rolled_back(key.time);
                 self.rollback(kp, key)?;
             }
         }
@@ -595,7 +673,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         // Pending (queue) plus processed (arena) events, sampled once a round.
         self.stats.peak_events = self.stats.peak_events.max((self.q.len() + self.arena.live()) as u64);
         for r in &mut self.received {
-            r.trim(g.time);
+            self.received_len -= r.trim(g.time);
         }
         let before = self.stats.committed;
         for kp in 0..self.kps.len() {
