@@ -84,7 +84,7 @@ impl Model for Closed {
         s.free_at = undo.free_at;
         s.served -= 1;
     }
-    fn finalize(&self, _: LpId, s: &Station, total: &mut u64) {
+    fn finalize(&self, _: LpId, s: &Station, _: f64, total: &mut u64) {
         *total += s.served;
     }
 }

@@ -72,18 +72,42 @@ impl Mapping {
     }
 }
 
-/// LP -> (PE, index in the PE, KP) for a run: block arithmetic or tables.
+/// Where every LP of a run lives: LP -> (PE, index among the PE's LPs, KP).
+/// Kernels are generic over it, so the block arithmetic of the default
+/// mapping costs what it did before any other mapping existed.
+pub(crate) trait Place: std::marker::Sync {
+    /// Number of PEs.
+    fn pes(&self) -> usize;
+    /// KPs on each PE.
+    fn kps_per_pe(&self) -> usize;
+    /// The PE that owns `lp`.
+    fn pe_of(&self, lp: LpId) -> usize;
+    /// The KP (index within its PE) of `lp`.
+    fn kp_of(&self, lp: LpId) -> usize;
+    /// Index of `lp` among the LPs of its PE, whose [`first_lp`](Self::first_lp) is `first`.
+    fn local_of(&self, lp: LpId, first: LpId) -> usize;
+    /// The LPs of PE `pe`, in id order.
+    fn lps_of(&self, pe: usize) -> Vec<LpId>;
+    /// What [`local_of`](Self::local_of) takes as `first` for PE `pe`.
+    fn first_lp(&self, pe: usize) -> LpId;
+}
+
+/// The placement of a run: block arithmetic, or tables for any other mapping.
+pub(crate) enum Placement {
+    /// Contiguous blocks.
+    Block(BlockMapping),
+    /// Per-LP tables.
+    Table(TableMapping),
+}
+
+/// Any mapping, as tables: per LP its PE, index in the PE and KP.
 #[derive(Clone, Debug)]
-pub(crate) struct Placement {
-    pes: usize,
+pub(crate) struct TableMapping {
     kps: usize,
-    /// The block arithmetic; `None` for a table.
-    block: Option<BlockMapping>,
-    /// Per LP: PE, index among the PE's LPs, KP (tables only).
     pe: Vec<u32>,
     local: Vec<u32>,
     kp: Vec<u32>,
-    /// Per PE: its LPs in id order (tables only).
+    /// Per PE: its LPs in id order.
     lps: Vec<Vec<LpId>>,
 }
 
@@ -98,18 +122,7 @@ impl Placement {
         seed: u64,
     ) -> Result<Self, Error> {
         let table: Vec<u32> = match mapping {
-            Mapping::Block => {
-                let block = BlockMapping::new(num_lps, pes, kps_per_pe);
-                return Ok(Placement {
-                    pes,
-                    kps: kps_per_pe,
-                    block: Some(block),
-                    pe: Vec::new(),
-                    local: Vec::new(),
-                    kp: Vec::new(),
-                    lps: Vec::new(),
-                });
-            }
+            Mapping::Block => return Ok(Placement::Block(BlockMapping::new(num_lps, pes, kps_per_pe))),
             Mapping::Random => {
                 // Fisher–Yates with SplitMix64 (placement is no model randomness).
                 let mut order: Vec<u32> = (0..num_lps).collect();
@@ -157,63 +170,75 @@ impl Placement {
                 (local[lp] as u64 * kps_per_pe as u64 / n) as u32
             })
             .collect();
-        Ok(Placement { pes, kps: kps_per_pe, block: None, pe: table, local, kp, lps })
-    }
-
-    /// Number of PEs.
-    pub(crate) fn pes(&self) -> usize {
-        self.pes
-    }
-
-    /// KPs on each PE.
-    pub(crate) fn kps_per_pe(&self) -> usize {
-        self.kps
-    }
-
-    /// The PE that owns `lp`.
-    #[inline]
-    pub(crate) fn pe_of(&self, lp: LpId) -> usize {
-        match &self.block {
-            Some(b) => b.pe_of(lp),
-            None => self.pe[lp as usize] as usize,
-        }
-    }
-
-    /// The KP (index within its PE) of `lp`.
-    #[inline]
-    pub(crate) fn kp_of(&self, lp: LpId) -> usize {
-        match &self.block {
-            Some(b) => b.kp_of(lp),
-            None => self.kp[lp as usize] as usize,
-        }
-    }
-
-    /// Index of `lp` among the LPs of its PE, whose first LP is `first`
-    /// (what [`first_lp`](Self::first_lp) gave for that PE).
-    #[inline]
-    pub(crate) fn local_of(&self, lp: LpId, first: LpId) -> usize {
-        match &self.block {
-            Some(_) => lp.wrapping_sub(first) as usize,
-            None => self.local[lp as usize] as usize,
-        }
-    }
-
-    /// The LPs of PE `pe`, in id order.
-    pub(crate) fn lps_of(&self, pe: usize) -> Vec<LpId> {
-        match &self.block {
-            Some(b) => b.lps_of(pe).collect(),
-            None => self.lps[pe].clone(),
-        }
-    }
-
-    /// The first LP of PE `pe` (block mapping: what `local_of` subtracts).
-    pub(crate) fn first_lp(&self, pe: usize) -> LpId {
-        match &self.block {
-            Some(b) => b.lps_of(pe).start,
-            None => 0,
-        }
+        Ok(Placement::Table(TableMapping { kps: kps_per_pe, pe: table, local, kp, lps }))
     }
 }
+
+impl Place for TableMapping {
+    fn pes(&self) -> usize {
+        self.lps.len()
+    }
+    fn kps_per_pe(&self) -> usize {
+        self.kps
+    }
+    #[inline]
+    fn pe_of(&self, lp: LpId) -> usize {
+        self.pe[lp as usize] as usize
+    }
+    #[inline]
+    fn kp_of(&self, lp: LpId) -> usize {
+        self.kp[lp as usize] as usize
+    }
+    #[inline]
+    fn local_of(&self, lp: LpId, _: LpId) -> usize {
+        self.local[lp as usize] as usize
+    }
+    fn lps_of(&self, pe: usize) -> Vec<LpId> {
+        self.lps[pe].clone()
+    }
+    fn first_lp(&self, _: usize) -> LpId {
+        0
+    }
+}
+
+impl Place for BlockMapping {
+    fn pes(&self) -> usize {
+        self.pes
+    }
+    fn kps_per_pe(&self) -> usize {
+        self.kps
+    }
+    #[inline]
+    fn pe_of(&self, lp: LpId) -> usize {
+        BlockMapping::pe_of(self, lp)
+    }
+    #[inline]
+    fn kp_of(&self, lp: LpId) -> usize {
+        BlockMapping::kp_of(self, lp)
+    }
+    #[inline]
+    fn local_of(&self, lp: LpId, first: LpId) -> usize {
+        lp.wrapping_sub(first) as usize
+    }
+    fn lps_of(&self, pe: usize) -> Vec<LpId> {
+        BlockMapping::lps_of(self, pe).collect()
+    }
+    fn first_lp(&self, pe: usize) -> LpId {
+        BlockMapping::lps_of(self, pe).start
+    }
+}
+
+/// Runs `$body` with `$p` bound to the placement's concrete type (a
+/// reference to a [`Place`]), so kernels are monomorphised per mapping kind.
+macro_rules! with_place {
+    ($placement:expr, $p:ident => $body:expr) => {
+        match &$placement {
+            $crate::mapping::Placement::Block($p) => $body,
+            $crate::mapping::Placement::Table($p) => $body,
+        }
+    };
+}
+pub(crate) use with_place;
 
 /// Contiguous blocks of LPs per PE, and per KP inside a PE.
 ///
@@ -309,7 +334,12 @@ mod tests {
     fn every_mapping_places_every_lp_once_with_consistent_indices() {
         for mapping in [Mapping::Block, Mapping::Random, Mapping::Table(vec![2, 0, 2, 1, 0, 2, 2].into())] {
             for kps in [1, 2, 16] {
-                let p = Placement::new(&mapping, 7, 3, kps, 9).unwrap();
+                let placement = Placement::new(&mapping, 7, 3, kps, 9).unwrap();
+                with_place!(placement, p => check(p, &mapping, kps));
+            }
+        }
+        fn check(p: &impl Place, mapping: &Mapping, kps: usize) {
+            {
                 let mut seen = [false; 7];
                 for pe in 0..3 {
                     let first = p.first_lp(pe);
@@ -325,8 +355,11 @@ mod tests {
             }
         }
         // Random: balanced, and a permutation that depends on the seed.
-        let a = Placement::new(&Mapping::Random, 1000, 4, 1, 1).unwrap();
-        let b = Placement::new(&Mapping::Random, 1000, 4, 1, 2).unwrap();
+        let table = |seed| match Placement::new(&Mapping::Random, 1000, 4, 1, seed).unwrap() {
+            Placement::Table(t) => t,
+            Placement::Block(_) => unreachable!("random is a table"),
+        };
+        let (a, b) = (table(1), table(2));
         assert!((0..4).all(|pe| a.lps_of(pe).len() == 250));
         assert_ne!(a.lps_of(0), b.lps_of(0));
         assert_ne!(a.lps_of(0), (0..250).collect::<Vec<_>>());
@@ -334,9 +367,10 @@ mod tests {
 
     #[test]
     fn bad_tables_are_errors_naming_the_line() {
-        let short = Placement::new(&Mapping::Table(vec![0, 1].into()), 3, 2, 1, 1).unwrap_err().to_string();
+        let err = |t: Vec<u32>| Placement::new(&Mapping::Table(t.into()), 3, 2, 1, 1).err().unwrap().to_string();
+        let short = err(vec![0, 1]);
         assert!(short.contains("2 entries") && short.contains("3 LPs"), "{short}");
-        let far = Placement::new(&Mapping::Table(vec![0, 1, 5].into()), 3, 2, 1, 1).unwrap_err().to_string();
+        let far = err(vec![0, 1, 5]);
         assert!(far.contains("line 3 (LP 2): PE 5 does not exist"), "{far}");
         assert!(Mapping::parse_table("[1, -2]").is_err());
     }

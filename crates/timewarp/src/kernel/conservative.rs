@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::event::Inline;
 use crate::key::Key;
 use crate::lp::Lp;
-use crate::mapping::Placement;
+use crate::mapping::{with_place, Place, Placement};
 use crate::model::{Model, Outgoing};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
@@ -111,7 +111,7 @@ struct Shared<Msg> {
 }
 
 /// One PE of the conservative kernel.
-pub(crate) struct Pe<'a, M: Model, Q, W> {
+pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     /// Global PE id, index in this process, first global id of this process, PEs per process.
     id: usize,
     local: usize,
@@ -124,7 +124,7 @@ pub(crate) struct Pe<'a, M: Model, Q, W> {
     net_n: u64,
     model: &'a M,
     s: &'a Setup,
-    map: &'a Placement,
+    map: &'a P,
     /// Smallest delay of any event between PEs ([`window_lookahead`]).
     lookahead: f64,
     first_lp: u32,
@@ -144,7 +144,7 @@ pub(crate) struct Pe<'a, M: Model, Q, W> {
     trace_lp: Option<u32>,
 }
 
-impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet> Pe<'_, M, Q, W> {
+impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M, Q, W, P> {
     /// Local events into the queue, others into the outbox of their PE
     /// (or the buffer of their process).
     fn route(&mut self) -> Result<(), Error> {
@@ -308,7 +308,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// links stay inside PEs gets wider windows), else its global lookahead.
 /// Infinite when nothing can cross PEs. Refuses a model whose windows would
 /// be empty.
-pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &Placement) -> Result<f64, Error> {
+pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &impl Place) -> Result<f64, Error> {
     let mut la = f64::INFINITY;
     if map.pes() > 1 {
         for lp in 0..s.num_lps {
@@ -353,23 +353,25 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
-    let map = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, 1, cfg.seed)?;
-    let Ran { pes: done, total, .. } = run_pes::<M, Q, Alone>(model, cfg, &s, &map, &Alone, 0, 1)?;
-    let stats = process_stats(model, cfg, &s, &done, total);
-    let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-    let mut report = finish(model, lps.into_iter(), stats);
-    report.trace = trace;
-    Ok(report)
+    let placement = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, 1, cfg.seed)?;
+    with_place!(placement, map => {
+        let Ran { pes: done, total, .. } = run_pes::<M, Q, Alone, _>(model, cfg, &s, map, &Alone, 0, 1)?;
+        let stats = process_stats(model, cfg, &s, &done, total);
+        let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+        let mut report = finish(model, lps.into_iter(), stats);
+        report.trace = trace;
+        Ok(report)
+    })
 }
 
 /// PEs after a run, each with the seconds its initialisation took.
-pub(crate) type Done<'a, M, Q, W> = Vec<(Pe<'a, M, Q, W>, f64)>;
+pub(crate) type Done<'a, M, Q, W, P> = Vec<(Pe<'a, M, Q, W, P>, f64)>;
 
 /// What [`run_pes`] returns.
-pub(crate) struct Ran<'a, M: Model, Q, W> {
+pub(crate) struct Ran<'a, M: Model, Q, W, P> {
     /// The PEs.
-    pub(crate) pes: Done<'a, M, Q, W>,
+    pub(crate) pes: Done<'a, M, Q, W, P>,
     /// Seconds from start to end.
     pub(crate) total: f64,
     /// Events sent to other processes.
@@ -379,15 +381,15 @@ pub(crate) struct Ran<'a, M: Model, Q, W> {
 
 /// Runs this process' PEs (process `rank` of `ranks`); returns them, the
 /// total seconds and the events sent to other processes.
-pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet>(
+pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place>(
     model: &'a M,
     cfg: &'a Config,
     s: &'a Setup,
-    map: &'a Placement,
+    map: &'a P,
     net: &'a W,
     rank: usize,
     ranks: usize,
-) -> Result<Ran<'a, M, Q, W>, Error> {
+) -> Result<Ran<'a, M, Q, W, P>, Error> {
     let pes = cfg.threads;
     let lookahead = window_lookahead(model, s, map)?;
     let sh = Shared::<M::Msg> {
@@ -404,7 +406,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     let t0 = Instant::now();
     let done = run_workers((0..pes).collect(), &sh.failure, |local, _| {
         let id = rank * pes + local;
-        let mut pe = Pe::<M, Q, W> {
+        let mut pe = Pe::<M, Q, W, P> {
             id,
             local,
             base: rank * pes,
@@ -444,11 +446,11 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
 }
 
 /// The statistics of this process' PEs (no digest yet).
-pub(crate) fn process_stats<M: Model, Q, W>(
+pub(crate) fn process_stats<M: Model, Q, W, P>(
     model: &M,
     cfg: &Config,
     s: &Setup,
-    done: &Done<'_, M, Q, W>,
+    done: &Done<'_, M, Q, W, P>,
     total: f64,
 ) -> crate::stats::Stats {
     let inits = done.iter().map(|d| d.1);

@@ -15,7 +15,7 @@ use crate::event::Inline;
 use crate::kernel::conservative::{process_stats, run_pes, Ran, WindowNet};
 use crate::kernel::{by_id, Report, Setup};
 use crate::key::Key;
-use crate::mapping::Placement;
+use crate::mapping::{with_place, Placement};
 use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::Config;
@@ -80,13 +80,15 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
 ) -> Result<Option<Report<M::Results>>, Error> {
     let s = Setup::new(model, cfg)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
-    let map = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, 1, cfg.seed)?;
-    let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks };
-    let Ran { pes: done, total, net_events: sent } = run_pes::<M, Q, Windows>(model, cfg, &s, &map, &net, rank, ranks)?;
-    let stats = process_stats(model, cfg, &s, &done, total);
-    let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
-    fig.events = sent;
-    let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-    gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
+    let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, 1, cfg.seed)?;
+    with_place!(placement, map => {
+        let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks };
+        let Ran { pes: done, total, net_events: sent } = run_pes::<M, Q, Windows, _>(model, cfg, &s, map, &net, rank, ranks)?;
+        let stats = process_stats(model, cfg, &s, &done, total);
+        let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
+        fig.events = sent;
+        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
+    })
 }

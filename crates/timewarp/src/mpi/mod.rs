@@ -41,7 +41,7 @@ use crate::kernel::workers::merge_pe_stats;
 use crate::kernel::{base_stats, by_id, finish_parts, Report, Setup};
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
-use crate::mapping::Placement;
+use crate::mapping::{with_place, Placement};
 use crate::model::Model;
 use crate::queue::{heap::QuadHeap, ladder::LadderQueue, PendingQueue};
 use crate::stats::{peak_rss_bytes, RankStats, Stats};
@@ -124,16 +124,18 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
 ) -> Result<Option<Report<M::Results>>, Error> {
     let s = Setup::new(model, cfg)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
-    let map = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, cfg.kps_per_pe, cfg.seed)?;
-    let courier = Courier::new(cluster.world.duplicate(), rank, ranks, cfg.threads);
-    let shared = Shared::new(cfg.threads, true);
-    let rings = crate::kernel::optimistic::ring_capacity(cfg.threads);
-    let (done, total) = run_pes::<M, Q, Courier>(model, cfg, &s, &map, &shared, &courier, rank, ranks, rings)?;
-    let fig = courier.finish();
-    let stats = process_stats(model, cfg, &s, &shared, &done, total);
-    let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-    gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
+    let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, cfg.kps_per_pe, cfg.seed)?;
+    with_place!(placement, map => {
+        let courier = Courier::new(cluster.world.duplicate(), rank, ranks, cfg.threads);
+        let shared = Shared::new(cfg.threads, true);
+        let rings = crate::kernel::optimistic::ring_capacity(cfg.threads);
+        let (done, total) = run_pes::<M, Q, Courier, _>(model, cfg, &s, map, &shared, &courier, rank, ranks, rings)?;
+        let fig = courier.finish();
+        let stats = process_stats(model, cfg, &s, &shared, &done, total);
+        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
+    })
 }
 
 /// What one process sends rank 0 at the end (borrowing its LP states).

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::key::Key;
-use crate::mapping::Placement;
+use crate::mapping::{with_place, Place, Placement};
 use crate::model::Model;
 use crate::progress::Progress;
 use crate::queue::PendingQueue;
@@ -80,40 +80,45 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
-    let map = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, cfg.kps_per_pe, cfg.seed)?;
-    let shared = Shared::new(cfg.threads, false);
-    let rings = ring_capacity(cfg.threads);
-    let (done, total) = run_pes::<M, Q, NoNet>(model, cfg, &s, &map, &shared, &NoNet, 0, 1, rings)?;
-    let stats = process_stats(model, cfg, &s, &shared, &done, total);
-    let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
-    let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-    let mut report = finish(model, lps.into_iter(), stats);
-    report.trace = trace;
-    Ok(report)
+    let placement = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, cfg.kps_per_pe, cfg.seed)?;
+    with_place!(placement, map => {
+        let shared = Shared::new(cfg.threads, false);
+        let rings = ring_capacity(cfg.threads);
+        let (done, total) = run_pes::<M, Q, NoNet, _>(model, cfg, &s, map, &shared, &NoNet, 0, 1, rings)?;
+        let stats = process_stats(model, cfg, &s, &shared, &done, total);
+        let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
+        let mut report = finish(model, lps.into_iter(), stats);
+        report.trace = trace;
+        Ok(report)
+    })
 }
 
 /// PEs after a run, each with the seconds its initialisation took.
-pub(crate) type Done<'a, M, Q, N> = Vec<(Pe<'a, M, Q, N>, f64)>;
+pub(crate) type Done<'a, M, Q, N, P> = Vec<(Pe<'a, M, Q, N, P>, f64)>;
+
+/// [`run_pes`]' result: the PEs and the total seconds.
+pub(crate) type Ran<'a, M, Q, N, P> = Result<(Done<'a, M, Q, N, P>, f64), Error>;
 
 /// Runs this process' `cfg.threads` PEs (process `rank` of `ranks`) until
 /// GVT passes the end; returns them and the total seconds.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network>(
+pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, P: Place>(
     model: &'a M,
     cfg: &'a Config,
     s: &'a Setup,
-    map: &'a Placement,
+    map: &'a P,
     shared: &'a Shared,
     net: &'a N,
     rank: usize,
     ranks: usize,
     rings: usize,
-) -> Result<(Done<'a, M, Q, N>, f64), Error> {
+) -> Ran<'a, M, Q, N, P> {
     let pes = cfg.threads;
     let t0 = Instant::now();
     let links = Links::<M::Msg>::mesh(pes, rings);
     let done = run_workers(links, &shared.failure, |local, links| {
-        let mut pe = Pe::<M, Q, N>::new(local, net, rank, ranks, model, s, map, shared, links, cfg);
+        let mut pe = Pe::<M, Q, N, P>::new(local, net, rank, ranks, model, s, map, shared, links, cfg);
         pe.init()?;
         let init = t0.elapsed().as_secs_f64();
         let mut progress = Progress::new(cfg.progress && local == 0 && rank == 0, s.end);
@@ -125,12 +130,12 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
 }
 
 /// The statistics of this process' PEs (no digest yet).
-pub(crate) fn process_stats<M: Model, Q, N>(
+pub(crate) fn process_stats<M: Model, Q, N, P>(
     model: &M,
     cfg: &Config,
     s: &Setup,
     shared: &Shared,
-    done: &Done<'_, M, Q, N>,
+    done: &Done<'_, M, Q, N, P>,
     total: f64,
 ) -> Stats {
     let inits = done.iter().map(|d| d.1);

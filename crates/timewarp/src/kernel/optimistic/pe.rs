@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::event::{Event, Owner, Queued};
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
-use crate::mapping::Placement;
+use crate::mapping::Place;
 use crate::model::{Model, Outgoing, Rollback, MAX_STREAMS};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
@@ -25,7 +25,7 @@ use super::window::Window;
 use super::Shared;
 use crate::stats::PeStats;
 
-pub(crate) struct Pe<'a, M: Model, Q, N> {
+pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// Global PE id (over all processes).
     id: usize,
     /// Index among this process' PEs.
@@ -37,7 +37,7 @@ pub(crate) struct Pe<'a, M: Model, Q, N> {
     port: Port,
     model: &'a M,
     s: &'a Setup,
-    map: &'a Placement,
+    map: &'a P,
     shared: &'a Shared,
     first_lp: LpId,
     /// This PE's LPs: ids (in id order) and records, index for index.
@@ -98,7 +98,7 @@ enum Route {
     Net(usize),
 }
 
-impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> {
+impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a, M, Q, N, P> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         local: usize,
@@ -107,7 +107,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         ranks: usize,
         model: &'a M,
         s: &'a Setup,
-        map: &'a Placement,
+        map: &'a P,
         shared: &'a Shared,
         links: Links<M::Msg>,
         cfg: &crate::Config,
@@ -170,10 +170,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                         self.enqueue_new(o.key, o.dst, o.msg);
                     }
                     Route::Local(pe) => {
-                        self.links.send_event(pe, o.key, o.dst, o.msg);
+                        self.links.send_event(pe, o.key, o.dst, 0.0, o.msg);
                     }
                     Route::Net(pe) => {
-                        self.port.send_event(pe, o.key, o.dst, o.msg)?;
+                        self.port.send_event(pe, o.key, o.dst, 0.0, o.msg)?;
                     }
                 }
             }
@@ -262,7 +262,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
                         Some(saved) => saved.counters,
                         None => self.lps[self.map.local_of(dst, self.first_lp)].counters,
                     };
-                    self.record(h, kp, before, 0, Some(handler_panic(dst, time, p.as_ref())))?;
+                    self.record(h, self.arena[h].key, dst, kp, before, 0, Some(handler_panic(dst, time, p.as_ref())))?;
                     (1, false)
                 }
             };
@@ -312,9 +312,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         for (from, w) in inbox.drain(..) {
             let from = from + self.base;
             match w {
-                Wire::Event { key, dst, cseq, msg } => {
+                Wire::Event { key, dst, cseq, sent, msg } => {
                     let inc = self.enqueue_new(key, dst, msg);
-                    self.received[from].push(cseq, key.time, inc);
+                    self.received[from].push(cseq, sent, inc);
                     self.received_len += 1;
                 }
                 Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
@@ -333,9 +333,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             let from = sec.src_pe as usize;
             for w in records::<M::Msg>(sec.records) {
                 match w? {
-                    Wire::Event { key, dst, cseq, msg } => {
+                    Wire::Event { key, dst, cseq, sent, msg } => {
                         let inc = self.enqueue_new(key, dst, msg);
-                        self.received[from].push(cseq, key.time, inc);
+                        self.received[from].push(cseq, sent, inc);
                         self.received_len += 1;
                     }
                     Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
@@ -474,24 +474,26 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             Ok(p) => (p, None),
             Err(e) => (0, Some(e)),
         };
-        self.record(h, kp, before, past_end, error)
+        self.record(h, key, item.dst, kp, before, past_end, error)
     }
 
     /// Finishes processed event `h` of KP `kp` after its handler ran: its
     /// draws (from the LP's stream counters `before`), sends and error; puts
     /// it on its KP's processed list and routes its sends.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
         h: u32,
+        key: Key,
+        dst: LpId,
         kp: usize,
         before: [u64; MAX_STREAMS as usize],
         past_end: u32,
         error: Option<Error>,
     ) -> Result<(), Error> {
         let rec = &mut self.arena[h];
-        let key = rec.key;
-        let lp = &self.lps[self.map.local_of(rec.dst, self.first_lp)];
+        let lp = &self.lps[self.map.local_of(dst, self.first_lp)];
         let mut draws = 0u64;
         let mut wide = false;
         for (s, (now, was)) in lp.counters.iter().zip(before).take(self.s.streams).enumerate() {
@@ -499,9 +501,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             wide |= d >= 0xFFFF;
             draws |= (d & 0xFFFF) << (16 * s);
         }
-        let mut out = std::mem::take(&mut self.out);
         rec.draws = if wide { WIDE } else { draws };
-        rec.n_sent = out.len() as u32;
+        rec.n_sent = self.out.len() as u32;
         rec.past_end = past_end;
         if wide {
             self.wide_draws.insert(h, std::array::from_fn(|s| lp.counters[s] - before[s]));
@@ -513,16 +514,18 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
         self.uncommitted += 1;
         self.stats.processed += 1;
         let mut result = Ok(());
-        for o in out.drain(..) {
+        // By index: `route` and the links borrow `self` (no take and put back).
+        for i in 0..self.out.len() {
+            let o = self.out[i];
             let inc = match self.route(o.dst) {
                 Route::Own => self.enqueue_new(o.key, o.dst, o.msg),
                 Route::Local(pe) => {
                     self.part.sent(o.key);
-                    self.links.send_event(pe, o.key, o.dst, o.msg)
+                    self.links.send_event(pe, o.key, o.dst, key.time, o.msg)
                 }
                 Route::Net(pe) => {
                     self.part.sent(o.key);
-                    match self.port.send_event(pe, o.key, o.dst, o.msg) {
+                    match self.port.send_event(pe, o.key, o.dst, key.time, o.msg) {
                         Ok(c) => c,
                         Err(e) => {
                             result = Err(e);
@@ -533,7 +536,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network> Pe<'a, M, Q, N> 
             };
             self.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, inc });
         }
-        self.out = out;
+        self.out.clear();
         result
     }
 
