@@ -163,6 +163,9 @@ pub struct PeStats {
     /// events, received-event windows (for anti-messages), messages waiting
     /// behind a full ring and cancelled events still queued.
     pub peak_speculative: u64,
+    /// Times the pending queue was rebuilt without its cancelled events.
+    #[serde(default)]
+    pub compactions: u64,
     /// Seconds spent in GVT rounds and fossil collection.
     pub gvt_seconds: f64,
     /// Most events held in the arena at once.

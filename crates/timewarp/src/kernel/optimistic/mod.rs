@@ -39,7 +39,7 @@ pub(crate) struct Shared {
     pub(crate) gvt: gvt::Gvt,
     pub(crate) failure: Failure,
     committed: AtomicU64,
-    series: Mutex<Vec<GvtPoint>>,
+    series: Mutex<Series>,
 }
 
 impl Shared {
@@ -49,7 +49,7 @@ impl Shared {
             gvt: gvt::Gvt::new(pes, net),
             failure: Failure::default(),
             committed: AtomicU64::new(0),
-            series: Mutex::new(Vec::new()),
+            series: Mutex::new(Series::default()),
         }
     }
 
@@ -65,6 +65,41 @@ impl Shared {
     fn record_round(&self, g: Key, wall: f64) {
         let point = GvtPoint { gvt: g.time, wall, committed: self.committed.load(Relaxed) };
         self.series.lock().unwrap_or_else(|p| p.into_inner()).push(point);
+    }
+}
+
+/// Most points the GVT series keeps (runs with 10^5+ rounds exist).
+const SERIES_MAX: usize = 4096;
+
+/// GVT per round, thinned to at most [`SERIES_MAX`] evenly spaced points:
+/// when full, every other point goes and only every `stride`-th round is
+/// kept from then on.
+#[derive(Default)]
+struct Series {
+    points: Vec<GvtPoint>,
+    stride: u64,
+    seen: u64,
+}
+
+impl Series {
+    fn push(&mut self, p: GvtPoint) {
+        let stride = self.stride.max(1);
+        self.seen += 1;
+        if (self.seen - 1) % stride != 0 {
+            return;
+        }
+        if self.points.len() == SERIES_MAX {
+            let mut i = 0;
+            self.points.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.stride = stride * 2;
+            if (self.seen - 1) % self.stride != 0 {
+                return;
+            }
+        }
+        self.points.push(p);
     }
 }
 
@@ -144,6 +179,23 @@ pub(crate) fn process_stats<M: Model, Q, N, P>(
     stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;
     stats.kps_per_pe = cfg.kps_per_pe as u64;
     stats.event_bytes = std::mem::size_of::<crate::event::Event<M::Msg, M::Undo>>() as u64;
-    stats.gvt_series = std::mem::take(&mut *shared.series.lock().unwrap_or_else(|p| p.into_inner()));
+    stats.gvt_series = std::mem::take(&mut shared.series.lock().unwrap_or_else(|p| p.into_inner()).points);
     stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gvt_series_keeps_evenly_spaced_rounds_within_its_bound() {
+        let mut s = Series::default();
+        for i in 0..10_000u64 {
+            s.push(GvtPoint { gvt: i as f64, wall: 0.0, committed: i });
+        }
+        assert!(s.points.len() <= SERIES_MAX && s.points.len() > SERIES_MAX / 4, "{}", s.points.len());
+        let gaps: Vec<f64> = s.points.windows(2).map(|w| w[1].gvt - w[0].gvt).collect();
+        assert_eq!(s.points[0].gvt, 0.0);
+        assert!(gaps.iter().all(|&g| g == gaps[0]), "even spacing");
+    }
 }

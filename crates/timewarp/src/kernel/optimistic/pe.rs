@@ -85,6 +85,9 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
 /// (a packed value never has all four 16-bit fields at 0xFFFF).
 const WIDE: u64 = u64::MAX;
 
+/// Cancelled events in a pending queue before it is compacted (at least).
+const COMPACT_MIN: usize = 1024;
+
 /// Received-window entries a PE may hold per entry of its held limit.
 const RECEIVED_PER_LIMIT: usize = 8;
 
@@ -378,6 +381,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     /// is processed in any case, so the run never stalls.
     fn process_batch(&mut self) -> Result<(usize, bool), Error> {
         let mut n = 0;
+        if self.cancelled.len() > COMPACT_MIN && 2 * self.cancelled.len() > self.q.len() {
+            self.compact();
+        }
         let held = self.held();
         let limit = self.held_limit();
         let received = self.received_len;
@@ -658,6 +664,27 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         {
             let (key, e) = self.errors.remove(&h).expect("just found");
             self.shared.failure.fail_at(key, e);
+        }
+    }
+
+    /// Drops every cancelled event from the pending queue at once. They are
+    /// otherwise dropped when popped, which under heavy rollback leaves
+    /// pending queues full of dead events far in the future (each
+    /// cancel-and-resend adds one): compacting when they are half the queue
+    /// bounds them by the live events, at O(1) amortised per cancellation.
+    #[cold]
+    fn compact(&mut self) {
+        let mut keep = Vec::with_capacity(self.q.len() - self.cancelled.len().min(self.q.len()));
+        while let Some(e) = self.q.pop() {
+            if self.cancelled.get(&e.item.inc) == Some(&e.key()) {
+                self.cancelled.remove(&e.item.inc);
+            } else {
+                keep.push(e);
+            }
+        }
+        self.stats.compactions += 1;
+        for e in keep {
+            self.q.push(e);
         }
     }
 
