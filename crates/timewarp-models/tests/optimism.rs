@@ -147,9 +147,11 @@ fn many_workers_with_a_large_event_memory_do_not_run_away() {
 #[test]
 fn eight_workers_on_one_kp_each_do_not_run_away() {
     // Before: 3 of 6 runs past 60 s at end 20, one at 2.8 GB; 3 % efficiency at end 2.
+    // Cancelled events piled up in the pending queues (one per cancel and
+    // resend) until compaction; now about 30 %.
     let m = Phold { lps: 1024, remote: 1.0, lookahead: 0.0, ..Phold::default() };
     let cfg = Config { sync: Sync::Optimistic, threads: 8, end: 2.0, kps_per_pe: 1, ..Config::default() };
-    runaway(&m, cfg, 0.0);
+    runaway(&m, cfg, 0.1);
 }
 
 #[test]
