@@ -64,7 +64,7 @@ pub(crate) struct EngineArgs {
     /// How far beyond GVT a PE may speculate: auto (adaptive window),
     /// unbounded, or a fixed window T in virtual time.
     #[arg(long, value_name = "auto|unbounded|T", default_value = "auto", value_parser = optimism, allow_negative_numbers = true)]
-    pub optimism: timewarp::config::Optimism,
+    pub optimism: timewarp::Optimism,
     /// Write statistics and model results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
@@ -87,10 +87,10 @@ impl EngineArgs {
     /// The engine configuration these options describe.
     pub(crate) fn config(&self, default_end: f64) -> Result<timewarp::Config, String> {
         let sync = match self.sync {
-            SyncArg::Sequential => timewarp::Sync::Sequential,
-            SyncArg::Check => timewarp::Sync::Check,
-            SyncArg::Optimistic => timewarp::Sync::Optimistic,
-            SyncArg::Conservative => timewarp::Sync::Conservative,
+            SyncArg::Sequential => timewarp::SyncMode::Sequential,
+            SyncArg::Check => timewarp::SyncMode::Check,
+            SyncArg::Optimistic => timewarp::SyncMode::Optimistic,
+            SyncArg::Conservative => timewarp::SyncMode::Conservative,
         };
         let cfg = timewarp::Config {
             sync,
@@ -110,7 +110,7 @@ impl EngineArgs {
             trace_lp: None,
             mapping: self.mapping()?,
         };
-        cfg.validate().map_err(|e| e.to_string())?;
+        cfg.validate().map_err(|e| describe(&e))?;
         Ok(cfg)
     }
 }
@@ -130,8 +130,19 @@ impl EngineArgs {
     }
 }
 
+/// An engine error as the command line says it: a bad configuration field
+/// is named by its flag (`threads` -> `--threads`).
+pub(crate) fn describe(e: &timewarp::Error) -> String {
+    match e {
+        timewarp::Error::Option { option, problem } => {
+            format!("invalid configuration: --{}: {problem}", option.replace('_', "-"))
+        }
+        e => e.to_string(),
+    }
+}
+
 /// `auto`, `unbounded` or a finite window >= 0.
-pub(crate) fn optimism(s: &str) -> Result<timewarp::config::Optimism, String> {
+pub(crate) fn optimism(s: &str) -> Result<timewarp::Optimism, String> {
     s.parse()
 }
 

@@ -110,11 +110,11 @@ impl Procs {
             Ok(r) => Ok(r),
             // The same on every process (checked before any message): each
             // returns it and rank 0 alone prints it.
-            Err(e @ timewarp::Error::Config(_)) => Err(e.to_string()),
-            Err(e) => Err(self.alone(e.to_string())),
+            Err(e @ (timewarp::Error::Config(_) | timewarp::Error::Option { .. })) => Err(args::describe(&e)),
+            Err(e) => Err(self.alone(args::describe(&e))),
         };
         #[cfg(not(feature = "mpi"))]
-        timewarp::run(model, cfg).map(Some).map_err(|e| e.to_string())
+        timewarp::run(model, cfg).map(Some).map_err(|e| args::describe(&e))
     }
 }
 
@@ -187,7 +187,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
 fn verify<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
     let mut cfg = engine.config_for_verify(default_end)?;
     cfg.progress = false;
-    let v = timewarp::verify::verify(model, &cfg).map_err(|e| e.to_string())?;
+    let v = timewarp::verify::verify(model, &cfg).map_err(|e| args::describe(&e))?;
     let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
     match v.divergence {
         None => {

@@ -237,7 +237,7 @@ fn sequential_under_mpirun_is_refused_once() {
     assert!(!o.status.success());
     let err = text(&o.stderr);
     assert_eq!(err.matches("error: invalid configuration").count(), 1, "rank 0 alone says it: {err}");
-    assert!(err.contains("--sync optimistic"), "{err}");
+    assert!(err.contains("--sync: the sequential mode runs in one process") && err.contains("optimistic"), "{err}");
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! unlucky); the digest must match in every run.
 
 use serde::{Deserialize, Serialize};
-use timewarp::{run, Config, Ctx, LpId, Model, Random, Stats, Sync};
+use timewarp::{run, Config, Ctx, LpId, Model, Random, Stats, SyncMode};
 use timewarp_models::phold::Phold;
 
 fn stats<M: Model>(m: &M, cfg: Config) -> Stats {
@@ -20,7 +20,7 @@ fn stats<M: Model>(m: &M, cfg: Config) -> Stats {
 
 /// Runs `cfg` three times against the sequential run; returns the median efficiency.
 fn median_efficiency<M: Model>(m: &M, cfg: Config) -> f64 {
-    let seq = stats(m, Config { sync: Sync::Sequential, threads: 1, ..cfg.clone() });
+    let seq = stats(m, Config { sync: SyncMode::Sequential, threads: 1, ..cfg.clone() });
     let mut e: Vec<f64> = (0..3)
         .map(|_| {
             let par = stats(m, cfg.clone());
@@ -92,7 +92,7 @@ impl Model for Closed {
 #[test]
 fn tiny_phold_commits_at_least_half_of_what_it_processes() {
     let m = Phold { lps: 4, population: 1, remote: 1.0, ..Phold::default() };
-    let cfg = Config { sync: Sync::Optimistic, threads: 2, end: 2000.0, ..Config::default() };
+    let cfg = Config { sync: SyncMode::Optimistic, threads: 2, end: 2000.0, ..Config::default() };
     let e = median_efficiency(&m, cfg);
     assert!(e >= 0.5, "efficiency {e}");
 }
@@ -100,7 +100,7 @@ fn tiny_phold_commits_at_least_half_of_what_it_processes() {
 #[test]
 fn closed_queueing_network_commits_at_least_half_of_what_it_processes() {
     let m = Closed { stations: 3, jobs: 2 };
-    let cfg = Config { sync: Sync::Optimistic, threads: 2, end: 2000.0, ..Config::default() };
+    let cfg = Config { sync: SyncMode::Optimistic, threads: 2, end: 2000.0, ..Config::default() };
     let e = median_efficiency(&m, cfg);
     assert!(e >= 0.5, "efficiency {e}");
 }
@@ -117,7 +117,7 @@ fn bound(cfg: &Config, pending: u64) -> u64 {
 /// Runs a configuration that once ran away; checks digest, efficiency and
 /// the speculative-memory bound.
 fn runaway(m: &Phold, cfg: Config, min_efficiency: f64) {
-    let seq = stats(m, Config { sync: Sync::Sequential, threads: 1, ..cfg.clone() });
+    let seq = stats(m, Config { sync: SyncMode::Sequential, threads: 1, ..cfg.clone() });
     let par = stats(m, cfg.clone());
     assert_eq!(seq.digest, par.digest, "{cfg:?}: digest differs");
     assert!(par.efficiency >= min_efficiency, "{cfg:?}: efficiency {}", par.efficiency);
@@ -131,7 +131,7 @@ fn many_workers_with_a_large_event_memory_do_not_run_away() {
     // grew by 11 MB/s; at end 2, 2.2 % efficiency (3.6 M processed for 82 k).
     let m = Phold { lps: 4096, population: 1, mean: 0.1, lookahead: 0.0, remote: 0.5, ..Phold::default() };
     let cfg = Config {
-        sync: Sync::Optimistic,
+        sync: SyncMode::Optimistic,
         threads: 5,
         end: 2.0,
         seed: 5224897146897887738,
@@ -150,7 +150,7 @@ fn eight_workers_on_one_kp_each_do_not_run_away() {
     // Cancelled events piled up in the pending queues (one per cancel and
     // resend) until compaction; now about 30 %.
     let m = Phold { lps: 1024, remote: 1.0, lookahead: 0.0, ..Phold::default() };
-    let cfg = Config { sync: Sync::Optimistic, threads: 8, end: 2.0, kps_per_pe: 1, ..Config::default() };
+    let cfg = Config { sync: SyncMode::Optimistic, threads: 8, end: 2.0, kps_per_pe: 1, ..Config::default() };
     runaway(&m, cfg, 0.1);
 }
 
@@ -159,22 +159,23 @@ fn dense_zero_lookahead_events_on_eight_workers_do_not_run_away() {
     // Before: at end 1e-6, 20 M processed for 254 k committed (1.3 %), 11 s
     // and 75 MB (release); now about 70 %.
     let m = Phold { lps: 64, population: 4, mean: 1e-9, lookahead: 0.0, remote: 0.5, ..Phold::default() };
-    let cfg = Config { sync: Sync::Optimistic, threads: 8, end: 3e-7, ..Config::default() };
+    let cfg = Config { sync: SyncMode::Optimistic, threads: 8, end: 3e-7, ..Config::default() };
     runaway(&m, cfg, 0.2);
 }
 
 #[test]
 fn optimism_window_options_are_validated() {
-    use timewarp::config::Optimism;
+    use timewarp::Optimism;
     for w in [f64::NAN, -1.0, f64::INFINITY] {
-        let cfg = Config { sync: Sync::Optimistic, threads: 2, optimism: Optimism::Window(w), ..Config::default() };
+        let cfg = Config { sync: SyncMode::Optimistic, threads: 2, optimism: Optimism::Window(w), ..Config::default() };
         let e = cfg.validate().unwrap_err().to_string();
-        assert!(e.contains("--optimism") && e.contains("window"), "{e}");
+        assert!(e.contains("optimism: the optimism window"), "{e}");
     }
     let m = Phold { lps: 64, ..Phold::default() };
     let seq = stats(&m, Config { end: 5.0, ..Config::default() });
     for o in [Optimism::Auto, Optimism::Unbounded, Optimism::Window(0.0), Optimism::Window(0.5)] {
-        let par = stats(&m, Config { sync: Sync::Optimistic, threads: 3, end: 5.0, optimism: o, ..Config::default() });
+        let par =
+            stats(&m, Config { sync: SyncMode::Optimistic, threads: 3, end: 5.0, optimism: o, ..Config::default() });
         assert_eq!(seq.digest, par.digest, "{o:?}");
     }
 }

@@ -2,7 +2,7 @@
 //! for every thread count, KPs per PE, batch size and remote fraction, and
 //! under a rollback-heavy configuration and random configurations.
 
-use timewarp::{run, Config, Mapping, Stats, Sync};
+use timewarp::{run, Config, Mapping, Stats, SyncMode};
 use timewarp_models::phold::Phold;
 
 fn stats(m: &Phold, cfg: Config) -> Stats {
@@ -29,7 +29,8 @@ fn optimistic_matches_sequential_across_threads_kps_batch_and_remote() {
         for threads in [1, 2, 3, 4, 8] {
             for kps_per_pe in [1, 16] {
                 for batch in [1, 16] {
-                    let cfg = Config { sync: Sync::Optimistic, end, threads, kps_per_pe, batch, ..Config::default() };
+                    let cfg =
+                        Config { sync: SyncMode::Optimistic, end, threads, kps_per_pe, batch, ..Config::default() };
                     let par = stats(&m, cfg);
                     assert_same(
                         &seq,
@@ -50,7 +51,7 @@ fn heavy_rollback_configuration_commits_the_same_history() {
     let seq = stats(&m, Config { end, ..Config::default() });
     let mut rolled_back = 0;
     for threads in [2, 4, 8] {
-        let par = stats(&m, Config { sync: Sync::Optimistic, end, threads, batch: 16, ..Config::default() });
+        let par = stats(&m, Config { sync: SyncMode::Optimistic, end, threads, batch: 16, ..Config::default() });
         assert_same(&seq, &par, &format!("heavy rollback, {threads} threads"));
         assert!(par.efficiency > 0.0 && par.efficiency <= 1.0);
         rolled_back += par.rolled_back_events;
@@ -65,7 +66,7 @@ fn zero_lookahead_and_zero_mean_ties() {
     let seq = stats(&m, Config { end: 5.0, ..Config::default() });
     assert!(seq.timestamp_ties > 0);
     for threads in [2, 3] {
-        let par = stats(&m, Config { sync: Sync::Optimistic, end: 5.0, threads, ..Config::default() });
+        let par = stats(&m, Config { sync: SyncMode::Optimistic, end: 5.0, threads, ..Config::default() });
         assert_same(&seq, &par, &format!("ties, {threads} threads"));
     }
 }
@@ -96,7 +97,7 @@ fn random_configurations_stress() {
         let seed = next(1000);
         let seq = stats(&m, Config { end, seed, ..Config::default() });
         let cfg = Config {
-            sync: Sync::Optimistic,
+            sync: SyncMode::Optimistic,
             end,
             seed,
             threads: 1 + next(6) as usize,
@@ -120,12 +121,17 @@ fn conservative_matches_sequential_and_optimistic_across_lookaheads() {
             let m = Phold { lps: 256, population: 2, remote, lookahead, ..Phold::default() };
             let end = 12.0;
             let seq = stats(&m, Config { end, ..Config::default() });
-            let opt = stats(&m, Config { sync: Sync::Optimistic, end, threads: 2, ..Config::default() });
+            let opt = stats(&m, Config { sync: SyncMode::Optimistic, end, threads: 2, ..Config::default() });
             assert_same(&seq, &opt, &format!("optimistic, lookahead {lookahead}"));
             for threads in 1..=4 {
-                let con = stats(&m, Config { sync: Sync::Conservative, end, threads, ..Config::default() });
-                let random =
-                    Config { sync: Sync::Conservative, end, threads, mapping: Mapping::Random, ..Config::default() };
+                let con = stats(&m, Config { sync: SyncMode::Conservative, end, threads, ..Config::default() });
+                let random = Config {
+                    sync: SyncMode::Conservative,
+                    end,
+                    threads,
+                    mapping: Mapping::Random,
+                    ..Config::default()
+                };
                 assert_same(&seq, &stats(&m, random), &format!("conservative, random mapping, {threads} threads"));
                 assert_same(
                     &seq,
@@ -141,7 +147,7 @@ fn conservative_matches_sequential_and_optimistic_across_lookaheads() {
 #[test]
 fn conservative_refuses_zero_lookahead() {
     let m = Phold { lookahead: 0.0, lps: 16, ..Phold::default() };
-    let e = run(&m, &Config { sync: Sync::Conservative, threads: 2, ..Config::default() }).unwrap_err().to_string();
+    let e = run(&m, &Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() }).unwrap_err().to_string();
     assert!(e.contains("positive lookahead") && e.contains("run optimistically"), "{e}");
 }
 
@@ -155,7 +161,7 @@ fn messages_waiting_behind_a_full_ring_hold_gvt_back() {
     for seed in [1, 13, 17] {
         let seq = stats(&m, Config { end: 1.0, seed, ..Config::default() });
         let cfg = Config {
-            sync: Sync::Optimistic,
+            sync: SyncMode::Optimistic,
             threads: 2,
             batch: 200_000,
             gvt_interval: 1,

@@ -5,18 +5,10 @@
 //! past that `alloc` returns `None` and the kernel decides what to do (force a
 //! GVT round, stop speculating, or report that memory is too small).
 
-/// Slab of `T` records with a LIFO free list.
-///
-/// ```
-/// use timewarp::arena::Arena;
-/// let mut a = Arena::with_capacity(2);
-/// let h = a.alloc(7u64).unwrap();
-/// assert_eq!(a[h], 7);
-/// a.free(h);
-/// assert_eq!(a.alloc(9).unwrap(), h); // LIFO reuse
-/// ```
+/// Slab of `T` records with a LIFO free list: `alloc` returns a `u32`
+/// handle (the most recently freed one first), `arena[h]` the record.
 #[derive(Debug)]
-pub struct Arena<T> {
+pub(crate) struct Arena<T> {
     slots: Vec<T>,
     free: Vec<u32>,
     cap: usize,
@@ -24,14 +16,14 @@ pub struct Arena<T> {
 
 impl<T: Copy> Arena<T> {
     /// An arena holding at most `cap` records (memory is taken as needed).
-    pub fn with_capacity(cap: usize) -> Self {
+    pub(crate) fn with_capacity(cap: usize) -> Self {
         let cap = cap.min(u32::MAX as usize);
         Arena { slots: Vec::new(), free: Vec::new(), cap }
     }
 
     /// Stores `v` and returns its handle, or `None` when the arena is full.
     #[inline]
-    pub fn alloc(&mut self, v: T) -> Option<u32> {
+    pub(crate) fn alloc(&mut self, v: T) -> Option<u32> {
         if let Some(h) = self.free.pop() {
             self.slots[h as usize] = v;
             Some(h)
@@ -45,37 +37,34 @@ impl<T: Copy> Arena<T> {
 
     /// Returns the slot of `h` to the free list.
     #[inline]
-    pub fn free(&mut self, h: u32) {
+    pub(crate) fn free(&mut self, h: u32) {
         debug_assert!((h as usize) < self.slots.len());
         self.free.push(h);
     }
 
     /// Records currently allocated.
     #[inline]
-    pub fn live(&self) -> usize {
+    pub(crate) fn live(&self) -> usize {
         self.slots.len() - self.free.len()
     }
 
     /// Records that can still be allocated.
+    #[cfg(test)]
     #[inline]
-    pub fn available(&self) -> usize {
+    pub(crate) fn available(&self) -> usize {
         self.cap - self.live()
     }
 
-    /// The capacity given at construction.
-    pub fn capacity(&self) -> usize {
-        self.cap
-    }
-
     /// Most records ever allocated at once (the slab's size).
-    pub fn high_water(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn high_water(&self) -> usize {
         self.slots.len()
     }
 }
 
 /// Prefetches the cache line holding `r` (a hint; never faults).
 #[inline]
-pub fn prefetch<T>(r: &T) {
+pub(crate) fn prefetch<T>(r: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch of a valid reference's address has no memory effects.
     unsafe {

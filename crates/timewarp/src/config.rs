@@ -9,7 +9,7 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
-pub enum Sync {
+pub enum SyncMode {
     /// One event queue, no rollback machinery: the baseline.
     #[default]
     Sequential,
@@ -24,14 +24,14 @@ pub enum Sync {
     Conservative,
 }
 
-impl Sync {
+impl SyncMode {
     /// The name used on the command line and in statistics.
     pub fn name(&self) -> &'static str {
         match self {
-            Sync::Sequential => "sequential",
-            Sync::Check => "check",
-            Sync::Optimistic => "optimistic",
-            Sync::Conservative => "conservative",
+            SyncMode::Sequential => "sequential",
+            SyncMode::Check => "check",
+            SyncMode::Optimistic => "optimistic",
+            SyncMode::Conservative => "conservative",
         }
     }
 }
@@ -45,7 +45,7 @@ impl Sync {
 #[derive(Clone, Debug, Serialize)]
 pub struct Config {
     /// Synchronisation mode.
-    pub sync: Sync,
+    pub sync: SyncMode,
     /// Worker threads (parallel modes).
     pub threads: usize,
     /// Virtual end time: events at or after it are not processed.
@@ -78,7 +78,7 @@ pub struct Config {
 /// How far an optimistic PE may speculate beyond GVT (`--optimism`).
 ///
 /// ```
-/// use timewarp::config::Optimism;
+/// use timewarp::Optimism;
 /// assert_eq!("auto".parse::<Optimism>(), Ok(Optimism::Auto));
 /// assert_eq!("2.5".parse::<Optimism>(), Ok(Optimism::Window(2.5)));
 /// assert!("-1".parse::<Optimism>().is_err());
@@ -144,7 +144,7 @@ pub const EVENT_MEMORY_FACTOR: usize = 8;
 impl Default for Config {
     fn default() -> Self {
         Config {
-            sync: Sync::Sequential,
+            sync: SyncMode::Sequential,
             threads: 1,
             end: 20.0,
             seed: 1,
@@ -169,28 +169,36 @@ impl Config {
 
     /// Checks the values that do not depend on the model.
     pub fn validate(&self) -> Result<(), Error> {
+        let bad = |option, problem: String| Err(Error::Option { option, problem });
         if !(self.end.is_finite() && self.end > 0.0) {
-            return Err(Error::Config(format!("end time must be a finite number > 0, got {}", self.end)));
+            return bad("end", format!("the end time must be a finite number > 0, got {}", self.end));
         }
         if self.threads == 0 {
-            return Err(Error::Config("threads must be at least 1".into()));
+            return bad("threads", "must be at least 1".into());
         }
-        if self.kps_per_pe == 0 || self.batch == 0 || self.gvt_interval == 0 {
-            return Err(Error::Config("kps-per-pe, batch and gvt-interval must each be at least 1".into()));
+        for (option, v) in [("kps_per_pe", self.kps_per_pe), ("batch", self.batch), ("gvt_interval", self.gvt_interval)]
+        {
+            if v == 0 {
+                return bad(option, "must be at least 1".into());
+            }
         }
         if self.event_memory == Some(0) {
-            return Err(Error::EventMemory {
-                detail: "--event-memory 0 leaves no room to process even one event speculatively; the minimum is 1"
+            return bad(
+                "event_memory",
+                "0 leaves no room to process even one event speculatively (event memory too small); the minimum is 1"
                     .into(),
-            });
+            );
         }
-        self.optimism.check().map_err(|e| Error::Config(format!("--optimism: {e}")))?;
-        if matches!(self.sync, Sync::Sequential | Sync::Check) && self.threads != 1 {
-            return Err(Error::Config(format!(
-                "--sync {} runs on one thread; --threads {} needs a parallel mode (--sync optimistic or --sync conservative)",
-                self.sync.name(),
-                self.threads
-            )));
+        self.optimism.check().map_err(|problem| Error::Option { option: "optimism", problem })?;
+        if matches!(self.sync, SyncMode::Sequential | SyncMode::Check) && self.threads != 1 {
+            return bad(
+                "threads",
+                format!(
+                    "the {} mode runs on one thread, so {} threads need a parallel mode (optimistic or conservative)",
+                    self.sync.name(),
+                    self.threads
+                ),
+            );
         }
         Ok(())
     }

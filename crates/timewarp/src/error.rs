@@ -9,6 +9,15 @@ pub enum Error {
     /// A configuration value is impossible (the message names the option).
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// A field of [`Config`](crate::Config) is impossible: `option` is the
+    /// field's name (a front end names its own flag for it).
+    #[error("invalid configuration: {option}: {problem}")]
+    Option {
+        /// The `Config` field.
+        option: &'static str,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
     /// A handler sent an event with a negative, infinite or NaN delay.
     #[error("LP {lp} at time {time}: event sent with delay {delay}; delays must be finite and >= 0 (an event cannot be scheduled into the past)")]
     BadDelay {

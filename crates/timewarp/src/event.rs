@@ -8,7 +8,7 @@ use crate::key::{Key, LpId};
 /// Time Warp bugs are an event in two places).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Owner {
+pub(crate) enum Owner {
     /// In the pending queue, not yet processed.
     Pending,
     /// Processed, on its KP's processed list (may still be rolled back).
@@ -17,7 +17,7 @@ pub enum Owner {
 
 /// One event record: fixed size, `Copy`, no heap data.
 #[derive(Clone, Copy, Debug)]
-pub struct Event<Msg, Undo> {
+pub(crate) struct Event<Msg, Undo> {
     /// Position in the total order.
     pub key: Key,
     /// Destination LP.
@@ -41,7 +41,7 @@ pub struct Event<Msg, Undo> {
 impl<Msg, Undo: Default> Event<Msg, Undo> {
     /// A pending event.
     #[inline]
-    pub fn new(key: Key, dst: LpId, msg: Msg) -> Self {
+    pub(crate) fn new(key: Key, dst: LpId, msg: Msg) -> Self {
         Event { key, dst, owner: Owner::Pending, n_sent: 0, draws: 0, past_end: 0, inc: 0, msg, undo: Undo::default() }
     }
 }
@@ -49,7 +49,7 @@ impl<Msg, Undo: Default> Event<Msg, Undo> {
 impl<Msg, Undo> Event<Msg, Undo> {
     /// Moves the event from `from` to `to`, checking where it was in debug builds.
     #[inline]
-    pub fn moved(&mut self, from: Owner, to: Owner) {
+    pub(crate) fn moved(&mut self, from: Owner, to: Owner) {
         debug_assert_eq!(self.owner, from, "event {:?} for LP {} is not where the kernel thinks", self.key, self.dst);
         self.owner = to;
     }
@@ -60,7 +60,7 @@ impl<Msg, Undo> Event<Msg, Undo> {
 /// bookkeeping. Those kernels are memory-bound, and one place per event
 /// instead of an arena record plus a queue entry doubled their speed.
 #[derive(Clone, Copy, Debug)]
-pub struct Inline<Msg> {
+pub(crate) struct Inline<Msg> {
     /// Destination LP.
     pub dst: LpId,
     /// The model's message.
@@ -73,7 +73,7 @@ pub struct Inline<Msg> {
 /// — keys alone cannot, since a cancelled event and its re-sent successor may
 /// share one. Only processed events take an arena record.
 #[derive(Clone, Copy, Debug)]
-pub struct Queued<Msg> {
+pub(crate) struct Queued<Msg> {
     /// Destination LP.
     pub dst: LpId,
     /// Incarnation number.

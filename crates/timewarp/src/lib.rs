@@ -16,33 +16,33 @@
 //! modes can be compared with one string.
 #![warn(missing_docs, unreachable_pub)]
 
-pub mod arena;
-pub mod config;
+mod arena;
+mod config;
 pub mod digest;
-pub mod error;
-pub mod event;
-pub mod kernel;
-pub mod key;
-pub mod lp;
-pub mod mapping;
-pub mod model;
+mod error;
+mod event;
+mod kernel;
+mod key;
+mod lp;
+mod mapping;
+mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod progress;
 pub mod queue;
-pub mod rng;
-pub mod stats;
+mod rng;
+mod stats;
 pub mod verify;
 
-pub use config::{Config, Sync};
+pub use config::{Config, Optimism, SyncMode, EVENT_MEMORY_FACTOR};
 pub use error::Error;
 pub use kernel::Report;
 pub use key::{Key, LpId, Time};
 pub use mapping::Mapping;
-pub use model::{Ctx, Model, Rollback};
+pub use model::{Ctx, Model, Rollback, MAX_STREAMS};
 pub use queue::QueueKind;
 pub use rng::{Random, ReversibleRng, Stream};
-pub use stats::{PeStats, Stats};
+pub use stats::{GvtPoint, PeStats, RankStats, Stats};
 
 use event::{Inline, Queued};
 use queue::{heap::QuadHeap, ladder::LadderQueue};
@@ -54,17 +54,21 @@ use queue::{heap::QuadHeap, ladder::LadderQueue};
 /// check mode, ...).
 pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
     match (cfg.sync, cfg.queue) {
-        (Sync::Sequential | Sync::Check, QueueKind::Ladder) => {
+        (SyncMode::Sequential | SyncMode::Check, QueueKind::Ladder) => {
             kernel::sequential::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)
         }
-        (Sync::Sequential | Sync::Check, QueueKind::Heap) => {
+        (SyncMode::Sequential | SyncMode::Check, QueueKind::Heap) => {
             kernel::sequential::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg)
         }
-        (Sync::Optimistic, QueueKind::Ladder) => kernel::optimistic::run::<M, LadderQueue<Queued<M::Msg>>>(model, cfg),
-        (Sync::Optimistic, QueueKind::Heap) => kernel::optimistic::run::<M, QuadHeap<Queued<M::Msg>>>(model, cfg),
-        (Sync::Conservative, QueueKind::Ladder) => {
+        (SyncMode::Optimistic, QueueKind::Ladder) => {
+            kernel::optimistic::run::<M, LadderQueue<Queued<M::Msg>>>(model, cfg)
+        }
+        (SyncMode::Optimistic, QueueKind::Heap) => kernel::optimistic::run::<M, QuadHeap<Queued<M::Msg>>>(model, cfg),
+        (SyncMode::Conservative, QueueKind::Ladder) => {
             kernel::conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)
         }
-        (Sync::Conservative, QueueKind::Heap) => kernel::conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg),
+        (SyncMode::Conservative, QueueKind::Heap) => {
+            kernel::conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg)
+        }
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 /// One logical process as the kernel stores it.
 #[derive(Clone, Debug)]
-pub struct Lp<S> {
+pub(crate) struct Lp<S> {
     /// The model's state.
     pub state: S,
     /// Send counter: the second half of the tie-breaker of every event sent.
@@ -25,14 +25,14 @@ pub struct Lp<S> {
 
 impl<S: Serialize> Lp<S> {
     /// A fresh LP record around `state`.
-    pub fn new(state: S, seq: u32, counters: [u64; MAX_STREAMS as usize]) -> Self {
+    pub(crate) fn new(state: S, seq: u32, counters: [u64; MAX_STREAMS as usize]) -> Self {
         Lp { state, seq, counters, history: 0, committed: 0, last_time: -1.0 }
     }
 
     /// Records a committed event; returns true when its timestamp ties with
     /// the previous committed event of this LP.
     #[inline]
-    pub fn record_commit(&mut self, key: &Key) -> bool {
+    pub(crate) fn record_commit(&mut self, key: &Key) -> bool {
         self.history = fold_event(self.history, key);
         self.committed += 1;
         let tie = key.time == self.last_time;
@@ -41,7 +41,7 @@ impl<S: Serialize> Lp<S> {
     }
 
     /// This LP's contribution to the run digest.
-    pub fn digest(&self) -> LpDigest {
+    pub(crate) fn digest(&self) -> LpDigest {
         LpDigest { history: self.history, committed: self.committed, state: hash_value(&self.state) }
     }
 }

@@ -240,18 +240,10 @@ macro_rules! with_place {
 }
 pub(crate) use with_place;
 
-/// Contiguous blocks of LPs per PE, and per KP inside a PE.
-///
-/// ```
-/// use timewarp::mapping::BlockMapping;
-/// let m = BlockMapping::new(10, 3, 2);
-/// assert_eq!(m.pe_of(0), 0);
-/// assert_eq!(m.pe_of(9), 2);
-/// assert_eq!(m.lps_of(1), 4..8);
-/// assert_eq!(m.kp_of(5), 0); // LP 5 is the second of PE 1's four LPs: KP 0 of that PE
-/// ```
+/// Contiguous blocks of LPs per PE, and per KP inside a PE: 10 LPs on 3
+/// PEs with 2 KPs each put LPs 4..8 on PE 1, LP 5 in its KP 0.
 #[derive(Clone, Debug)]
-pub struct BlockMapping {
+pub(crate) struct BlockMapping {
     num_lps: u32,
     pes: usize,
     per_pe: u32,
@@ -282,7 +274,7 @@ impl FastDiv {
 
 impl BlockMapping {
     /// Places `num_lps` LPs on `pes` PEs with `kps_per_pe` KPs each.
-    pub fn new(num_lps: u32, pes: usize, kps_per_pe: usize) -> Self {
+    pub(crate) fn new(num_lps: u32, pes: usize, kps_per_pe: usize) -> Self {
         let per_pe = num_lps.div_ceil(pes as u32).max(1);
         let per_kp = per_pe.div_ceil(kps_per_pe as u32).max(1);
         BlockMapping {
@@ -295,24 +287,14 @@ impl BlockMapping {
         }
     }
 
-    /// Number of PEs.
-    pub fn pes(&self) -> usize {
-        self.pes
-    }
-
-    /// KPs on each PE.
-    pub fn kps_per_pe(&self) -> usize {
-        self.kps
-    }
-
     /// The PE that owns `lp`.
     #[inline]
-    pub fn pe_of(&self, lp: LpId) -> usize {
+    pub(crate) fn pe_of(&self, lp: LpId) -> usize {
         self.per_pe_div.div(lp) as usize
     }
 
     /// The LPs of PE `pe`, as a range of ids.
-    pub fn lps_of(&self, pe: usize) -> std::ops::Range<LpId> {
+    pub(crate) fn lps_of(&self, pe: usize) -> std::ops::Range<LpId> {
         let lo = (pe as u32).saturating_mul(self.per_pe).min(self.num_lps);
         let hi = lo.saturating_add(self.per_pe).min(self.num_lps);
         lo..hi
@@ -320,7 +302,7 @@ impl BlockMapping {
 
     /// The KP (index within its PE) of `lp`.
     #[inline]
-    pub fn kp_of(&self, lp: LpId) -> usize {
+    pub(crate) fn kp_of(&self, lp: LpId) -> usize {
         let pe = self.per_pe_div.div(lp);
         self.per_kp_div.div(lp - pe * self.per_pe) as usize
     }
@@ -390,6 +372,14 @@ mod tests {
                 assert_eq!(f.div(x), x / d, "{x} / {d}");
             }
         }
+    }
+
+    #[test]
+    fn blocks_of_ids_per_pe_and_kp() {
+        let m = BlockMapping::new(10, 3, 2);
+        assert_eq!((m.pe_of(0), m.pe_of(9)), (0, 2));
+        assert_eq!(m.lps_of(1), 4..8);
+        assert_eq!(m.kp_of(5), 0); // the second of PE 1's four LPs
     }
 
     #[test]

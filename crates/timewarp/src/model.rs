@@ -30,7 +30,7 @@ pub enum Rollback {
 /// See `examples/` for a complete, commented model; in short:
 ///
 /// ```
-/// use timewarp::{Model, Ctx, LpId, Random, Config, Sync};
+/// use timewarp::{Model, Ctx, LpId, Random, Config, SyncMode};
 ///
 /// /// Each LP bounces one token to its right neighbour and counts visits.
 /// struct Ring { lps: u32 }
@@ -163,7 +163,7 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
 
 /// An event a handler asked to send, before the kernel routes it.
 #[derive(Clone, Copy, Debug)]
-pub struct Outgoing<Msg> {
+pub(crate) struct Outgoing<Msg> {
     /// Destination LP.
     pub dst: LpId,
     /// Position in the total order.

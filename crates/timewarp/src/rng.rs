@@ -20,7 +20,7 @@ const TWO_POW_M53: f64 = 1.0 / (1u64 << 53) as f64;
 ///
 /// Bit-compatible with Random123's `philox2x64_R(10, ctr, key)`.
 #[inline]
-pub fn philox2x64_10(ctr: [u64; 2], key: u64) -> [u64; 2] {
+pub(crate) fn philox2x64_10(ctr: [u64; 2], key: u64) -> [u64; 2] {
     let [mut c0, mut c1] = ctr;
     let mut k = key;
     for round in 0..10 {
@@ -37,7 +37,7 @@ pub fn philox2x64_10(ctr: [u64; 2], key: u64) -> [u64; 2] {
 /// Derives a well-mixed 64-bit key from a user seed (splitmix64 finaliser), so seeds 1,2,3 give unrelated keys.
 ///
 /// This is the first output of splitmix64 started from state `seed`.
-pub fn key_from_seed(seed: u64) -> u64 {
+pub(crate) fn key_from_seed(seed: u64) -> u64 {
     let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -54,7 +54,7 @@ pub fn key_from_seed(seed: u64) -> u64 {
 /// # Example: draw, rewind, identical redraw
 ///
 /// ```
-/// use timewarp::rng::{Random, ReversibleRng};
+/// use timewarp::{Random, ReversibleRng};
 ///
 /// let mut rng = ReversibleRng::new(7, 3);
 /// let start = rng;

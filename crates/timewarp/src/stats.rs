@@ -224,7 +224,7 @@ fn group(n: u64) -> String {
 }
 
 /// Peak resident set size of this process in bytes (0 where unknown).
-pub fn peak_rss_bytes() -> u64 {
+pub(crate) fn peak_rss_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

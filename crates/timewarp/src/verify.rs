@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::key::{Key, LpId};
 use crate::model::Model;
-use crate::{run, Config, Stats, Sync};
+use crate::{run, Config, Stats, SyncMode};
 
 /// The first committed event where two runs part ways.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,14 +53,14 @@ pub struct Verdict {
 /// Runs `model` sequentially and under `parallel`, and compares.
 ///
 /// ```
-/// # use timewarp::{Config, Sync};
+/// # use timewarp::{Config, SyncMode};
 /// # let model = timewarp::verify::doc_model();
-/// let par = Config { sync: Sync::Optimistic, threads: 2, end: 10.0, ..Config::default() };
+/// let par = Config { sync: SyncMode::Optimistic, threads: 2, end: 10.0, ..Config::default() };
 /// let v = timewarp::verify::verify(&model, &par).unwrap();
 /// assert!(v.divergence.is_none());
 /// ```
 pub fn verify<M: Model>(model: &M, parallel: &Config) -> Result<Verdict, Error> {
-    let seq_cfg = Config { sync: Sync::Sequential, threads: 1, trace_lp: None, ..parallel.clone() };
+    let seq_cfg = Config { sync: SyncMode::Sequential, threads: 1, trace_lp: None, ..parallel.clone() };
     let par_cfg = Config { trace_lp: None, ..parallel.clone() };
     let a = run(model, &seq_cfg)?;
     let b = run(model, &par_cfg)?;

@@ -1,7 +1,7 @@
 //! Bad models and bad configurations end with a clear error, never a hang,
 //! and `verify` pinpoints where a buggy reverse handler makes runs differ.
 
-use timewarp::{run, Config, Ctx, Error, LpId, Model, Sync};
+use timewarp::{run, Config, Ctx, Error, LpId, Model, SyncMode};
 
 /// Misbehaves in a chosen way once virtual time passes `at`.
 struct Bad {
@@ -49,8 +49,8 @@ impl Model for Bad {
 fn configs() -> Vec<Config> {
     vec![
         Config { end: 50.0, ..Config::default() },
-        Config { end: 50.0, sync: Sync::Optimistic, threads: 3, ..Config::default() },
-        Config { end: 50.0, sync: Sync::Conservative, threads: 2, ..Config::default() },
+        Config { end: 50.0, sync: SyncMode::Optimistic, threads: 3, ..Config::default() },
+        Config { end: 50.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() },
     ]
 }
 
@@ -82,7 +82,7 @@ fn unknown_destination_is_an_error() {
 
 #[test]
 fn a_panicking_handler_on_a_worker_stops_the_run_with_an_error() {
-    for sync in [Sync::Optimistic, Sync::Conservative] {
+    for sync in [SyncMode::Optimistic, SyncMode::Conservative] {
         let cfg = Config { end: 50.0, sync, threads: 4, ..Config::default() };
         let e = run(&Bad { what: "panic", at: 10.0 }, &cfg).unwrap_err();
         assert!(e.to_string().contains("model bug at LP 3"), "{e}");
@@ -91,7 +91,7 @@ fn a_panicking_handler_on_a_worker_stops_the_run_with_an_error() {
 
 #[test]
 fn check_mode_catches_a_reverse_handler_that_does_not_restore_state() {
-    let cfg = Config { end: 50.0, sync: Sync::Check, ..Config::default() };
+    let cfg = Config { end: 50.0, sync: SyncMode::Check, ..Config::default() };
     let e = run(&Bad { what: "bad-reverse", at: 0.0 }, &cfg).unwrap_err();
     match e {
         Error::Check { ref detail, .. } => assert!(detail.contains("state: 0 -> 1"), "{e}"),
@@ -104,7 +104,8 @@ fn verify_reports_the_first_lp_and_event_that_differ() {
     let good = Bad { what: "none", at: 0.0 };
     let bad = Bad { what: "bad-reverse", at: 0.0 };
     // Rollbacks are needed for the bug to show: many threads, large batches.
-    let cfg = Config { end: 60.0, sync: Sync::Optimistic, threads: 4, kps_per_pe: 1, batch: 64, ..Config::default() };
+    let cfg =
+        Config { end: 60.0, sync: SyncMode::Optimistic, threads: 4, kps_per_pe: 1, batch: 64, ..Config::default() };
     let ok = timewarp::verify::verify(&good, &cfg).unwrap();
     assert!(ok.divergence.is_none(), "{:?}", ok.divergence);
     let mut found = None;

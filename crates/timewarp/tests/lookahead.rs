@@ -2,7 +2,7 @@
 //! a model may declare a lookahead per pair of LPs, and conservative windows
 //! take the smallest one that crosses PEs in the actual placement.
 
-use timewarp::{run, Config, Ctx, Error, LpId, Model, Random, Rollback, Stats, Sync};
+use timewarp::{run, Config, Ctx, Error, LpId, Model, Random, Rollback, Stats, SyncMode};
 
 /// Tokens walk on a line of LPs. The link between LPs `slow` and `slow + 1`
 /// takes `far`; every other link `near`. With two PEs the block placement
@@ -90,7 +90,7 @@ fn conservative_windows_use_the_lookahead_that_crosses_pes() {
     let end = 60.0;
     let seq = run(&line(true), &Config { end, ..Config::default() }).unwrap().stats;
     let cons = |declare: bool, threads: usize| {
-        let cfg = Config { end, sync: Sync::Conservative, threads, ..Config::default() };
+        let cfg = Config { end, sync: SyncMode::Conservative, threads, ..Config::default() };
         run(&line(declare), &cfg).unwrap().stats
     };
     let declared = cons(true, 2);
@@ -106,7 +106,7 @@ fn conservative_windows_use_the_lookahead_that_crosses_pes() {
         global.gvt_rounds
     );
     // Optimistic runs need no lookahead at all.
-    let cfg = Config { end, sync: Sync::Optimistic, threads: 3, ..Config::default() };
+    let cfg = Config { end, sync: SyncMode::Optimistic, threads: 3, ..Config::default() };
     same(&seq, &run(&line(true), &cfg).unwrap().stats, "optimistic");
 }
 
@@ -142,8 +142,8 @@ fn a_send_below_the_pair_lookahead_names_both_lps_and_the_lookahead() {
     }
     for cfg in [
         Config::default(),
-        Config { sync: Sync::Check, ..Config::default() },
-        Config { sync: Sync::Optimistic, threads: 2, ..Config::default() },
+        Config { sync: SyncMode::Check, ..Config::default() },
+        Config { sync: SyncMode::Optimistic, threads: 2, ..Config::default() },
     ] {
         let e = run(&Short(line(true)), &cfg).unwrap_err();
         assert!(matches!(e, Error::Lookahead { lp: 7, dst: 8, lookahead: 2.0, .. }), "{e}");
@@ -156,9 +156,9 @@ fn a_conservative_send_to_an_undeclared_lp_across_pes_is_an_error() {
     let m = Line { stray: true, ..line(true) };
     // Fine where it cannot break a window: sequential, optimistic, one PE.
     let seq = run(&m, &Config { end: 20.0, ..Config::default() }).unwrap().stats;
-    let one = run(&m, &Config { end: 20.0, sync: Sync::Conservative, ..Config::default() }).unwrap().stats;
+    let one = run(&m, &Config { end: 20.0, sync: SyncMode::Conservative, ..Config::default() }).unwrap().stats;
     same(&seq, &one, "one PE");
-    let e = run(&m, &Config { end: 20.0, sync: Sync::Conservative, threads: 2, ..Config::default() }).unwrap_err();
+    let e = run(&m, &Config { end: 20.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() }).unwrap_err();
     assert!(matches!(e, Error::Neighbours { lp: 0, dst: 15, lookahead: 2.0, .. }), "{e}");
     assert!(e.to_string().contains("Model::neighbours(0)"), "{e}");
 }
@@ -166,11 +166,11 @@ fn a_conservative_send_to_an_undeclared_lp_across_pes_is_an_error() {
 #[test]
 fn conservative_refuses_neighbours_out_of_range_and_zero_lookahead_across_pes() {
     let m = Line { near: 0.0, ..line(true) };
-    let cfg = Config { sync: Sync::Conservative, threads: 4, ..Config::default() };
+    let cfg = Config { sync: SyncMode::Conservative, threads: 4, ..Config::default() };
     let e = run(&m, &cfg).unwrap_err().to_string();
     assert!(e.contains("lookahead 0 between LPs on different PEs"), "{e}");
     // With 2 PEs only the slow link crosses: the zero-latency links stay inside.
-    let cfg2 = Config { end: 20.0, sync: Sync::Conservative, threads: 2, ..Config::default() };
+    let cfg2 = Config { end: 20.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() };
     let seq = run(&m, &Config { end: 20.0, ..Config::default() }).unwrap().stats;
     same(&seq, &run(&m, &cfg2).unwrap().stats, "zero-latency links inside PEs");
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::Ties;
-use timewarp::{run, Config, Model, Sync};
+use timewarp::{run, Config, Model, SyncMode};
 
 fn sequential<M: Model>(m: &M, end: f64) -> timewarp::Stats {
     run(m, &Config { end, ..Config::default() }).unwrap().stats
@@ -13,7 +13,7 @@ fn sequential<M: Model>(m: &M, end: f64) -> timewarp::Stats {
 
 fn optimistic<M: Model>(m: &M, cfg: Config) -> timewarp::Stats {
     let label = format!("{cfg:?}");
-    run(m, &Config { sync: Sync::Optimistic, ..cfg }).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+    run(m, &Config { sync: SyncMode::Optimistic, ..cfg }).unwrap_or_else(|e| panic!("{label}: {e}")).stats
 }
 
 fn assert_same(a: &timewarp::Stats, b: &timewarp::Stats, what: &str) {
@@ -28,10 +28,10 @@ fn ties_and_zero_delays_commit_identically_in_every_mode() {
         let end = 12.0;
         let (seq, chk) = if save {
             let m = Ties::<true> { lps: 24, tokens: 3 };
-            (sequential(&m, end), run(&m, &Config { end, sync: Sync::Check, ..Config::default() }).unwrap().stats)
+            (sequential(&m, end), run(&m, &Config { end, sync: SyncMode::Check, ..Config::default() }).unwrap().stats)
         } else {
             let m = Ties::<false> { lps: 24, tokens: 3 };
-            (sequential(&m, end), run(&m, &Config { end, sync: Sync::Check, ..Config::default() }).unwrap().stats)
+            (sequential(&m, end), run(&m, &Config { end, sync: SyncMode::Check, ..Config::default() }).unwrap().stats)
         };
         assert!(seq.timestamp_ties > seq.committed_events / 4, "the model must produce many ties: {seq:?}");
         assert_same(&seq, &chk, "check");
@@ -75,7 +75,7 @@ fn tiny_event_memory_still_commits_the_right_history() {
 #[test]
 fn zero_event_memory_is_refused_with_the_minimum() {
     let m = Ties::<false> { lps: 4, tokens: 1 };
-    let e = run(&m, &Config { sync: Sync::Optimistic, threads: 2, event_memory: Some(0), ..Config::default() })
+    let e = run(&m, &Config { sync: SyncMode::Optimistic, threads: 2, event_memory: Some(0), ..Config::default() })
         .unwrap_err()
         .to_string();
     assert!(e.contains("minimum is 1"), "{e}");
@@ -100,7 +100,7 @@ fn committed_results_never_depend_on_the_mapping() {
     }
     // (Conservative runs across mappings: timewarp-models' PHOLD tests; Ties
     // sends with zero delay.) A table naming a PE the run lacks:
-    let bad = Config { sync: Sync::Optimistic, threads: 2, mapping: table(3), ..Config::default() };
+    let bad = Config { sync: SyncMode::Optimistic, threads: 2, mapping: table(3), ..Config::default() };
     let e = run(&m, &bad).unwrap_err().to_string();
     assert!(e.contains("PE 2 does not exist") && e.contains("line 3 (LP 2)"), "{e}");
 }

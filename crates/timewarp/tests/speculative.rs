@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
-use timewarp::{run, Config, Ctx, LpId, Model, Random, Rollback, Stats, Sync};
+use timewarp::{run, Config, Ctx, LpId, Model, Random, Rollback, Stats, SyncMode};
 
 /// LPs on a ring. Each LP fires at times 1, 2, 3, ... and each firing arms
 /// its successor half a time unit later, so on every committed path an LP is
@@ -161,13 +161,13 @@ fn check_every_mode<const SAVE: bool>(bad: &'static str) {
     }
 
     let mut cfgs = vec![
-        Config { end, sync: Sync::Check, ..Config::default() },
-        Config { end, sync: Sync::Conservative, threads: 2, ..Config::default() },
-        Config { end, sync: Sync::Conservative, threads: 3, ..Config::default() },
+        Config { end, sync: SyncMode::Check, ..Config::default() },
+        Config { end, sync: SyncMode::Conservative, threads: 2, ..Config::default() },
+        Config { end, sync: SyncMode::Conservative, threads: 3, ..Config::default() },
     ];
     for threads in [2, 3, 4, 8] {
         for batch in [16, 256] {
-            cfgs.push(Config { end, sync: Sync::Optimistic, threads, kps_per_pe: 1, batch, ..Config::default() });
+            cfgs.push(Config { end, sync: SyncMode::Optimistic, threads, kps_per_pe: 1, batch, ..Config::default() });
         }
     }
     let mut rolled_back = 0;
@@ -243,7 +243,7 @@ fn a_committed_error_is_reported_as_the_sequential_run_reports_it() {
     assert!(matches!(seq, timewarp::Error::BadDelay { lp: 5, time: 7.25, .. }), "{seq}");
     for threads in [2, 4] {
         for batch in [1, 64] {
-            let cfg = Config { end: 30.0, sync: Sync::Optimistic, threads, batch, ..Config::default() };
+            let cfg = Config { end: 30.0, sync: SyncMode::Optimistic, threads, batch, ..Config::default() };
             let e = run(&m, &cfg).unwrap_err();
             assert_eq!(e, seq, "{threads} threads, batch {batch}");
         }
@@ -291,7 +291,7 @@ fn events_may_draw_any_number_of_random_numbers_in_every_mode() {
     let end = 6.0;
     let seq = run(&Draws, &Config { end, ..Config::default() }).unwrap();
     for threads in [2, 4] {
-        let cfg = Config { end, sync: Sync::Optimistic, threads, kps_per_pe: 1, ..Config::default() };
+        let cfg = Config { end, sync: SyncMode::Optimistic, threads, kps_per_pe: 1, ..Config::default() };
         let r = run(&Draws, &cfg).unwrap();
         assert_same(&seq.stats, &r.stats, &format!("{threads} threads"));
         assert_eq!(r.results, seq.results);

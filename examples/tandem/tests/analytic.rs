@@ -26,7 +26,7 @@
 //! | 0.5 | 1 | 4   | 24   | 20,000 | 0.011       | 0.001   |
 //! | 0.8 | 4 | 100 | 1800 | 50,000 | 0.060       | 0.010   |
 
-use timewarp::{run, Config, Sync};
+use timewarp::{run, Config, SyncMode};
 use timewarp_example_tandem::{Results, Tandem};
 
 /// Replications per estimate.
@@ -115,7 +115,7 @@ fn check_mode_reverses_every_event_and_matches_sequential() {
     let model = Tandem { stations: 4, lambda: 0.8, mu: 1.0, hop: 0.5 };
     let cfg = Config { end: 2_000.0, seed: 3, ..Config::default() };
     let seq = run(&model, &cfg).unwrap();
-    let chk = run(&model, &Config { sync: Sync::Check, ..cfg }).unwrap();
+    let chk = run(&model, &Config { sync: SyncMode::Check, ..cfg }).unwrap();
     assert!(seq.stats.committed_events > 5_000);
     assert_eq!(seq.stats.digest, chk.stats.digest);
     assert_eq!(seq.results, chk.results);
@@ -127,7 +127,7 @@ fn every_parallel_mode_commits_the_sequential_history() {
     let cfg = Config { end: 1_000.0, seed: 5, ..Config::default() };
     let seq = run(&model, &cfg).unwrap();
     for threads in [1, 2, 3] {
-        for sync in [Sync::Optimistic, Sync::Conservative] {
+        for sync in [SyncMode::Optimistic, SyncMode::Conservative] {
             let par = run(&model, &Config { sync, threads, ..cfg.clone() }).unwrap();
             assert_eq!(seq.stats.digest, par.stats.digest, "{sync:?} with {threads} threads");
             assert_eq!(seq.results, par.results, "{sync:?} with {threads} threads");

@@ -1,6 +1,6 @@
 use super::*;
 use timewarp::digest::hash_value;
-use timewarp::{run, Config, Report, Sync};
+use timewarp::{run, Config, Report, SyncMode};
 
 /// A small, loaded, mobile grid: many handoffs, and many of them blocked.
 fn loaded(arrivals: Arrivals) -> Pcs {
@@ -172,7 +172,7 @@ fn check_and_optimistic_modes_match_sequential() {
         let base = Config { end: 6.0, ..Config::default() };
         let seq = run_ok(&m, &base);
         assert!(seq.stats.committed_events > 10_000, "{}", seq.stats.committed_events);
-        let chk = run_ok(&m, &Config { sync: Sync::Check, ..base.clone() });
+        let chk = run_ok(&m, &Config { sync: SyncMode::Check, ..base.clone() });
         assert_eq!(chk.stats.digest, seq.stats.digest, "{arrivals:?}: check");
         assert_eq!(chk.results, seq.results);
         // Every combination for ROSS's model, two for the Poisson variant (time).
@@ -181,7 +181,7 @@ fn check_and_optimistic_modes_match_sequential() {
             Arrivals::Poisson => &[(2, 1), (4, 4)],
         };
         for &(threads, kps_per_pe) in combos {
-            let cfg = Config { sync: Sync::Optimistic, threads, kps_per_pe, batch: 8, ..base.clone() };
+            let cfg = Config { sync: SyncMode::Optimistic, threads, kps_per_pe, batch: 8, ..base.clone() };
             let opt = run_ok(&m, &cfg);
             let what = format!("{arrivals:?} threads {threads} kps {kps_per_pe}");
             assert_eq!(opt.stats.digest, seq.stats.digest, "{what}");

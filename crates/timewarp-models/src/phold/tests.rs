@@ -1,5 +1,5 @@
 use super::*;
-use timewarp::{run, Config, Sync};
+use timewarp::{run, Config, SyncMode};
 
 fn small() -> Phold {
     Phold { lps: 256, population: 4, ..Phold::default() }
@@ -71,7 +71,7 @@ fn every_event_reverses_exactly_in_check_mode() {
     for compute in [0, 7] {
         let m = Phold { remote: 0.5, compute, ..small() };
         let seq = run(&m, &Config { end: 10.0, ..Config::default() }).unwrap().stats;
-        let chk = run(&m, &Config { end: 10.0, sync: Sync::Check, ..Config::default() }).unwrap().stats;
+        let chk = run(&m, &Config { end: 10.0, sync: SyncMode::Check, ..Config::default() }).unwrap().stats;
         assert_eq!(seq.digest, chk.digest);
     }
 }

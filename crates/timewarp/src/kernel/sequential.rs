@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use crate::config::Sync;
+use crate::config::SyncMode;
 use crate::error::Error;
 use crate::event::Inline;
 use crate::lp::Lp;
@@ -29,7 +29,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
-    let check = cfg.sync == Sync::Check;
+    let check = cfg.sync == SyncMode::Check;
     let mut stats = base_stats(model, cfg, &s);
     let t0 = Instant::now();
 

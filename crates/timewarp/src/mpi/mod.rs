@@ -10,10 +10,10 @@
 //! in id order: the digest and results are those of a sequential run.
 //!
 //! ```no_run
-//! use timewarp::{mpi::Cluster, Config, Sync};
+//! use timewarp::{mpi::Cluster, Config, SyncMode};
 //! # let model = timewarp::verify::doc_model();
 //! let cluster = Cluster::init().expect("MPI");
-//! let cfg = Config { sync: Sync::Optimistic, threads: 2, ..Config::default() };
+//! let cfg = Config { sync: SyncMode::Optimistic, threads: 2, ..Config::default() };
 //! match timewarp::mpi::run(&model, &cfg, &cluster) {
 //!     Ok(Some(report)) => println!("{}", report.stats.table()), // rank 0
 //!     Ok(None) => {}                                           // other ranks
@@ -45,7 +45,7 @@ use crate::mapping::{with_place, Placement};
 use crate::model::Model;
 use crate::queue::{heap::QuadHeap, ladder::LadderQueue, PendingQueue};
 use crate::stats::{peak_rss_bytes, RankStats, Stats};
-use crate::{Config, QueueKind, Sync};
+use crate::{Config, QueueKind, SyncMode};
 use courier::{Courier, Figures};
 
 /// MPI tag of the end-of-run reports sent to rank 0.
@@ -102,18 +102,23 @@ pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Optio
         return crate::run(model, cfg).map(Some);
     }
     match (cfg.sync, cfg.queue) {
-        (Sync::Sequential | Sync::Check, _) => Err(Error::Config(format!(
-            "--sync {} runs in one process, but this run has {} MPI processes; use --sync optimistic or \
-             --sync conservative under mpirun (or run without mpirun)",
-            cfg.sync.name(),
-            cluster.size
-        ))),
-        (Sync::Optimistic, QueueKind::Ladder) => optimistic::<M, LadderQueue<Queued<M::Msg>>>(model, cfg, cluster),
-        (Sync::Optimistic, QueueKind::Heap) => optimistic::<M, QuadHeap<Queued<M::Msg>>>(model, cfg, cluster),
-        (Sync::Conservative, QueueKind::Ladder) => {
+        (SyncMode::Sequential | SyncMode::Check, _) => Err(Error::Option {
+            option: "sync",
+            problem: format!(
+                "the {} mode runs in one process, but this run has {} MPI processes; use optimistic or \
+                 conservative under mpirun (or run without mpirun)",
+                cfg.sync.name(),
+                cluster.size
+            ),
+        }),
+        (SyncMode::Optimistic, QueueKind::Ladder) => optimistic::<M, LadderQueue<Queued<M::Msg>>>(model, cfg, cluster),
+        (SyncMode::Optimistic, QueueKind::Heap) => optimistic::<M, QuadHeap<Queued<M::Msg>>>(model, cfg, cluster),
+        (SyncMode::Conservative, QueueKind::Ladder) => {
             conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, cluster)
         }
-        (Sync::Conservative, QueueKind::Heap) => conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, cluster),
+        (SyncMode::Conservative, QueueKind::Heap) => {
+            conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, cluster)
+        }
     }
 }
 
