@@ -261,7 +261,7 @@ impl Random for Stream<'_> {
 /// Produces exactly the sequence of a [`Stream`] with the same key, id and counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReversibleRng {
-    /// Philox key (from [`key_from_seed`] when built with [`ReversibleRng::new`]).
+    /// Philox key (derived from the seed when built with [`ReversibleRng::new`]).
     pub key: u64,
     /// Stream id: the second counter word.
     pub id: u64,

@@ -14,10 +14,8 @@ use crate::key::{Key, LpId};
 /// What travels between PEs.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Wire<Msg> {
-    /// A new event for `dst`, the `cseq`-th event sent on this channel, by
-    /// an event at time `sent` (what tells the receiver when no
-    /// anti-message can come for it any more).
-    Event { key: Key, dst: LpId, cseq: u32, sent: f64, msg: Msg },
+    /// A new event for `dst`, the `cseq`-th event sent on this channel.
+    Event { key: Key, dst: LpId, cseq: u32, msg: Msg },
     /// Cancel the event with this key and channel number sent earlier to `dst`.
     Anti { key: Key, dst: LpId, cseq: u32 },
 }
@@ -65,14 +63,13 @@ impl<Msg: Copy> Links<Msg> {
         links
     }
 
-    /// Sends a new event to PE `to`, sent by an event at time `sent`;
-    /// returns its number on that channel, which an anti-message for it
-    /// will carry.
+    /// Sends a new event to PE `to`; returns its number on that channel,
+    /// which an anti-message for it will carry.
     #[inline]
-    pub(crate) fn send_event(&mut self, to: usize, key: Key, dst: LpId, sent: f64, msg: Msg) -> u32 {
+    pub(crate) fn send_event(&mut self, to: usize, key: Key, dst: LpId, msg: Msg) -> u32 {
         let cseq = self.sent[to];
         self.sent[to] = cseq.wrapping_add(1);
-        self.send(to, Wire::Event { key, dst, cseq, sent, msg });
+        self.send(to, Wire::Event { key, dst, cseq, msg });
         cseq
     }
 
@@ -139,21 +136,19 @@ impl<Msg: Copy> Links<Msg> {
 /// What a PE remembers of the events one other PE sent it: their
 /// incarnations by channel number, so an anti-message finds its event in
 /// O(1). Entries arrive in channel order (append only) and leave from the
-/// front once GVT has passed the time of the event that *sent* them (that
-/// event is committed, so no anti-message can still come). Send times
-/// follow channel order but for rollbacks; receive timestamps do not (one
-/// long delay at the front would hold every entry behind it). Compared with
-/// a hash map of every received event this touches memory sequentially.
+/// front once GVT has passed their timestamp (the event is committed or was
+/// cancelled by then, and no anti-message can still come for it). Compared
+/// with a hash map of every received event this touches memory sequentially.
 #[derive(Default)]
 pub(crate) struct Received {
     /// Channel number of the front entry.
     base: u32,
-    /// (send time, incarnation) per channel number from `base`.
+    /// (timestamp, incarnation) per channel number from `base`.
     slots: VecDeque<(f64, u32)>,
 }
 
 impl Received {
-    /// Records event number `cseq` (the next on the channel), sent at `time`.
+    /// Records event number `cseq` (the next on the channel).
     #[inline]
     pub(crate) fn push(&mut self, cseq: u32, time: f64, inc: u32) {
         debug_assert_eq!(cseq, self.base.wrapping_add(self.slots.len() as u32), "channel numbers arrive in order");
@@ -165,7 +160,7 @@ impl Received {
         self.slots.get(cseq.wrapping_sub(self.base) as usize).map(|s| s.1)
     }
 
-    /// Forgets the front entries sent below GVT time `t`;
+    /// Forgets the front entries whose timestamp is below GVT time `t`;
     /// returns how many.
     pub(crate) fn trim(&mut self, t: f64) -> usize {
         let before = self.slots.len();

@@ -180,12 +180,11 @@ impl Port {
         to: usize,
         key: Key,
         dst: LpId,
-        sent: f64,
         msg: Msg,
     ) -> Result<u32, Error> {
         let cseq = self.seq[to];
         self.seq[to] = cseq.wrapping_add(1);
-        self.send(to, &Wire::Event { key, dst, cseq, sent, msg })?;
+        self.send(to, &Wire::Event { key, dst, cseq, msg })?;
         Ok(cseq)
     }
 
@@ -243,9 +242,9 @@ mod tests {
         // 2 processes x 2 PEs; PE 0 sends to PEs 2 and 3 (process 1).
         let mut p = Port::new(0, 2, 2);
         let k = |t: f64| Key::new(t, 0, 0, 0);
-        assert_eq!(p.send_event(2, k(1.0), 9, 0.5, 10u64).unwrap(), 0);
-        assert_eq!(p.send_event(3, k(2.0), 12, 0.5, 11u64).unwrap(), 0);
-        assert_eq!(p.send_event(2, k(3.0), 8, 0.5, 12u64).unwrap(), 1);
+        assert_eq!(p.send_event(2, k(1.0), 9, 10u64).unwrap(), 0);
+        assert_eq!(p.send_event(3, k(2.0), 12, 11u64).unwrap(), 0);
+        assert_eq!(p.send_event(2, k(3.0), 8, 12u64).unwrap(), 1);
         p.send::<u64>(2, &Wire::Anti { key: k(1.0), dst: 9, cseq: 0 }).unwrap();
         assert_eq!(p.sent, vec![0, 4]);
         let mut bufs = vec![Vec::new(), Vec::new()];
