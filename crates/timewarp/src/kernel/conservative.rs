@@ -31,6 +31,7 @@ use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
 use crate::Config;
 
+use super::commit::Committer;
 use super::workers::{parallel_stats, run_workers, Failure};
 use super::{base_stats, by_id, finish, forward, handler_panic, init_lp, Report, Setup};
 
@@ -140,8 +141,7 @@ pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     at: (u32, f64),
     /// Most events queued at once.
     peak: usize,
-    pub(crate) trace: Vec<Key>,
-    trace_lp: Option<u32>,
+    pub(crate) commits: Committer,
 }
 
 impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M, Q, W, P> {
@@ -266,13 +266,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 let lp = &mut self.lps[self.map.local_of(dst, self.first_lp)];
                 let mut undo = M::Undo::default();
                 let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out)?;
-                self.model.commit(&msg, &undo, dst, key.time);
-                self.stats.ties += lp.record_commit(&key) as u64;
-                if self.trace_lp == Some(dst) {
-                    self.trace.push(key);
-                }
-                self.stats.past_end += dropped as u64;
-                self.stats.committed += 1;
+                self.commits.commit(self.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats);
                 for o in &self.out {
                     let pe = self.map.pe_of(o.dst);
                     if pe != self.id {
@@ -357,7 +351,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     with_place!(placement, map => {
         let Ran { pes: done, total, .. } = run_pes::<M, Q, Alone, _>(model, cfg, &s, map, &Alone, 0, 1)?;
         let stats = process_stats(model, cfg, &s, &done, total);
-        let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         let mut report = finish(model, lps.into_iter(), stats);
         report.trace = trace;
@@ -429,8 +423,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             stats: PeStats::default(),
             windows: 0,
             at: (0, 0.0),
-            trace: Vec::new(),
-            trace_lp: cfg.trace_lp,
+            commits: Committer::new(cfg.trace_lp),
         };
         pe.init()?;
         let init = t0.elapsed().as_secs_f64();

@@ -5,6 +5,7 @@
 //! creation ([`init_lp`]) and the final report ([`finish`]).
 
 pub(crate) mod check;
+pub(crate) mod commit;
 pub(crate) mod conservative;
 pub(crate) mod optimistic;
 pub(crate) mod sequential;

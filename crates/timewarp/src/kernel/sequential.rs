@@ -13,8 +13,10 @@ use crate::lp::Lp;
 use crate::model::Model;
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
+use crate::stats::PeStats;
 use crate::Config;
 
+use super::commit::Committer;
 use super::{base_stats, check::checked_forward, finish, forward, handler_panic, init_lp, Report, Setup};
 
 /// Events between two progress updates (a power of two: a mask test).
@@ -51,8 +53,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
 
     let t1 = Instant::now();
     let mut progress = Progress::new(cfg.progress, s.end);
-    let (mut committed, mut ties) = (0u64, 0u64);
-    let mut trace = Vec::new();
+    let mut pe = PeStats::default();
+    let mut commits = Committer::new(cfg.trace_lp);
     // The event being processed, for the error if a handler panics.
     let mut at = (0, 0.0);
     let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
@@ -72,15 +74,9 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
             } else {
                 forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?
             };
-            model.commit(&ev.msg, &undo, ev.dst, ev.key.time);
-            ties += lp.record_commit(&ev.key) as u64;
-            if cfg.trace_lp == Some(ev.dst) {
-                trace.push(ev.key);
-            }
-            past_end += dropped as u64;
-            committed += 1;
+            commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &undo, dropped, &mut pe);
             enqueue::<M, Q>(&mut q, &mut out, &mut peak);
-            if committed & (PROGRESS_EVERY - 1) == 0 {
+            if pe.committed & (PROGRESS_EVERY - 1) == 0 {
                 progress.update(ev.key.time);
             }
         }
@@ -93,16 +89,16 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     progress.finish();
 
     stats.wall_seconds = t1.elapsed().as_secs_f64();
-    stats.committed_events = committed;
-    stats.processed_events = committed;
+    stats.committed_events = pe.committed;
+    stats.processed_events = pe.committed;
     stats.efficiency = 1.0;
     stats.rollback_efficiency = 1.0;
-    stats.timestamp_ties = ties;
-    stats.events_past_end = past_end;
+    stats.timestamp_ties = pe.ties;
+    stats.events_past_end = past_end + pe.past_end;
     stats.peak_events = peak as u64;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
     let mut report = finish(model, lps.iter().enumerate().map(|(i, l)| (i as u32, l)), stats);
-    report.trace = trace;
+    report.trace = commits.trace;
     Ok(report)
 }
 

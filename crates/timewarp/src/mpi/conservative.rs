@@ -87,7 +87,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
         let stats = process_stats(model, cfg, &s, &done, total);
         let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
         fig.events = sent;
-        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
     })

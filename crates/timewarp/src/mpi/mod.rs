@@ -137,7 +137,7 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
         let (done, total) = run_pes::<M, Q, Courier, _>(model, cfg, &s, map, &shared, &courier, rank, ranks, rings)?;
         let fig = courier.finish();
         let stats = process_stats(model, cfg, &s, &shared, &done, total);
-        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
     })

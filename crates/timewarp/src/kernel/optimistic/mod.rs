@@ -121,7 +121,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
         let rings = ring_capacity(cfg.threads);
         let (done, total) = run_pes::<M, Q, NoNet, _>(model, cfg, &s, map, &shared, &NoNet, 0, 1, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, total);
-        let trace = done.iter().flat_map(|d| d.0.trace.iter().copied()).collect();
+        let trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         let mut report = finish(model, lps.into_iter(), stats);
         report.trace = trace;

@@ -23,6 +23,7 @@ use super::kp::{Kp, Saved, SentRec};
 use super::net::{records, sections, Network, Port};
 use super::window::Window;
 use super::Shared;
+use crate::kernel::commit::Committer;
 use crate::stats::PeStats;
 
 pub(crate) struct Pe<'a, M: Model, Q, N, P> {
@@ -77,8 +78,7 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     batch: usize,
     gvt_interval: usize,
     pub(crate) stats: PeStats,
-    pub(crate) trace: Vec<Key>,
-    trace_lp: Option<LpId>,
+    pub(crate) commits: Committer,
 }
 
 /// `Event::draws` of an event whose draw counts are kept in `Pe::wide_draws`
@@ -150,8 +150,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             batch: cfg.batch,
             gvt_interval: cfg.gvt_interval,
             stats: PeStats::default(),
-            trace: Vec::new(),
-            trace_lp: cfg.trace_lp,
+            commits: Committer::new(cfg.trace_lp),
         }
     }
 
@@ -710,12 +709,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     break;
                 }
                 self.kps[kp].processed.pop_front();
-                self.model.commit(&ev.msg, &ev.undo, ev.dst, ev.key.time);
                 let lp = &mut self.lps[self.map.local_of(ev.dst, self.first_lp)];
-                self.stats.ties += lp.record_commit(&ev.key) as u64;
-                if self.trace_lp == Some(ev.dst) {
-                    self.trace.push(ev.key);
-                }
+                self.commits.commit(self.model, lp, ev.dst, &ev.key, &ev.msg, &ev.undo, ev.past_end, &mut self.stats);
                 for _ in 0..ev.n_sent {
                     let rec = self.kps[kp].sent.pop_front().expect("a sent record per send");
                     let pe = self.map.pe_of(rec.dst);
@@ -730,8 +725,6 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 }
                 self.arena.free(h);
                 self.uncommitted -= 1;
-                self.stats.committed += 1;
-                self.stats.past_end += ev.past_end as u64;
             }
         }
         self.shared.add_committed(self.stats.committed - before);
