@@ -36,6 +36,8 @@ use crate::kernel::optimistic::gvt::Gvt;
 use crate::kernel::optimistic::net::{sections, write_section, Network, Port};
 use crate::key::Key;
 
+use super::collective::Collective;
+
 /// MPI tag of consolidated event messages.
 pub(crate) const TAG_EVENTS: i32 = 17;
 
@@ -53,28 +55,6 @@ pub(crate) struct Figures {
     pub(crate) polls: u64,
     pub(crate) successful_polls: u64,
     pub(crate) mpi_seconds: f64,
-}
-
-/// A buffer of `u64`s handed to MPI for a non-blocking collective: its
-/// memory is owned here and freed only when no request can still use it.
-struct Words(*mut [u64]);
-
-impl Words {
-    fn new(n: usize) -> Self {
-        Words(Box::into_raw(vec![0u64; n].into_boxed_slice()))
-    }
-    /// SAFETY (callers): no request in flight may use these words.
-    unsafe fn get(&mut self) -> &'static mut [u64] {
-        &mut *self.0
-    }
-}
-
-impl Drop for Words {
-    fn drop(&mut self) {
-        // SAFETY: created by Box::into_raw; the courier never drops a Words
-        // while a request uses it (it leaks instead, see Inner::drop).
-        drop(unsafe { Box::from_raw(self.0) });
-    }
 }
 
 /// A send in flight and the bytes it reads.
@@ -108,11 +88,9 @@ struct Inner {
     /// The GVT round in progress (or next), and where it stands.
     round: u64,
     phase: Phase,
-    collective: Option<Request<'static, [u64], StaticScope>>,
-    white_out: Words,
-    white_in: Words,
-    min_out: Words,
-    min_in: Words,
+    /// The all-reduce of white-record counts, and the all-gather of minima.
+    white: Collective,
+    mins: Collective,
     /// Records received with colour < round, == round, == round + 1.
     recv_white: u64,
     recv_at: [u64; 2],
@@ -160,11 +138,8 @@ impl Courier {
                 interval: 1,
                 round: 1,
                 phase: Phase::Idle,
-                collective: None,
-                white_out: Words::new(ranks),
-                white_in: Words::new(ranks),
-                min_out: Words::new(3),
-                min_in: Words::new(3 * ranks),
+                white: Collective::new(ranks, ranks),
+                mins: Collective::new(3, 3 * ranks),
                 recv_white: 0,
                 recv_at: [0; 2],
                 fig: Figures::default(),
@@ -346,24 +321,23 @@ impl Inner {
                     if !gvt.all_entered(self.round) {
                         return Ok(());
                     }
-                    // SAFETY: no collective is in flight in phase Idle.
-                    let (out, inp) = unsafe { (self.white_out.get(), self.white_in.get()) };
-                    for (q, o) in out.iter_mut().enumerate() {
-                        *o = c.snaps.iter().map(|pe| pe[q].load(Relaxed)).sum();
-                    }
                     // Every white record of this process is in `bufs` or sent
                     // (PEs hand theirs over before entering phase A): send them.
                     self.send_all(c, 0);
-                    let req = self.comm.immediate_all_reduce_into(StaticScope, &*out, inp, SystemOperation::sum());
-                    self.collective = Some(req);
+                    let comm = &self.comm;
+                    self.white.start(
+                        |out| {
+                            for (q, o) in out.iter_mut().enumerate() {
+                                *o = c.snaps.iter().map(|pe| pe[q].load(Relaxed)).sum();
+                            }
+                        },
+                        |out, inp| comm.immediate_all_reduce_into(StaticScope, out, inp, SystemOperation::sum()),
+                    );
                     self.phase = Phase::Counting;
                 }
                 Phase::Counting => {
-                    if !self.collective_done() {
-                        return Ok(());
-                    }
-                    // SAFETY: the all-reduce completed.
-                    let target = unsafe { self.white_in.get() }[c.rank];
+                    let Some(counts) = self.white.done() else { return Ok(()) };
+                    let target = counts[c.rank];
                     self.phase = Phase::Waiting { target };
                 }
                 Phase::Waiting { target } => {
@@ -381,19 +355,15 @@ impl Inner {
                 }
                 Phase::Reporting => {
                     let Some(k) = gvt.process_min(self.round) else { return Ok(()) };
-                    // SAFETY: no collective is in flight in phase Reporting.
-                    let (out, inp) = unsafe { (self.min_out.get(), self.min_in.get()) };
-                    out.copy_from_slice(&[k.time.to_bits(), k.age as u64, k.tie]);
-                    let req = self.comm.immediate_all_gather_into(StaticScope, &*out, inp);
-                    self.collective = Some(req);
+                    let comm = &self.comm;
+                    self.mins.start(
+                        |out| out.copy_from_slice(&[k.time.to_bits(), k.age as u64, k.tie]),
+                        |out, inp| comm.immediate_all_gather_into(StaticScope, out, inp),
+                    );
                     self.phase = Phase::Gathering;
                 }
                 Phase::Gathering => {
-                    if !self.collective_done() {
-                        return Ok(());
-                    }
-                    // SAFETY: the all-gather completed.
-                    let all = unsafe { self.min_in.get() };
+                    let Some(all) = self.mins.done() else { return Ok(()) };
                     let g = all
                         .chunks_exact(3)
                         .map(|w| Key { time: f64::from_bits(w[0]), age: w[1] as u32, tie: w[2] })
@@ -408,30 +378,13 @@ impl Inner {
             }
         }
     }
-
-    /// True once the collective in flight has completed (and forgets it).
-    fn collective_done(&mut self) -> bool {
-        match self.collective.take().map(Request::test) {
-            Some(Ok(_)) | None => true,
-            Some(Err(req)) => {
-                self.collective = Some(req);
-                false
-            }
-        }
-    }
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        // A request still in flight here means the run failed and the
-        // process is about to abort: leak what MPI may still touch rather
-        // than free it under MPI's feet.
-        if let Some(req) = self.collective.take() {
-            std::mem::forget(req);
-            for w in [&mut self.white_out, &mut self.white_in, &mut self.min_out, &mut self.min_in] {
-                std::mem::forget(std::mem::replace(w, Words::new(0)));
-            }
-        }
+        // A send still in flight here means the run failed and the process
+        // is about to abort: leak what MPI may still read rather than free
+        // it under MPI's feet (the collectives do the same for theirs).
         for s in self.sending.drain(..) {
             std::mem::forget(s);
         }

@@ -24,6 +24,7 @@
 //! }
 //! ```
 
+mod collective;
 mod conservative;
 mod courier;
 
