@@ -32,7 +32,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::error::Error;
-use crate::kernel::optimistic::gvt::Gvt;
+use crate::kernel::optimistic::gvt::{Gvt, KeySlot};
 use crate::kernel::optimistic::net::{sections, write_section, Network, Port};
 use crate::key::Key;
 
@@ -113,6 +113,11 @@ pub(crate) struct Courier {
     has: Vec<AtomicBool>,
     /// Per local PE and destination process: records sent before phase A.
     snaps: Vec<Vec<AtomicU64>>,
+    /// The GVT gates across processes: rounds whose white records have all
+    /// arrived, and rounds whose process minimum is in `proc_min`.
+    gate: AtomicU64,
+    proc_done: AtomicU64,
+    proc_min: KeySlot,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -147,6 +152,9 @@ impl Courier {
             inbound: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
             has: (0..threads).map(|_| AtomicBool::new(false)).collect(),
             snaps: (0..threads).map(|_| (0..ranks).map(|_| AtomicU64::new(0)).collect()).collect(),
+            gate: AtomicU64::new(0),
+            proc_done: AtomicU64::new(0),
+            proc_min: KeySlot::default(),
         }
     }
 
@@ -205,6 +213,16 @@ impl Network for Courier {
         for (slot, &n) in self.snaps[pe].iter().zip(sent) {
             slot.store(n, Relaxed);
         }
+    }
+
+    #[inline]
+    fn gate_open(&self, round: u64) -> bool {
+        self.gate.load(Acquire) >= round
+    }
+
+    fn process_min(&self, round: u64, min: Key) {
+        self.proc_min.store(min);
+        self.proc_done.store(round, Release);
     }
 }
 
@@ -350,11 +368,14 @@ impl Inner {
                             c.rank, self.recv_white, self.round, target
                         )));
                     }
-                    gvt.open_gate(self.round);
+                    c.gate.store(self.round, Release);
                     self.phase = Phase::Reporting;
                 }
                 Phase::Reporting => {
-                    let Some(k) = gvt.process_min(self.round) else { return Ok(()) };
+                    if c.proc_done.load(Acquire) < self.round {
+                        return Ok(());
+                    }
+                    let k = c.proc_min.load();
                     let comm = &self.comm;
                     self.mins.start(
                         |out| out.copy_from_slice(&[k.time.to_bits(), k.age as u64, k.tie]),

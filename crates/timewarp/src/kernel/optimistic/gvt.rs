@@ -14,27 +14,31 @@
 //! them into `send_min` too. GVT is a full [`Key`], not just a time, so events tied in
 //! timestamp are committed exactly when nothing can precede them any more.
 //!
-//! Across processes (MPI) the same round gains two gates that the process'
-//! courier opens (see `crate::mpi`): phase B waits until every message sent
-//! to this process before its senders entered phase A has arrived (Mattern's
-//! white-message count), and the process minimum goes to an all-gather
-//! instead of being published at once.
+//! Across processes (MPI) the same round gains two gates, kept by the
+//! process' courier and reached through the [`Network`] the PEs use (see
+//! `crate::mpi`): phase B waits until every message sent to this process
+//! before its senders entered phase A has arrived (Mattern's white-message
+//! count), and the process minimum goes to an all-gather instead of being
+//! published at once. A single process' network opens every gate and
+//! publishes here, at no cost.
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
 
 use crate::key::Key;
 
+use super::net::Network;
+
 /// A [`Key`] in three atomics, written before a release and read after an acquire.
 #[derive(Default)]
-struct KeySlot([AtomicU64; 3]);
+pub(crate) struct KeySlot([AtomicU64; 3]);
 
 impl KeySlot {
-    fn store(&self, k: Key) {
+    pub(crate) fn store(&self, k: Key) {
         self.0[0].store(k.time.to_bits(), Relaxed);
         self.0[1].store(k.age as u64, Relaxed);
         self.0[2].store(k.tie, Relaxed);
     }
-    fn load(&self) -> Key {
+    pub(crate) fn load(&self) -> Key {
         Key {
             time: f64::from_bits(self.0[0].load(Relaxed)),
             age: self.0[1].load(Relaxed) as u32,
@@ -56,13 +60,6 @@ pub(crate) struct Gvt {
     done: AtomicU64,
     slots: Vec<KeySlot>,
     value: KeySlot,
-    /// Whether other processes take part (the courier opens the gates).
-    net: bool,
-    /// Rounds whose white messages from other processes have all arrived.
-    gate: AtomicU64,
-    /// Rounds whose process minimum is in `proc_min` (network mode).
-    proc_done: AtomicU64,
-    proc_min: KeySlot,
 }
 
 /// One PE's part in the rounds.
@@ -89,13 +86,9 @@ pub(crate) enum Step {
 }
 
 impl Gvt {
-    /// Rounds among `pes` PEs, with other processes when `net`.
-    pub(crate) fn new(pes: usize, net: bool) -> Self {
+    /// Rounds among `pes` PEs.
+    pub(crate) fn new(pes: usize) -> Self {
         Gvt {
-            net,
-            gate: AtomicU64::new(0),
-            proc_done: AtomicU64::new(0),
-            proc_min: KeySlot::default(),
             pes: pes as u64,
             round: AtomicU64::new(0),
             a_done: AtomicU64::new(0),
@@ -115,9 +108,10 @@ impl Gvt {
         }
     }
 
-    /// Advances `p` through the current round as far as it can go now.
+    /// Advances `p` through the current round as far as it can go now
+    /// (`net` opens the gate of phase B).
     #[inline]
-    pub(crate) fn step(&self, p: &mut Participant) -> Step {
+    pub(crate) fn step<N: Network>(&self, p: &mut Participant, net: &N) -> Step {
         let cur = p.finished + 1;
         if !p.in_a {
             if self.round.load(Acquire) < cur {
@@ -126,7 +120,7 @@ impl Gvt {
             return Step::Enter;
         }
         if !p.in_b {
-            if self.a_done.load(Acquire) < self.pes * cur || (self.net && self.gate.load(Acquire) < cur) {
+            if self.a_done.load(Acquire) < self.pes * cur || (N::ACTIVE && !net.gate_open(cur)) {
                 return Step::Idle;
             }
             return Step::Report;
@@ -150,16 +144,15 @@ impl Gvt {
     }
 
     /// Phase B: publishes PE `pe`'s local minimum; the last reporter publishes
-    /// GVT (or, across processes, the process minimum for the courier).
-    pub(crate) fn report(&self, pe: usize, p: &mut Participant, local_min: Key) {
+    /// GVT (or, across processes, hands the process minimum to `net`).
+    pub(crate) fn report<N: Network>(&self, pe: usize, p: &mut Participant, local_min: Key, net: &N) {
         let cur = p.finished + 1;
         self.slots[pe].store(local_min);
         p.in_b = true;
         if self.b_done.fetch_add(1, AcqRel) + 1 == self.pes * cur {
             let g = self.slots.iter().map(KeySlot::load).min().unwrap_or(Key::INF);
-            if self.net {
-                self.proc_min.store(g);
-                self.proc_done.store(cur, Release);
+            if N::ACTIVE {
+                net.process_min(cur, g);
             } else {
                 self.publish(cur, g);
             }
@@ -176,18 +169,6 @@ impl Gvt {
     /// True once every PE of this process is in phase A of round `cur`.
     pub(crate) fn all_entered(&self, cur: u64) -> bool {
         self.round.load(Acquire) >= cur && self.a_done.load(Acquire) >= self.pes * cur
-    }
-
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    /// Lets the PEs report for round `cur` (its white messages have all arrived).
-    pub(crate) fn open_gate(&self, cur: u64) {
-        self.gate.store(cur, Release);
-    }
-
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    /// This process' minimum for round `cur`, once every PE reported.
-    pub(crate) fn process_min(&self, cur: u64) -> Option<Key> {
-        (self.proc_done.load(Acquire) >= cur).then(|| self.proc_min.load())
     }
 
     /// Rounds completed so far.

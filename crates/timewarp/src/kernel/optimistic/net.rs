@@ -41,6 +41,14 @@ pub(crate) trait Network: Sync {
     /// Local PE `pe` enters phase A of a GVT round: `sent[q]` is how many
     /// records it has sent to process `q` so far (all of them white).
     fn snapshot(&self, pe: usize, sent: &[u64]);
+
+    /// Whether the PEs may report for GVT round `round` (every white record
+    /// sent to this process has arrived).
+    fn gate_open(&self, round: u64) -> bool;
+
+    /// Every PE of this process reported for `round`: `min` is the process
+    /// minimum, for the round across processes.
+    fn process_min(&self, round: u64, min: Key);
 }
 
 /// The network of a run in one process.
@@ -56,6 +64,12 @@ impl Network for NoNet {
     }
     fn snapshot(&self, _: usize, _: &[u64]) {
         unreachable!("a single-process run has no network")
+    }
+    fn gate_open(&self, _: u64) -> bool {
+        true
+    }
+    fn process_min(&self, _: u64, _: Key) {
+        unreachable!("a single-process run publishes GVT itself")
     }
 }
 

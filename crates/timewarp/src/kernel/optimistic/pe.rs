@@ -208,7 +208,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             }
             let received = self.drain()?;
             // GVT participation: cheap atomic loads unless a round is on.
-            match gvt.step(&mut self.part) {
+            match gvt.step(&mut self.part, self.net) {
                 Step::Idle => {}
                 Step::Enter => {
                     if N::ACTIVE {
@@ -228,7 +228,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     let t = Instant::now();
                     self.drain()?;
                     let local = self.local_min();
-                    gvt.report(self.local, &mut self.part, local);
+                    gvt.report(self.local, &mut self.part, local, self.net);
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                 }
                 Step::New(g) => {
