@@ -235,7 +235,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     let t = Instant::now();
                     self.gvt = g;
                     let before = self.stats.committed;
-                    self.fossil_collect(g)?;
+                    self.fossil_collect(g);
                     self.window.new_gvt(g.time, self.stats.committed - before);
                     since_round = 0;
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
@@ -654,13 +654,18 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     /// event, that one is the run's (every event below a reported error's
     /// key is processed for good, since that key is below GVT).
     fn report_earlier_error(&mut self) {
-        let Some(k) = self.shared.failure.key() else { return };
-        if let Some(h) =
-            self.errors.iter().filter(|(_, (key, _))| *key < k).min_by_key(|(_, (key, _))| *key).map(|(h, _)| *h)
-        {
-            let (key, e) = self.errors.remove(&h).expect("just found");
-            self.shared.failure.fail_at(key, e);
+        if let Some(k) = self.shared.failure.key() {
+            self.fail_below(k);
         }
+    }
+
+    /// Ends the run with the error of the earliest processed event below
+    /// `bound` that raised one, if any; true if there was one.
+    fn fail_below(&mut self, bound: Key) -> bool {
+        let first = self.errors.iter().filter(|(_, (k, _))| *k < bound).min_by_key(|(_, (k, _))| *k).map(|(h, _)| *h);
+        let Some((key, e)) = first.and_then(|h| self.errors.remove(&h)) else { return false };
+        self.shared.failure.fail_at(key, e);
+        true
     }
 
     /// Drops every cancelled event from the pending queue at once. They are
@@ -686,15 +691,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
 
     /// Commits and frees every processed event below GVT `g`; the error of
     /// a committed event that raised one ends the run.
-    fn fossil_collect(&mut self, g: Key) -> Result<(), Error> {
-        if !self.errors.is_empty() {
-            if let Some(h) =
-                self.errors.iter().filter(|(_, (k, _))| *k < g).min_by_key(|(_, (k, _))| *k).map(|(h, _)| *h)
-            {
-                let (key, e) = self.errors.remove(&h).expect("just found");
-                self.shared.failure.fail_at(key, e);
-                return Ok(());
-            }
+    fn fossil_collect(&mut self, g: Key) {
+        if !self.errors.is_empty() && self.fail_below(g) {
+            return;
         }
         // Pending (queue) plus processed (arena) events, sampled once a round.
         self.stats.peak_events = self.stats.peak_events.max((self.q.len() + self.arena.live()) as u64);
@@ -728,6 +727,5 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             }
         }
         self.shared.add_committed(self.stats.committed - before);
-        Ok(())
     }
 }
