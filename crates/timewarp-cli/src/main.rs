@@ -6,6 +6,7 @@ mod models;
 use args::EngineArgs;
 use clap::{Parser, Subcommand};
 use models::ModelCmd;
+use serde_json::Value;
 use std::io::Write;
 use std::process::ExitCode;
 use timewarp::Model;
@@ -35,9 +36,10 @@ enum Cmd {
     List,
 }
 
-/// What to do with a model once its options are parsed (generic over the model type).
+/// What to do with a model once its options are parsed (generic over the
+/// model type); returns the model results when it ran the model here.
 trait Action {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String>;
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String>;
 }
 
 /// `timewarp run`, in this process (and, with MPI, its peers).
@@ -49,13 +51,13 @@ struct Verify<'a> {
 }
 
 impl Action for Run<'_> {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String> {
         execute(model, engine, default_end, self.procs)
     }
 }
 
 impl Action for Verify<'_> {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
             return Err(format!(
                 "verify runs in one process, but this run has {} MPI processes; run `timewarp run` under mpirun \
@@ -63,7 +65,7 @@ impl Action for Verify<'_> {
                 self.procs.size()
             ));
         }
-        verify(model, engine, default_end)
+        verify(model, engine, default_end).map(|()| None)
     }
 }
 
@@ -173,14 +175,34 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Phold { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 20.0)
+            action.apply(&m, &engine, 20.0).map(drop)
+        }
+        ModelCmd::Network { model, engine } => {
+            let m = model.model()?;
+            let results = action.apply(&m, &engine, 20_000.0)?;
+            match (&model.link_stats, results) {
+                (Some(path), Some(r)) => write_link_stats(path, &r),
+                _ => Ok(()),
+            }
         }
         ModelCmd::Pcs { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 100.0)
+            action.apply(&m, &engine, 100.0).map(drop)
         }
     }
+}
+
+/// Writes the network's per-link figures (`model_results.links`) as CSV.
+fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write link statistics to {}: {e}", path.display());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
+    writeln!(f, "link,source,destination,packets,busy_fraction").map_err(fail)?;
+    let links = results.get("links").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    for (i, l) in links.iter().enumerate() {
+        writeln!(f, "{i},{},{},{},{}", l["node"], l["neighbour"], l["packets"], l["busy"]).map_err(fail)?;
+    }
+    f.flush().map_err(fail)
 }
 
 /// `timewarp verify`: sequential against the requested parallel configuration.
@@ -232,7 +254,7 @@ fn print_results(results: &serde_json::Value) {
 }
 
 /// Runs one model with the engine options and prints / writes the results.
-fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &Procs) -> Result<(), String> {
+fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &Procs) -> Result<Option<Value>, String> {
     let cfg = engine.config(default_end)?;
     // Open the stats file before running: a bad path should not cost a whole run.
     let stats_file = match &engine.stats_json {
@@ -242,7 +264,7 @@ fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &P
         }
         _ => None,
     };
-    let Some(report) = procs.run(model, &cfg)? else { return Ok(()) };
+    let Some(report) = procs.run(model, &cfg)? else { return Ok(None) };
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     if !engine.quiet {
         print!("{}", report.stats.table());
@@ -250,9 +272,9 @@ fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &P
     }
     if let (Some(mut f), Some(p)) = (stats_file, &engine.stats_json) {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
-        json["model_results"] = results;
+        json["model_results"] = results.clone();
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         writeln!(f, "{text}").map_err(|e| format!("cannot write statistics to {}: {e}", p.display()))?;
     }
-    Ok(())
+    Ok(Some(results))
 }

@@ -2,6 +2,8 @@
 
 use crate::args::{non_negative_f64, probability, EngineArgs};
 use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use timewarp_models::network::{self, Network, Switch, Topology, Traffic};
 use timewarp_models::pcs::{Arrivals, Pcs};
 use timewarp_models::phold::Phold;
 
@@ -85,6 +87,110 @@ impl PcsArgs {
     }
 }
 
+/// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
+#[derive(Args, Debug, Clone)]
+pub(crate) struct NetworkArgs {
+    /// Topology: torus (k-ary n-cube), mesh, or hypercube.
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube"])]
+    pub topology: String,
+    /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
+    #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(2..))]
+    pub dims: Vec<u32>,
+    /// Nodes of a hypercube (a power of two).
+    #[arg(long, default_value_t = 1024)]
+    pub nodes: u32,
+    /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot.
+    #[arg(long, default_value = "uniform", value_parser = |s: &str| s.parse::<Traffic>())]
+    pub traffic: Traffic,
+    /// Offset of --traffic shift (node s sends to s + K mod N).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub shift: u32,
+    /// Hot nodes (ids 0..H) of --traffic hotspot.
+    #[arg(long, value_name = "H", default_value_t = 1)]
+    pub hotspot_nodes: u32,
+    /// Fraction of messages sent to a hot node (--traffic hotspot).
+    #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
+    pub hotspot_fraction: f64,
+    /// Message creation at each node: poisson or periodic.
+    #[arg(long, default_value = "poisson", value_parser = |s: &str| s.parse::<network::Arrivals>())]
+    pub arrivals: network::Arrivals,
+    /// Offered load per node, as a fraction of the injection link's bandwidth (0..1).
+    #[arg(long, default_value_t = 0.3, value_parser = probability, allow_negative_numbers = true)]
+    pub load: f64,
+    /// Bytes per message.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub message_bytes: u32,
+    /// Most bytes per packet.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub packet_bytes: u32,
+    /// Link bandwidth in bytes per ns (4 = 32 Gb/s).
+    #[arg(long, default_value_t = 4.0, value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub link_bandwidth: f64,
+    /// Link latency in ns (the lookahead between nodes).
+    #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub link_latency: f64,
+    /// Router delay in ns (head arrival to earliest departure).
+    #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub router_delay: f64,
+    /// Virtual channels per port (a torus needs 2 or more: dateline classes).
+    #[arg(long, default_value_t = 2)]
+    pub vcs: u32,
+    /// Buffer per virtual channel, in packets.
+    #[arg(long, default_value_t = 4)]
+    pub buffer_packets: u32,
+    /// Switch: input-buffered or output-buffered.
+    #[arg(long, default_value = "input-buffered", value_parser = |s: &str| s.parse::<Switch>())]
+    pub switch: Switch,
+    /// Routing: dimension-order (e-cube on a hypercube).
+    #[arg(long, default_value = "dimension-order", value_parser = ["dimension-order"])]
+    pub routing: String,
+    /// Statistics start at this time (ns).
+    #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub warmup: f64,
+    /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
+    #[arg(long, value_name = "FILE")]
+    pub link_stats: Option<PathBuf>,
+}
+
+impl NetworkArgs {
+    pub(crate) fn model(&self) -> Result<Network, String> {
+        let topology = match self.topology.as_str() {
+            "torus" => Topology::Torus(self.dims.clone()),
+            "mesh" => Topology::Mesh(self.dims.clone()),
+            _ => {
+                if !self.nodes.is_power_of_two() || self.nodes < 2 {
+                    return Err(format!("--nodes of a hypercube must be a power of two >= 2, got {}", self.nodes));
+                }
+                Topology::Hypercube(self.nodes.trailing_zeros())
+            }
+        };
+        let traffic = match self.traffic {
+            Traffic::Shift(_) => Traffic::Shift(self.shift),
+            Traffic::Hotspot { .. } => Traffic::Hotspot { nodes: self.hotspot_nodes, fraction: self.hotspot_fraction },
+            t => t,
+        };
+        let m = Network {
+            topology,
+            traffic,
+            arrivals: self.arrivals,
+            load: self.load,
+            message_bytes: self.message_bytes,
+            packet_bytes: self.packet_bytes,
+            link_bandwidth: self.link_bandwidth,
+            link_latency: self.link_latency,
+            router_delay: self.router_delay,
+            vcs: self.vcs,
+            buffer_packets: self.buffer_packets,
+            switch: self.switch,
+            warmup: self.warmup,
+            probe: None,
+            link_stats: self.link_stats.is_some(),
+        };
+        m.validate()?;
+        Ok(m)
+    }
+}
+
 /// The models `run` knows.
 #[derive(Subcommand, Debug, Clone)]
 pub(crate) enum ModelCmd {
@@ -92,6 +198,14 @@ pub(crate) enum ModelCmd {
     Phold {
         #[command(flatten)]
         model: PholdArgs,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
+    /// Interconnection network: packets through credit-based virtual cut-through
+    /// switches on a torus, mesh or hypercube (time in ns).
+    Network {
+        #[command(flatten)]
+        model: NetworkArgs,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -107,5 +221,6 @@ pub(crate) enum ModelCmd {
 /// One line per model for `timewarp list`.
 pub(crate) const MODELS: &[(&str, &str)] = &[
     ("phold", "synthetic benchmark: every event schedules one new event (Fujimoto; ROSS's PHOLD)"),
+    ("network", "interconnection network: torus, mesh, hypercube; credit-based virtual cut-through (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)"),
     ("pcs", "cellular network: call blocking and handoffs on a wrap-around grid (ROSS's PCS; checked against Engset / Erlang-B)"),
 ];

@@ -13,5 +13,6 @@
 //! ```
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod network;
 pub mod pcs;
 pub mod phold;

@@ -1,0 +1,847 @@
+//! Interconnection networks: packets, credit-based virtual cut-through
+//! switches and direct topologies (torus, mesh, hypercube) under synthetic
+//! traffic, after BigNetSim (Wilmarth, Zheng and Kalé) and the CODES
+//! network models. Time unit: nanoseconds; sizes in bytes.
+//!
+//! # Entities and LPs
+//!
+//! One LP per node: a router and its NIC. The NIC splits each message into
+//! packets of at most `packet_bytes` and queues them for injection (its
+//! source queue is unbounded); its receive side reassembles messages.
+//! Routers have one port per link (torus and mesh: up and down each
+//! dimension; hypercube: one per dimension) plus the NIC's, and on every
+//! network input port `vcs` virtual channels of `buffer_packets` packets.
+//!
+//! # Flow control: virtual cut-through with credits
+//!
+//! A router forwards a packet as soon as its head has been routed (the
+//! router delay after the head arrived), the output link is free and the
+//! downstream virtual channel has a free packet buffer, for which it holds a
+//! credit. The packet's tail follows its head by the serialisation time
+//! `S = bytes / link_bandwidth`, which is how long the link stays busy. When
+//! the tail has left a buffer, a credit goes back upstream (arriving one link
+//! latency later). No packet is ever dropped and no buffer ever holds more
+//! packets than its capacity (a push onto a full buffer is a flow-control bug
+//! and stops the run).
+//!
+//! * **Input-buffered switch**: a packet leaves its input buffer directly
+//!   onto the output link. Only the head of each virtual channel competes
+//!   for outputs (head-of-line blocking). Among packets that can leave on the
+//!   same output at the same instant the one that became ready first wins
+//!   (ties: lower input port, then lower virtual channel).
+//! * **Output-buffered switch**: the crossbar has infinite speed-up. A packet
+//!   moves from its input buffer into a `buffer_packets` output buffer of its
+//!   output port (virtual channel of the class its route needs) as soon as
+//!   that has room, freeing its input buffer; output buffers then compete
+//!   for the link the same way.
+//!
+//! # Routing and deadlock freedom
+//!
+//! Dimension-order routing (the lowest unfinished dimension first; on a torus
+//! ring the shorter way round, and half-way round up from even coordinates
+//! and down from odd ones, so both directions carry the same load; on a hypercube e-cube order).
+//! Tori need two virtual-channel classes against deadlock on the rings:
+//! dateline routing, class 0 until the packet crosses its dimension's
+//! wrap-around link, class 1 after it, class 0 again in the next dimension;
+//! virtual channel `v` belongs to class `v mod 2` (so a torus needs `vcs ≥ 2`).
+//! Within its allowed channels a packet takes the one with the most credits
+//! (lowest index on a tie).
+//!
+//! # Timing and the zero-load latency
+//!
+//! With link latency `L`, router delay `R` and serialisation time `S` of one
+//! packet, a packet whose message is created at `t` reaches its first
+//! router's output stage at `t + L + R` (injection link, routing), each hop
+//! adds `L + R`, and the ejection link delivers the last byte `L + S` after
+//! the head left the destination router. A single packet in an empty network
+//! crossing `h` router-to-router links therefore has latency
+//!
+//! ```text
+//!     T0(h) = (h + 2) L + (h + 1) R + S
+//! ```
+//!
+//! ([`Network::zero_load_latency`]); packet `j` of a message of `n` follows
+//! packet `j − 1` by its serialisation time on the injection link, so the
+//! whole message takes `(h + 2) L + (h + 1) R + Σ S_j` at zero load.
+//! Packet latency is measured from the creation of its message (source
+//! queueing included) to its last byte at the destination NIC.
+//!
+//! # Traffic and measurement
+//!
+//! Each node creates messages as a Poisson process (or periodically, with a
+//! random phase) at the rate that offers `load` times its injection link's
+//! bandwidth, to destinations drawn by the [`Traffic`] pattern. Statistics
+//! cover packets created in `[warmup, end)` and delivered by `end`
+//! (latency, hops) and bytes delivered in `[warmup, end)` (accepted
+//! throughput, as a fraction of injection bandwidth per node).
+//!
+//! # Events
+//!
+//! `Generate` (a new message, self), `Arrive` (a packet's head at the next
+//! router), `Credit` (a buffer slot freed downstream), `Wake` (an output link
+//! becomes free while packets wait for it, self), `Ready` (the next injected
+//! packet reaches the router, self; multi-packet messages only) and
+//! `Deliver` (last byte at the destination NIC, self). At zero load a hop
+//! costs two events (arrive, credit). Every event between nodes has a delay
+//! of at least `L`: the model's lookahead, so conservative windows work.
+//! Events within a node may have any delay (zero included). Rollback is by
+//! state saving: a node's buffers live in one flat array.
+
+mod histogram;
+mod node;
+#[cfg(test)]
+mod tests;
+mod topology;
+mod traffic;
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::str::FromStr;
+use timewarp::{Ctx, LpId, Model, Random, Rollback};
+
+pub use histogram::Histogram;
+pub use node::{Node, Packet};
+pub use topology::{Step, Topology};
+pub use traffic::Traffic;
+
+use node::{Counts, Queues, NO_DIM};
+
+/// Where a switch buffers packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switch {
+    /// Buffers at the inputs only (head-of-line blocking).
+    #[default]
+    InputBuffered,
+    /// Buffers at the inputs and the outputs, infinite crossbar speed-up.
+    OutputBuffered,
+}
+
+impl FromStr for Switch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "input-buffered" | "input" => Ok(Switch::InputBuffered),
+            "output-buffered" | "output" => Ok(Switch::OutputBuffered),
+            _ => Err(format!("unknown switch '{s}' (input-buffered, output-buffered)")),
+        }
+    }
+}
+
+/// How messages are created at each node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Exponential gaps (a Poisson process).
+    #[default]
+    Poisson,
+    /// Equal gaps, each node with a random phase.
+    Periodic,
+}
+
+impl FromStr for Arrivals {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "poisson" => Ok(Arrivals::Poisson),
+            "periodic" => Ok(Arrivals::Periodic),
+            _ => Err(format!("unknown arrival process '{s}' (poisson, periodic)")),
+        }
+    }
+}
+
+/// The network model's parameters (see the module docs for the semantics).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    /// The network's shape.
+    pub topology: Topology,
+    /// Where messages go.
+    pub traffic: Traffic,
+    /// When messages are created.
+    pub arrivals: Arrivals,
+    /// Offered load per node, as a fraction of the injection link's bandwidth.
+    pub load: f64,
+    /// Bytes per message.
+    pub message_bytes: u32,
+    /// Most bytes per packet (a message is split into packets).
+    pub packet_bytes: u32,
+    /// Bytes per ns on every link.
+    pub link_bandwidth: f64,
+    /// ns from a link's sender to its receiver.
+    pub link_latency: f64,
+    /// ns from a head's arrival at a router to its earliest departure.
+    pub router_delay: f64,
+    /// Virtual channels per port.
+    pub vcs: u32,
+    /// Packets per virtual-channel buffer.
+    pub buffer_packets: u32,
+    /// Where switches buffer packets.
+    pub switch: Switch,
+    /// Statistics cover `[warmup, end)`.
+    pub warmup: f64,
+    /// Instead of traffic: one message from `.0` to `.1` at time 0 (tests, zero-load latency).
+    pub probe: Option<(u32, u32)>,
+    /// Report every link's figures in [`Results::links`].
+    pub link_stats: bool,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network {
+            topology: Topology::Torus(vec![16, 16]),
+            traffic: Traffic::Uniform,
+            arrivals: Arrivals::Poisson,
+            load: 0.3,
+            message_bytes: 256,
+            packet_bytes: 256,
+            link_bandwidth: 4.0,
+            link_latency: 8.0,
+            router_delay: 8.0,
+            vcs: 2,
+            buffer_packets: 4,
+            switch: Switch::InputBuffered,
+            warmup: 0.0,
+            probe: None,
+            link_stats: false,
+        }
+    }
+}
+
+/// A network event.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub enum Msg {
+    /// Create a message here (and schedule the next).
+    Generate,
+    /// A packet's head reaches this router's input `port`, virtual channel `vc`.
+    #[allow(missing_docs)]
+    Arrive { pkt: Packet, port: u8, vc: u8 },
+    /// A buffer slot freed behind this router's output `port`, virtual channel `vc`.
+    #[allow(missing_docs)]
+    Credit { port: u8, vc: u8 },
+    /// Output link `port` is free again.
+    #[allow(missing_docs)]
+    Wake { port: u8 },
+    /// The next packet in the injection queue reaches the router.
+    Ready,
+    /// A packet's last byte reaches this NIC.
+    #[allow(missing_docs)]
+    Deliver { pkt: Packet },
+}
+
+/// What a run reports (`model_results`; the names say what each is, the
+/// module docs how it is measured).
+#[derive(Clone, Debug, Default, Serialize)]
+#[allow(missing_docs)]
+pub struct Results {
+    pub topology: String,
+    pub nodes: u32,
+    pub injected_packets: u64,
+    pub delivered_packets: u64,
+    /// Packets in buffers or on links at the end (`injected = delivered + in flight`).
+    pub in_flight_packets: u64,
+    pub delivered_messages: u64,
+    /// Packet latency (ns) over packets created in the window and delivered.
+    pub latency_mean: f64,
+    pub latency_p50: f64,
+    pub latency_p99: f64,
+    pub latency_max: f64,
+    pub message_latency_mean: f64,
+    pub hops_mean: f64,
+    /// Standard deviation of the hops of measured packets.
+    pub hops_std: f64,
+    /// Measured packets (the sample behind the latency and hop figures).
+    pub measured_packets: u64,
+    /// Configured offered load, and what the sources actually offered in the window.
+    pub offered_load: f64,
+    pub measured_offered_load: f64,
+    /// Delivered bytes per node per ns in the window, over the injection bandwidth.
+    pub accepted_throughput: f64,
+    pub events_per_hop: f64,
+    /// Most packets one input (output) buffer ever held, and its capacity.
+    pub max_input_buffer: u16,
+    pub max_output_buffer: u16,
+    pub buffer_packets: u32,
+    /// Most credits ever held for one downstream buffer (never above its capacity).
+    pub max_credits: u16,
+    /// Busiest network link's busy fraction in the window.
+    pub max_link_utilisation: f64,
+    /// Every network link, when [`Network::link_stats`] is on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkStat>,
+    #[serde(skip)]
+    acc: Sums,
+}
+
+/// One link's figures.
+#[derive(Clone, Debug, Serialize)]
+#[allow(missing_docs)]
+pub struct LinkStat {
+    /// Sending node, its output port, receiving node.
+    pub node: u32,
+    pub port: u32,
+    pub neighbour: u32,
+    /// Packets sent over the whole run.
+    pub packets: u64,
+    /// Fraction of the measured window the link was busy.
+    pub busy: f64,
+}
+
+/// Sums over nodes behind the derived figures of [`Results`].
+#[derive(Clone, Debug, Default)]
+struct Sums {
+    hist: Histogram,
+    lat_sum: f64,
+    lat_min: f64,
+    msg_lat_sum: f64,
+    events: u64,
+    hops: u64,
+    hop_sum: u64,
+    hop_sq: u64,
+    delivered_bytes: u64,
+    injected_bytes: u64,
+}
+
+impl Network {
+    /// Checks every parameter; the message names the option to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        self.topology.validate()?;
+        self.traffic.validate(self.topology.nodes())?;
+        let pos = |v: f64, what: &str| {
+            if v > 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("{what} must be positive and finite, got {v}"))
+            }
+        };
+        pos(self.link_bandwidth, "--link-bandwidth")?;
+        if !(self.link_latency >= 0.0 && self.link_latency.is_finite()) {
+            return Err(format!("--link-latency must be >= 0 and finite, got {}", self.link_latency));
+        }
+        if !(self.router_delay >= 0.0 && self.router_delay.is_finite()) {
+            return Err(format!("--router-delay must be >= 0 and finite, got {}", self.router_delay));
+        }
+        if !(self.load >= 0.0 && self.load.is_finite()) {
+            return Err(format!("--load must be >= 0 and finite, got {}", self.load));
+        }
+        if self.load > 1.0 {
+            return Err(format!(
+                "--load {} offers more than the injection link can carry (1.0 is its full bandwidth)",
+                self.load
+            ));
+        }
+        if self.packet_bytes == 0 || self.message_bytes == 0 {
+            return Err("--packet-bytes and --message-bytes must be at least 1".into());
+        }
+        if self.message_bytes.div_ceil(self.packet_bytes) > 1 << 20 {
+            return Err("a message may have at most 2^20 packets (--message-bytes / --packet-bytes)".into());
+        }
+        if !(1..=64).contains(&self.vcs) {
+            return Err(format!("--vcs must be between 1 and 64, got {}", self.vcs));
+        }
+        if matches!(self.topology, Topology::Torus(_)) && self.vcs < 2 {
+            return Err(
+                "a torus needs --vcs 2 or more: dimension-order routing on rings deadlocks without the two dateline classes"
+                    .into(),
+            );
+        }
+        if !(1..=4096).contains(&self.buffer_packets) {
+            return Err(format!("--buffer-packets must be between 1 and 4096, got {}", self.buffer_packets));
+        }
+        if !(self.warmup >= 0.0 && self.warmup.is_finite()) {
+            return Err(format!("--warmup must be >= 0 and finite, got {}", self.warmup));
+        }
+        if let Some((a, b)) = self.probe {
+            let n = self.topology.nodes();
+            if a >= n || b >= n {
+                return Err(format!("probe {a} -> {b} names a node outside 0..{n}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The exact latency of a single packet of `bytes` crossing `hops`
+    /// router-to-router links in an empty network: `(h+2) L + (h+1) R + S`.
+    pub fn zero_load_latency(&self, hops: u32, bytes: u32) -> f64 {
+        let h = hops as f64;
+        (h + 2.0) * self.link_latency + (h + 1.0) * self.router_delay + bytes as f64 / self.link_bandwidth
+    }
+
+    /// Network ports per router; the NIC's port is this index.
+    #[inline]
+    fn ports(&self) -> usize {
+        self.topology.ports()
+    }
+
+    #[inline]
+    fn serialisation(&self, bytes: u32) -> f64 {
+        bytes as f64 / self.link_bandwidth
+    }
+
+    /// Mean gap between messages at one node (infinite without load).
+    fn gap(&self) -> f64 {
+        self.message_bytes as f64 / (self.load * self.link_bandwidth)
+    }
+
+    /// Routes `p` at `node`: its output port, and its dateline class on that link.
+    #[inline]
+    fn route(&self, node: u32, p: &mut Packet) {
+        match self.topology.route(node, p.dst) {
+            None => p.out = self.ports() as u8,
+            Some(step) => {
+                if step.dim != p.dim {
+                    p.class = 0;
+                }
+                if step.wraps {
+                    p.class = 1;
+                }
+                p.dim = step.dim;
+                p.out = step.port;
+            }
+        }
+    }
+
+    /// The virtual channels a packet of dateline class `class` may use.
+    #[inline]
+    fn vc_range(&self, class: u8) -> (u32, u32) {
+        if matches!(self.topology, Topology::Torus(_)) {
+            (class as u32, 2)
+        } else {
+            (0, 1)
+        }
+    }
+
+    /// The allowed virtual channel of output `o` with the most credits, if any has one.
+    #[inline]
+    fn vc_with_credit(&self, n: &Node, o: usize, class: u8) -> Option<usize> {
+        if o == self.ports() {
+            return Some(0);
+        }
+        let (first, step) = self.vc_range(class);
+        let v = self.vcs as usize;
+        let mut best: Option<(u16, usize)> = None;
+        for vc in (first as usize..v).step_by(step as usize) {
+            let c = n.credits[o * v + vc];
+            if c > 0 && best.is_none_or(|(b, _)| c > b) {
+                best = Some((c, vc));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
+    /// The allowed output buffer of port `o` with the most room, if any has room.
+    #[inline]
+    fn vc_with_room(&self, n: &Node, o: usize, class: u8) -> Option<usize> {
+        let v = self.vcs as usize;
+        let (first, step) = if o == self.ports() { (0, 1) } else { self.vc_range(class) };
+        let mut best: Option<(usize, usize)> = None;
+        for vc in (first as usize..v).step_by(step as usize) {
+            let len = n.output.len(o * v + vc);
+            if !n.output.is_full(o * v + vc) && best.is_none_or(|(b, _)| len < b) {
+                best = Some((len, vc));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
+    /// Schedules a wake-up for output `o` at the time its link frees, unless one is pending.
+    #[inline]
+    fn ensure_wake(&self, n: &mut Node, o: usize, ctx: &mut Ctx<'_, Self>) {
+        if n.wake[o] != n.link_free[o] {
+            n.wake[o] = n.link_free[o];
+            ctx.send(ctx.lp(), n.link_free[o] - ctx.now(), Msg::Wake { port: o as u8 });
+        }
+    }
+
+    /// Head of input `i` (network inputs `0..ports·vcs`, then the injection queue).
+    #[inline]
+    fn input_head<'n>(&self, n: &'n Node, i: usize) -> Option<&'n Packet> {
+        if i == self.ports() * self.vcs as usize {
+            n.inject.front()
+        } else {
+            n.input.head(i)
+        }
+    }
+
+    /// Takes the head of input `i` and returns the credit for its buffer upstream.
+    #[inline]
+    fn take_input(&self, n: &mut Node, i: usize, ctx: &mut Ctx<'_, Self>) -> Packet {
+        let v = self.vcs as usize;
+        if i == self.ports() * v {
+            return n.inject.pop_front().expect("a packet at the head of the injection queue");
+        }
+        let p = n.input.pop(i);
+        let (port, vc) = (i / v, i % v);
+        let up = self.topology.neighbour(ctx.lp(), port).expect("an input port with a link");
+        let delay = self.serialisation(p.bytes) + self.link_latency;
+        ctx.send(up, delay, Msg::Credit { port: self.topology.peer_port(port) as u8, vc: vc as u8 });
+        p
+    }
+
+    /// Puts `p` on output link `o`, virtual channel `vc` (the link is free).
+    fn launch(&self, n: &mut Node, mut p: Packet, o: usize, vc: usize, ctx: &mut Ctx<'_, Self>) {
+        let now = ctx.now();
+        let s = self.serialisation(p.bytes);
+        n.link_free[o] = now + s;
+        let c = &mut n.counts;
+        c.link_packets[o] += 1;
+        let (end, w) = (ctx.end_time(), self.warmup);
+        c.link_busy[o] += ((now + s).min(end) - now.max(w)).max(0.0);
+        if o == self.ports() {
+            let delay = self.link_latency + s;
+            if now + delay >= end {
+                c.on_links += 1;
+            }
+            ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p });
+            return;
+        }
+        let v = self.vcs as usize;
+        n.credits[o * v + vc] -= 1;
+        c.hops += 1;
+        p.hops += 1;
+        let delay = self.link_latency + self.router_delay;
+        if now + delay >= end {
+            c.on_links += 1;
+        }
+        let next = self.topology.neighbour(ctx.lp(), o).expect("a route takes existing links");
+        ctx.send(next, delay, Msg::Arrive { pkt: p, port: self.topology.peer_port(o) as u8, vc: vc as u8 });
+    }
+
+    /// Tries to move the head of input `i` on (and, through `try_output`,
+    /// the heads behind it).
+    fn try_input(&self, n: &mut Node, i: usize, ctx: &mut Ctx<'_, Self>) {
+        let now = ctx.now();
+        let v = self.vcs as usize;
+        loop {
+            let Some(&p) = self.input_head(n, i) else { return };
+            if p.ready > now {
+                // Only injected packets wait for their head to reach the router.
+                if n.inject_wake != p.ready {
+                    n.inject_wake = p.ready;
+                    ctx.send(ctx.lp(), p.ready - now, Msg::Ready);
+                }
+                return;
+            }
+            let o = p.out as usize;
+            match self.switch {
+                // The output picks the oldest packet that can go (this one or
+                // an older one) and moves the input it took from on.
+                Switch::InputBuffered => return self.try_output(n, o, ctx),
+                Switch::OutputBuffered => {
+                    let Some(vc) = self.vc_with_room(n, o, p.class) else { return };
+                    let mut p = self.take_input(n, i, ctx);
+                    p.ready = now;
+                    let len = n.output.push(o * v + vc, p);
+                    n.counts.max_output = n.counts.max_output.max(len as u16);
+                    self.try_output(n, o, ctx);
+                }
+            }
+        }
+    }
+
+    /// The oldest input head that waits for output `o` and may use it now
+    /// (`room`: output-buffered, there is room in an output buffer for it;
+    /// otherwise a virtual channel with a credit): (input, virtual channel),
+    /// and how many heads wait for `o`.
+    fn oldest_for(&self, n: &Node, o: usize, room: bool, now: f64) -> (Option<(usize, usize)>, usize) {
+        let mut best: Option<(f64, usize, usize)> = None;
+        let mut waiting = 0;
+        for i in 0..self.ports() * self.vcs as usize + 1 {
+            let Some(p) = self.input_head(n, i) else { continue };
+            if p.out as usize != o || p.ready > now {
+                continue;
+            }
+            waiting += 1;
+            if best.is_some_and(|b| b.0 <= p.ready) {
+                continue;
+            }
+            let vc = if room { self.vc_with_room(n, o, p.class) } else { self.vc_with_credit(n, o, p.class) };
+            if let Some(vc) = vc {
+                best = Some((p.ready, i, vc));
+            }
+        }
+        (best.map(|b| (b.1, b.2)), waiting)
+    }
+
+    /// Output `o` may have become usable (its link is free, a credit came, a
+    /// packet is waiting): sends the oldest packet that can go, then moves on
+    /// the buffers that freed.
+    fn try_output(&self, n: &mut Node, o: usize, ctx: &mut Ctx<'_, Self>) {
+        let now = ctx.now();
+        let v = self.vcs as usize;
+        match self.switch {
+            Switch::InputBuffered => {
+                let (best, waiting) = self.oldest_for(n, o, false, now);
+                if waiting > 0 && n.link_free[o] > now {
+                    return self.ensure_wake(n, o, ctx);
+                }
+                let Some((i, vc)) = best else { return };
+                let p = self.take_input(n, i, ctx);
+                self.launch(n, p, o, vc, ctx);
+                if waiting > 1 {
+                    self.ensure_wake(n, o, ctx);
+                }
+                self.try_input(n, i, ctx);
+            }
+            Switch::OutputBuffered => {
+                let queued = (0..v).any(|vc| n.output.len(o * v + vc) > 0);
+                if n.link_free[o] > now {
+                    if queued {
+                        self.ensure_wake(n, o, ctx);
+                    }
+                    return;
+                }
+                let mut best: Option<(f64, usize)> = None;
+                for vc in 0..v {
+                    let Some(p) = n.output.head(o * v + vc) else { continue };
+                    let credit = o == self.ports() || n.credits[o * v + vc] > 0;
+                    if credit && best.is_none_or(|b| p.ready < b.0) {
+                        best = Some((p.ready, vc));
+                    }
+                }
+                let Some((_, vc)) = best else { return };
+                let p = n.output.pop(o * v + vc);
+                self.launch(n, p, o, vc, ctx);
+                if (0..v).any(|vc| n.output.len(o * v + vc) > 0) {
+                    self.ensure_wake(n, o, ctx);
+                }
+                // Room in an output buffer: the oldest input heads for `o` move in.
+                while let (Some((i, _)), _) = self.oldest_for(n, o, true, now) {
+                    self.try_input(n, i, ctx);
+                }
+            }
+        }
+    }
+
+    /// A new message at this node: its packets join the injection queue.
+    fn generate(&self, n: &mut Node, ctx: &mut Ctx<'_, Self>) {
+        let now = ctx.now();
+        let me = ctx.lp();
+        let nodes = self.topology.nodes();
+        let dst = match self.probe {
+            Some((_, d)) => d,
+            None => {
+                let k0 = match &self.topology {
+                    Topology::Torus(d) | Topology::Mesh(d) => d[0],
+                    Topology::Hypercube(_) => 2,
+                };
+                self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
+            }
+        };
+        let npkts = self.message_bytes.div_ceil(self.packet_bytes);
+        let msg = n.next_msg;
+        n.next_msg = n.next_msg.wrapping_add(1);
+        let was_empty = n.inject.is_empty();
+        let measured = now >= self.warmup;
+        for j in 0..npkts {
+            let bytes = (self.message_bytes - j * self.packet_bytes).min(self.packet_bytes);
+            let ready = (now + self.link_latency + self.router_delay).max(n.inject_next);
+            n.inject_next = ready + self.serialisation(bytes);
+            let mut p =
+                Packet { created: now, ready, src: me, dst, msg, npkts, bytes, hops: 0, dim: NO_DIM, class: 0, out: 0 };
+            self.route(me, &mut p);
+            n.inject.push_back(p);
+            n.counts.injected += 1;
+            if measured {
+                n.counts.injected_w += 1;
+                n.counts.injected_bytes_w += bytes as u64;
+            }
+        }
+        if self.probe.is_none() && self.load > 0.0 {
+            let gap = match self.arrivals {
+                Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
+                Arrivals::Periodic => self.gap(),
+            };
+            ctx.send(me, gap, Msg::Generate);
+        }
+        if was_empty {
+            self.try_input(n, self.ports() * self.vcs as usize, ctx);
+        }
+    }
+
+    /// A packet's last byte arrived here.
+    fn deliver(&self, n: &mut Node, p: &Packet, now: f64) {
+        let c = &mut n.counts;
+        c.delivered += 1;
+        if now >= self.warmup {
+            c.delivered_bytes_w += p.bytes as u64;
+        }
+        let measured = p.created >= self.warmup;
+        if measured {
+            let lat = now - p.created;
+            c.lat_n += 1;
+            c.lat_sum += lat;
+            c.lat_max = c.lat_max.max(lat);
+            c.lat_min = if c.lat_n == 1 { lat } else { c.lat_min.min(lat) };
+            c.hist.add(lat);
+            c.hop_sum += p.hops as u64;
+            c.hop_sq += p.hops as u64 * p.hops as u64;
+        }
+        let done = if p.npkts == 1 {
+            true
+        } else if let Some(i) = n.partial.iter().position(|e| e.0 == p.src && e.1 == p.msg) {
+            n.partial[i].2 -= 1;
+            let last = n.partial[i].2 == 0;
+            if last {
+                n.partial.swap_remove(i);
+            }
+            last
+        } else {
+            n.partial.push((p.src, p.msg, p.npkts - 1, p.created));
+            false
+        };
+        if done && measured {
+            c.msg_n += 1;
+            c.msg_lat_sum += now - p.created;
+        }
+    }
+}
+
+impl Model for Network {
+    type State = Node;
+    type Msg = Msg;
+    type Undo = ();
+    type Results = Results;
+    const ROLLBACK: Rollback = Rollback::StateSaving;
+
+    fn name(&self) -> &str {
+        "network"
+    }
+    fn num_lps(&self) -> u32 {
+        self.topology.nodes()
+    }
+    fn lookahead(&self) -> f64 {
+        self.link_latency
+    }
+    fn neighbours(&self, lp: LpId) -> Option<Vec<LpId>> {
+        Some(self.topology.neighbours(lp))
+    }
+    fn rng_streams(&self) -> u32 {
+        2
+    }
+
+    fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Node {
+        let ports = self.ports();
+        let v = self.vcs as usize;
+        let b = self.buffer_packets as u16;
+        let out_cap = if self.switch == Switch::OutputBuffered { b } else { 0 };
+        match self.probe {
+            Some((src, _)) if src == lp => ctx.send(lp, 0.0, Msg::Generate),
+            None if self.load > 0.0 => {
+                let first = match self.arrivals {
+                    Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
+                    Arrivals::Periodic => ctx.rng(1).uniform() * self.gap(),
+                };
+                ctx.send(lp, first, Msg::Generate);
+            }
+            _ => {}
+        }
+        Node {
+            input: Queues::new(ports * v, b),
+            inject: VecDeque::new(),
+            output: Queues::new(if out_cap > 0 { (ports + 1) * v } else { 0 }, out_cap.max(1)),
+            credits: (0..ports * v).map(|i| if self.topology.neighbour(lp, i / v).is_some() { b } else { 0 }).collect(),
+            link_free: vec![0.0; ports + 1],
+            wake: vec![-1.0; ports + 1],
+            inject_wake: -1.0,
+            inject_next: 0.0,
+            next_msg: 0,
+            partial: Vec::new(),
+            counts: Counts {
+                link_packets: vec![0; ports + 1],
+                link_busy: vec![0.0; ports + 1],
+                max_credits: b,
+                ..Counts::default()
+            },
+        }
+    }
+
+    fn forward(&self, n: &mut Node, msg: &Msg, _: &mut (), ctx: &mut Ctx<'_, Self>) {
+        n.counts.events += 1;
+        let v = self.vcs as usize;
+        match *msg {
+            Msg::Generate => self.generate(n, ctx),
+            Msg::Arrive { mut pkt, port, vc } => {
+                pkt.ready = ctx.now();
+                self.route(ctx.lp(), &mut pkt);
+                let q = port as usize * v + vc as usize;
+                let len = n.input.push(q, pkt);
+                n.counts.max_input = n.counts.max_input.max(len as u16);
+                if len == 1 {
+                    self.try_input(n, q, ctx);
+                }
+            }
+            Msg::Credit { port, vc } => {
+                let c = &mut n.credits[port as usize * v + vc as usize];
+                *c += 1;
+                n.counts.max_credits = n.counts.max_credits.max(*c);
+                assert!(
+                    *c as u32 <= self.buffer_packets,
+                    "flow control violated: more credits than buffer slots at port {port}, virtual channel {vc}"
+                );
+                self.try_output(n, port as usize, ctx);
+            }
+            Msg::Wake { port } => {
+                n.wake[port as usize] = -1.0;
+                self.try_output(n, port as usize, ctx);
+            }
+            Msg::Ready => {
+                n.inject_wake = -1.0;
+                self.try_input(n, self.ports() * v, ctx);
+            }
+            Msg::Deliver { pkt } => self.deliver(n, &pkt, ctx.now()),
+        }
+    }
+
+    fn finalize(&self, lp: LpId, n: &Node, end: f64, r: &mut Results) {
+        let c = &n.counts;
+        let nodes = self.topology.nodes();
+        r.topology = self.topology.name().to_string();
+        r.nodes = nodes;
+        r.buffer_packets = self.buffer_packets;
+        r.offered_load = if self.probe.is_some() { 0.0 } else { self.load };
+        r.injected_packets += c.injected;
+        r.delivered_packets += c.delivered;
+        r.in_flight_packets += n.input.total() + n.inject.len() as u64 + n.output.total() + c.on_links;
+        r.delivered_messages += c.msg_n;
+        r.measured_packets += c.lat_n;
+        r.latency_max = r.latency_max.max(c.lat_max);
+        r.max_input_buffer = r.max_input_buffer.max(c.max_input);
+        r.max_output_buffer = r.max_output_buffer.max(c.max_output);
+        r.max_credits = r.max_credits.max(c.max_credits);
+        let window = (end - self.warmup).max(0.0);
+        for o in 0..self.ports() {
+            let busy = if window > 0.0 { c.link_busy[o] / window } else { 0.0 };
+            r.max_link_utilisation = r.max_link_utilisation.max(busy);
+            if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
+                r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: c.link_packets[o], busy });
+            }
+        }
+        let a = &mut r.acc;
+        a.hist.merge(&c.hist);
+        a.lat_sum += c.lat_sum;
+        a.msg_lat_sum += c.msg_lat_sum;
+        a.events += c.events;
+        a.hops += c.hops;
+        a.hop_sum += c.hop_sum;
+        a.hop_sq += c.hop_sq;
+        a.delivered_bytes += c.delivered_bytes_w;
+        a.injected_bytes += c.injected_bytes_w;
+        if c.lat_n > 0 {
+            a.lat_min = if a.lat_min > 0.0 { a.lat_min.min(c.lat_min) } else { c.lat_min };
+        }
+        // The derived figures, exact once the last node is in.
+        let m = r.measured_packets as f64;
+        let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
+        r.latency_mean = ratio(a.lat_sum, m);
+        r.latency_p50 = a.hist.quantile(0.5, a.lat_min, r.latency_max);
+        r.latency_p99 = a.hist.quantile(0.99, a.lat_min, r.latency_max);
+        r.message_latency_mean = ratio(a.msg_lat_sum, r.delivered_messages as f64);
+        r.hops_mean = ratio(a.hop_sum as f64, m);
+        r.hops_std =
+            if m > 1.0 { ((a.hop_sq as f64 - m * r.hops_mean * r.hops_mean) / (m - 1.0)).max(0.0).sqrt() } else { 0.0 };
+        let capacity = nodes as f64 * window * self.link_bandwidth;
+        r.accepted_throughput = ratio(a.delivered_bytes as f64, capacity);
+        r.measured_offered_load = ratio(a.injected_bytes as f64, capacity);
+        r.events_per_hop = ratio(a.events as f64, a.hops as f64);
+    }
+}

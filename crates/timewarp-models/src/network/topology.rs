@@ -1,0 +1,269 @@
+//! Direct-network topologies: k-ary n-cube tori, meshes and binary
+//! hypercubes. A topology names each router's ports, says where every link
+//! goes, and routes minimally in dimension order.
+//!
+//! Ports of a torus or mesh router: `2d` leads to the neighbour one step up
+//! dimension `d` (coordinate + 1), `2d + 1` one step down. A hypercube router
+//! has port `d` to the neighbour whose address differs in bit `d`. Node ids
+//! are mixed-radix: coordinate 0 varies fastest.
+
+use serde::{Deserialize, Serialize};
+
+/// A direct network's shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Topology {
+    /// k-ary n-cube with wrap-around links (`dims[d]` routers along dimension `d`).
+    Torus(Vec<u32>),
+    /// The same grid without wrap-around links.
+    Mesh(Vec<u32>),
+    /// Binary n-cube of `2^n` routers (`n` is the field).
+    Hypercube(u32),
+}
+
+/// One step of a route: the output port, and whether the link it takes is a
+/// torus' wrap-around link (the dateline of its dimension).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Output port (a network port, below [`Topology::ports`]).
+    pub port: u8,
+    /// The dimension the step moves in.
+    pub dim: u8,
+    /// The link crosses the dateline (the wrap-around link of a torus ring).
+    pub wraps: bool,
+}
+
+impl Topology {
+    /// Routers (one per node).
+    pub fn nodes(&self) -> u32 {
+        match self {
+            Topology::Torus(d) | Topology::Mesh(d) => d.iter().product(),
+            Topology::Hypercube(n) => 1 << n,
+        }
+    }
+
+    /// Network ports per router (the NIC's port comes after them).
+    pub fn ports(&self) -> usize {
+        match self {
+            Topology::Torus(d) | Topology::Mesh(d) => 2 * d.len(),
+            Topology::Hypercube(n) => *n as usize,
+        }
+    }
+
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Topology::Torus(_) => "torus",
+            Topology::Mesh(_) => "mesh",
+            Topology::Hypercube(_) => "hypercube",
+        }
+    }
+
+    /// Checks the shape: every dimension at least 2 routers, at most 2^24 routers.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            Topology::Torus(d) | Topology::Mesh(d) => {
+                if d.is_empty() || d.len() > 8 {
+                    return Err(format!("--dims needs 1 to 8 dimensions, got {}", d.len()));
+                }
+                if let Some(k) = d.iter().find(|&&k| k < 2) {
+                    return Err(format!("every dimension needs at least 2 routers, got {k} (--dims)"));
+                }
+                if d.iter().try_fold(1u64, |a, &k| Some(a * k as u64).filter(|&n| n <= 1 << 24)).is_none() {
+                    return Err(format!("--dims {d:?} has more than 2^24 routers"));
+                }
+            }
+            Topology::Hypercube(n) => {
+                if !(1..=24).contains(n) {
+                    return Err(format!("a hypercube needs 2 to 2^24 nodes (a power of two), got 2^{n}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Coordinate of `node` along dimension `d`, and the stride of that dimension.
+    #[inline]
+    fn coord(dims: &[u32], node: u32, d: usize) -> (u32, u32) {
+        let stride: u32 = dims[..d].iter().product();
+        ((node / stride) % dims[d], stride)
+    }
+
+    /// The router at the other end of `port` of `node`, if the port has a link.
+    #[inline]
+    pub fn neighbour(&self, node: u32, port: usize) -> Option<u32> {
+        match self {
+            Topology::Hypercube(_) => Some(node ^ (1 << port)),
+            Topology::Torus(dims) | Topology::Mesh(dims) => {
+                let d = port / 2;
+                let (c, stride) = Self::coord(dims, node, d);
+                let k = dims[d];
+                let up = port % 2 == 0;
+                let torus = matches!(self, Topology::Torus(_));
+                match (up, c) {
+                    (true, c) if c + 1 < k => Some(node + stride),
+                    (true, _) => torus.then(|| node + stride - k * stride),
+                    (false, 0) => torus.then(|| node + (k - 1) * stride),
+                    (false, _) => Some(node - stride),
+                }
+            }
+        }
+    }
+
+    /// The port of the neighbour behind `port` that the link arrives on.
+    #[inline]
+    pub fn peer_port(&self, port: usize) -> usize {
+        match self {
+            Topology::Hypercube(_) => port,
+            _ => port ^ 1,
+        }
+    }
+
+    /// The routers `node` has links to.
+    pub fn neighbours(&self, node: u32) -> Vec<u32> {
+        let mut v: Vec<u32> = (0..self.ports()).filter_map(|p| self.neighbour(node, p)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The next step from `node` towards `dst` in dimension order (lowest
+    /// dimension first; on a torus ring the shorter way, half-way round up
+    /// from even coordinates and down from odd ones; on a hypercube e-cube order), or `None` at `dst`.
+    #[inline]
+    pub fn route(&self, node: u32, dst: u32) -> Option<Step> {
+        match self {
+            Topology::Hypercube(_) => {
+                let diff = node ^ dst;
+                (diff != 0).then(|| {
+                    let d = diff.trailing_zeros();
+                    Step { port: d as u8, dim: d as u8, wraps: false }
+                })
+            }
+            Topology::Torus(dims) | Topology::Mesh(dims) => {
+                let torus = matches!(self, Topology::Torus(_));
+                let mut stride = 1;
+                for (d, &k) in dims.iter().enumerate() {
+                    let c = (node / stride) % k;
+                    let t = (dst / stride) % k;
+                    stride *= k;
+                    if c == t {
+                        continue;
+                    }
+                    let up = if torus {
+                        // The shorter way; half-way round (even k), up from
+                        // even coordinates and down from odd ones, so both
+                        // directions of a ring carry the same load.
+                        let d = (t + k - c) % k;
+                        2 * d < k || (2 * d == k && c % 2 == 0)
+                    } else {
+                        t > c
+                    };
+                    let wraps = torus && ((up && c == k - 1) || (!up && c == 0));
+                    return Some(Step { port: (2 * d + !up as usize) as u8, dim: d as u8, wraps });
+                }
+                None
+            }
+        }
+    }
+
+    /// Router-to-router hops of the route from `a` to `b`.
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        match self {
+            Topology::Hypercube(_) => (a ^ b).count_ones(),
+            Topology::Torus(dims) | Topology::Mesh(dims) => {
+                let torus = matches!(self, Topology::Torus(_));
+                let mut stride = 1;
+                let mut h = 0;
+                for &k in dims {
+                    let (c, t) = ((a / stride) % k, (b / stride) % k);
+                    stride *= k;
+                    let up = (t + k - c) % k;
+                    h += if torus { up.min(k - up) } else { c.abs_diff(t) };
+                }
+                h
+            }
+        }
+    }
+
+    /// Mean hops under uniform random traffic (destination uniform over the
+    /// other nodes), from the closed forms: hypercube `n/2 · N/(N−1)`; torus
+    /// `Σ_d a(k_d) · N/(N−1)` with `a(k) = k/4` for even `k`, `(k²−1)/(4k)`
+    /// for odd; mesh `Σ_d (k_d²−1)/(3k_d) · N/(N−1)`.
+    pub fn mean_uniform_hops(&self) -> f64 {
+        let n = self.nodes() as f64;
+        let per_dim: f64 = match self {
+            Topology::Hypercube(d) => *d as f64 / 2.0,
+            Topology::Torus(dims) => dims
+                .iter()
+                .map(|&k| {
+                    let k = k as f64;
+                    if k as u64 % 2 == 0 {
+                        k / 4.0
+                    } else {
+                        (k * k - 1.0) / (4.0 * k)
+                    }
+                })
+                .sum(),
+            Topology::Mesh(dims) => dims.iter().map(|&k| (k as f64 * k as f64 - 1.0) / (3.0 * k as f64)).sum(),
+        };
+        per_dim * n / (n - 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shapes() -> Vec<Topology> {
+        vec![
+            Topology::Torus(vec![4, 4]),
+            Topology::Torus(vec![5, 3, 2]),
+            Topology::Mesh(vec![4, 3]),
+            Topology::Mesh(vec![2, 2, 2]),
+            Topology::Hypercube(4),
+        ]
+    }
+
+    #[test]
+    fn links_are_symmetric() {
+        for t in shapes() {
+            for a in 0..t.nodes() {
+                for p in 0..t.ports() {
+                    if let Some(b) = t.neighbour(a, p) {
+                        assert_eq!(t.neighbour(b, t.peer_port(p)), Some(a), "{t:?} {a} port {p}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn routes_are_minimal_and_reach_the_destination() {
+        for t in shapes() {
+            for a in 0..t.nodes() {
+                for b in 0..t.nodes() {
+                    let (mut at, mut hops) = (a, 0);
+                    while let Some(s) = t.route(at, b) {
+                        at = t.neighbour(at, s.port as usize).expect("a route takes existing links");
+                        hops += 1;
+                        assert!(hops <= t.nodes(), "{t:?} loops from {a} to {b}");
+                    }
+                    assert_eq!(at, b);
+                    assert_eq!(hops, t.distance(a, b), "{t:?} {a}->{b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exhaustive_mean_distance_matches_the_closed_forms() {
+        for t in shapes() {
+            let n = t.nodes();
+            let total: u64 =
+                (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).map(|(a, b)| t.distance(a, b) as u64).sum();
+            let mean = total as f64 / (n as f64 * (n as f64 - 1.0));
+            assert!((mean - t.mean_uniform_hops()).abs() < 1e-12, "{t:?}: {mean} vs {}", t.mean_uniform_hops());
+        }
+    }
+}
