@@ -10,23 +10,7 @@ use std::collections::VecDeque;
 use rtrb::{Consumer, Producer, RingBuffer};
 
 use crate::key::{Key, LpId};
-
-/// What travels between PEs.
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-pub(crate) enum Wire<Msg> {
-    /// A new event for `dst`, the `cseq`-th event sent on this channel.
-    Event { key: Key, dst: LpId, cseq: u32, msg: Msg },
-    /// Cancel the event with this key and channel number sent earlier to `dst`.
-    Anti { key: Key, dst: LpId, cseq: u32 },
-}
-
-impl<Msg> Wire<Msg> {
-    pub(crate) fn key(&self) -> Key {
-        match self {
-            Wire::Event { key, .. } | Wire::Anti { key, .. } => *key,
-        }
-    }
-}
+use crate::wire::Wire;
 
 /// One PE's ends of the rings: a producer to and a consumer from every other PE.
 pub(crate) struct Links<Msg> {

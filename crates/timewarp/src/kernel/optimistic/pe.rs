@@ -17,14 +17,16 @@ use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 
 use super::super::{forward, handler_panic, init_lp, Setup};
-use super::comm::{Links, Received, Wire};
+use super::comm::{Links, Received};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, Saved, SentRec};
-use super::net::{records, sections, Network, Port};
+use super::net::Network;
 use super::window::Window;
 use super::Shared;
 use crate::kernel::commit::Committer;
+use crate::kernel::port::Port;
 use crate::stats::PeStats;
+use crate::wire::Wire;
 
 pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// Global PE id (over all processes).
@@ -325,12 +327,11 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
 
     /// Takes in the sections other processes sent this PE.
     fn drain_net(&mut self) -> Result<usize, Error> {
-        let bytes = std::mem::take(&mut self.port.inbound);
+        let mut secs = std::mem::take(&mut self.port.inbound);
         let mut n = 0;
-        for sec in sections(&bytes) {
-            let sec = sec?;
-            let from = sec.src_pe as usize;
-            for w in records::<M::Msg>(sec.records) {
+        for sec in secs.drain(..) {
+            let from = sec.head.src_pe as usize;
+            for w in sec.records::<M::Msg>() {
                 match w? {
                     Wire::Event { key, dst, cseq, msg } => {
                         let inc = self.enqueue_new(key, dst, msg);
@@ -342,8 +343,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 n += 1;
             }
         }
-        self.port.inbound = bytes;
-        self.port.inbound.clear();
+        self.port.inbound = secs;
         Ok(n)
     }
 
