@@ -109,6 +109,10 @@ pub enum Error {
     /// `init`, `reverse` or `commit`, or in the engine).
     #[error("a worker thread panicked: {0}")]
     WorkerPanic(String),
+    /// Another process of the run speaks a different wire format (it runs
+    /// another timewarp build).
+    #[error("{0}: rebuild every rank from the same source")]
+    Incompatible(String),
     /// A broken invariant of the engine itself (a bug: please report it).
     #[error("internal error (a timewarp bug, please report it): {0}")]
     Internal(String),

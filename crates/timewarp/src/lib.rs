@@ -33,6 +33,7 @@ pub mod queue;
 mod rng;
 mod stats;
 pub mod verify;
+mod wire;
 
 pub use config::{Config, Optimism, SyncMode, EVENT_MEMORY_FACTOR};
 pub use error::Error;

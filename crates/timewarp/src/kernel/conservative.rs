@@ -10,11 +10,14 @@
 //! and "report minimum" from "read minimum".
 //!
 //! Across processes ([`WindowNet`], implemented over MPI in `crate::mpi`)
-//! events for another process are encoded into one buffer per destination
-//! process; between the two barriers one thread per process swaps buffers
-//! with every other process and all-reduces the minimum, which covers the
-//! events in transit because each sender counts what it sent in its own
-//! minimum. A third barrier lets the PEs take in what arrived.
+//! a PE encodes events for another process into its [`Port`] and hands them
+//! over as sections (the [`wire`](crate::wire) encoding, epoch = window
+//! number) into one message per destination process; between the two
+//! barriers one thread per process swaps messages with every other process,
+//! checks them and hands each section to its PE, and all-reduces the
+//! minimum, which covers the events in transit because each sender counts
+//! what it sent in its own minimum. A third barrier lets the PEs decode
+//! what arrived.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
@@ -22,16 +25,17 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::event::Inline;
-use crate::key::Key;
 use crate::lp::Lp;
 use crate::mapping::{with_place, Place, Placement};
 use crate::model::{Model, Outgoing};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
+use crate::wire::{open, sections, Section, Wire};
 use crate::Config;
 
 use super::commit::Committer;
+use super::port::Port;
 use super::workers::{parallel_stats, run_workers, Failure};
 use super::{base_stats, by_id, finish, forward, handler_panic, init_lp, Report, Setup};
 
@@ -77,9 +81,10 @@ pub(crate) trait WindowNet: std::marker::Sync {
     /// False for [`Alone`], so its branches compile away.
     const ACTIVE: bool;
     /// Called by one thread per process between windows: sends `out[q]` (the
-    /// encoded events for process `q`, emptied) to every other process,
-    /// appends the buffers the others sent here to `received`, and returns
-    /// the minimum of `local_min` over all processes.
+    /// message for process `q`, in the [`wire`](crate::wire) encoding,
+    /// emptied) to every other process, appends the messages the others sent
+    /// here to `received`, and returns the minimum of `local_min` over all
+    /// processes.
     fn exchange(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error>;
 }
 
@@ -96,9 +101,10 @@ impl WindowNet for Alone {
 /// What the workers of one process share.
 struct Shared<Msg> {
     pes: usize,
-    /// Encoded events for each process, and those that arrived for each local PE.
-    net_out: Vec<Mutex<Vec<u8>>>,
-    net_in: Vec<Mutex<Vec<Outgoing<Msg>>>>,
+    /// Messages for each process and their record counts, and the sections
+    /// that arrived for each local PE.
+    net_out: Mutex<(Vec<Vec<u8>>, Vec<u64>)>,
+    net_in: Vec<Mutex<Vec<Section>>>,
     /// Events sent to other processes.
     net_events: AtomicU64,
     /// The minimum over all processes (f64 bits).
@@ -119,10 +125,9 @@ pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     base: usize,
     threads: usize,
     net: &'a W,
-    /// Encoded events for each process, and the earliest of them.
-    net_buf: Vec<Vec<u8>>,
+    /// Events for other processes, and the earliest sent this window.
+    port: Port,
     net_min: f64,
-    net_n: u64,
     model: &'a M,
     s: &'a Setup,
     map: &'a P,
@@ -156,37 +161,58 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             } else if !W::ACTIVE || pe.wrapping_sub(self.base) < self.threads {
                 self.outbox[pe - self.base].push(o);
             } else {
-                let buf = std::mem::take(&mut self.net_buf[pe / self.threads]);
-                self.net_buf[pe / self.threads] = postcard::to_extend(&(o.key, o.dst, o.msg), buf)
-                    .map_err(|e| Error::Encode(format!("an event for another process: {e}")))?;
+                self.port.send_event(pe, o.key, o.dst, o.msg)?;
                 self.net_min = self.net_min.min(o.key.time);
-                self.net_n += 1;
             }
         }
         Ok(())
     }
 
-    /// Between barriers B and C, on one PE per process: swap events with the
-    /// other processes, and agree on the minimum.
+    /// Between barriers B and C, on one PE per process: swap messages with
+    /// the other processes, hand each section that arrived to its PE (which
+    /// decodes it), and agree on the minimum.
     fn exchange(&mut self, sh: &Shared<M::Msg>) -> Result<(), Error> {
         let local = sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min);
-        let mut out: Vec<Vec<u8>> = sh.net_out.iter().map(|m| std::mem::take(&mut *lock(m))).collect();
         let mut received = Vec::new();
-        let g = self.net.exchange(&mut out, local, &mut received)?;
+        let g = {
+            let mut guard = lock(&sh.net_out);
+            let (out, counts) = &mut *guard;
+            // One message per pair and window, possibly without a section.
+            out.iter_mut().for_each(open);
+            sh.net_events.fetch_add(counts.iter().sum(), Relaxed);
+            counts.fill(0);
+            self.net.exchange(out, local, &mut received)?
+        };
         for bytes in received {
-            let mut rest = &bytes[..];
-            while !rest.is_empty() {
-                let ((key, dst, msg), r): ((Key, u32, M::Msg), _) = postcard::take_from_bytes(rest)
-                    .map_err(|e| Error::Internal(format!("undecodable event from another process: {e}")))?;
-                rest = r;
-                let pe = self.map.pe_of(dst).wrapping_sub(self.base);
-                if pe >= self.threads {
-                    return Err(Error::Internal(format!("received an event for LP {dst}, not of this process")));
+            for sec in sections(bytes)? {
+                let (dst_pe, epoch) = (sec.head.dst_pe as usize, sec.head.epoch);
+                let pe = dst_pe.wrapping_sub(self.base);
+                if pe >= self.threads || epoch != self.windows {
+                    return Err(Error::Internal(format!(
+                        "process of PE {} received events for PE {dst_pe} of window {epoch} in window {}",
+                        self.id, self.windows
+                    )));
                 }
-                lock(&sh.net_in[pe]).push(Outgoing { dst, key, msg });
+                lock(&sh.net_in[pe]).push(sec);
             }
         }
         sh.global_min.store(g.to_bits(), Relaxed);
+        Ok(())
+    }
+
+    /// Decodes the sections that arrived for this PE into `out`.
+    fn take_in(&mut self, sh: &Shared<M::Msg>) -> Result<(), Error> {
+        std::mem::swap(&mut *lock(&sh.net_in[self.local]), &mut self.port.inbound);
+        for sec in self.port.inbound.drain(..) {
+            for w in sec.records::<M::Msg>() {
+                match w? {
+                    Wire::Event { key, dst, msg, .. } => self.out.push(Outgoing { dst, key, msg }),
+                    Wire::Anti { .. } => {
+                        return Err(Error::Internal("an anti-message reached a conservative run".into()))
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -210,13 +236,11 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                     lock(&sh.mail[self.local * pes + to]).append(&mut self.outbox[to]);
                 }
             }
-            if W::ACTIVE {
-                for (q, buf) in self.net_buf.iter_mut().enumerate() {
-                    if !buf.is_empty() {
-                        lock(&sh.net_out[q]).append(buf);
-                    }
-                }
-                sh.net_events.fetch_add(std::mem::take(&mut self.net_n), Relaxed);
+            if W::ACTIVE && self.port.waiting() {
+                self.port.epoch = self.windows;
+                let mut guard = lock(&sh.net_out);
+                let (out, counts) = &mut *guard;
+                self.port.hand_over(out, counts);
             }
             if !sh.barrier.wait(sh.failure.flag()) {
                 return Ok(());
@@ -240,7 +264,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 if !sh.barrier.wait(sh.failure.flag()) {
                     return Ok(());
                 }
-                self.out.append(&mut lock(&sh.net_in[self.local]));
+                self.take_in(sh)?;
                 self.route()?;
                 f64::from_bits(sh.global_min.load(Relaxed))
             } else {
@@ -388,7 +412,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     let lookahead = window_lookahead(model, s, map)?;
     let sh = Shared::<M::Msg> {
         pes,
-        net_out: (0..ranks).map(|_| Mutex::new(Vec::new())).collect(),
+        net_out: Mutex::new((vec![Vec::new(); ranks], vec![0; ranks])),
         net_in: (0..pes).map(|_| Mutex::new(Vec::new())).collect(),
         net_events: AtomicU64::new(0),
         global_min: AtomicU64::new(0),
@@ -406,9 +430,8 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             base: rank * pes,
             threads: pes,
             net,
-            net_buf: vec![Vec::new(); ranks],
+            port: Port::new(id, ranks, pes),
             net_min: f64::INFINITY,
-            net_n: 0,
             model,
             s,
             map,

@@ -14,7 +14,10 @@
 //!    poll doubles the number of visits before the next, a fruitful one
 //!    halves it, between 1 and [`MAX_INTERVAL`]. While a GVT round waits for
 //!    white records to arrive, every visit polls (but does not send: the
-//!    round's white records all left when it started).
+//!    round's white records all left when it started). An arrived message
+//!    is checked and split into sections once ([`sections`]); each section
+//!    goes, undecoded and uncopied, to its PE, and its records are counted
+//!    by colour.
 //! 4. GVT across processes, Mattern-style with two non-blocking collectives
 //!    per round: once every local PE is in phase A (so all it sent before is
 //!    "white" and counted), an all-reduce sums the white records sent to each
@@ -33,8 +36,10 @@ use mpi::traits::*;
 
 use crate::error::Error;
 use crate::kernel::optimistic::gvt::{Gvt, KeySlot};
-use crate::kernel::optimistic::net::{sections, write_section, Network, Port};
+use crate::kernel::optimistic::net::Network;
+use crate::kernel::port::Port;
 use crate::key::Key;
+use crate::wire::{sections, Section};
 
 use super::collective::Collective;
 
@@ -109,7 +114,7 @@ pub(crate) struct Courier {
     threads: usize,
     inner: Mutex<Inner>,
     /// Sections that arrived for each local PE, and whether any wait.
-    inbound: Vec<Mutex<Vec<u8>>>,
+    inbound: Vec<Mutex<Vec<Section>>>,
     has: Vec<AtomicBool>,
     /// Per local PE and destination process: records sent before phase A.
     snaps: Vec<Vec<AtomicU64>>,
@@ -203,8 +208,7 @@ impl Network for Courier {
             if port.inbound.is_empty() {
                 std::mem::swap(&mut *q, &mut port.inbound);
             } else {
-                port.inbound.extend_from_slice(&q);
-                q.clear();
+                port.inbound.append(&mut q);
             }
         }
     }
@@ -295,25 +299,25 @@ impl Inner {
         while let Some(m) = self.comm.any_process().immediate_matched_probe_with_tag(TAG_EVENTS) {
             let (bytes, _) = m.matched_receive_vec::<u8>();
             found = true;
-            self.deliver(c, &bytes)?;
+            self.deliver(c, bytes)?;
         }
         self.fig.successful_polls += found as u64;
         Ok(found)
     }
 
-    /// Hands the sections of one message to their PEs and counts their records by colour.
-    fn deliver(&mut self, c: &Courier, bytes: &[u8]) -> Result<(), Error> {
-        for sec in sections(bytes) {
-            let sec = sec?;
-            let local = (sec.dst_pe as usize).wrapping_sub(c.rank * c.threads);
+    /// Hands the sections of one message to their PEs, as they are (each PE
+    /// decodes its own), and counts their records by colour.
+    fn deliver(&mut self, c: &Courier, bytes: Vec<u8>) -> Result<(), Error> {
+        for sec in sections(bytes)? {
+            let local = (sec.head.dst_pe as usize).wrapping_sub(c.rank * c.threads);
             if local >= c.threads {
                 return Err(Error::Internal(format!(
                     "process {} received events for PE {}, which is not its own",
-                    c.rank, sec.dst_pe
+                    c.rank, sec.head.dst_pe
                 )));
             }
-            let n = sec.count as u64;
-            match sec.epoch {
+            let n = sec.head.count as u64;
+            match sec.head.epoch {
                 e if e < self.round => self.recv_white += n,
                 e if e == self.round => self.recv_at[0] += n,
                 e if e == self.round + 1 => self.recv_at[1] += n,
@@ -324,8 +328,9 @@ impl Inner {
                     )))
                 }
             }
+            // The flag is set under the lock the PE clears it under.
             let mut q = lock(&c.inbound[local]);
-            write_section(&mut q, &sec);
+            q.push(sec);
             c.has[local].store(true, Release);
         }
         Ok(())

@@ -10,23 +10,7 @@ use std::collections::VecDeque;
 use rtrb::{Consumer, Producer, RingBuffer};
 
 use crate::key::{Key, LpId};
-
-/// What travels between PEs.
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-pub(crate) enum Wire<Msg> {
-    /// A new event for `dst`, the `cseq`-th event sent on this channel.
-    Event { key: Key, dst: LpId, cseq: u32, msg: Msg },
-    /// Cancel the event with this key and channel number sent earlier to `dst`.
-    Anti { key: Key, dst: LpId, cseq: u32 },
-}
-
-impl<Msg> Wire<Msg> {
-    pub(crate) fn key(&self) -> Key {
-        match self {
-            Wire::Event { key, .. } | Wire::Anti { key, .. } => *key,
-        }
-    }
-}
+use crate::wire::Wire;
 
 /// One PE's ends of the rings: a producer to and a consumer from every other PE.
 pub(crate) struct Links<Msg> {
@@ -34,14 +18,15 @@ pub(crate) struct Links<Msg> {
     spill: Vec<VecDeque<Wire<Msg>>>,
     /// Events sent so far on each outgoing channel (numbers them).
     sent: Vec<u32>,
-    /// Incoming rings with the PE each comes from.
+    /// Incoming rings with the (global) PE each comes from.
     rx: Vec<(usize, Consumer<Wire<Msg>>)>,
     spilled: usize,
 }
 
 impl<Msg: Copy> Links<Msg> {
-    /// Builds the rings of `pes` PEs; element `i` of the result belongs to PE `i`.
-    pub(crate) fn mesh(pes: usize, capacity: usize) -> Vec<Links<Msg>> {
+    /// Builds the rings of the `pes` PEs of a process whose first PE has
+    /// global id `base`; element `i` of the result belongs to local PE `i`.
+    pub(crate) fn mesh(pes: usize, base: usize, capacity: usize) -> Vec<Links<Msg>> {
         let mut links: Vec<Links<Msg>> = (0..pes)
             .map(|_| Links {
                 tx: (0..pes).map(|_| None).collect(),
@@ -56,14 +41,14 @@ impl<Msg: Copy> Links<Msg> {
                 if from != to {
                     let (p, c) = RingBuffer::new(capacity);
                     links[from].tx[to] = Some(p);
-                    links[to].rx.push((from, c));
+                    links[to].rx.push((base + from, c));
                 }
             }
         }
         links
     }
 
-    /// Sends a new event to PE `to`; returns its number on that channel,
+    /// Sends a new event to local PE `to`; returns its number on that channel,
     /// which an anti-message for it will carry.
     #[inline]
     pub(crate) fn send_event(&mut self, to: usize, key: Key, dst: LpId, msg: Msg) -> u32 {
@@ -73,7 +58,7 @@ impl<Msg: Copy> Links<Msg> {
         cseq
     }
 
-    /// Sends `w` to PE `to`. Messages wait in a per-destination FIFO until
+    /// Sends `w` to local PE `to`. Messages wait in a per-destination FIFO until
     /// [`flush`](Self::flush) moves them into the ring as one chunk: one
     /// update of the ring's shared index per batch instead of per message
     /// (the index's cache line is what the two cores would fight over).
@@ -119,7 +104,7 @@ impl<Msg: Copy> Links<Msg> {
     }
 
     /// Moves every message waiting in this PE's incoming rings into `into`,
-    /// each with the PE it came from.
+    /// each with the global PE it came from.
     #[inline]
     pub(crate) fn drain_into(&mut self, into: &mut Vec<(usize, Wire<Msg>)>) {
         for (from, c) in &mut self.rx {

@@ -3,15 +3,17 @@
 //! Each worker thread runs one PE ([`pe`]): it speculates, rolls back KPs
 //! ([`kp`]) on stragglers with the model's reverse handler (or saved states)
 //! and the automatic random-stream rewind, cancels what undone events sent
-//! (directly on its own PE, by anti-message through the rings of [`comm`]
-//! elsewhere), and commits below the GVT that [`gvt`] computes without
-//! stopping the workers.
+//! (directly on its own PE, by anti-message through its [`transport`]
+//! elsewhere: the rings of [`comm`] in its process, the [`net`] beyond),
+//! and commits below the GVT that [`gvt`] computes without stopping the
+//! workers.
 
 mod comm;
 pub(crate) mod gvt;
 mod kp;
 pub(crate) mod net;
 pub(crate) mod pe;
+mod transport;
 mod window;
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
@@ -151,7 +153,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
 ) -> Ran<'a, M, Q, N, P> {
     let pes = cfg.threads;
     let t0 = Instant::now();
-    let links = Links::<M::Msg>::mesh(pes, rings);
+    let links = Links::<M::Msg>::mesh(pes, rank * pes, rings);
     let done = run_workers(links, &shared.failure, |local, links| {
         let mut pe = Pe::<M, Q, N, P>::new(local, net, rank, ranks, model, s, map, shared, links, cfg);
         pe.init()?;

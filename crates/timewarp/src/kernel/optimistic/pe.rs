@@ -17,25 +17,25 @@ use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 
 use super::super::{forward, handler_panic, init_lp, Setup};
-use super::comm::{Links, Received, Wire};
+use super::comm::{Links, Received};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, Saved, SentRec};
-use super::net::{records, sections, Network, Port};
+use super::net::Network;
+use super::transport::Transport;
 use super::window::Window;
 use super::Shared;
 use crate::kernel::commit::Committer;
 use crate::stats::PeStats;
+use crate::wire::Wire;
 
 pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// Global PE id (over all processes).
     id: usize,
     /// Index among this process' PEs.
     local: usize,
-    /// Global id of this process' first PE, and its number of PEs.
-    base: usize,
-    threads: usize,
     net: &'a N,
-    port: Port,
+    /// The way to every other PE, in this process or another.
+    transport: Transport<'a, M::Msg, N>,
     model: &'a M,
     s: &'a Setup,
     map: &'a P,
@@ -63,7 +63,6 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     wide_draws: FxHashMap<u32, [u64; MAX_STREAMS as usize]>,
     /// Arena record and KP of the event whose handler is running.
     current: Option<(u32, usize)>,
-    links: Links<M::Msg>,
     out: Vec<Outgoing<M::Msg>>,
     inbox: Vec<(usize, Wire<M::Msg>)>,
     part: Participant,
@@ -88,16 +87,6 @@ const WIDE: u64 = u64::MAX;
 /// Cancelled events in a pending queue before it is compacted (at least).
 const COMPACT_MIN: usize = 1024;
 
-/// Where an event for some PE goes.
-enum Route {
-    /// This PE.
-    Own,
-    /// Another PE of this process (its local index).
-    Local(usize),
-    /// A PE of another process (its global id).
-    Net(usize),
-}
-
 impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a, M, Q, N, P> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
@@ -117,10 +106,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         Pe {
             id,
             local,
-            base: rank * threads,
-            threads,
             net,
-            port: Port::new(id, ranks, threads),
+            transport: Transport::new(local, rank, ranks, threads, links, net),
             model,
             s,
             map,
@@ -138,7 +125,6 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             errors: FxHashMap::default(),
             wide_draws: FxHashMap::default(),
             current: None,
-            links,
             out: Vec::with_capacity(64),
             inbox: Vec::new(),
             part: Participant::default(),
@@ -165,14 +151,11 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             self.stats.past_end += dropped as u64;
             for o in out.drain(..) {
                 match self.route(o.dst) {
-                    Route::Own => {
+                    None => {
                         self.enqueue_new(o.key, o.dst, o.msg);
                     }
-                    Route::Local(pe) => {
-                        self.links.send_event(pe, o.key, o.dst, o.msg);
-                    }
-                    Route::Net(pe) => {
-                        self.port.send_event(pe, o.key, o.dst, o.msg)?;
+                    Some(pe) => {
+                        self.transport.send_event(pe, o.key, o.dst, o.msg)?;
                     }
                 }
             }
@@ -182,17 +165,11 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         Ok(())
     }
 
-    /// Where events for LP `dst` go.
+    /// The global PE that events for LP `dst` go to; `None` for this one.
     #[inline]
-    fn route(&self, dst: LpId) -> Route {
+    fn route(&self, dst: LpId) -> Option<usize> {
         let pe = self.map.pe_of(dst);
-        if pe == self.id {
-            Route::Own
-        } else if !N::ACTIVE || pe.wrapping_sub(self.base) < self.threads {
-            Route::Local(pe - self.base)
-        } else {
-            Route::Net(pe)
-        }
+        (pe != self.id).then_some(pe)
     }
 
     /// The scheduler loop: inboxes, GVT, a batch of events; until GVT passes everything.
@@ -211,18 +188,12 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             match gvt.step(&mut self.part, self.net) {
                 Step::Idle => {}
                 Step::Enter => {
-                    if N::ACTIVE {
-                        // What was sent before phase A is white: hand it
-                        // over under the old colour and count it.
-                        self.net.exchange(self.local, &mut self.port, gvt, true)?;
-                        self.port.epoch = self.part.current();
-                        self.net.snapshot(self.local, &self.port.sent);
-                    }
+                    self.transport.enter_round(gvt, self.part.current())?;
                     gvt.enter(&mut self.part);
                     // Messages still spilled (their ring was full) reach the
                     // ring only later, possibly after their receiver has
                     // reported: count them as sent during the round.
-                    self.part.sent(self.links.spilled_min());
+                    self.part.sent(self.transport.spilled_min());
                 }
                 Step::Report => {
                     let t = Instant::now();
@@ -265,10 +236,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     (1, false)
                 }
             };
-            self.links.flush();
-            if N::ACTIVE {
-                self.net.exchange(self.local, &mut self.port, gvt, false)?;
-            }
+            self.transport.flush(gvt)?;
             since_round += 1;
             if since_round >= self.gvt_interval || throttled || (done == 0 && received == 0) {
                 gvt.request();
@@ -294,22 +262,14 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     fn local_min(&mut self) -> Key {
         let q = self.q.peek().unwrap_or(Key::INF);
         let sent = self.part.send_min.unwrap_or(Key::INF);
-        q.min(sent).min(self.links.spilled_min())
+        q.min(sent).min(self.transport.spilled_min())
     }
 
-    /// Takes in messages from other PEs.
+    /// Takes in messages from other PEs (of this process or another).
     fn drain(&mut self) -> Result<usize, Error> {
         let mut inbox = std::mem::take(&mut self.inbox);
-        self.links.drain_into(&mut inbox);
-        let mut n = inbox.len();
-        if N::ACTIVE {
-            self.net.collect(self.local, &mut self.port);
-            if !self.port.inbound.is_empty() {
-                n += self.drain_net()?;
-            }
-        }
+        let n = self.transport.drain_into(&mut inbox)?;
         for (from, w) in inbox.drain(..) {
-            let from = from + self.base;
             match w {
                 Wire::Event { key, dst, cseq, msg } => {
                     let inc = self.enqueue_new(key, dst, msg);
@@ -323,30 +283,6 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         Ok(n)
     }
 
-    /// Takes in the sections other processes sent this PE.
-    fn drain_net(&mut self) -> Result<usize, Error> {
-        let bytes = std::mem::take(&mut self.port.inbound);
-        let mut n = 0;
-        for sec in sections(&bytes) {
-            let sec = sec?;
-            let from = sec.src_pe as usize;
-            for w in records::<M::Msg>(sec.records) {
-                match w? {
-                    Wire::Event { key, dst, cseq, msg } => {
-                        let inc = self.enqueue_new(key, dst, msg);
-                        self.received[from].push(cseq, key.time, inc);
-                        self.received_len += 1;
-                    }
-                    Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
-                }
-                n += 1;
-            }
-        }
-        self.port.inbound = bytes;
-        self.port.inbound.clear();
-        Ok(n)
-    }
-
     /// Entries held for speculation besides processed events and received-
     /// event windows: messages waiting behind a full ring, cancelled events
     /// still in the queue. (Received windows are left out: trimmed from the
@@ -357,7 +293,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     /// keeps cancel-and-resend cycles from piling up there too.)
     #[inline]
     fn held(&self) -> usize {
-        self.links.spilled() + self.cancelled.len()
+        self.transport.spilled() + self.cancelled.len()
     }
 
     /// How many [`held`](Self::held) entries a PE may have before its window
@@ -516,24 +452,17 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         self.uncommitted += 1;
         self.stats.processed += 1;
         let mut result = Ok(());
-        // By index: `route` and the links borrow `self` (no take and put back).
+        // By index: `route` and the transport borrow `self` (no take and put back).
         for i in 0..self.out.len() {
             let o = self.out[i];
             let inc = match self.route(o.dst) {
-                Route::Own => self.enqueue_new(o.key, o.dst, o.msg),
-                Route::Local(pe) => {
+                None => self.enqueue_new(o.key, o.dst, o.msg),
+                Some(pe) => {
                     self.part.sent(o.key);
-                    self.links.send_event(pe, o.key, o.dst, o.msg)
-                }
-                Route::Net(pe) => {
-                    self.part.sent(o.key);
-                    match self.port.send_event(pe, o.key, o.dst, o.msg) {
-                        Ok(c) => c,
-                        Err(e) => {
-                            result = Err(e);
-                            0
-                        }
-                    }
+                    self.transport.send_event(pe, o.key, o.dst, o.msg).unwrap_or_else(|e| {
+                        result = Err(e);
+                        0
+                    })
                 }
             };
             self.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, inc });
@@ -603,11 +532,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
 
     /// Cancels an event sent by an event being undone.
     fn cancel(&mut self, rec: SentRec) -> Result<(), Error> {
-        let anti = Wire::Anti { key: rec.key, dst: rec.dst, cseq: rec.inc };
         match self.route(rec.dst) {
-            Route::Own => return self.kill(rec.inc, rec.dst, rec.key),
-            Route::Local(pe) => self.links.send(pe, anti),
-            Route::Net(pe) => self.port.send(pe, &anti)?,
+            None => return self.kill(rec.inc, rec.dst, rec.key),
+            Some(pe) => self.transport.send_anti(pe, rec.key, rec.dst, rec.inc)?,
         }
         self.part.sent(rec.key);
         self.stats.anti_messages += 1;
@@ -714,7 +641,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     let rec = self.kps[kp].sent.pop_front().expect("a sent record per send");
                     let pe = self.map.pe_of(rec.dst);
                     self.stats.remote += (pe != self.id) as u64;
-                    self.stats.remote_process += (pe.wrapping_sub(self.base) >= self.threads) as u64;
+                    self.stats.remote_process += self.transport.elsewhere(pe) as u64;
                 }
                 if M::ROLLBACK == Rollback::StateSaving {
                     self.kps[kp].saved.pop_front();

@@ -1,0 +1,131 @@
+//! A PE's port to other processes, in every parallel kernel: what it sends
+//! to PEs of other processes, encoded ([`crate::wire`]) into one buffer per
+//! destination PE until it is handed over as sections, and the sections that
+//! arrived for it, not yet decoded.
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::key::{Key, LpId};
+use crate::wire::{push_section, Head, Section, Wire};
+
+/// A PE's buffers for other processes.
+pub(crate) struct Port {
+    /// PEs per process (global PE `g` lives in process `g / threads`).
+    threads: usize,
+    /// This PE's global id.
+    me: u32,
+    /// What sections carry in their `epoch` field: the GVT round this PE
+    /// last entered phase A of (the colour of its sends), or the window.
+    pub(crate) epoch: u64,
+    /// Encoded records per destination PE, and their counts.
+    out: Vec<Vec<u8>>,
+    out_n: Vec<u32>,
+    /// Destination PEs with records waiting.
+    dirty: Vec<u32>,
+    /// Events sent so far on the channel to each PE (numbers them).
+    seq: Vec<u32>,
+    /// Records sent so far to each process.
+    pub(crate) sent: Vec<u64>,
+    /// Sections that arrived for this PE, not yet decoded.
+    pub(crate) inbound: Vec<Section>,
+}
+
+impl Port {
+    /// The port of global PE `me` among `ranks` processes of `threads` PEs.
+    pub(crate) fn new(me: usize, ranks: usize, threads: usize) -> Self {
+        let pes = ranks * threads;
+        Port {
+            threads,
+            me: me as u32,
+            epoch: 0,
+            out: vec![Vec::new(); pes],
+            out_n: vec![0; pes],
+            dirty: Vec::new(),
+            seq: vec![0; pes],
+            sent: vec![0; ranks],
+            inbound: Vec::new(),
+        }
+    }
+
+    /// True when records wait to be handed over.
+    #[inline]
+    pub(crate) fn waiting(&self) -> bool {
+        !self.dirty.is_empty()
+    }
+
+    /// Encodes a new event for global PE `to`; returns its channel number.
+    #[inline]
+    pub(crate) fn send_event<Msg: Serialize>(
+        &mut self,
+        to: usize,
+        key: Key,
+        dst: LpId,
+        msg: Msg,
+    ) -> Result<u32, Error> {
+        let cseq = self.seq[to];
+        self.seq[to] = cseq.wrapping_add(1);
+        self.send(to, &Wire::Event { key, dst, cseq, msg })?;
+        Ok(cseq)
+    }
+
+    /// Encodes `w` for global PE `to`.
+    #[inline]
+    pub(crate) fn send<Msg: Serialize>(&mut self, to: usize, w: &Wire<Msg>) -> Result<(), Error> {
+        if self.out_n[to] == 0 {
+            self.dirty.push(to as u32);
+        }
+        let buf = std::mem::take(&mut self.out[to]);
+        self.out[to] =
+            postcard::to_extend(w, buf).map_err(|e| Error::Encode(format!("a message for another process: {e}")))?;
+        self.out_n[to] += 1;
+        self.sent[to / self.threads] += 1;
+        Ok(())
+    }
+
+    /// Moves the waiting records, one section per destination PE, into the
+    /// message for their process (`msgs[rank]`), adding to `counts[rank]`.
+    pub(crate) fn hand_over(&mut self, msgs: &mut [Vec<u8>], counts: &mut [u64]) {
+        for to in self.dirty.drain(..) {
+            let t = to as usize;
+            let rank = t / self.threads;
+            let head = Head { dst_pe: to, src_pe: self.me, epoch: self.epoch, count: self.out_n[t] };
+            push_section(&mut msgs[rank], head, &self.out[t]);
+            counts[rank] += self.out_n[t] as u64;
+            self.out[t].clear();
+            self.out_n[t] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::sections;
+
+    #[test]
+    fn port_keeps_order_and_numbers_channels() {
+        // 2 processes x 2 PEs; PE 0 sends to PEs 2 and 3 (process 1).
+        let mut p = Port::new(0, 2, 2);
+        let k = |t: f64| Key::new(t, 0, 0, 0);
+        assert_eq!(p.send_event(2, k(1.0), 9, 10u64).unwrap(), 0);
+        assert_eq!(p.send_event(3, k(2.0), 12, 11u64).unwrap(), 0);
+        assert_eq!(p.send_event(2, k(3.0), 8, 12u64).unwrap(), 1);
+        p.send::<u64>(2, &Wire::Anti { key: k(1.0), dst: 9, cseq: 0 }).unwrap();
+        assert_eq!(p.sent, vec![0, 4]);
+        let mut msgs = vec![Vec::new(), Vec::new()];
+        let mut counts = vec![0, 0];
+        p.epoch = 5;
+        p.hand_over(&mut msgs, &mut counts);
+        assert!(msgs[0].is_empty() && counts == vec![0, 4] && !p.waiting());
+        let secs = sections(std::mem::take(&mut msgs[1])).unwrap();
+        assert_eq!(
+            secs.iter().map(|s| (s.head.dst_pe, s.head.src_pe, s.head.epoch, s.head.count)).collect::<Vec<_>>(),
+            [(2, 0, 5, 3), (3, 0, 5, 1)]
+        );
+        let to2: Vec<Wire<u64>> = secs[0].records().map(Result::unwrap).collect();
+        assert!(matches!(to2[0], Wire::Event { dst: 9, cseq: 0, msg: 10, .. }));
+        assert!(matches!(to2[1], Wire::Event { dst: 8, cseq: 1, msg: 12, .. }));
+        assert!(matches!(to2[2], Wire::Anti { dst: 9, cseq: 0, .. }));
+    }
+}
