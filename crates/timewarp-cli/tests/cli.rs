@@ -197,3 +197,32 @@ fn bad_mappings_are_clear_errors() {
     std::fs::write(&word, "0\none\n").unwrap();
     assert_clear_error(&[&run[..], &[word.to_str().unwrap()]].concat(), "line 2");
 }
+
+#[test]
+fn network_runs_writes_link_stats_and_refuses_bad_shapes() {
+    let csv = tmp("links.csv");
+    let c = csv.to_str().unwrap();
+    let a = stats(&["run", "network", "--topology", "hypercube", "--nodes", "16", "--end", "3000", "--link-stats", c]);
+    let r = &a["model_results"];
+    assert_eq!(r["topology"], "hypercube");
+    let (inj, del, fly) = (
+        r["injected_packets"].as_u64().unwrap(),
+        r["delivered_packets"].as_u64().unwrap(),
+        r["in_flight_packets"].as_u64().unwrap(),
+    );
+    assert!(del > 0 && inj == del + fly, "{r}");
+    let rows: Vec<String> = std::fs::read_to_string(&csv).unwrap().lines().map(String::from).collect();
+    assert_eq!(rows[0], "link,source,destination,packets,busy_fraction");
+    assert_eq!(rows.len(), 1 + 16 * 4, "one row per directed link of a 4-cube");
+    let o = timewarp(&["run", "network", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in ["--dims", "--traffic", "--load", "--vcs", "--buffer-packets", "--switch", "--warmup", "--link-stats"] {
+        assert!(help.contains(flag), "network help lacks {flag}");
+    }
+    assert!(String::from_utf8_lossy(&timewarp(&["list"]).stdout).contains("network"));
+    assert_clear_error(&["run", "network", "--vcs", "1"], "--vcs");
+    assert_clear_error(&["run", "network", "--topology", "hypercube", "--nodes", "100"], "power of two");
+    assert_clear_error(&["run", "network", "--dims", "8,4", "--traffic", "transpose"], "transpose");
+    assert_clear_error(&["run", "network", "--load", "2"], "--load");
+    assert_clear_error(&["run", "network", "--traffic", "zigzag"], "zigzag");
+}

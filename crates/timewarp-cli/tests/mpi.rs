@@ -146,6 +146,14 @@ fn pcs_matches_sequential() {
 }
 
 #[test]
+fn network_matches_sequential() {
+    let m = ["network", "--dims", "6,6", "--load", "0.5", "--end", "4000"];
+    assert_same_as_sequential(&m, &["optimistic", "conservative"], &[1, 2], &[]);
+    let m = ["network", "--topology", "hypercube", "--nodes", "32", "--switch", "output-buffered", "--end", "3000"];
+    assert_same_as_sequential(&m, &["optimistic"], &[2], &["--mapping", "random"]);
+}
+
+#[test]
 fn random_configurations_match_sequential() {
     // A seeded list of configurations (the same every run): process and
     // thread counts, batch, KPs, GVT interval, queue, mode and model

@@ -1,1 +1,158 @@
+//! The network model against answers computed without the simulator:
+//! the zero-load latency formula, the closed-form mean hop counts, packet
+//! conservation and buffer capacities, and the channel-load bound.
 
+use super::*;
+use timewarp::{run, Config, Report};
+
+fn go(m: &Network, end: f64) -> Report<Results> {
+    m.validate().unwrap();
+    run(m, &Config { end, ..Config::default() }).unwrap_or_else(|e| panic!("{m:?}: {e}"))
+}
+
+fn shapes() -> Vec<Topology> {
+    vec![
+        Topology::Torus(vec![4, 4]),
+        Topology::Torus(vec![3, 2, 3]),
+        Topology::Mesh(vec![4, 3]),
+        Topology::Hypercube(4),
+    ]
+}
+
+#[test]
+fn a_single_packet_takes_exactly_the_zero_load_latency_between_every_pair() {
+    for topology in shapes() {
+        for switch in [Switch::InputBuffered, Switch::OutputBuffered] {
+            let base = Network {
+                topology: topology.clone(),
+                switch,
+                link_latency: 3.0,
+                router_delay: 5.0,
+                ..Network::default()
+            };
+            for a in 0..topology.nodes() {
+                for b in 0..topology.nodes() {
+                    let m = Network { probe: Some((a, b)), ..base.clone() };
+                    let r = go(&m, 1e6).results;
+                    let h = topology.distance(a, b);
+                    // (h + 2) L + (h + 1) R + S, computed here by hand.
+                    let want = (h as f64 + 2.0) * 3.0 + (h as f64 + 1.0) * 5.0 + 256.0 / 4.0;
+                    assert_eq!((r.delivered_packets, r.in_flight_packets), (1, 0), "{topology:?} {a}->{b}");
+                    assert_eq!(r.latency_max, want, "{topology:?} {switch:?} {a}->{b}");
+                    assert_eq!(r.latency_mean, m.zero_load_latency(h, 256));
+                    assert_eq!(r.hops_mean, h as f64);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_message_of_several_packets_pays_each_serialisation_once() {
+    // 600 bytes in packets of at most 256: 256 + 256 + 88 bytes.
+    let t = Topology::Torus(vec![4, 4]);
+    let m = Network {
+        topology: t.clone(),
+        message_bytes: 600,
+        packet_bytes: 256,
+        probe: Some((0, 10)),
+        ..Network::default()
+    };
+    let r = go(&m, 1e6).results;
+    let h = t.distance(0, 10) as f64;
+    let (l, rd, bw) = (m.link_latency, m.router_delay, m.link_bandwidth);
+    assert_eq!((r.delivered_packets, r.delivered_messages), (3, 1));
+    assert_eq!(r.message_latency_mean, (h + 2.0) * l + (h + 1.0) * rd + 600.0 / bw);
+}
+
+#[test]
+fn mean_hops_under_uniform_traffic_match_the_closed_forms() {
+    for (topology, hops) in [
+        // n k / 4 · N/(N-1) for even k; the mesh n (k²-1)/(3k) · N/(N-1); hypercube n/2 · N/(N-1).
+        (Topology::Torus(vec![8, 8]), 2.0 * 8.0 / 4.0 * 64.0 / 63.0),
+        (Topology::Mesh(vec![6, 6]), 2.0 * 35.0 / 18.0 * 36.0 / 35.0),
+        (Topology::Hypercube(6), 3.0 * 64.0 / 63.0),
+    ] {
+        assert!((topology.mean_uniform_hops() - hops).abs() < 1e-12);
+        let m = Network { topology: topology.clone(), load: 0.1, ..Network::default() };
+        let r = go(&m, 60_000.0).results;
+        let se = r.hops_std / (r.measured_packets as f64).sqrt();
+        assert!(r.measured_packets > 2000);
+        assert!((r.hops_mean - hops).abs() < 4.0 * se, "{topology:?}: {} vs {hops} (se {se})", r.hops_mean);
+    }
+}
+
+#[test]
+fn packets_are_conserved_and_buffers_never_overflow_at_saturation() {
+    for topology in [Topology::Torus(vec![6, 6]), Topology::Mesh(vec![5, 5]), Topology::Hypercube(5)] {
+        for switch in [Switch::InputBuffered, Switch::OutputBuffered] {
+            for (vcs, buffer_packets) in [(2, 1), (4, 3)] {
+                let m = Network {
+                    topology: topology.clone(),
+                    switch,
+                    vcs,
+                    buffer_packets,
+                    load: 0.9,
+                    ..Network::default()
+                };
+                let r = go(&m, 8_000.0).results;
+                let what = format!("{topology:?} {switch:?} vcs {vcs} buffers {buffer_packets}");
+                assert_eq!(r.injected_packets, r.delivered_packets + r.in_flight_packets, "{what}");
+                assert!(r.in_flight_packets > 0, "{what}: saturated, packets must be waiting");
+                assert!(
+                    r.max_input_buffer as u32 <= buffer_packets && r.max_credits as u32 <= buffer_packets,
+                    "{what}"
+                );
+                assert!(r.max_output_buffer as u32 <= buffer_packets, "{what}");
+                if !matches!(topology, Topology::Hypercube(_)) {
+                    // (A hypercube carries uniform traffic up to full injection bandwidth.)
+                    assert_eq!(r.max_input_buffer as u32, buffer_packets, "{what}: saturated buffers fill up");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_torus_never_beats_the_channel_load_bound_and_saturates_below_it() {
+    // 16-ary 2-cube, uniform traffic: each direction of a ring carries k/8
+    // of the injection rate, so accepted throughput can never exceed 8/k = 0.5.
+    let run_at = |load: f64, switch: Switch| {
+        let m = Network { load, switch, warmup: 2_000.0, ..Network::default() };
+        go(&m, 8_000.0).results
+    };
+    for switch in [Switch::InputBuffered, Switch::OutputBuffered] {
+        let low = run_at(0.15, switch);
+        // Below saturation everything offered is carried (sampling error only).
+        assert!((low.accepted_throughput - low.measured_offered_load).abs() < 0.02, "{low:?}");
+        let mut prev = low.latency_mean;
+        for load in [0.3, 0.6, 1.0] {
+            let r = run_at(load, switch);
+            assert!(r.accepted_throughput <= 0.5, "{switch:?} load {load}: {}", r.accepted_throughput);
+            assert!(r.latency_mean > prev, "latency grows with load");
+            prev = r.latency_mean;
+        }
+        let sat = run_at(1.0, switch);
+        assert!(sat.accepted_throughput < 0.45, "a credit-based torus saturates below the ideal bound");
+        assert!(sat.latency_mean > 4.0 * low.latency_mean, "latency rises steeply past saturation");
+    }
+}
+
+#[test]
+fn bad_parameters_are_refused_with_the_option_to_fix() {
+    let bad = [
+        (Network { vcs: 1, ..Network::default() }, "--vcs"),
+        (Network { load: 1.5, ..Network::default() }, "--load"),
+        (Network { link_bandwidth: 0.0, ..Network::default() }, "--link-bandwidth"),
+        (Network { buffer_packets: 0, ..Network::default() }, "--buffer-packets"),
+        (
+            Network { topology: Topology::Torus(vec![16, 8]), traffic: Traffic::Transpose, ..Network::default() },
+            "transpose",
+        ),
+        (Network { topology: Topology::Mesh(vec![1, 4]), ..Network::default() }, "--dims"),
+    ];
+    for (m, want) in bad {
+        let e = m.validate().unwrap_err();
+        assert!(e.contains(want), "{e}");
+    }
+}

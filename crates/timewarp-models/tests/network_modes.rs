@@ -1,0 +1,63 @@
+//! The network model commits the same history and the same results in every
+//! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
+
+use timewarp::{run, Config, Mapping, SyncMode};
+use timewarp_models::network::{Network, Switch, Topology, Traffic};
+
+#[test]
+fn every_mode_commits_the_same_network_history_and_results() {
+    let models = [
+        Network { topology: Topology::Torus(vec![4, 4]), load: 0.6, ..Network::default() },
+        Network {
+            topology: Topology::Mesh(vec![3, 4]),
+            switch: Switch::OutputBuffered,
+            vcs: 3,
+            buffer_packets: 2,
+            message_bytes: 700,
+            load: 0.5,
+            ..Network::default()
+        },
+        Network {
+            topology: Topology::Hypercube(4),
+            traffic: Traffic::Hotspot { nodes: 2, fraction: 0.3 },
+            link_latency: 0.0,
+            load: 0.7,
+            ..Network::default()
+        },
+    ];
+    for m in models {
+        let end = 2_500.0;
+        let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+        let want = serde_json::to_value(&seq.results).unwrap();
+        assert!(seq.results.delivered_packets > 100, "{m:?}");
+        let mut configs = vec![
+            Config { sync: SyncMode::Check, ..Config::default() },
+            Config { sync: SyncMode::Optimistic, threads: 1, ..Config::default() },
+            Config { sync: SyncMode::Optimistic, threads: 2, kps_per_pe: 1, ..Config::default() },
+            Config { sync: SyncMode::Optimistic, threads: 4, mapping: Mapping::Random, ..Config::default() },
+        ];
+        if m.link_latency > 0.0 {
+            // Conservative windows need the link latency as lookahead.
+            configs.push(Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() });
+            configs.push(Config {
+                sync: SyncMode::Conservative,
+                threads: 3,
+                mapping: Mapping::Random,
+                ..Config::default()
+            });
+        }
+        for cfg in configs {
+            let what = format!("{:?} {:?} threads {}", m.topology, cfg.sync, cfg.threads);
+            let r = run(&m, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
+            assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{what}");
+        }
+    }
+}
+
+#[test]
+fn zero_link_latency_is_refused_by_conservative_windows_with_a_reason() {
+    let m = Network { topology: Topology::Torus(vec![4, 4]), link_latency: 0.0, ..Network::default() };
+    let e = run(&m, &Config { end: 100.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() }).unwrap_err();
+    assert!(e.to_string().contains("lookahead"), "{e}");
+}
