@@ -104,7 +104,7 @@ pub use node::{Node, Packet};
 pub use topology::{Step, Topology};
 pub use traffic::Traffic;
 
-use node::{Counts, Queues, NO_DIM};
+use node::{Counts, Link, Queues, NO_DIM};
 
 /// Where a switch buffers packets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -420,7 +420,7 @@ impl Network {
         let v = self.vcs as usize;
         let mut best: Option<(u16, usize)> = None;
         for vc in (first as usize..v).step_by(step as usize) {
-            let c = n.credits[o * v + vc];
+            let c = n.input.lanes[o * v + vc].credits;
             if c > 0 && best.is_none_or(|(b, _)| c > b) {
                 best = Some((c, vc));
             }
@@ -446,9 +446,10 @@ impl Network {
     /// Schedules a wake-up for output `o` at the time its link frees, unless one is pending.
     #[inline]
     fn ensure_wake(&self, n: &mut Node, o: usize, ctx: &mut Ctx<'_, Self>) {
-        if n.wake[o] != n.link_free[o] {
-            n.wake[o] = n.link_free[o];
-            ctx.send(ctx.lp(), n.link_free[o] - ctx.now(), Msg::Wake { port: o as u8 });
+        let l = &mut n.links[o];
+        if l.wake != l.free {
+            l.wake = l.free;
+            ctx.send(ctx.lp(), l.free - ctx.now(), Msg::Wake { port: o as u8 });
         }
     }
 
@@ -481,11 +482,12 @@ impl Network {
     fn launch(&self, n: &mut Node, mut p: Packet, o: usize, vc: usize, ctx: &mut Ctx<'_, Self>) {
         let now = ctx.now();
         let s = self.serialisation(p.bytes);
-        n.link_free[o] = now + s;
-        let c = &mut n.counts;
-        c.link_packets[o] += 1;
         let (end, w) = (ctx.end_time(), self.warmup);
-        c.link_busy[o] += ((now + s).min(end) - now.max(w)).max(0.0);
+        let l = &mut n.links[o];
+        l.free = now + s;
+        l.packets += 1;
+        l.busy += ((now + s).min(end) - now.max(w)).max(0.0);
+        let c = &mut n.counts;
         if o == self.ports() {
             let delay = self.link_latency + s;
             if now + delay >= end {
@@ -495,7 +497,7 @@ impl Network {
             return;
         }
         let v = self.vcs as usize;
-        n.credits[o * v + vc] -= 1;
+        n.input.lanes[o * v + vc].credits -= 1;
         c.hops += 1;
         p.hops += 1;
         let delay = self.link_latency + self.router_delay;
@@ -571,7 +573,7 @@ impl Network {
         match self.switch {
             Switch::InputBuffered => {
                 let (best, waiting) = self.oldest_for(n, o, false, now);
-                if waiting > 0 && n.link_free[o] > now {
+                if waiting > 0 && n.links[o].free > now {
                     return self.ensure_wake(n, o, ctx);
                 }
                 let Some((i, vc)) = best else { return };
@@ -584,7 +586,7 @@ impl Network {
             }
             Switch::OutputBuffered => {
                 let queued = (0..v).any(|vc| n.output.len(o * v + vc) > 0);
-                if n.link_free[o] > now {
+                if n.links[o].free > now {
                     if queued {
                         self.ensure_wake(n, o, ctx);
                     }
@@ -593,7 +595,7 @@ impl Network {
                 let mut best: Option<(f64, usize)> = None;
                 for vc in 0..v {
                     let Some(p) = n.output.head(o * v + vc) else { continue };
-                    let credit = o == self.ports() || n.credits[o * v + vc] > 0;
+                    let credit = o == self.ports() || n.input.lanes[o * v + vc].credits > 0;
                     if credit && best.is_none_or(|b| p.ready < b.0) {
                         best = Some((p.ready, vc));
                     }
@@ -735,23 +737,20 @@ impl Model for Network {
             }
             _ => {}
         }
+        let mut input = Queues::new(ports * v, b);
+        for (i, lane) in input.lanes.iter_mut().enumerate() {
+            lane.credits = if self.topology.neighbour(lp, i / v).is_some() { b } else { 0 };
+        }
         Node {
-            input: Queues::new(ports * v, b),
+            input,
             inject: VecDeque::new(),
             output: Queues::new(if out_cap > 0 { (ports + 1) * v } else { 0 }, out_cap.max(1)),
-            credits: (0..ports * v).map(|i| if self.topology.neighbour(lp, i / v).is_some() { b } else { 0 }).collect(),
-            link_free: vec![0.0; ports + 1],
-            wake: vec![-1.0; ports + 1],
+            links: vec![Link { wake: -1.0, ..Link::default() }; ports + 1],
             inject_wake: -1.0,
             inject_next: 0.0,
             next_msg: 0,
             partial: Vec::new(),
-            counts: Counts {
-                link_packets: vec![0; ports + 1],
-                link_busy: vec![0.0; ports + 1],
-                max_credits: b,
-                ..Counts::default()
-            },
+            counts: Counts { max_credits: b, ..Counts::default() },
         }
     }
 
@@ -771,7 +770,7 @@ impl Model for Network {
                 }
             }
             Msg::Credit { port, vc } => {
-                let c = &mut n.credits[port as usize * v + vc as usize];
+                let c = &mut n.input.lanes[port as usize * v + vc as usize].credits;
                 *c += 1;
                 n.counts.max_credits = n.counts.max_credits.max(*c);
                 assert!(
@@ -781,7 +780,7 @@ impl Model for Network {
                 self.try_output(n, port as usize, ctx);
             }
             Msg::Wake { port } => {
-                n.wake[port as usize] = -1.0;
+                n.links[port as usize].wake = -1.0;
                 self.try_output(n, port as usize, ctx);
             }
             Msg::Ready => {
@@ -810,10 +809,10 @@ impl Model for Network {
         r.max_credits = r.max_credits.max(c.max_credits);
         let window = (end - self.warmup).max(0.0);
         for o in 0..self.ports() {
-            let busy = if window > 0.0 { c.link_busy[o] / window } else { 0.0 };
+            let busy = if window > 0.0 { n.links[o].busy / window } else { 0.0 };
             r.max_link_utilisation = r.max_link_utilisation.max(busy);
             if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
-                r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: c.link_packets[o], busy });
+                r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
             }
         }
         let a = &mut r.acc;

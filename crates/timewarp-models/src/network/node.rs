@@ -35,70 +35,95 @@ pub struct Packet {
     pub out: u8,
 }
 
+/// Per queue: where its packets are, and (for a router's input queues) the
+/// credits of the output virtual channel with the same index. Kept together
+/// so that an event touches one cache line of them, not three vectors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Lane {
+    head: u16,
+    len: u16,
+    /// Free buffer slots at the far end of output (port, virtual channel) of this index.
+    pub(crate) credits: u16,
+}
+
 /// Fixed-capacity FIFO queues in one flat buffer (one allocation however
 /// many ports and virtual channels: a state snapshot is one copy).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Queues {
     cap: u16,
     slots: Vec<Packet>,
-    head: Vec<u16>,
-    len: Vec<u16>,
+    pub(crate) lanes: Vec<Lane>,
 }
 
 impl Queues {
     pub(crate) fn new(queues: usize, cap: u16) -> Self {
-        Queues {
-            cap,
-            slots: vec![Packet::default(); queues * cap as usize],
-            head: vec![0; queues],
-            len: vec![0; queues],
-        }
+        Queues { cap, slots: vec![Packet::default(); queues * cap as usize], lanes: vec![Lane::default(); queues] }
     }
 
     #[inline]
     pub(crate) fn len(&self, q: usize) -> usize {
-        self.len[q] as usize
+        self.lanes[q].len as usize
     }
 
     #[inline]
     pub(crate) fn is_full(&self, q: usize) -> bool {
-        self.len[q] == self.cap
+        self.lanes[q].len == self.cap
     }
 
     #[inline]
     pub(crate) fn head(&self, q: usize) -> Option<&Packet> {
-        (self.len[q] > 0).then(|| &self.slots[q * self.cap as usize + self.head[q] as usize])
+        let l = self.lanes[q];
+        (l.len > 0).then(|| &self.slots[q * self.cap as usize + l.head as usize])
     }
 
-    /// Appends `p` to queue `q`. A full queue is a flow-control bug (credits
-    /// let a sender overrun its receiver): it panics, which the engine turns
-    /// into an error naming the LP and time.
+    /// Appends `p` to queue `q`; returns its new length. A full queue is a
+    /// flow-control bug (credits let a sender overrun its receiver): it
+    /// panics, which the engine turns into an error naming the LP and time.
     #[inline]
     pub(crate) fn push(&mut self, q: usize, p: Packet) -> usize {
-        assert!(
-            self.len[q] < self.cap,
-            "flow control violated: a packet arrived at a full buffer (queue {q}, capacity {})",
-            self.cap
-        );
-        let i = (self.head[q] + self.len[q]) % self.cap;
-        self.slots[q * self.cap as usize + i as usize] = p;
-        self.len[q] += 1;
-        self.len[q] as usize
+        let cap = self.cap;
+        let l = &mut self.lanes[q];
+        assert!(l.len < cap, "flow control violated: a packet arrived at a full buffer (queue {q}, capacity {cap})");
+        let mut i = l.head + l.len;
+        if i >= cap {
+            i -= cap;
+        }
+        l.len += 1;
+        let len = l.len as usize;
+        self.slots[q * cap as usize + i as usize] = p;
+        len
     }
 
     #[inline]
     pub(crate) fn pop(&mut self, q: usize) -> Packet {
-        debug_assert!(self.len[q] > 0);
-        let p = self.slots[q * self.cap as usize + self.head[q] as usize];
-        self.head[q] = (self.head[q] + 1) % self.cap;
-        self.len[q] -= 1;
+        let cap = self.cap;
+        let l = &mut self.lanes[q];
+        debug_assert!(l.len > 0);
+        let p = self.slots[q * cap as usize + l.head as usize];
+        l.head += 1;
+        if l.head == cap {
+            l.head = 0;
+        }
+        l.len -= 1;
         p
     }
 
     /// Packets in every queue.
     pub(crate) fn total(&self) -> u64 {
-        self.len.iter().map(|&l| l as u64).sum()
+        self.lanes.iter().map(|l| l.len as u64).sum()
     }
+}
+
+/// One output link (a network port's, or the ejection link to the NIC).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Link {
+    /// When it is next free.
+    pub(crate) free: f64,
+    /// Time of the wake-up event pending for it, or -1.
+    pub(crate) wake: f64,
+    /// Packets sent, and busy time within the measured window.
+    pub(crate) packets: u64,
+    pub(crate) busy: f64,
 }
 
 /// What a node counts.
@@ -135,9 +160,6 @@ pub(crate) struct Counts {
     pub max_input: u16,
     pub max_output: u16,
     pub max_credits: u16,
-    /// Per output port: packets sent and busy time in the window.
-    pub link_packets: Vec<u64>,
-    pub link_busy: Vec<f64>,
 }
 
 /// One node: a router with its NIC.
@@ -150,12 +172,8 @@ pub struct Node {
     /// Output buffers per (port incl. ejection, virtual channel); empty
     /// (capacity 0 queues) for input-buffered switches.
     pub(crate) output: Queues,
-    /// Free buffer slots at the far end of each (network port, virtual channel).
-    pub(crate) credits: Vec<u16>,
-    /// When each output link (network ports, then ejection) is next free.
-    pub(crate) link_free: Vec<f64>,
-    /// Time of the wake-up event pending for each output link, or -1.
-    pub(crate) wake: Vec<f64>,
+    /// Output links: network ports, then ejection.
+    pub(crate) links: Vec<Link>,
     /// Time of the pending injection wake-up (the next packet's head reaches the router), or -1.
     pub(crate) inject_wake: f64,
     /// Earliest time the next injected packet's head can reach the router.
