@@ -3,7 +3,7 @@
 use crate::args::{non_negative_f64, probability, EngineArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use timewarp_models::network::{self, Network, Switch, Topology, Traffic};
+use timewarp_models::network::{self, Network, Routing, Switch, Topology, Traffic};
 use timewarp_models::pcs::{Arrivals, Pcs};
 use timewarp_models::phold::Phold;
 
@@ -141,9 +141,10 @@ pub(crate) struct NetworkArgs {
     /// Switch: input-buffered or output-buffered.
     #[arg(long, default_value = "input-buffered", value_parser = |s: &str| s.parse::<Switch>())]
     pub switch: Switch,
-    /// Routing: dimension-order (e-cube on a hypercube).
-    #[arg(long, default_value = "dimension-order", value_parser = ["dimension-order"])]
-    pub routing: String,
+    /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
+    /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise).
+    #[arg(long, default_value = "dimension-order", value_parser = |s: &str| s.parse::<Routing>())]
+    pub routing: Routing,
     /// Statistics start at this time (ns).
     #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub warmup: f64,
@@ -182,6 +183,7 @@ impl NetworkArgs {
             vcs: self.vcs,
             buffer_packets: self.buffer_packets,
             switch: self.switch,
+            routing: self.routing,
             warmup: self.warmup,
             probe: None,
             link_stats: self.link_stats.is_some(),

@@ -36,18 +36,20 @@ fn mpirun(np: usize) -> Command {
 }
 
 /// Runs `cmd` to completion, killing it (and failing) after [`LIMIT`].
+/// Its output is read while it runs (a child must never block on a full pipe).
 fn finish(mut cmd: Command) -> Output {
-    let mut child = cmd.spawn().expect("mpirun starts (is OpenMPI installed? see README)");
-    let t0 = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if t0.elapsed() > LIMIT {
-            let _ = child.kill();
+    let child = cmd.spawn().expect("mpirun starts (is OpenMPI installed? see README)");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(LIMIT) {
+        Ok(out) => out.expect("output"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             panic!("{cmd:?} still running after {LIMIT:?}: a hang");
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -2,7 +2,7 @@
 //! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
 
 use timewarp::{run, Config, Mapping, SyncMode};
-use timewarp_models::network::{Network, Switch, Topology, Traffic};
+use timewarp_models::network::{Network, Routing, Switch, Topology, Traffic};
 
 #[test]
 fn every_mode_commits_the_same_network_history_and_results() {
@@ -15,6 +15,14 @@ fn every_mode_commits_the_same_network_history_and_results() {
             buffer_packets: 2,
             message_bytes: 700,
             load: 0.5,
+            ..Network::default()
+        },
+        Network {
+            topology: Topology::Torus(vec![3, 4]),
+            routing: Routing::Adaptive,
+            vcs: 3,
+            buffer_packets: 1,
+            load: 0.8,
             ..Network::default()
         },
         Network {

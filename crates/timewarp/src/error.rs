@@ -59,6 +59,16 @@ pub enum Error {
         /// The window's lookahead.
         lookahead: f64,
     },
+    /// A model handler reported an error with [`Ctx::fail`](crate::Ctx::fail).
+    #[error("LP {lp} at time {time}: {message}")]
+    Model {
+        /// LP whose handler failed.
+        lp: LpId,
+        /// Time of the event.
+        time: Time,
+        /// What the model said.
+        message: String,
+    },
     /// A model handler panicked (`message` is the panic's text).
     #[error("LP {lp} at time {time}: the model's handler panicked: {message}")]
     Panic {

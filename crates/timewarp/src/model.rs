@@ -270,6 +270,40 @@ impl<'a, M: Model> Ctx<'a, M> {
         });
     }
 
+    /// Reports that this event found the model in a state it must never be
+    /// in (an invariant broken): the run stops with `message`, naming the LP
+    /// and time, once the event is committed. In an optimistic run an event
+    /// that is later rolled back may see such a state (it was processed
+    /// speculatively, on inputs that are being cancelled): its error is
+    /// discarded with it. Unlike a panic it costs nothing and prints
+    /// nothing. The handler should return without further changes.
+    ///
+    /// ```
+    /// # use timewarp::{Ctx, LpId, Model};
+    /// struct Counter;
+    /// impl Model for Counter {
+    ///     type State = u32; type Msg = i32; type Undo = (); type Results = ();
+    ///     const ROLLBACK: timewarp::Rollback = timewarp::Rollback::StateSaving;
+    ///     fn name(&self) -> &str { "counter" }
+    ///     fn num_lps(&self) -> u32 { 1 }
+    ///     fn init(&self, _: LpId, ctx: &mut Ctx<'_, Self>) -> u32 { ctx.send(0, 1.0, -1); 0 }
+    ///     fn forward(&self, n: &mut u32, d: &i32, _: &mut (), ctx: &mut Ctx<'_, Self>) {
+    ///         match n.checked_add_signed(*d) {
+    ///             Some(v) => *n = v,
+    ///             None => ctx.fail(format!("count {n} cannot change by {d}")),
+    ///         }
+    ///     }
+    /// }
+    /// let e = timewarp::run(&Counter, &timewarp::Config { end: 5.0, ..Default::default() }).unwrap_err();
+    /// assert_eq!(e.to_string(), "LP 0 at time 1: count 0 cannot change by -1");
+    /// ```
+    #[cold]
+    pub fn fail(&mut self, message: impl Into<String>) {
+        if self.error.is_none() {
+            self.error = Some(Error::Model { lp: self.lp, time: self.now, message: message.into() });
+        }
+    }
+
     /// Random stream `s` (`0..rng_streams`) of this LP. Draws are counted and
     /// rewound by the engine on rollback.
     #[inline]

@@ -21,8 +21,9 @@
 //! `S = bytes / link_bandwidth`, which is how long the link stays busy. When
 //! the tail has left a buffer, a credit goes back upstream (arriving one link
 //! latency later). No packet is ever dropped and no buffer ever holds more
-//! packets than its capacity (a push onto a full buffer is a flow-control bug
-//! and stops the run).
+//! packets than its capacity (a push onto a full buffer or a credit beyond
+//! it is a flow-control bug and stops the run, through `Ctx::fail`: in an
+//! optimistic run such a state can be seen speculatively and is then undone).
 //!
 //! * **Input-buffered switch**: a packet leaves its input buffer directly
 //!   onto the output link. Only the head of each virtual channel competes
@@ -128,6 +129,30 @@ impl FromStr for Switch {
     }
 }
 
+/// How a router picks a packet's output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Routing {
+    /// Dimension order (e-cube on a hypercube), dateline classes on tori.
+    #[default]
+    DimensionOrder,
+    /// Minimal adaptive: any productive port on an adaptive virtual
+    /// channel, the one with the most free downstream buffers; the
+    /// dimension-order escape channels when no adaptive one is free (Duato).
+    Adaptive,
+}
+
+impl FromStr for Routing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "dimension-order" | "dor" | "e-cube" => Ok(Routing::DimensionOrder),
+            "adaptive" => Ok(Routing::Adaptive),
+            _ => Err(format!("unknown routing '{s}' (dimension-order, adaptive)")),
+        }
+    }
+}
+
 /// How messages are created at each node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -177,6 +202,8 @@ pub struct Network {
     pub buffer_packets: u32,
     /// Where switches buffer packets.
     pub switch: Switch,
+    /// How routers choose outputs.
+    pub routing: Routing,
     /// Statistics cover `[warmup, end)`.
     pub warmup: f64,
     /// Instead of traffic: one message from `.0` to `.1` at time 0 (tests, zero-load latency).
@@ -200,6 +227,7 @@ impl Default for Network {
             vcs: 2,
             buffer_packets: 4,
             switch: Switch::InputBuffered,
+            routing: Routing::DimensionOrder,
             warmup: 0.0,
             probe: None,
             link_stats: false,
@@ -344,6 +372,13 @@ impl Network {
                     .into(),
             );
         }
+        if self.routing == Routing::Adaptive && self.vcs as usize <= self.escape_vcs() {
+            return Err(format!(
+                "adaptive routing needs --vcs {} or more: {} escape channel(s) for dimension-order routing plus at least one adaptive",
+                self.escape_vcs() + 1,
+                self.escape_vcs()
+            ));
+        }
         if !(1..=4096).contains(&self.buffer_packets) {
             return Err(format!("--buffer-packets must be between 1 and 4096, got {}", self.buffer_packets));
         }
@@ -400,47 +435,109 @@ impl Network {
         }
     }
 
-    /// The virtual channels a packet of dateline class `class` may use.
+    /// The virtual channels a packet of dateline class `class` may use
+    /// under dimension-order routing: (first, step).
     #[inline]
-    fn vc_range(&self, class: u8) -> (u32, u32) {
+    fn vc_range(&self, class: u8) -> (usize, usize) {
         if matches!(self.topology, Topology::Torus(_)) {
-            (class as u32, 2)
+            (class as usize, 2)
         } else {
             (0, 1)
         }
     }
 
-    /// The allowed virtual channel of output `o` with the most credits, if any has one.
+    /// Escape virtual channels under adaptive routing (the dateline classes
+    /// of a torus, one channel otherwise); the channels above are adaptive.
     #[inline]
-    fn vc_with_credit(&self, n: &Node, o: usize, class: u8) -> Option<usize> {
-        if o == self.ports() {
-            return Some(0);
+    fn escape_vcs(&self) -> usize {
+        if matches!(self.topology, Topology::Torus(_)) {
+            2
+        } else {
+            1
         }
-        let (first, step) = self.vc_range(class);
-        let v = self.vcs as usize;
-        let mut best: Option<(u16, usize)> = None;
-        for vc in (first as usize..v).step_by(step as usize) {
-            let c = n.input.lanes[o * v + vc].credits;
-            if c > 0 && best.is_none_or(|(b, _)| c > b) {
-                best = Some((c, vc));
-            }
-        }
-        best.map(|b| b.1)
     }
 
-    /// The allowed output buffer of port `o` with the most room, if any has room.
+    /// Free slots of output `o`, virtual channel `vc`: output-buffer room
+    /// (`room`) or downstream credits.
     #[inline]
-    fn vc_with_room(&self, n: &Node, o: usize, class: u8) -> Option<usize> {
+    fn free(&self, n: &Node, o: usize, vc: usize, room: bool) -> u32 {
+        let q = o * self.vcs as usize + vc;
+        if room {
+            self.buffer_packets - n.output.len(q) as u32
+        } else if o == self.ports() {
+            1 // the NIC always takes a packet
+        } else {
+            n.input.lanes[q].credits as u32
+        }
+    }
+
+    /// Whether output `o` is one of the routes of `p` at `node`.
+    #[inline]
+    fn candidate(&self, node: u32, p: &Packet, o: usize) -> bool {
+        o == p.out as usize
+            || (self.routing == Routing::Adaptive && o < self.ports() && self.topology.productive(node, p.dst, o))
+    }
+
+    /// The virtual channel `p` may take on output `o` now and how good it is
+    /// (higher is better: adaptive channels first, then the most free slots),
+    /// or `None` if `o` is not a route of `p` or nothing there is free.
+    #[inline]
+    fn usable(&self, n: &Node, node: u32, p: &Packet, o: usize, room: bool) -> Option<(usize, u32)> {
         let v = self.vcs as usize;
-        let (first, step) = if o == self.ports() { (0, 1) } else { self.vc_range(class) };
-        let mut best: Option<(usize, usize)> = None;
-        for vc in (first as usize..v).step_by(step as usize) {
-            let len = n.output.len(o * v + vc);
-            if !n.output.is_full(o * v + vc) && best.is_none_or(|(b, _)| len < b) {
-                best = Some((len, vc));
+        let eject = self.ports();
+        let best_of = |vcs: &mut dyn Iterator<Item = usize>, bonus: u32| {
+            let mut best: Option<(usize, u32)> = None;
+            for vc in vcs {
+                let f = self.free(n, o, vc, room);
+                if f > 0 && best.is_none_or(|b| f + bonus > b.1) {
+                    best = Some((vc, f + bonus));
+                }
+            }
+            best
+        };
+        if o == eject {
+            return if p.out as usize == eject { best_of(&mut (0..v), 0) } else { None };
+        }
+        match self.routing {
+            Routing::DimensionOrder => {
+                if o != p.out as usize {
+                    return None;
+                }
+                let (first, step) = self.vc_range(p.class);
+                best_of(&mut (first..v).step_by(step), 0)
+            }
+            Routing::Adaptive => {
+                let e = self.escape_vcs();
+                if self.topology.productive(node, p.dst, o) {
+                    if let Some(b) = best_of(&mut (e..v), 1 << 16) {
+                        return Some(b);
+                    }
+                }
+                if o != p.out as usize {
+                    return None;
+                }
+                let escape = if e == 2 { p.class as usize } else { 0 };
+                best_of(&mut std::iter::once(escape), 0)
             }
         }
-        best.map(|b| b.1)
+    }
+
+    /// The best output for `p` now under adaptive routing: (port, channel)
+    /// among its routes whose link is free (`room`: whatever the link) and
+    /// that have a free slot.
+    fn best_route(&self, n: &Node, node: u32, p: &Packet, room: bool, now: f64) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize, u32)> = None;
+        for o in 0..=self.ports() {
+            if !self.candidate(node, p, o) || (!room && n.links[o].free > now) {
+                continue;
+            }
+            if let Some((vc, score)) = self.usable(n, node, p, o, room) {
+                if best.is_none_or(|b| score > b.2) {
+                    best = Some((o, vc, score));
+                }
+            }
+        }
+        best.map(|b| (b.0, b.1))
     }
 
     /// Schedules a wake-up for output `o` at the time its link frees, unless one is pending.
@@ -500,6 +597,13 @@ impl Network {
         n.input.lanes[o * v + vc].credits -= 1;
         c.hops += 1;
         p.hops += 1;
+        if vc >= self.escape_vcs() && self.routing == Routing::Adaptive {
+            // An adaptive hop: should the packet take the escape channels
+            // later, it starts there in class 0 of its dimension (minimal
+            // routes never cross a ring's dateline twice).
+            p.dim = NO_DIM;
+            p.class = 0;
+        }
         let delay = self.link_latency + self.router_delay;
         if now + delay >= end {
             c.on_links += 1;
@@ -512,6 +616,7 @@ impl Network {
     /// the heads behind it).
     fn try_input(&self, n: &mut Node, i: usize, ctx: &mut Ctx<'_, Self>) {
         let now = ctx.now();
+        let node = ctx.lp();
         let v = self.vcs as usize;
         loop {
             let Some(&p) = self.input_head(n, i) else { return };
@@ -519,20 +624,40 @@ impl Network {
                 // Only injected packets wait for their head to reach the router.
                 if n.inject_wake != p.ready {
                     n.inject_wake = p.ready;
-                    ctx.send(ctx.lp(), p.ready - now, Msg::Ready);
+                    ctx.send(node, p.ready - now, Msg::Ready);
                 }
                 return;
             }
-            let o = p.out as usize;
+            let adaptive = self.routing == Routing::Adaptive;
             match self.switch {
                 // The output picks the oldest packet that can go (this one or
                 // an older one) and moves the input it took from on.
-                Switch::InputBuffered => return self.try_output(n, o, ctx),
+                Switch::InputBuffered => {
+                    if !adaptive {
+                        return self.try_output(n, p.out as usize, ctx);
+                    }
+                    if let Some((o, _)) = self.best_route(n, node, &p, false, now) {
+                        return self.try_output(n, o, ctx);
+                    }
+                    // Wait for the first of its routes to free (credits come as events).
+                    for o in 0..=self.ports() {
+                        if self.candidate(node, &p, o) && n.links[o].free > now {
+                            self.ensure_wake(n, o, ctx);
+                        }
+                    }
+                    return;
+                }
                 Switch::OutputBuffered => {
-                    let Some(vc) = self.vc_with_room(n, o, p.class) else { return };
+                    let to = if adaptive {
+                        self.best_route(n, node, &p, true, now)
+                    } else {
+                        let o = p.out as usize;
+                        self.usable(n, node, &p, o, true).map(|(vc, _)| (o, vc))
+                    };
+                    let Some((o, vc)) = to else { return };
                     let mut p = self.take_input(n, i, ctx);
                     p.ready = now;
-                    let len = n.output.push(o * v + vc, p);
+                    let len = n.output.push(o * v + vc, p).expect("room in the output buffer was checked");
                     n.counts.max_output = n.counts.max_output.max(len as u16);
                     self.try_output(n, o, ctx);
                 }
@@ -544,20 +669,19 @@ impl Network {
     /// (`room`: output-buffered, there is room in an output buffer for it;
     /// otherwise a virtual channel with a credit): (input, virtual channel),
     /// and how many heads wait for `o`.
-    fn oldest_for(&self, n: &Node, o: usize, room: bool, now: f64) -> (Option<(usize, usize)>, usize) {
+    fn oldest_for(&self, n: &Node, node: u32, o: usize, room: bool, now: f64) -> (Option<(usize, usize)>, usize) {
         let mut best: Option<(f64, usize, usize)> = None;
         let mut waiting = 0;
         for i in 0..self.ports() * self.vcs as usize + 1 {
             let Some(p) = self.input_head(n, i) else { continue };
-            if p.out as usize != o || p.ready > now {
+            if p.ready > now || !self.candidate(node, p, o) {
                 continue;
             }
             waiting += 1;
             if best.is_some_and(|b| b.0 <= p.ready) {
                 continue;
             }
-            let vc = if room { self.vc_with_room(n, o, p.class) } else { self.vc_with_credit(n, o, p.class) };
-            if let Some(vc) = vc {
+            if let Some((vc, _)) = self.usable(n, node, p, o, room) {
                 best = Some((p.ready, i, vc));
             }
         }
@@ -572,7 +696,7 @@ impl Network {
         let v = self.vcs as usize;
         match self.switch {
             Switch::InputBuffered => {
-                let (best, waiting) = self.oldest_for(n, o, false, now);
+                let (best, waiting) = self.oldest_for(n, ctx.lp(), o, false, now);
                 if waiting > 0 && n.links[o].free > now {
                     return self.ensure_wake(n, o, ctx);
                 }
@@ -607,7 +731,7 @@ impl Network {
                     self.ensure_wake(n, o, ctx);
                 }
                 // Room in an output buffer: the oldest input heads for `o` move in.
-                while let (Some((i, _)), _) = self.oldest_for(n, o, true, now) {
+                while let (Some((i, _)), _) = self.oldest_for(n, ctx.lp(), o, true, now) {
                     self.try_input(n, i, ctx);
                 }
             }
@@ -763,7 +887,11 @@ impl Model for Network {
                 pkt.ready = ctx.now();
                 self.route(ctx.lp(), &mut pkt);
                 let q = port as usize * v + vc as usize;
-                let len = n.input.push(q, pkt);
+                let Some(len) = n.input.push(q, pkt) else {
+                    return ctx.fail(format!(
+                        "flow control violated: a packet arrived at the full buffer of input port {port}, virtual channel {vc}"
+                    ));
+                };
                 n.counts.max_input = n.counts.max_input.max(len as u16);
                 if len == 1 {
                     self.try_input(n, q, ctx);
@@ -771,12 +899,13 @@ impl Model for Network {
             }
             Msg::Credit { port, vc } => {
                 let c = &mut n.input.lanes[port as usize * v + vc as usize].credits;
+                if *c as u32 >= self.buffer_packets {
+                    return ctx.fail(format!(
+                        "flow control violated: more credits than buffer slots at output port {port}, virtual channel {vc}"
+                    ));
+                }
                 *c += 1;
                 n.counts.max_credits = n.counts.max_credits.max(*c);
-                assert!(
-                    *c as u32 <= self.buffer_packets,
-                    "flow control violated: more credits than buffer slots at port {port}, virtual channel {vc}"
-                );
                 self.try_output(n, port as usize, ctx);
             }
             Msg::Wake { port } => {

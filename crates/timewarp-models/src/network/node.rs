@@ -66,24 +66,20 @@ impl Queues {
     }
 
     #[inline]
-    pub(crate) fn is_full(&self, q: usize) -> bool {
-        self.lanes[q].len == self.cap
-    }
-
-    #[inline]
     pub(crate) fn head(&self, q: usize) -> Option<&Packet> {
         let l = self.lanes[q];
         (l.len > 0).then(|| &self.slots[q * self.cap as usize + l.head as usize])
     }
 
-    /// Appends `p` to queue `q`; returns its new length. A full queue is a
-    /// flow-control bug (credits let a sender overrun its receiver): it
-    /// panics, which the engine turns into an error naming the LP and time.
+    /// Appends `p` to queue `q`; returns its new length, or `None` if the
+    /// queue is full (a flow-control error, which the caller reports).
     #[inline]
-    pub(crate) fn push(&mut self, q: usize, p: Packet) -> usize {
+    pub(crate) fn push(&mut self, q: usize, p: Packet) -> Option<usize> {
         let cap = self.cap;
         let l = &mut self.lanes[q];
-        assert!(l.len < cap, "flow control violated: a packet arrived at a full buffer (queue {q}, capacity {cap})");
+        if l.len >= cap {
+            return None;
+        }
         let mut i = l.head + l.len;
         if i >= cap {
             i -= cap;
@@ -91,7 +87,7 @@ impl Queues {
         l.len += 1;
         let len = l.len as usize;
         self.slots[q * cap as usize + i as usize] = p;
-        len
+        Some(len)
     }
 
     #[inline]

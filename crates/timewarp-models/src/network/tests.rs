@@ -74,11 +74,18 @@ fn mean_hops_under_uniform_traffic_match_the_closed_forms() {
         (Topology::Hypercube(6), 3.0 * 64.0 / 63.0),
     ] {
         assert!((topology.mean_uniform_hops() - hops).abs() < 1e-12);
-        let m = Network { topology: topology.clone(), load: 0.1, ..Network::default() };
-        let r = go(&m, 60_000.0).results;
-        let se = r.hops_std / (r.measured_packets as f64).sqrt();
-        assert!(r.measured_packets > 2000);
-        assert!((r.hops_mean - hops).abs() < 4.0 * se, "{topology:?}: {} vs {hops} (se {se})", r.hops_mean);
+        for routing in [Routing::DimensionOrder, Routing::Adaptive] {
+            // Adaptive routes are minimal too: the same hop count.
+            let m = Network { topology: topology.clone(), routing, vcs: 3, load: 0.1, ..Network::default() };
+            let r = go(&m, 60_000.0).results;
+            let se = r.hops_std / (r.measured_packets as f64).sqrt();
+            assert!(r.measured_packets > 2000);
+            assert!(
+                (r.hops_mean - hops).abs() < 4.0 * se,
+                "{topology:?} {routing:?}: {} vs {hops} (se {se})",
+                r.hops_mean
+            );
+        }
     }
 }
 
@@ -142,6 +149,7 @@ fn the_torus_never_beats_the_channel_load_bound_and_saturates_below_it() {
 fn bad_parameters_are_refused_with_the_option_to_fix() {
     let bad = [
         (Network { vcs: 1, ..Network::default() }, "--vcs"),
+        (Network { vcs: 2, routing: Routing::Adaptive, ..Network::default() }, "--vcs 3"),
         (Network { load: 1.5, ..Network::default() }, "--load"),
         (Network { link_bandwidth: 0.0, ..Network::default() }, "--link-bandwidth"),
         (Network { buffer_packets: 0, ..Network::default() }, "--buffer-packets"),

@@ -98,7 +98,7 @@ impl Topology {
                 let d = port / 2;
                 let (c, stride) = Self::coord(dims, node, d);
                 let k = dims[d];
-                let up = port % 2 == 0;
+                let up = port & 1 == 0;
                 let torus = matches!(self, Topology::Torus(_));
                 match (up, c) {
                     (true, c) if c + 1 < k => Some(node + stride),
@@ -155,7 +155,7 @@ impl Topology {
                         // even coordinates and down from odd ones, so both
                         // directions of a ring carry the same load.
                         let d = (t + k - c) % k;
-                        2 * d < k || (2 * d == k && c % 2 == 0)
+                        2 * d < k || (2 * d == k && c & 1 == 0)
                     } else {
                         t > c
                     };
@@ -163,6 +163,33 @@ impl Topology {
                     return Some(Step { port: (2 * d + !up as usize) as u8, dim: d as u8, wraps });
                 }
                 None
+            }
+        }
+    }
+
+    /// Whether `port` of `node` leads one hop closer to `dst` (a minimal
+    /// route may take it; on a torus ring half-way round both ways are).
+    #[inline]
+    pub fn productive(&self, node: u32, dst: u32, port: usize) -> bool {
+        match self {
+            Topology::Hypercube(_) => (node ^ dst) >> port & 1 == 1,
+            Topology::Torus(dims) | Topology::Mesh(dims) => {
+                let d = port / 2;
+                let (c, stride) = Self::coord(dims, node, d);
+                let (t, k) = ((dst / stride) % dims[d], dims[d]);
+                if c == t {
+                    return false;
+                }
+                let up = port & 1 == 0;
+                if matches!(self, Topology::Mesh(_)) {
+                    return up == (t > c);
+                }
+                let du = (t + k - c) % k;
+                if up {
+                    2 * du <= k
+                } else {
+                    2 * du >= k
+                }
             }
         }
     }
@@ -198,7 +225,7 @@ impl Topology {
                 .iter()
                 .map(|&k| {
                     let k = k as f64;
-                    if k as u64 % 2 == 0 {
+                    if k as u64 & 1 == 0 {
                         k / 4.0
                     } else {
                         (k * k - 1.0) / (4.0 * k)
@@ -251,6 +278,20 @@ mod tests {
                     }
                     assert_eq!(at, b);
                     assert_eq!(hops, t.distance(a, b), "{t:?} {a}->{b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn productive_ports_are_exactly_those_one_hop_closer() {
+        for t in shapes() {
+            for a in 0..t.nodes() {
+                for b in 0..t.nodes() {
+                    for p in 0..t.ports() {
+                        let closer = t.neighbour(a, p).is_some_and(|n| t.distance(n, b) + 1 == t.distance(a, b));
+                        assert_eq!(t.productive(a, b, p), closer, "{t:?} {a}->{b} port {p}");
+                    }
                 }
             }
         }
