@@ -3,7 +3,7 @@
 use crate::args::{non_negative_f64, probability, EngineArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use timewarp_models::network::{self, Network, Routing, Switch, Topology, Traffic};
+use timewarp_models::network::{self, Network, Routing, Selection, Switch, Topology, Traffic};
 use timewarp_models::pcs::{Arrivals, Pcs};
 use timewarp_models::phold::Phold;
 
@@ -145,6 +145,10 @@ pub(crate) struct NetworkArgs {
     /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise).
     #[arg(long, default_value = "dimension-order", value_parser = |s: &str| s.parse::<Routing>())]
     pub routing: Routing,
+    /// Adaptive routing's choice among free outputs: load (most free buffers
+    /// at the neighbour) or contention (fewest packets here waiting for the port).
+    #[arg(long, default_value = "load", value_parser = |s: &str| s.parse::<Selection>())]
+    pub selection: Selection,
     /// Statistics start at this time (ns).
     #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub warmup: f64,
@@ -184,6 +188,7 @@ impl NetworkArgs {
             buffer_packets: self.buffer_packets,
             switch: self.switch,
             routing: self.routing,
+            selection: self.selection,
             warmup: self.warmup,
             probe: None,
             link_stats: self.link_stats.is_some(),

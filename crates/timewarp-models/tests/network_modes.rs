@@ -2,7 +2,7 @@
 //! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
 
 use timewarp::{run, Config, Mapping, SyncMode};
-use timewarp_models::network::{Network, Routing, Switch, Topology, Traffic};
+use timewarp_models::network::{Network, Routing, Selection, Switch, Topology, Traffic};
 
 #[test]
 fn every_mode_commits_the_same_network_history_and_results() {
@@ -20,6 +20,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
         Network {
             topology: Topology::Torus(vec![3, 4]),
             routing: Routing::Adaptive,
+            selection: Selection::Contention,
             vcs: 3,
             buffer_packets: 1,
             load: 0.8,

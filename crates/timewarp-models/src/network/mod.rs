@@ -137,7 +137,7 @@ pub enum Routing {
     #[default]
     DimensionOrder,
     /// Minimal adaptive: any productive port on an adaptive virtual
-    /// channel, the one with the most free downstream buffers; the
+    /// channel, ranked by the [`Selection`] measure; the
     /// dimension-order escape channels when no adaptive one is free (Duato).
     Adaptive,
 }
@@ -149,6 +149,28 @@ impl FromStr for Routing {
             "dimension-order" | "dor" | "e-cube" => Ok(Routing::DimensionOrder),
             "adaptive" => Ok(Routing::Adaptive),
             _ => Err(format!("unknown routing '{s}' (dimension-order, adaptive)")),
+        }
+    }
+}
+
+/// How adaptive routing ranks the free outputs of a packet (BigNetSim's two models).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Selection {
+    /// Load model: the neighbour's load, as the free buffers behind the output.
+    #[default]
+    Load,
+    /// Contention model: the fewest packets at this router contending for the output.
+    Contention,
+}
+
+impl FromStr for Selection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "load" => Ok(Selection::Load),
+            "contention" => Ok(Selection::Contention),
+            _ => Err(format!("unknown selection '{s}' (load, contention)")),
         }
     }
 }
@@ -204,6 +226,8 @@ pub struct Network {
     pub switch: Switch,
     /// How routers choose outputs.
     pub routing: Routing,
+    /// How adaptive routing ranks free outputs.
+    pub selection: Selection,
     /// Statistics cover `[warmup, end)`.
     pub warmup: f64,
     /// Instead of traffic: one message from `.0` to `.1` at time 0 (tests, zero-load latency).
@@ -228,6 +252,7 @@ impl Default for Network {
             buffer_packets: 4,
             switch: Switch::InputBuffered,
             routing: Routing::DimensionOrder,
+            selection: Selection::Load,
             warmup: 0.0,
             probe: None,
             link_stats: false,
@@ -524,20 +549,39 @@ impl Network {
 
     /// The best output for `p` now under adaptive routing: (port, channel)
     /// among its routes whose link is free (`room`: whatever the link) and
-    /// that have a free slot.
+    /// that have a free slot; adaptive channels first, then by the
+    /// [`Selection`] measure, then by free slots, then the lowest port.
     fn best_route(&self, n: &Node, node: u32, p: &Packet, room: bool, now: f64) -> Option<(usize, usize)> {
-        let mut best: Option<(usize, usize, u32)> = None;
+        let mut best: Option<(usize, usize, (u32, u32))> = None;
         for o in 0..=self.ports() {
             if !self.candidate(node, p, o) || (!room && n.links[o].free > now) {
                 continue;
             }
             if let Some((vc, score)) = self.usable(n, node, p, o, room) {
-                if best.is_none_or(|b| score > b.2) {
-                    best = Some((o, vc, score));
+                let rank = match self.selection {
+                    Selection::Load => (score, 0),
+                    // Adaptive before escape, then the least contended port.
+                    Selection::Contention => {
+                        (score >> 16 << 16 | (0xFFFF - self.contention(n, node, o, now).min(0xFFFF)), score)
+                    }
+                };
+                if best.is_none_or(|b| rank > b.2) {
+                    best = Some((o, vc, rank));
                 }
             }
         }
         best.map(|b| (b.0, b.1))
+    }
+
+    /// Packets at this router contending for output `o`: ready input heads
+    /// that may take it, and (output-buffered) packets in its output buffers.
+    fn contention(&self, n: &Node, node: u32, o: usize, now: f64) -> u32 {
+        let v = self.vcs as usize;
+        let queued: usize = match self.switch {
+            Switch::OutputBuffered => (0..v).map(|vc| n.output.len(o * v + vc)).sum(),
+            Switch::InputBuffered => 0,
+        };
+        (self.oldest_for(n, node, o, false, now).1 + queued) as u32
     }
 
     /// Schedules a wake-up for output `o` at the time its link frees, unless one is pending.
