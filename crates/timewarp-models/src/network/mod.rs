@@ -609,9 +609,18 @@ impl Network {
     fn take_input(&self, n: &mut Node, i: usize, ctx: &mut Ctx<'_, Self>) -> Packet {
         let v = self.vcs as usize;
         if i == self.ports() * v {
-            return n.inject.pop_front().expect("a packet at the head of the injection queue");
+            let p = n.inject.pop_front().expect("a packet at the head of the injection queue");
+            n.links[p.out as usize].heads -= 1;
+            if let Some(h) = n.inject.front() {
+                n.links[h.out as usize].heads += 1;
+            }
+            return p;
         }
         let p = n.input.pop(i);
+        n.links[p.out as usize].heads -= 1;
+        if let Some(h) = n.input.head(i) {
+            n.links[h.out as usize].heads += 1;
+        }
         let (port, vc) = (i / v, i % v);
         let up = self.topology.neighbour(ctx.lp(), port).expect("an input port with a link");
         let delay = self.serialisation(p.bytes) + self.link_latency;
@@ -678,10 +687,10 @@ impl Network {
                 // an older one) and moves the input it took from on.
                 Switch::InputBuffered => {
                     if !adaptive {
-                        return self.try_output(n, p.out as usize, ctx);
+                        return self.try_output(n, p.out as usize, Some(i), ctx);
                     }
                     if let Some((o, _)) = self.best_route(n, node, &p, false, now) {
-                        return self.try_output(n, o, ctx);
+                        return self.try_output(n, o, None, ctx);
                     }
                     // Wait for the first of its routes to free (credits come as events).
                     for o in 0..=self.ports() {
@@ -703,7 +712,7 @@ impl Network {
                     p.ready = now;
                     let len = n.output.push(o * v + vc, p).expect("room in the output buffer was checked");
                     n.counts.max_output = n.counts.max_output.max(len as u16);
-                    self.try_output(n, o, ctx);
+                    self.try_output(n, o, None, ctx);
                 }
             }
         }
@@ -716,8 +725,8 @@ impl Network {
     fn oldest_for(&self, n: &Node, node: u32, o: usize, room: bool, now: f64) -> (Option<(usize, usize)>, usize) {
         let mut best: Option<(f64, usize, usize)> = None;
         let mut waiting = 0;
-        for i in 0..self.ports() * self.vcs as usize + 1 {
-            let Some(p) = self.input_head(n, i) else { continue };
+        let inject = self.ports() * self.vcs as usize;
+        for (i, p) in n.input.heads().chain(n.inject.front().map(|p| (inject, p))) {
             if p.ready > now || !self.candidate(node, p, o) {
                 continue;
             }
@@ -735,12 +744,21 @@ impl Network {
     /// Output `o` may have become usable (its link is free, a credit came, a
     /// packet is waiting): sends the oldest packet that can go, then moves on
     /// the buffers that freed.
-    fn try_output(&self, n: &mut Node, o: usize, ctx: &mut Ctx<'_, Self>) {
+    fn try_output(&self, n: &mut Node, o: usize, from: Option<usize>, ctx: &mut Ctx<'_, Self>) {
         let now = ctx.now();
         let v = self.vcs as usize;
         match self.switch {
             Switch::InputBuffered => {
-                let (best, waiting) = self.oldest_for(n, ctx.lp(), o, false, now);
+                let dor = self.routing == Routing::DimensionOrder;
+                let (best, waiting) = match (from, n.links[o].heads) {
+                    (_, 0) if dor => return,
+                    // The caller's ready head is the only one for `o`.
+                    (Some(i), 1) if dor => {
+                        let p = self.input_head(n, i).expect("the caller's head");
+                        (self.usable(n, ctx.lp(), p, o, false).map(|(vc, _)| (i, vc)), 1)
+                    }
+                    _ => self.oldest_for(n, ctx.lp(), o, false, now),
+                };
                 if waiting > 0 && n.links[o].free > now {
                     return self.ensure_wake(n, o, ctx);
                 }
@@ -775,6 +793,9 @@ impl Network {
                     self.ensure_wake(n, o, ctx);
                 }
                 // Room in an output buffer: the oldest input heads for `o` move in.
+                if self.routing == Routing::DimensionOrder && n.links[o].heads == 0 {
+                    return;
+                }
                 while let (Some((i, _)), _) = self.oldest_for(n, ctx.lp(), o, true, now) {
                     self.try_input(n, i, ctx);
                 }
@@ -824,6 +845,8 @@ impl Network {
             ctx.send(me, gap, Msg::Generate);
         }
         if was_empty {
+            let out = n.inject.front().map_or(0, |h| h.out as usize);
+            n.links[out].heads += 1;
             self.try_input(n, self.ports() * self.vcs as usize, ctx);
         }
     }
@@ -938,6 +961,7 @@ impl Model for Network {
                 };
                 n.counts.max_input = n.counts.max_input.max(len as u16);
                 if len == 1 {
+                    n.links[pkt.out as usize].heads += 1;
                     self.try_input(n, q, ctx);
                 }
             }
@@ -950,11 +974,11 @@ impl Model for Network {
                 }
                 *c += 1;
                 n.counts.max_credits = n.counts.max_credits.max(*c);
-                self.try_output(n, port as usize, ctx);
+                self.try_output(n, port as usize, None, ctx);
             }
             Msg::Wake { port } => {
                 n.links[port as usize].wake = -1.0;
-                self.try_output(n, port as usize, ctx);
+                self.try_output(n, port as usize, None, ctx);
             }
             Msg::Ready => {
                 n.inject_wake = -1.0;

@@ -104,6 +104,18 @@ impl Queues {
         p
     }
 
+    /// The head of every non-empty queue, with the queue's index (a scan
+    /// over the positions, which are small and adjacent, not the slots).
+    #[inline]
+    pub(crate) fn heads(&self) -> impl Iterator<Item = (usize, &Packet)> + '_ {
+        let cap = self.cap as usize;
+        self.lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.len > 0)
+            .map(move |(q, l)| (q, &self.slots[q * cap + l.head as usize]))
+    }
+
     /// Packets in every queue.
     pub(crate) fn total(&self) -> u64 {
         self.lanes.iter().map(|l| l.len as u64).sum()
@@ -120,6 +132,11 @@ pub(crate) struct Link {
     /// Packets sent, and busy time within the measured window.
     pub(crate) packets: u64,
     pub(crate) busy: f64,
+    /// Input heads (of a virtual channel or the injection queue, ready or
+    /// not) whose dimension-order output this is: under dimension-order
+    /// routing, when it is 0 nothing waits here and when it is 1 the caller's
+    /// packet is the only candidate, so the output need not scan its inputs.
+    pub(crate) heads: u32,
 }
 
 /// What a node counts.
