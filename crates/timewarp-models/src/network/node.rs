@@ -49,10 +49,11 @@ pub(crate) struct Lane {
 /// Fixed-capacity FIFO queues in one flat buffer (one allocation however
 /// many ports and virtual channels: a state snapshot is one copy).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[repr(C)]
 pub(crate) struct Queues {
-    cap: u16,
-    slots: Vec<Packet>,
     pub(crate) lanes: Vec<Lane>,
+    slots: Vec<Packet>,
+    cap: u16,
 }
 
 impl Queues {
@@ -141,11 +142,17 @@ pub(crate) struct Link {
 
 /// What a node counts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[repr(C)] // the fields every event touches first, in one cache line
 pub(crate) struct Counts {
     /// Events this node processed (committed ones, in the final state).
     pub events: u64,
     /// Router-to-router hops started here.
     pub hops: u64,
+    /// Most packets ever held by one input buffer (virtual channel) and by
+    /// one output buffer, and the most credits ever held for one.
+    pub max_input: u16,
+    pub max_output: u16,
+    pub max_credits: u16,
     /// Packets created here and delivered here, over the whole run.
     pub injected: u64,
     pub delivered: u64,
@@ -168,32 +175,28 @@ pub(crate) struct Counts {
     /// Messages created in the window and delivered whole: count, latency sum.
     pub msg_n: u64,
     pub msg_lat_sum: f64,
-    /// Most packets ever held by one input buffer (virtual channel) and by
-    /// one output buffer, and the most credits ever held for one.
-    pub max_input: u16,
-    pub max_output: u16,
-    pub max_credits: u16,
 }
 
 /// One node: a router with its NIC.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[repr(C)] // what every event touches first: two cache lines, not the struct's seven
 pub struct Node {
     /// Input buffers, one per (network port, virtual channel).
     pub(crate) input: Queues,
-    /// The NIC's injection queue (unbounded: the source queue).
-    pub(crate) inject: VecDeque<Packet>,
-    /// Output buffers per (port incl. ejection, virtual channel); empty
-    /// (capacity 0 queues) for input-buffered switches.
-    pub(crate) output: Queues,
     /// Output links: network ports, then ejection.
     pub(crate) links: Vec<Link>,
+    pub(crate) counts: Counts,
+    /// The NIC's injection queue (unbounded: the source queue).
+    pub(crate) inject: VecDeque<Packet>,
     /// Time of the pending injection wake-up (the next packet's head reaches the router), or -1.
     pub(crate) inject_wake: f64,
     /// Earliest time the next injected packet's head can reach the router.
     pub(crate) inject_next: f64,
     /// Messages created here so far.
     pub(crate) next_msg: u32,
+    /// Output buffers per (port incl. ejection, virtual channel); empty
+    /// (capacity 0 queues) for input-buffered switches.
+    pub(crate) output: Queues,
     /// Messages being reassembled here: (source, message, packets still missing, created).
     pub(crate) partial: Vec<(u32, u32, u32, f64)>,
-    pub(crate) counts: Counts,
 }
