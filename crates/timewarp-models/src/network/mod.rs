@@ -608,18 +608,18 @@ impl Network {
     #[inline]
     fn take_input(&self, n: &mut Node, i: usize, ctx: &mut Ctx<'_, Self>) -> Packet {
         let v = self.vcs as usize;
-        if i == self.ports() * v {
-            let p = n.inject.pop_front().expect("a packet at the head of the injection queue");
-            n.links[p.out as usize].heads -= 1;
-            if let Some(h) = n.inject.front() {
-                n.links[h.out as usize].heads += 1;
-            }
-            return p;
-        }
-        let p = n.input.pop(i);
+        let injected = i == self.ports() * v;
+        let p = if injected {
+            n.inject.pop_front().expect("a packet at the head of the injection queue")
+        } else {
+            n.input.pop(i)
+        };
         n.links[p.out as usize].heads -= 1;
-        if let Some(h) = n.input.head(i) {
-            n.links[h.out as usize].heads += 1;
+        if let Some(out) = self.input_head(n, i).map(|h| h.out as usize) {
+            n.links[out].heads += 1;
+        }
+        if injected {
+            return p;
         }
         let (port, vc) = (i / v, i % v);
         let up = self.topology.neighbour(ctx.lp(), port).expect("an input port with a link");
