@@ -16,3 +16,4 @@
 pub mod network;
 pub mod pcs;
 pub mod phold;
+pub mod tlm;
