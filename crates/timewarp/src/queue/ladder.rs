@@ -6,7 +6,11 @@
 //!
 //! * **Bottom**: a short `Vec` sorted in descending key order (pop is
 //!   `Vec::pop`), followed by the **spill**, an unsorted `Vec` of keys larger
-//!   than all of Bottom (so inserts that land past Bottom's end are `O(1)`);
+//!   than all of Bottom (so inserts that land past Bottom's end are `O(1)`).
+//!   A Bottom of one time cannot become a rung; when it is long (a TLM step:
+//!   a million events at one time), inserts inside it go to the **overflow**
+//!   heap beside it instead of shifting it (`O(log n)`, not `O(n)`), and pop
+//!   takes the smaller of the two;
 //! * **Rungs** `nrungs-1 ..= 0`: arrays of time buckets, each rung spreading
 //!   one bucket of the rung above it (rung 0 spreads the old Top);
 //! * **Top**: an unsorted `Vec` of everything later than `top_floor`.
@@ -208,8 +212,33 @@ pub struct LadderQueue<P = u32> {
     pool: Pool<P>,
     /// Sorted in descending key order.
     bottom: Vec<Entry<P>>,
-    /// Unsorted; every key is above all of `bottom` and below all rungs.
+    /// Unsorted; every key is above all of `bottom` and `overflow` and below all rungs.
     spill: Vec<Entry<P>>,
+    /// Inserts inside a long Bottom of one time: a min-heap, part of the lowest tier.
+    overflow: std::collections::BinaryHeap<Low<P>>,
+    /// Largest key put in `overflow` since it was last empty.
+    overflow_max: (u64, u32, u64),
+}
+
+/// An entry ordered for a min-heap (`BinaryHeap` is a max-heap).
+#[derive(Debug, Clone, Copy)]
+struct Low<P>(Entry<P>);
+
+impl<P> PartialEq for Low<P> {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.ord() == o.0.ord()
+    }
+}
+impl<P> Eq for Low<P> {}
+impl<P> PartialOrd for Low<P> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<P> Ord for Low<P> {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.0.ord().cmp(&self.0.ord())
+    }
 }
 
 impl<P> Default for LadderQueue<P> {
@@ -226,6 +255,8 @@ impl<P> Default for LadderQueue<P> {
             pool: Pool::default(),
             bottom: Vec::new(),
             spill: Vec::new(),
+            overflow: std::collections::BinaryHeap::new(),
+            overflow_max: (0, 0, 0),
         }
     }
 }
@@ -241,22 +272,51 @@ impl<P: Copy> LadderQueue<P> {
         self.nrungs
     }
 
-    /// Inserts below every rung: into Bottom or the spill.
+    /// Inserts below every rung: into Bottom, the overflow or the spill.
     #[inline]
     fn push_low(&mut self, e: Entry<P>) {
+        let k = e.ord();
+        if !self.overflow.is_empty() && k < self.overflow_max {
+            self.overflow.push(Low(e));
+            return;
+        }
         match self.bottom.first() {
-            Some(max) if e.ord() < max.ord() => {
-                let k = e.ord();
+            Some(max) if k < max.ord() => {
+                let n = self.bottom.len();
+                if n >= BOTTOM_LIMIT && (self.nrungs == MAX_RUNGS || self.bottom[0].time == self.bottom[n - 1].time) {
+                    // A long Bottom that cannot be spread: keep it, heap the insert.
+                    self.overflow_max = if self.overflow.is_empty() { k } else { self.overflow_max.max(k) };
+                    self.overflow.push(Low(e));
+                    return;
+                }
                 let pos = self.bottom.partition_point(|x| x.ord() > k);
                 self.bottom.insert(pos, e);
-                let n = self.bottom.len();
                 // Only times can be spread: a Bottom at one time stays.
-                if n > BOTTOM_LIMIT && self.nrungs < MAX_RUNGS && self.bottom[0].time > self.bottom[n - 1].time {
+                if n + 1 > BOTTOM_LIMIT && self.nrungs < MAX_RUNGS && self.bottom[0].time > self.bottom[n].time {
                     self.bottom_to_rung();
                 }
             }
             _ => self.spill.push(e),
         }
+    }
+
+    /// Whether the lowest tier (Bottom and the overflow) is empty.
+    #[inline]
+    fn low_is_empty(&self) -> bool {
+        self.bottom.is_empty() && self.overflow.is_empty()
+    }
+
+    /// Removes the smallest entry of the lowest tier (which is not empty).
+    #[inline]
+    fn pop_low(&mut self) -> Option<Entry<P>> {
+        let take_overflow = match (self.overflow.peek(), self.bottom.last()) {
+            (Some(h), Some(b)) => h.0.ord() < b.ord(),
+            (h, _) => h.is_some(),
+        };
+        if take_overflow {
+            return self.overflow.pop().map(|l| l.0);
+        }
+        self.bottom.pop()
     }
 
     /// Turns a Bottom grown by inserts (plus the spill) into a new deepest
@@ -266,17 +326,19 @@ impl<P: Copy> LadderQueue<P> {
         let (lo, hi) = time_range(&self.spill);
         let lo = lo.min(self.bottom[self.bottom.len() - 1].time);
         let hi = hi.max(self.bottom[0].time);
+        let (lo, hi) = self.overflow.iter().fold((lo, hi), |(lo, hi), e| (lo.min(e.0.time), hi.max(e.0.time)));
         let k = self.nrungs;
         self.ensure_rung(k);
         let rung = &mut self.rungs[k];
-        rung.open(self.bottom.len() + self.spill.len(), lo, hi);
-        for &e in self.bottom.iter().chain(self.spill.iter()) {
+        rung.open(self.bottom.len() + self.spill.len() + self.overflow.len(), lo, hi);
+        for &e in self.bottom.iter().chain(self.spill.iter()).chain(self.overflow.iter().map(|l| &l.0)) {
             let i = rung.index(e.time);
             rung.insert(&mut self.pool, i, e);
         }
         rung.filled = rung.added;
         self.bottom.clear();
         self.spill.clear();
+        self.overflow.clear();
         self.nrungs += 1;
     }
 
@@ -377,7 +439,11 @@ impl<P: Copy> LadderQueue<P> {
     /// Checks the structural invariants (tests only).
     #[cfg(test)]
     pub(crate) fn check(&self) {
-        let mut n = self.top.len() + self.bottom.len() + self.spill.len();
+        let mut n = self.top.len() + self.bottom.len() + self.spill.len() + self.overflow.len();
+        for h in &self.overflow {
+            assert!(h.0.ord() <= self.overflow_max);
+            assert!(self.spill.iter().all(|e| e.ord() > h.0.ord()));
+        }
         for e in &self.top {
             assert!(e.time > self.top_floor);
             assert!(e.time >= self.top_min && e.time <= self.top_max);
@@ -417,7 +483,12 @@ impl<P: Copy> LadderQueue<P> {
             assert!(r.heads.iter().all(|&h| h == 0));
         }
         if let Some(u) = upper {
-            assert!(self.bottom.iter().chain(&self.spill).all(|e| e.ord() < u));
+            assert!(self
+                .bottom
+                .iter()
+                .chain(&self.spill)
+                .chain(self.overflow.iter().map(|l| &l.0))
+                .all(|e| e.ord() < u));
         }
         let mut free = 0;
         let mut l = self.pool.free;
@@ -460,19 +531,23 @@ impl<P: Copy + Send> PendingQueue<P> for LadderQueue<P> {
 
     #[inline]
     fn pop(&mut self) -> Option<Entry<P>> {
-        if self.bottom.is_empty() && !self.refill() {
+        if self.low_is_empty() && !self.refill() {
             return None;
         }
         self.len -= 1;
-        self.bottom.pop()
+        self.pop_low()
     }
 
     #[inline]
     fn peek(&mut self) -> Option<Key> {
-        if self.bottom.is_empty() && !self.refill() {
+        if self.low_is_empty() && !self.refill() {
             return None;
         }
-        self.bottom.last().map(Entry::key)
+        match (self.bottom.last(), self.overflow.peek()) {
+            (Some(b), Some(h)) if h.0.ord() < b.ord() => Some(h.0.key()),
+            (None, Some(h)) => Some(h.0.key()),
+            (b, _) => b.map(Entry::key),
+        }
     }
 
     #[inline]
@@ -483,6 +558,9 @@ impl<P: Copy + Send> PendingQueue<P> for LadderQueue<P> {
     #[inline]
     fn upcoming(&self, k: usize) -> Option<P> {
         // Bottom is sorted descending: the k-th next entry is k from the end.
+        if !self.overflow.is_empty() {
+            return None;
+        }
         self.bottom.len().checked_sub(k + 1).map(|i| self.bottom[i].item)
     }
 }
@@ -572,6 +650,53 @@ mod tests {
         }
         q.check();
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn inserts_inside_a_long_one_time_bottom_use_the_overflow_heap() {
+        // A TLM step under conservative windows: many pulses at one time
+        // (age 0) already in Bottom when pulses from another PE arrive with
+        // ties between theirs; each popped pulse schedules its cell's scatter
+        // at the same time (age 1) and pulses for the next step. Checked
+        // against a sorted set.
+        let mut q = LadderQueue::new();
+        let mut want = std::collections::BTreeSet::new();
+        let mut x = 7u64;
+        for i in 0..3000u64 {
+            q.push(e(1.0, 0, 2 * i));
+            want.insert((1.0f64.to_bits(), 0, 2 * i));
+        }
+        let mut used_overflow = false;
+        let mut tie = 10_000;
+        for step in 0..12_000 {
+            let Some(got) = q.pop() else { break };
+            let w = want.pop_first().unwrap();
+            assert_eq!(got.ord(), w);
+            if step == 0 {
+                for i in 0..2000u64 {
+                    let k = 2 * (i * 7 % 2000) + 1; // distinct, in scrambled order
+                    q.push(e(1.0, 0, k));
+                    want.insert((1.0f64.to_bits(), 0, k));
+                }
+            }
+            if got.age == 0 {
+                for (t, age) in [(got.time, 1), (got.time + 1.0, 0)] {
+                    tie += 1 + lcg(&mut x) % 5;
+                    let k = if age == 1 { 1_000_000 - tie } else { tie };
+                    q.push(e(t, age, k));
+                    want.insert((t.to_bits(), age, k));
+                }
+            }
+            used_overflow |= !q.overflow.is_empty();
+            if lcg(&mut x) & 63 == 0 {
+                q.check();
+            }
+        }
+        assert!(used_overflow, "the test should exercise the overflow heap");
+        while let Some(got) = q.pop() {
+            assert_eq!(got.ord(), want.pop_first().unwrap());
+        }
+        assert!(want.is_empty());
     }
 
     #[test]
