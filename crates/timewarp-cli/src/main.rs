@@ -2,6 +2,7 @@
 
 mod args;
 mod models;
+mod picture;
 
 use args::EngineArgs;
 use clap::{Parser, Subcommand};
@@ -36,10 +37,25 @@ enum Cmd {
     List,
 }
 
+/// What to do with a model's typed results after a run (write its files).
+type After<'a, R> = &'a dyn Fn(&R) -> Result<(), String>;
+
 /// What to do with a model once its options are parsed (generic over the
-/// model type); returns the model results when it ran the model here.
+/// model type); returns the model results when it ran the model here, after
+/// handing them to `after`.
 trait Action {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String>;
+    fn apply<M: Model>(
+        &self,
+        model: &M,
+        engine: &EngineArgs,
+        default_end: f64,
+        after: After<'_, M::Results>,
+    ) -> Result<Option<Value>, String>;
+}
+
+/// Nothing to do after the run.
+fn nothing<R>(_: &R) -> Result<(), String> {
+    Ok(())
 }
 
 /// `timewarp run`, in this process (and, with MPI, its peers).
@@ -51,13 +67,25 @@ struct Verify<'a> {
 }
 
 impl Action for Run<'_> {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String> {
-        execute(model, engine, default_end, self.procs)
+    fn apply<M: Model>(
+        &self,
+        model: &M,
+        engine: &EngineArgs,
+        default_end: f64,
+        after: After<'_, M::Results>,
+    ) -> Result<Option<Value>, String> {
+        execute(model, engine, default_end, self.procs, after)
     }
 }
 
 impl Action for Verify<'_> {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String> {
+    fn apply<M: Model>(
+        &self,
+        model: &M,
+        engine: &EngineArgs,
+        default_end: f64,
+        _after: After<'_, M::Results>,
+    ) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
             return Err(format!(
                 "verify runs in one process, but this run has {} MPI processes; run `timewarp run` under mpirun \
@@ -175,11 +203,11 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Phold { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 20.0).map(drop)
+            action.apply(&m, &engine, 20.0, &nothing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
-            let results = action.apply(&m, &engine, 20_000.0)?;
+            let results = action.apply(&m, &engine, 20_000.0, &nothing)?;
             match (&model.link_stats, results) {
                 (Some(path), Some(r)) => write_link_stats(path, &r),
                 _ => Ok(()),
@@ -188,9 +216,53 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Pcs { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 100.0).map(drop)
+            action.apply(&m, &engine, 100.0, &nothing).map(drop)
+        }
+        ModelCmd::Tlm { model, engine } => {
+            let end = engine.end.unwrap_or(TLM_END);
+            let m = model.model(engine.seed, end)?;
+            let after = |r: &timewarp_models::tlm::TlmResults| {
+                if let (Some(path), Some(field)) = (&model.image, &r.field) {
+                    picture::write_field(path, field)?;
+                }
+                match &model.receivers_csv {
+                    Some(path) => write_signals(path, r),
+                    None => Ok(()),
+                }
+            };
+            action.apply(&m, &engine, TLM_END, &after).map(drop)
         }
     }
+}
+
+/// Default end of a TLM run, in steps.
+const TLM_END: f64 = 150.0;
+
+/// Writes every receiver's node voltage per step (0 where its cell was quiet).
+fn write_signals(path: &std::path::Path, r: &timewarp_models::tlm::TlmResults) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write receiver signals to {}: {e}", path.display());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
+    write!(f, "step").map_err(fail)?;
+    for rx in &r.receivers {
+        write!(f, ",x{}_y{}_z{}", rx.x, rx.y, rx.z).map_err(fail)?;
+    }
+    writeln!(f).map_err(fail)?;
+    let mut next = vec![0usize; r.signals.len()];
+    for step in 0..r.steps as u32 {
+        write!(f, "{step}").map_err(fail)?;
+        for (sig, i) in r.signals.iter().zip(&mut next) {
+            let v = match sig.get(*i) {
+                Some(&(t, v)) if t == step => {
+                    *i += 1;
+                    v
+                }
+                _ => 0.0,
+            };
+            write!(f, ",{v}").map_err(fail)?;
+        }
+        writeln!(f).map_err(fail)?;
+    }
+    f.flush().map_err(fail)
 }
 
 /// Writes the network's per-link figures (`model_results.links`) as CSV.
@@ -254,7 +326,13 @@ fn print_results(results: &serde_json::Value) {
 }
 
 /// Runs one model with the engine options and prints / writes the results.
-fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &Procs) -> Result<Option<Value>, String> {
+fn execute<M: Model>(
+    model: &M,
+    engine: &EngineArgs,
+    default_end: f64,
+    procs: &Procs,
+    after: After<'_, M::Results>,
+) -> Result<Option<Value>, String> {
     let cfg = engine.config(default_end)?;
     // Open the stats file before running: a bad path should not cost a whole run.
     let stats_file = match &engine.stats_json {
@@ -265,6 +343,7 @@ fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &P
         _ => None,
     };
     let Some(report) = procs.run(model, &cfg)? else { return Ok(None) };
+    after(&report.results)?;
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     if !engine.quiet {
         print!("{}", report.stats.table());

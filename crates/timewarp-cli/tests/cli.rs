@@ -226,3 +226,107 @@ fn network_runs_writes_link_stats_and_refuses_bad_shapes() {
     assert_clear_error(&["run", "network", "--load", "2"], "--load");
     assert_clear_error(&["run", "network", "--traffic", "zigzag"], "zigzag");
 }
+
+#[test]
+fn tlm_runs_and_writes_an_image_receiver_signals_and_results() {
+    let img = tmp("field.png");
+    let csv = tmp("rx.csv");
+    let sources = tmp("sources.txt");
+    std::fs::write(&sources, "# x y\n6 12\n30 30\n").unwrap();
+    let (i, c, s) = (img.to_str().unwrap(), csv.to_str().unwrap(), sources.to_str().unwrap());
+    let a = stats(&[
+        "run",
+        "tlm",
+        "--size",
+        "40x36",
+        "--sources-file",
+        s,
+        "--receiver-at",
+        "21,21",
+        "--receivers",
+        "2",
+        "--obstacles",
+        "urban",
+        "--block-size",
+        "5",
+        "--street-width",
+        "3",
+        "--end",
+        "50",
+        "--image",
+        i,
+        "--image-at",
+        "30",
+        "--receivers-csv",
+        c,
+    ]);
+    let r = &a["model_results"];
+    assert_eq!(r["cells"], 40 * 36);
+    assert_eq!(r["steps"], 50);
+    assert_eq!(r["events"], a["committed_events"]);
+    assert_eq!(r["receivers"].as_array().unwrap().len(), 3);
+    assert!(r["energy_final"].as_f64().unwrap() > 0.0);
+    // A PNG of the grid's size.
+    let png = std::fs::read(&img).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 40);
+    assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), 36);
+    // A header and one row per step, a column per receiver; its peak is the results' peak.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[0].starts_with("step,x21_y21_z0,"), "{}", rows[0]);
+    assert_eq!(rows[0].split(',').count(), 4);
+    assert_eq!(rows.len(), 51);
+    let peak = rows[1..].iter().map(|l| l.split(',').nth(1).unwrap().parse::<f64>().unwrap().abs()).fold(0.0, f64::max);
+    assert_eq!(peak, r["receivers"][0]["peak"].as_f64().unwrap());
+    // Same seed, same random placement and city: same digest and results in another mode.
+    let b = stats(&[
+        "run",
+        "tlm",
+        "--size",
+        "40x36",
+        "--sources-file",
+        s,
+        "--receiver-at",
+        "21,21",
+        "--receivers",
+        "2",
+        "--obstacles",
+        "urban",
+        "--block-size",
+        "5",
+        "--street-width",
+        "3",
+        "--end",
+        "50",
+        "--image",
+        i,
+        "--image-at",
+        "30",
+        "--sync",
+        "conservative",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(a["digest"], b["digest"]);
+    assert_eq!(a["model_results"], b["model_results"]);
+    let help = String::from_utf8_lossy(&timewarp(&["run", "tlm", "--help"]).stdout).into_owned();
+    for flag in
+        ["--size", "--boundary-reflection", "--terrain", "--sources", "--threshold", "--image-at", "--receivers-csv"]
+    {
+        assert!(help.contains(flag), "tlm help lacks {flag}");
+    }
+    assert!(String::from_utf8_lossy(&timewarp(&["list"]).stdout).contains("tlm"));
+}
+
+#[test]
+fn tlm_bad_input_is_one_clear_line() {
+    assert_clear_error(&["run", "tlm", "--size", "10"], "XxY");
+    assert_clear_error(&["run", "tlm", "--size", "10x0"], "at least 1");
+    assert_clear_error(&["run", "tlm", "--source-at", "10,10", "--size", "8x8"], "outside");
+    assert_clear_error(&["run", "tlm", "--boundary-reflection", "2"], "--boundary-reflection");
+    assert_clear_error(&["run", "tlm", "--image", "/tmp/x.png", "--image-at", "500", "--end", "100"], "--image-at");
+    assert_clear_error(&["run", "tlm", "--size", "8x8", "--sources", "65"], "do not fit");
+    assert_clear_error(&["run", "tlm", "--terrain", "/nonexistent/terrain.txt"], "cannot read");
+    assert_clear_error(&["run", "tlm", "--end", "1e12"], "--end");
+}

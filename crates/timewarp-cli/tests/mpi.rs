@@ -156,6 +156,30 @@ fn network_matches_sequential() {
 }
 
 #[test]
+fn tlm_matches_sequential() {
+    let m = [
+        "tlm",
+        "--size",
+        "30x24",
+        "--obstacles",
+        "urban",
+        "--block-size",
+        "4",
+        "--street-width",
+        "3",
+        "--sources",
+        "3",
+        "--receivers",
+        "2",
+        "--end",
+        "40",
+    ];
+    assert_same_as_sequential(&m, &["optimistic", "conservative"], &[1, 2], &[]);
+    let m = ["tlm", "--size", "10x9x3", "--waveform", "sine", "--boundary-reflection", "-1", "--end", "30"];
+    assert_same_as_sequential(&m, &["optimistic"], &[2], &["--mapping", "random"]);
+}
+
+#[test]
 fn random_configurations_match_sequential() {
     // A seeded list of configurations (the same every run): process and
     // thread counts, batch, KPs, GVT interval, queue, mode and model
