@@ -63,12 +63,17 @@ impl HashWriter {
     }
 }
 
-/// Hash of a serialisable value (the canonical JSON encoding of it).
+/// Hash of a serialisable value: of its postcard encoding (compact, and
+/// exact: floats by their bits), or of its JSON encoding for the rare value
+/// postcard cannot encode (a sequence of unknown length).
 pub fn hash_value<T: Serialize>(v: &T) -> u64 {
     let mut w = HashWriter::default();
-    // Writing to a HashWriter cannot fail; a state that cannot be serialised
-    // (a map with non-string keys) still gets a stable, if weaker, hash.
-    let _ = serde_json::to_writer(&mut w, v);
+    if postcard::to_io(v, &mut w).is_err() {
+        w = HashWriter::default();
+        // Writing to a HashWriter cannot fail; a state JSON cannot encode
+        // either (a map with non-string keys) still gets a stable, if weaker, hash.
+        let _ = serde_json::to_writer(&mut w, v);
+    }
     w.finish()
 }
 
