@@ -13,7 +13,8 @@ use timewarp::Model;
 
 /// timewarp: an optimistic (Time Warp) parallel discrete-event simulator.
 #[derive(Parser, Debug)]
-#[command(name = "timewarp", version, about, propagate_version = true)]
+// No help screen for a missing subcommand: the error and the usage line.
+#[command(name = "timewarp", version, about, propagate_version = true, arg_required_else_help = false)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -22,12 +23,14 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Run a model and print a summary (see `timewarp run <model> --help`).
+    #[command(arg_required_else_help = false)]
     Run {
         #[command(subcommand)]
         model: ModelCmd,
     },
     /// Run a model sequentially and in parallel and compare what they commit
     /// (exit 0 when identical; otherwise report the first LP and event that differ).
+    #[command(arg_required_else_help = false)]
     Verify {
         #[command(subcommand)]
         model: ModelCmd,
@@ -52,7 +55,13 @@ struct Verify<'a> {
 
 impl Action for Run<'_> {
     fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String> {
-        execute(model, engine, default_end, self.procs)
+        let cfg = engine.config(default_end)?;
+        if self.procs.rank() == 0 {
+            for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
+                eprintln!("{note}");
+            }
+        }
+        execute(model, &cfg, engine, self.procs)
     }
 }
 
@@ -65,7 +74,11 @@ impl Action for Verify<'_> {
                 self.procs.size()
             ));
         }
-        verify(model, engine, default_end).map(|()| None)
+        let cfg = engine.config_for_verify(default_end)?;
+        for note in engine.notes(&cfg, model.num_lps(), cfg.threads) {
+            eprintln!("{note}");
+        }
+        verify(model, cfg, engine).map(|()| None)
     }
 }
 
@@ -131,21 +144,13 @@ fn main() -> ExitCode {
     let lead = procs.rank() == 0;
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            // --help, --version
+        Err(e) => {
+            // clap's whole message: what is wrong, the accepted values or the
+            // nearest spelling, and the usage (help and version go to stdout, exit 0).
             if lead {
                 let _ = e.print();
             }
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            // One clear line, not a screenful: the first line of clap's message.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: bad command line");
-            if lead {
-                eprintln!("{first} (see --help)");
-            }
-            return ExitCode::from(2);
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
         }
     };
     let result = match cli.cmd {
@@ -206,8 +211,7 @@ fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), Strin
 }
 
 /// `timewarp verify`: sequential against the requested parallel configuration.
-fn verify<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
-    let mut cfg = engine.config_for_verify(default_end)?;
+fn verify<M: Model>(model: &M, mut cfg: timewarp::Config, engine: &EngineArgs) -> Result<(), String> {
     cfg.progress = false;
     let v = timewarp::verify::verify(model, &cfg).map_err(|e| args::describe(&e))?;
     let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
@@ -254,8 +258,12 @@ fn print_results(results: &serde_json::Value) {
 }
 
 /// Runs one model with the engine options and prints / writes the results.
-fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &Procs) -> Result<Option<Value>, String> {
-    let cfg = engine.config(default_end)?;
+fn execute<M: Model>(
+    model: &M,
+    cfg: &timewarp::Config,
+    engine: &EngineArgs,
+    procs: &Procs,
+) -> Result<Option<Value>, String> {
     // Open the stats file before running: a bad path should not cost a whole run.
     let stats_file = match &engine.stats_json {
         Some(p) if procs.rank() == 0 => {
@@ -264,7 +272,7 @@ fn execute<M: Model>(model: &M, engine: &EngineArgs, default_end: f64, procs: &P
         }
         _ => None,
     };
-    let Some(report) = procs.run(model, &cfg)? else { return Ok(None) };
+    let Some(report) = procs.run(model, cfg)? else { return Ok(None) };
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     if !engine.quiet {
         print!("{}", report.stats.table());

@@ -1,6 +1,6 @@
 //! Command-line front ends of the shipped models: their options and defaults.
 
-use crate::args::{non_negative_f64, probability, EngineArgs};
+use crate::args::{choice, non_negative_f64, probability, whole, EngineArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use timewarp_models::network::{self, Network, Routing, Selection, Switch, Topology, Traffic};
@@ -11,10 +11,10 @@ use timewarp_models::phold::Phold;
 #[derive(Args, Debug, Clone)]
 pub(crate) struct PholdArgs {
     /// Number of LPs.
-    #[arg(long, default_value_t = 16_384, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 16_384, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub lps: u32,
     /// Initial events per LP.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub population: u32,
     /// Mean of the exponential part of each delay.
     #[arg(long, default_value_t = 1.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
@@ -26,7 +26,7 @@ pub(crate) struct PholdArgs {
     #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
     pub remote: f64,
     /// Busy-work iterations per event (event grain).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub compute: u32,
 }
 
@@ -47,16 +47,16 @@ impl PholdArgs {
 #[derive(Args, Debug, Clone)]
 pub(crate) struct PcsArgs {
     /// Cells along x (the grid wraps around).
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 32, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub cells_x: u32,
     /// Cells along y.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 32, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub cells_y: u32,
     /// Radio channels per cell.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 10, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub channels: u32,
     /// Portables (subscribers) starting in each cell.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub portables_per_cell: u32,
     /// Call attempts per unit time by an idle portable.
     #[arg(long, default_value_t = 0.5, value_parser = non_negative_f64, allow_negative_numbers = true)]
@@ -68,7 +68,7 @@ pub(crate) struct PcsArgs {
     #[arg(long, default_value_t = 0.04, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub move_rate: f64,
     /// Call arrival process: engset (idle portables call; finite source) or poisson (per cell; Erlang-B).
-    #[arg(long, default_value = "engset", value_parser = |s: &str| s.parse::<Arrivals>())]
+    #[arg(long, default_value = "engset", value_parser = choice::<Arrivals>(&["engset", "poisson"]))]
     pub arrivals: Arrivals,
 }
 
@@ -94,34 +94,34 @@ pub(crate) struct NetworkArgs {
     #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube"])]
     pub topology: String,
     /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
-    #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
     pub dims: Vec<u32>,
     /// Nodes of a hypercube (a power of two).
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub nodes: u32,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot.
-    #[arg(long, default_value = "uniform", value_parser = |s: &str| s.parse::<Traffic>())]
+    #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot"]))]
     pub traffic: Traffic,
     /// Offset of --traffic shift (node s sends to s + K mod N).
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub shift: u32,
     /// Hot nodes (ids 0..H) of --traffic hotspot.
-    #[arg(long, value_name = "H", default_value_t = 1)]
+    #[arg(long, value_name = "H", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub hotspot_nodes: u32,
     /// Fraction of messages sent to a hot node (--traffic hotspot).
     #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
     pub hotspot_fraction: f64,
     /// Message creation at each node: poisson or periodic.
-    #[arg(long, default_value = "poisson", value_parser = |s: &str| s.parse::<network::Arrivals>())]
+    #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic"]))]
     pub arrivals: network::Arrivals,
     /// Offered load per node, as a fraction of the injection link's bandwidth (0..1).
     #[arg(long, default_value_t = 0.3, value_parser = probability, allow_negative_numbers = true)]
     pub load: f64,
     /// Bytes per message.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub message_bytes: u32,
     /// Most bytes per packet.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub packet_bytes: u32,
     /// Link bandwidth in bytes per ns (4 = 32 Gb/s).
     #[arg(long, default_value_t = 4.0, value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
@@ -133,21 +133,21 @@ pub(crate) struct NetworkArgs {
     #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub router_delay: f64,
     /// Virtual channels per port (a torus needs 2 or more: dateline classes).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub vcs: u32,
     /// Buffer per virtual channel, in packets.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub buffer_packets: u32,
     /// Switch: input-buffered or output-buffered.
-    #[arg(long, default_value = "input-buffered", value_parser = |s: &str| s.parse::<Switch>())]
+    #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered"]))]
     pub switch: Switch,
     /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
     /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise).
-    #[arg(long, default_value = "dimension-order", value_parser = |s: &str| s.parse::<Routing>())]
+    #[arg(long, default_value = "dimension-order", value_parser = choice::<Routing>(&["dimension-order", "adaptive"]))]
     pub routing: Routing,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
-    #[arg(long, default_value = "load", value_parser = |s: &str| s.parse::<Selection>())]
+    #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
     pub selection: Selection,
     /// Statistics start at this time (ns).
     #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
@@ -202,6 +202,8 @@ impl NetworkArgs {
 #[derive(Subcommand, Debug, Clone)]
 pub(crate) enum ModelCmd {
     /// PHOLD synthetic benchmark: every event schedules one new event.
+    #[command(mut_arg("end", |a| a.default_value("20")
+        .help("Virtual end time, in units of the mean delay at the defaults; events at or after it are not processed")))]
     Phold {
         #[command(flatten)]
         model: PholdArgs,
@@ -210,6 +212,8 @@ pub(crate) enum ModelCmd {
     },
     /// Interconnection network: packets through credit-based virtual cut-through
     /// switches on a torus, mesh or hypercube (time in ns).
+    #[command(mut_arg("end", |a| a.default_value("20000")
+        .help("Virtual end time in ns; events at or after it are not processed")))]
     Network {
         #[command(flatten)]
         model: NetworkArgs,
@@ -217,6 +221,8 @@ pub(crate) enum ModelCmd {
         engine: EngineArgs,
     },
     /// PCS cellular network: calls, handoffs and blocking on a grid of cells.
+    #[command(mut_arg("end", |a| a.default_value("100")
+        .help("Virtual end time, in mean call durations (at the defaults); events at or after it are not processed")))]
     Pcs {
         #[command(flatten)]
         model: PcsArgs,

@@ -10,11 +10,13 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Bad input: non-zero exit, one line on stderr that says what is wrong, no panic.
+/// Bad input the engine or a model refuses: exit 1, one line on stderr that
+/// says what is wrong, no panic (malformed command lines, which get clap's
+/// whole message, are in `bad_input.rs`).
 fn assert_clear_error(args: &[&str], must_mention: &str) {
     let o = timewarp(args);
     let err = stderr(&o);
-    assert!(!o.status.success(), "{args:?} should fail");
+    assert_eq!(o.status.code(), Some(1), "{args:?} should fail: {err}");
     assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?} should print one line, got: {err}");
     assert!(err.starts_with("error"), "{err}");
@@ -88,21 +90,6 @@ fn zero_delays_give_timestamp_ties() {
 }
 
 #[test]
-fn bad_input_is_one_clear_line() {
-    assert_clear_error(&["run", "phold", "--frobnicate"], "--frobnicate");
-    assert_clear_error(&["run", "phold", "--lps", "0"], "--lps");
-    assert_clear_error(&["run", "phold", "--mean", "-1"], "--mean");
-    assert_clear_error(&["run", "phold", "--end", "soon"], "--end");
-    assert_clear_error(&["run", "phold", "--remote", "1.5"], "--remote");
-    assert_clear_error(&["run", "nosuchmodel"], "nosuchmodel");
-    assert_clear_error(&["run", "phold", "--threads", "2"], "--threads");
-    assert_clear_error(
-        &["run", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"],
-        "cannot write statistics to /nonexistent-dir/x.json",
-    );
-}
-
-#[test]
 fn help_documents_every_phold_parameter() {
     let o = timewarp(&["run", "phold", "--help"]);
     assert!(o.status.success());
@@ -148,8 +135,6 @@ fn pcs_runs_and_reports_blocking() {
     ]);
     assert_eq!(a["digest"], b["digest"]);
     assert_eq!(a["model_results"], b["model_results"]);
-    assert_clear_error(&["run", "pcs", "--channels", "0"], "--channels");
-    assert_clear_error(&["run", "pcs", "--call-duration", "-2"], "--call-duration");
 }
 
 #[test]
@@ -223,6 +208,4 @@ fn network_runs_writes_link_stats_and_refuses_bad_shapes() {
     assert_clear_error(&["run", "network", "--vcs", "1"], "--vcs");
     assert_clear_error(&["run", "network", "--topology", "hypercube", "--nodes", "100"], "power of two");
     assert_clear_error(&["run", "network", "--dims", "8,4", "--traffic", "transpose"], "transpose");
-    assert_clear_error(&["run", "network", "--load", "2"], "--load");
-    assert_clear_error(&["run", "network", "--traffic", "zigzag"], "zigzag");
 }

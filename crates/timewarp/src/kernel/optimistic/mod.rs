@@ -179,7 +179,7 @@ pub(crate) fn process_stats<M: Model, Q, N, P>(
     let mut stats = parallel_stats(base_stats(model, cfg, s), total, inits, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = shared.gvt.rounds();
     stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;
-    stats.kps_per_pe = cfg.kps_per_pe as u64;
+    stats.kps_per_pe = done.first().map_or(cfg.kps_per_pe, |d| d.0.kps_in_use()) as u64;
     stats.event_bytes = std::mem::size_of::<crate::event::Event<M::Msg, M::Undo>>() as u64;
     stats.gvt_series = std::mem::take(&mut shared.series.lock().unwrap_or_else(|p| p.into_inner()).points);
     stats

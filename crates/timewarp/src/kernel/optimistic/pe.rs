@@ -87,6 +87,13 @@ const WIDE: u64 = u64::MAX;
 /// Cancelled events in a pending queue before it is compacted (at least).
 const COMPACT_MIN: usize = 1024;
 
+impl<M: Model, Q, N, P> Pe<'_, M, Q, N, P> {
+    /// The KPs of this PE (`Config::kps_per_pe`, capped at the LPs per PE).
+    pub(crate) fn kps_in_use(&self) -> usize {
+        self.kps.len()
+    }
+}
+
 impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a, M, Q, N, P> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
@@ -302,7 +309,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     /// and cancelled entries of events the budget lets it process and undo).
     #[inline]
     fn held_limit(&self) -> usize {
-        self.q.len().saturating_sub(self.cancelled.len()) + 2 * self.budget
+        self.q.len().saturating_sub(self.cancelled.len()).saturating_add(self.budget.saturating_mul(2))
     }
 
     /// Processes up to `batch` events; returns (processed, throttled).
@@ -325,7 +332,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 self.window.squeeze(next.time);
             }
         }
-        let full = over(2 * limit);
+        let full = over(limit.saturating_mul(2));
         let spec = (self.uncommitted + held + self.received_len) as u64;
         if spec > self.stats.peak_speculative {
             self.stats.peak_speculative = spec;

@@ -1,0 +1,189 @@
+//! Every bad input ends cleanly: a table of command lines, each with the
+//! exit code and the message it must end with. A case passes only if the
+//! process exits by itself within [`LIMIT`] (the harness kills it after
+//! that and counts it as a failure), never panics, and says what was wrong:
+//! clap's whole message (error, accepted values or nearest spelling, usage)
+//! for a malformed command line, exactly one `error:` line for a value the
+//! engine or a model refuses.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest any case may take (a debug build on a slow, shared machine;
+/// every case is expected to end in well under a second).
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// How a case must end.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// A command-line error from clap: exit 2, first line `error: ...`.
+    Clap,
+    /// Refused by the engine or a model: exit 1, one line `error: ...`.
+    Line,
+    /// Runs (exit 0); stderr mentions the text (a note or a warning).
+    Note,
+}
+
+/// Output of a finished child.
+struct Ended {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `timewarp args` with `env`, killing it after [`LIMIT`].
+fn run(args: &[&str], env: &[(&str, &str)]) -> Result<Ended, String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_timewarp"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start timewarp: {e}"))?;
+    // Drain both pipes on threads so a chatty child never blocks on a full pipe.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+            break s;
+        }
+        if t0.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{args:?} did not end within {LIMIT:?}: killed"));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ok(Ended { code: status.code(), stdout: out.join().unwrap_or_default(), stderr: err.join().unwrap_or_default() })
+}
+
+/// Checks one case; returns what is wrong with it.
+fn check(args: &[&str], env: &[(&str, &str)], end: End, mention: &str) -> Result<(), String> {
+    let o = run(args, env)?;
+    let err = &o.stderr;
+    let fail = |what: &str| Err(format!("{args:?}: {what}; exit {:?}, stderr:\n{err}", o.code));
+    if err.contains("panicked") || err.contains("RUST_BACKTRACE") {
+        return fail("panicked");
+    }
+    let Some(code) = o.code else { return fail("killed by a signal") };
+    if !err.contains(mention) {
+        return fail(&format!("stderr does not mention '{mention}'"));
+    }
+    match end {
+        End::Clap => {
+            if code != 2 || !err.starts_with("error: ") || !err.contains("--help") {
+                return fail("expected clap's message (exit 2, 'error: ', a pointer to --help)");
+            }
+        }
+        End::Line => {
+            if code != 1 || !err.starts_with("error: ") || err.trim_end().lines().count() != 1 {
+                return fail("expected one 'error: ' line and exit 1");
+            }
+            if !o.stdout.is_empty() {
+                return fail(&format!("printed on stdout: {}", o.stdout));
+            }
+        }
+        End::Note => {
+            if code != 0 {
+                return fail("expected a successful run");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One case: arguments, environment, how it must end, what stderr must mention.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], End, &'a str);
+
+/// Runs every case (in parallel, a few at a time) and reports all failures at once.
+fn table(cases: &[(&[&str], End, &str)]) {
+    table_env(&cases.iter().map(|&(a, e, m)| (a, &[][..], e, m)).collect::<Vec<_>>());
+}
+
+/// [`table`] with an environment per case.
+fn table_env(cases: &[Case]) {
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let chunks: Vec<_> = cases
+            .chunks(cases.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk.iter().filter_map(|&(args, env, end, m)| check(args, env, end, m).err()).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{} of {} cases failed:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+}
+
+#[test]
+#[rustfmt::skip]
+fn malformed_command_lines_get_clap_s_whole_message() {
+    use End::Clap;
+    table(&[
+        (&[], Clap, "requires a subcommand"),
+        (&["run"], Clap, "requires a subcommand"),
+        (&["verify"], Clap, "requires a subcommand"),
+        (&["run", "nosuchmodel"], Clap, "nosuchmodel"),
+        (&["run", "phold", "--frobnicate"], Clap, "--frobnicate"),
+        (&["run", "phold", "--sync", "foo"], Clap, "possible values: sequential, check, optimistic, conservative"),
+        (&["run", "phold", "--thread", "2"], Clap, "a similar argument exists: '--threads'"),
+        (&["run", "phold", "--lps", "-5"], Clap, "must be a whole number from 1 to 4294967295, got -5"),
+        (&["run", "phold", "--lps", "0"], Clap, "--lps"),
+        (&["run", "phold", "--threads", "5000"], Clap, "from 1 to 4096"),
+        (&["run", "phold", "--batch", "-1"], Clap, "--batch"),
+        (&["run", "phold", "--seed", "-1"], Clap, "--seed"),
+        (&["run", "phold", "--mean", "-1"], Clap, "--mean"),
+        (&["run", "phold", "--end", "soon"], Clap, "--end"),
+        (&["run", "phold", "--end", "0"], Clap, "--end"),
+        (&["run", "phold", "--remote", "1.5"], Clap, "--remote"),
+        (&["run", "phold", "--queue", "splay"], Clap, "possible values: ladder, heap"),
+        (&["run", "pcs", "--arrivals", "erlang"], Clap, "possible values: engset, poisson"),
+        (&["run", "network", "--arrivals", "bursty"], Clap, "possible values: poisson, periodic"),
+        (&["run", "network", "--traffic", "neighbor"], Clap, "a similar value exists: 'neighbour'"),
+        (&["run", "network", "--switch", "input"], Clap, "input-buffered"),
+        (&["run", "network", "--routing", "dor"], Clap, "dimension-order"),
+        (&["run", "network", "--selection", "random"], Clap, "load, contention"),
+        (&["run", "network", "--topology", "ring"], Clap, "torus"),
+        (&["run", "network", "--dims", "1,4"], Clap, "--dims"),
+        (&["run", "network", "--vcs", "-2"], Clap, "--vcs"),
+        (&["run", "network", "--load", "2"], Clap, "--load"),
+        (&["run", "network", "--traffic", "zigzag"], Clap, "zigzag"),
+        (&["run", "pcs", "--channels", "0"], Clap, "--channels"),
+        (&["run", "pcs", "--call-duration", "-2"], Clap, "--call-duration"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip] // a table: one case per line
+fn refused_values_get_one_line() {
+    use End::Line;
+    table(&[
+        (&["run", "phold", "--threads", "2"], Line, "--threads"),
+        (&["run", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"], Line, "cannot write statistics to /nonexistent-dir/x.json"),
+        // 8 × batch × interval overflowed to 0 (a hang) or to nonsense.
+        (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741824", "--sync", "optimistic", "--threads", "2"], Line, "--batch"),
+        (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741823", "--sync", "optimistic", "--threads", "2"], Line, "give --event-memory"),
+        (&["run", "phold", "--event-memory", "0", "--sync", "optimistic", "--threads", "2"], Line, "--event-memory"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn options_a_run_does_not_use_as_given_get_a_note() {
+    use End::Note;
+    table(&[
+        (&["run", "phold", "--lps", "8", "--end", "2", "--event-memory", "0"], Note, "note: --event-memory applies to optimistic runs only"),
+        (&["run", "phold", "--lps", "64", "--end", "2", "--kps-per-pe", "4294967295", "--sync", "optimistic", "--threads", "2"], Note, "using 32 KPs per PE"),
+    ]);
+}
