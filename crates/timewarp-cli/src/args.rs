@@ -78,16 +78,16 @@ pub(crate) struct EngineArgs {
 impl EngineArgs {
     /// The parallel configuration `verify` compares with sequential
     /// (`--sync sequential`, the default, means optimistic here).
-    pub(crate) fn config_for_verify(&self, default_end: f64) -> Result<timewarp::Config, String> {
+    pub(crate) fn config_for_verify(&self) -> Result<timewarp::Config, String> {
         let mut a = self.clone();
         if a.sync == SyncArg::Sequential {
             a.sync = SyncArg::Optimistic;
         }
-        a.config(default_end)
+        a.config()
     }
 
     /// The engine configuration these options describe.
-    pub(crate) fn config(&self, default_end: f64) -> Result<timewarp::Config, String> {
+    pub(crate) fn config(&self) -> Result<timewarp::Config, String> {
         let sync = match self.sync {
             SyncArg::Sequential => timewarp::SyncMode::Sequential,
             SyncArg::Check => timewarp::SyncMode::Check,
@@ -97,7 +97,8 @@ impl EngineArgs {
         let cfg = timewarp::Config {
             sync,
             threads: self.threads as usize,
-            end: self.end.unwrap_or(default_end),
+            // Each model sets the default of --end (see `ModelCmd`).
+            end: self.end.unwrap_or(timewarp::Config::default().end),
             seed: self.seed,
             queue: match self.queue {
                 QueueArg::Ladder => timewarp::QueueKind::Ladder,
@@ -129,6 +130,14 @@ impl EngineArgs {
             notes.push(format!(
                 "note: --event-memory applies to optimistic runs only; ignored with --sync {}",
                 cfg.sync.name()
+            ));
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cfg.threads > 4 * cores {
+            notes.push(format!(
+                "warning: --threads {} on {cores} cores: workers take turns on the cores and wait for each other \
+                 (start-up, GVT rounds); use at most {cores} for speed",
+                cfg.threads
             ));
         }
         let kps = cfg.kps_in_use(num_lps, pes);

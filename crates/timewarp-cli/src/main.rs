@@ -42,7 +42,8 @@ enum Cmd {
 /// What to do with a model once its options are parsed (generic over the
 /// model type); returns the model results when it ran the model here.
 trait Action {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String>;
+    /// `sizing` names the model's options that set its size (for the memory check).
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, sizing: &str) -> Result<Option<Value>, String>;
 }
 
 /// `timewarp run`, in this process (and, with MPI, its peers).
@@ -54,8 +55,9 @@ struct Verify<'a> {
 }
 
 impl Action for Run<'_> {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String> {
-        let cfg = engine.config(default_end)?;
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, sizing: &str) -> Result<Option<Value>, String> {
+        let cfg = engine.config()?;
+        fits(model, &cfg, self.procs.size(), sizing).map_err(|e| self.procs.alone(e))?;
         if self.procs.rank() == 0 {
             for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
                 eprintln!("{note}");
@@ -66,7 +68,7 @@ impl Action for Run<'_> {
 }
 
 impl Action for Verify<'_> {
-    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, default_end: f64) -> Result<Option<Value>, String> {
+    fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, sizing: &str) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
             return Err(format!(
                 "verify runs in one process, but this run has {} MPI processes; run `timewarp run` under mpirun \
@@ -74,7 +76,8 @@ impl Action for Verify<'_> {
                 self.procs.size()
             ));
         }
-        let cfg = engine.config_for_verify(default_end)?;
+        let cfg = engine.config_for_verify()?;
+        fits(model, &cfg, 1, sizing)?;
         for note in engine.notes(&cfg, model.num_lps(), cfg.threads) {
             eprintln!("{note}");
         }
@@ -180,11 +183,16 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Phold { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 20.0).map(drop)
+            let sizing = format!("--lps {} with --population {}", model.lps, model.population);
+            action.apply(&m, &engine, &sizing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
-            let results = action.apply(&m, &engine, 20_000.0)?;
+            let sizing = match model.topology.as_str() {
+                "hypercube" => format!("--nodes {}", model.nodes),
+                _ => format!("--dims {}", model.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+            };
+            let results = action.apply(&m, &engine, &sizing)?;
             match (&model.link_stats, results) {
                 (Some(path), Some(r)) => write_link_stats(path, &r),
                 _ => Ok(()),
@@ -193,9 +201,39 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Pcs { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 100.0).map(drop)
+            let sizing = format!(
+                "--cells-x {} × --cells-y {} with --portables-per-cell {}",
+                model.cells_x, model.cells_y, model.portables_per_cell
+            );
+            action.apply(&m, &engine, &sizing).map(drop)
         }
     }
+}
+
+/// Refuses a configuration that cannot fit in this machine's memory, naming
+/// the options that make it big (`sizing` for the model's size), before
+/// anything is allocated. One of `processes` processes holds its share.
+fn fits<M: Model>(model: &M, cfg: &timewarp::Config, processes: usize, sizing: &str) -> Result<(), String> {
+    use timewarp::memory::{human, machine_memory, Estimate};
+    let Some(have) = machine_memory() else { return Ok(()) };
+    let e = Estimate::of(model, cfg, processes);
+    if e.total() <= have {
+        return Ok(());
+    }
+    let (what, fix) = if e.rings > e.lps.saturating_add(e.events) {
+        (format!("--threads {}", cfg.threads), "use fewer threads")
+    } else {
+        (sizing.to_string(), "make the model smaller")
+    };
+    Err(format!(
+        "{what} needs about {} of memory (LP records {}, initial events {}, rings between threads {}), \
+         but this machine has {}; {fix}",
+        human(e.total()),
+        human(e.lps),
+        human(e.events),
+        human(e.rings),
+        human(have)
+    ))
 }
 
 /// Writes the network's per-link figures (`model_results.links`) as CSV.

@@ -175,6 +175,14 @@ fn refused_values_get_one_line() {
         (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741824", "--sync", "optimistic", "--threads", "2"], Line, "--batch"),
         (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741823", "--sync", "optimistic", "--threads", "2"], Line, "give --event-memory"),
         (&["run", "phold", "--event-memory", "0", "--sync", "optimistic", "--threads", "2"], Line, "--event-memory"),
+        // Too big for any machine: refused before allocating (was an abort, exit 134).
+        (&["run", "phold", "--lps", "4294967295"], Line, "--lps 4294967295 with --population 10 needs about"),
+        (&["run", "phold", "--lps", "64", "--population", "4294967295"], Line, "but this machine has"),
+        (&["run", "phold", "--lps", "4294967295", "--sync", "optimistic", "--threads", "2"], Line, "make the model smaller"),
+        (&["verify", "phold", "--lps", "4294967295"], Line, "--lps 4294967295"),
+        (&["run", "pcs", "--cells-x", "65535", "--cells-y", "65535"], Line, "--cells-x 65535 × --cells-y 65535"),
+        (&["run", "network", "--topology", "hypercube", "--nodes", "8388608"], Line, "--nodes 8388608 needs about"),
+        (&["run", "network", "--dims", "2048,2048", "--vcs", "64", "--buffer-packets", "4096"], Line, "--dims 2048,2048"),
     ]);
 }
 

@@ -105,6 +105,10 @@ pub enum Error {
         /// What differs (field path and values where the state type allows).
         detail: String,
     },
+    /// The configuration needs more memory than the machine has (checked
+    /// before anything is allocated), or an allocation failed.
+    #[error("not enough memory: {0}")]
+    Memory(String),
     /// The optimistic event memory cannot hold what the run needs.
     #[error("event memory too small: {detail}")]
     EventMemory {

@@ -25,6 +25,7 @@ mod kernel;
 mod key;
 mod lp;
 mod mapping;
+pub mod memory;
 mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -54,6 +55,8 @@ use queue::{heap::QuadHeap, ladder::LadderQueue};
 /// or below the lookahead, a reverse handler that does not restore state in
 /// check mode, ...).
 pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
+    cfg.validate()?;
+    memory::check(model, cfg, 1)?;
     match (cfg.sync, cfg.queue) {
         (SyncMode::Sequential | SyncMode::Check, QueueKind::Ladder) => {
             kernel::sequential::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)

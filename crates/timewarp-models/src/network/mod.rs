@@ -912,6 +912,17 @@ impl Model for Network {
         2
     }
 
+    fn state_heap_bytes(&self) -> u64 {
+        // The buffers `init` gives each node: input queues on every port and
+        // virtual channel, output queues when output-buffered, the links.
+        let ports = self.ports() as u64;
+        let (v, b) = (self.vcs as u64, self.buffer_packets as u64);
+        let queues = |n: u64| n * (b * size_of::<Packet>() as u64 + size_of::<node::Lane>() as u64);
+        let output = if self.switch == Switch::OutputBuffered { queues((ports + 1) * v) } else { 0 };
+        let node = queues(ports * v) + output + (ports + 1) * size_of::<Link>() as u64;
+        node.saturating_mul(self.num_lps() as u64)
+    }
+
     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Node {
         let ports = self.ports();
         let v = self.vcs as usize;

@@ -36,7 +36,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     let t0 = Instant::now();
 
     let n = s.num_lps as usize;
-    let mut lps: Vec<Lp<M::State>> = Vec::with_capacity(n);
+    let mut lps: Vec<Lp<M::State>> = Vec::new();
+    super::reserve(&mut lps, n, "LP records")?;
     let mut q = Q::default();
     let mut out = Vec::with_capacity(64);
     let mut first = Vec::new();

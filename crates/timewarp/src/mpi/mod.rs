@@ -102,6 +102,8 @@ pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Optio
     if cluster.size == 1 {
         return crate::run(model, cfg).map(Some);
     }
+    cfg.validate()?;
+    crate::memory::check(model, cfg, cluster.size)?;
     match (cfg.sync, cfg.queue) {
         (SyncMode::Sequential | SyncMode::Check, _) => Err(Error::Option {
             option: "sync",

@@ -106,9 +106,22 @@ impl Series {
 }
 
 /// Ring slots per (sender, receiver) pair: enough to absorb a batch burst,
-/// small enough that N² rings stay cheap.
+/// small enough that N² rings stay cheap. The slots of a PE's incoming rings
+/// stay near 65,536 whatever the thread count (a PE of many threads gets
+/// small rings; sends that do not fit wait in the sender's FIFO), so the
+/// rings' memory grows linearly, not quadratically, with threads.
 pub(crate) fn ring_capacity(pes: usize) -> usize {
-    (65_536 / pes.max(1)).clamp(1024, 16_384)
+    (65_536 / pes.max(1)).clamp(16, 16_384)
+}
+
+/// The bytes of `kps` KPs on each of `threads` PEs and of the rings
+/// between them, for [`Estimate`](crate::memory::Estimate).
+pub(crate) fn fixed_bytes<M: Model>(threads: usize, kps: u64) -> (u64, u64) {
+    let t = threads as u64;
+    let kp = std::mem::size_of::<kp::Kp<M::State>>() as u64;
+    let slot = std::mem::size_of::<crate::wire::Wire<M::Msg>>() as u64;
+    let rings = t.saturating_mul(t.saturating_sub(1)).saturating_mul(ring_capacity(threads) as u64 * slot);
+    (t.saturating_mul(kps).saturating_mul(kp), rings)
 }
 
 /// Runs `model` optimistically on `cfg.threads` worker threads.

@@ -150,7 +150,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     /// Creates this PE's LPs and routes their initial events.
     pub(crate) fn init(&mut self) -> Result<(), Error> {
         let ids = self.map.lps_of(self.id);
-        self.lps.reserve(ids.len());
+        super::super::reserve(&mut self.lps, ids.len(), "LP records")?;
         let mut out = std::mem::take(&mut self.out);
         for &lp in &ids {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut out)?;
