@@ -66,6 +66,11 @@ pub(crate) struct EngineArgs {
     /// unbounded, or a fixed window T in virtual time.
     #[arg(long, value_name = "auto|unbounded|T", default_value = "auto", value_parser = optimism, allow_negative_numbers = true)]
     pub optimism: timewarp::Optimism,
+    /// Most events in a row at one virtual time (per PE) before the run is
+    /// stopped as one whose time cannot advance (0: no limit).
+    #[arg(long, value_name = "EVENTS", default_value_t = timewarp::MAX_EVENTS_AT_ONE_TIME,
+          value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
+    pub max_events_at_one_time: u64,
     /// Write statistics and model results as JSON to this file (`-`: standard
     /// output; the summary then goes to standard error).
     #[arg(long, value_name = "FILE")]
@@ -111,6 +116,7 @@ impl EngineArgs {
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
             optimism: self.optimism,
             trace_lp: None,
+            max_events_at_one_time: self.max_events_at_one_time,
             mapping: self.mapping()?,
         };
         cfg.validate().map_err(|e| describe(&e))?;

@@ -73,7 +73,15 @@ pub struct Config {
     pub trace_lp: Option<u32>,
     /// Placement of LPs on PEs (never changes what is committed).
     pub mapping: Mapping,
+    /// Most events committed in a row at one virtual time before the run
+    /// stops with [`Error::Stalled`](crate::Error::Stalled): a run whose time
+    /// stopped advancing would otherwise never end. 0: no limit. In a
+    /// parallel run the count is per PE.
+    pub max_events_at_one_time: u64,
 }
+
+/// Default of [`Config::max_events_at_one_time`].
+pub const MAX_EVENTS_AT_ONE_TIME: u64 = 10_000_000;
 
 /// How far an optimistic PE may speculate beyond GVT (`--optimism`).
 ///
@@ -160,6 +168,7 @@ impl Default for Config {
             optimism: Optimism::Auto,
             trace_lp: None,
             mapping: Mapping::Block,
+            max_events_at_one_time: MAX_EVENTS_AT_ONE_TIME,
         }
     }
 }

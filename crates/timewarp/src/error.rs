@@ -109,6 +109,17 @@ pub enum Error {
     /// before anything is allocated), or an allocation failed.
     #[error("not enough memory: {0}")]
     Memory(String),
+    /// Virtual time stopped advancing: `events` events in a row were
+    /// committed at `time` (zero delays that never end).
+    #[error("LP {lp} at time {time}: {events} events in a row at this one virtual time; the run cannot advance (every event schedules another with delay 0?); give the model delays > 0, or raise --max-events-at-one-time (Config::max_events_at_one_time; 0: no limit)")]
+    Stalled {
+        /// The LP of the event that reached the limit.
+        lp: LpId,
+        /// The time that does not advance.
+        time: Time,
+        /// Events in a row at that time.
+        events: u64,
+    },
     /// The optimistic event memory cannot hold what the run needs.
     #[error("event memory too small: {detail}")]
     EventMemory {

@@ -36,7 +36,7 @@ mod stats;
 pub mod verify;
 mod wire;
 
-pub use config::{Config, Optimism, SyncMode, EVENT_MEMORY_FACTOR};
+pub use config::{Config, Optimism, SyncMode, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME};
 pub use error::Error;
 pub use kernel::Report;
 pub use key::{Key, LpId, Time};

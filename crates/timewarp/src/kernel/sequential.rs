@@ -55,7 +55,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     let t1 = Instant::now();
     let mut progress = Progress::new(cfg.progress, s.end);
     let mut pe = PeStats::default();
-    let mut commits = Committer::new(cfg.trace_lp);
+    let mut commits = Committer::new(cfg);
     // The event being processed, for the error if a handler panics.
     let mut at = (0, 0.0);
     let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
@@ -75,7 +75,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
             } else {
                 forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?
             };
-            commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &undo, dropped, &mut pe);
+            commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &undo, dropped, &mut pe)?;
             enqueue::<M, Q>(&mut q, &mut out, &mut peak);
             if pe.committed & (PROGRESS_EVERY - 1) == 0 {
                 progress.update(ev.key.time);

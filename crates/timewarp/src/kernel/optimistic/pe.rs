@@ -143,7 +143,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             batch: cfg.batch,
             gvt_interval: cfg.gvt_interval,
             stats: PeStats::default(),
-            commits: Committer::new(cfg.trace_lp),
+            commits: Committer::new(cfg),
         }
     }
 
@@ -643,7 +643,20 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 }
                 self.kps[kp].processed.pop_front();
                 let lp = &mut self.lps[self.map.local_of(ev.dst, self.first_lp)];
-                self.commits.commit(self.model, lp, ev.dst, &ev.key, &ev.msg, &ev.undo, ev.past_end, &mut self.stats);
+                let committed = self.commits.commit(
+                    self.model,
+                    lp,
+                    ev.dst,
+                    &ev.key,
+                    &ev.msg,
+                    &ev.undo,
+                    ev.past_end,
+                    &mut self.stats,
+                );
+                if let Err(e) = committed {
+                    // Committed all the same: the other workers stop at their next look.
+                    self.shared.failure.fail(e);
+                }
                 for _ in 0..ev.n_sent {
                     let rec = self.kps[kp].sent.pop_front().expect("a sent record per send");
                     let pe = self.map.pe_of(rec.dst);
