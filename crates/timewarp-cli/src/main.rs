@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use models::ModelCmd;
 use serde_json::Value;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use timewarp::Model;
 
@@ -251,47 +252,145 @@ fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), Strin
 /// `timewarp verify`: sequential against the requested parallel configuration.
 fn verify<M: Model>(model: &M, mut cfg: timewarp::Config, engine: &EngineArgs) -> Result<(), String> {
     cfg.progress = false;
-    let v = timewarp::verify::verify(model, &cfg).map_err(|e| args::describe(&e))?;
-    let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
-    match v.divergence {
-        None => {
-            if !engine.quiet {
-                println!(
-                    "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
-                    v.sequential.committed_events,
-                    v.sequential.digest,
-                    100.0 * v.parallel.efficiency
-                );
+    let stats_out = engine.stats_json.as_deref().map(StatsOut::open).transpose()?;
+    let v = match timewarp::verify::verify(model, &cfg) {
+        Ok(v) => v,
+        Err(e) => {
+            if let Some(out) = stats_out {
+                out.discard();
             }
-            Ok(())
+            return Err(args::describe(&e));
         }
-        Some(d) => Err(format!(
+    };
+    let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
+    let line = match &v.divergence {
+        None => format!(
+            "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
+            v.sequential.committed_events,
+            v.sequential.digest,
+            100.0 * v.parallel.efficiency
+        ),
+        Some(d) => format!(
             "verify: MISMATCH between sequential (digest {}, {} events) and {par} (digest {}, {} events): {d}",
             v.sequential.digest, v.sequential.committed_events, v.parallel.digest, v.parallel.committed_events
-        )),
+        ),
+    };
+    // Both runs' statistics, whatever the verdict.
+    if let Some(out) = stats_out {
+        let json = serde_json::json!({
+            "identical": v.divergence.is_none(),
+            "divergence": v.divergence.as_ref().map(ToString::to_string),
+            "sequential": v.sequential,
+            "parallel": v.parallel,
+        });
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        let to_stdout = out.is_stdout();
+        out.write(&text)?;
+        if v.divergence.is_none() && !engine.quiet {
+            if to_stdout {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
+    } else if v.divergence.is_none() && !engine.quiet {
+        println!("{line}");
+    }
+    match v.divergence {
+        None => Ok(()),
+        Some(_) => Err(line),
     }
 }
 
-/// Prints the model's scalar results as rows; arrays (per-cell figures, say)
-/// are left to `--stats-json`.
-fn print_results(results: &serde_json::Value) {
+/// The model's scalar results as rows; arrays (per-cell figures, say) are
+/// left to `--stats-json`.
+fn results_text(results: &serde_json::Value) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     match results {
         serde_json::Value::Object(map) => {
             let rows: Vec<_> = map.iter().filter(|(_, v)| !v.is_array() && !v.is_object()).collect();
             if rows.is_empty() {
-                return;
+                return out;
             }
-            println!("model results:");
+            out.push_str("model results:\n");
             let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             for (k, v) in rows {
-                println!("  {k:<w$}  {v}");
+                let _ = writeln!(out, "  {k:<w$}  {v}");
             }
             if map.values().any(|v| v.is_array() || v.is_object()) {
-                println!("  (per-item figures: --stats-json FILE, key model_results)");
+                out.push_str("  (per-item figures: --stats-json FILE, key model_results)\n");
             }
         }
         serde_json::Value::Null => {}
-        other => println!("model results  {other}"),
+        other => {
+            let _ = writeln!(out, "model results  {other}");
+        }
+    }
+    out
+}
+
+/// Where `--stats-json` goes. A file is written through a temporary file
+/// in its folder and renamed at the end, so a failed write (a full disk)
+/// leaves no truncated JSON behind; a path that is no regular file
+/// (`/dev/stdout`, a pipe) is written directly; `-` is standard output.
+enum StatsOut {
+    Stdout,
+    Direct(PathBuf, std::fs::File),
+    Renamed { path: PathBuf, tmp: PathBuf, file: std::fs::File },
+}
+
+impl StatsOut {
+    /// Opens the destination before the run: a bad path should not cost a whole run.
+    fn open(path: &Path) -> Result<Self, String> {
+        let fail = |e: std::io::Error| format!("cannot write statistics to {}: {e}", path.display());
+        if path.as_os_str() == "-" {
+            return Ok(StatsOut::Stdout);
+        }
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            let file = std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
+            return Ok(StatsOut::Direct(path.to_path_buf(), file));
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let file = std::fs::File::create(&tmp).map_err(fail)?;
+        Ok(StatsOut::Renamed { path: path.to_path_buf(), tmp, file })
+    }
+
+    /// True when the statistics take standard output (the summary then goes to stderr).
+    fn is_stdout(&self) -> bool {
+        matches!(self, StatsOut::Stdout)
+    }
+
+    /// Writes `text` and puts it in place.
+    fn write(self, text: &str) -> Result<(), String> {
+        fn at(p: &Path) -> impl Fn(std::io::Error) -> String + '_ {
+            move |e| format!("cannot write statistics to {}: {e}", p.display())
+        }
+        match self {
+            StatsOut::Stdout => {
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{text}").and_then(|()| out.flush()).map_err(at(Path::new("standard output")))
+            }
+            StatsOut::Direct(path, mut file) => writeln!(file, "{text}").and_then(|()| file.flush()).map_err(at(&path)),
+            StatsOut::Renamed { path, tmp, mut file } => {
+                let written = writeln!(file, "{text}")
+                    .and_then(|()| file.sync_all())
+                    .and_then(|()| std::fs::rename(&tmp, &path))
+                    .map_err(at(&path));
+                if written.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                written
+            }
+        }
+    }
+
+    /// Removes the temporary file of a run that ended without statistics.
+    fn discard(self) {
+        if let StatsOut::Renamed { tmp, .. } = self {
+            let _ = std::fs::remove_file(tmp);
+        }
     }
 }
 
@@ -302,25 +401,40 @@ fn execute<M: Model>(
     engine: &EngineArgs,
     procs: &Procs,
 ) -> Result<Option<Value>, String> {
-    // Open the stats file before running: a bad path should not cost a whole run.
-    let stats_file = match &engine.stats_json {
-        Some(p) if procs.rank() == 0 => {
-            let f = std::fs::File::create(p);
-            Some(f.map_err(|e| procs.alone(format!("cannot write statistics to {}: {e}", p.display())))?)
-        }
+    let stats_out = match &engine.stats_json {
+        Some(p) if procs.rank() == 0 => Some(StatsOut::open(p).map_err(|e| procs.alone(e))?),
         _ => None,
     };
-    let Some(report) = procs.run(model, cfg)? else { return Ok(None) };
+    let report = match procs.run(model, cfg) {
+        Ok(Some(r)) => r,
+        other => {
+            if let Some(out) = stats_out {
+                out.discard();
+            }
+            return other.map(|_| None);
+        }
+    };
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
+    let summary = format!("{}{}", report.stats.table(), results_text(&results));
+    let to_stdout = stats_out.as_ref().is_some_and(StatsOut::is_stdout);
     if !engine.quiet {
-        print!("{}", report.stats.table());
-        print_results(&results);
+        if to_stdout {
+            eprint!("{summary}");
+        } else {
+            print!("{summary}");
+        }
     }
-    if let (Some(mut f), Some(p)) = (stats_file, &engine.stats_json) {
+    if let Some(out) = stats_out {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
         json["model_results"] = results.clone();
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-        writeln!(f, "{text}").map_err(|e| format!("cannot write statistics to {}: {e}", p.display()))?;
+        if let Err(e) = out.write(&text) {
+            // The run's figures are not lost with the file: they go to stderr.
+            if engine.quiet {
+                eprint!("{summary}");
+            }
+            return Err(e);
+        }
     }
     Ok(Some(results))
 }

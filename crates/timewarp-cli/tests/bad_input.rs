@@ -23,6 +23,9 @@ enum End {
     Line,
     /// Runs (exit 0); stderr mentions the text (a note or a warning).
     Note,
+    /// The run's figures, then one `error: ` line last (exit 1): a run whose
+    /// statistics file could not be written prints them on stderr instead.
+    Rescued,
 }
 
 /// Output of a finished child.
@@ -98,6 +101,12 @@ fn check(args: &[&str], env: &[(&str, &str)], end: End, mention: &str) -> Result
                 return fail("expected a successful run");
             }
         }
+        End::Rescued => {
+            let last = err.trim_end().lines().last().unwrap_or_default();
+            if code != 1 || !last.starts_with("error: ") || !err.contains("committed events") {
+                return fail("expected the summary on stderr, then one 'error: ' line, and exit 1");
+            }
+        }
     }
     Ok(())
 }
@@ -171,6 +180,7 @@ fn refused_values_get_one_line() {
     table(&[
         (&["run", "phold", "--threads", "2"], Line, "--threads"),
         (&["run", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"], Line, "cannot write statistics to /nonexistent-dir/x.json"),
+        (&["verify", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"], Line, "cannot write statistics to /nonexistent-dir/x.json"),
         // 8 × batch × interval overflowed to 0 (a hang) or to nonsense.
         (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741824", "--sync", "optimistic", "--threads", "2"], Line, "--batch"),
         (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741823", "--sync", "optimistic", "--threads", "2"], Line, "give --event-memory"),
@@ -199,5 +209,17 @@ fn options_a_run_does_not_use_as_given_get_a_note() {
     table(&[
         (&["run", "phold", "--lps", "8", "--end", "2", "--event-memory", "0"], Note, "note: --event-memory applies to optimistic runs only"),
         (&["run", "phold", "--lps", "64", "--end", "2", "--kps-per-pe", "4294967295", "--sync", "optimistic", "--threads", "2"], Note, "using 32 KPs per PE"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn statistics_that_cannot_be_written_are_not_lost() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return; // not Linux
+    }
+    table(&[
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Rescued, "cannot write statistics to /dev/full"),
+        (&["verify", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Line, "cannot write statistics to /dev/full"),
     ]);
 }

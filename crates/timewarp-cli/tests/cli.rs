@@ -209,3 +209,63 @@ fn network_runs_writes_link_stats_and_refuses_bad_shapes() {
     assert_clear_error(&["run", "network", "--topology", "hypercube", "--nodes", "100"], "power of two");
     assert_clear_error(&["run", "network", "--dims", "8,4", "--traffic", "transpose"], "transpose");
 }
+
+#[test]
+fn stats_json_dash_is_standard_output_and_the_summary_goes_to_stderr() {
+    let o = timewarp(&["run", "phold", "--lps", "64", "--end", "4", "--stats-json", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is the JSON alone");
+    assert_eq!(json["lps"], 64);
+    assert!(stderr(&o).contains("committed events"), "the summary: {}", stderr(&o));
+    assert!(!std::path::Path::new("-").exists(), "no file named '-'");
+}
+
+#[test]
+fn stats_file_is_complete_or_absent() {
+    let path = tmp("complete.json");
+    let p = path.to_str().unwrap();
+    let o = timewarp(&["run", "phold", "--lps", "64", "--end", "4", "--quiet", "--stats-json", p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(json["committed_events"], json["model_results"]["processed"]);
+    // No temporary file is left beside it, and a failed run leaves none either.
+    let stalls = ["run", "phold", "--lps", "4", "--mean", "0", "--lookahead", "0", "--max-events-at-one-time", "100"];
+    let o = timewarp(&[&stalls[..], &["--stats-json", p]].concat());
+    assert!(!o.status.success());
+    let dir = path.parent().unwrap();
+    // (Other tests write beside it at the same time: look at this file's only.)
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".complete.json"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn verify_writes_both_runs_statistics() {
+    let path = tmp("verify.json");
+    let p = path.to_str().unwrap();
+    let o = timewarp(&["verify", "phold", "--lps", "64", "--end", "4", "--threads", "2", "--stats-json", p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(json["identical"], true);
+    assert_eq!(json["sequential"]["sync"], "sequential");
+    assert_eq!(json["parallel"]["sync"], "optimistic");
+    assert_eq!(json["sequential"]["digest"], json["parallel"]["digest"]);
+}
+
+#[test]
+fn end_help_shows_each_model_s_default_and_unit() {
+    for (model, default, unit) in [
+        ("phold", "[default: 20]", "mean delay"),
+        ("pcs", "[default: 100]", "call duration"),
+        ("network", "[default: 20000]", "ns"),
+    ] {
+        let o = timewarp(&["run", model, "--help"]);
+        let help = String::from_utf8_lossy(&o.stdout);
+        let end = help.split("--end <END>").nth(1).and_then(|rest| rest.split("\n      --").next()).unwrap_or_default();
+        assert!(end.contains(default) && end.contains(unit), "{model}: --end help: {end}");
+    }
+}
