@@ -91,6 +91,11 @@ impl EngineArgs {
         a.config()
     }
 
+    /// The end time (each model sets the default of --end, see `ModelCmd`).
+    pub(crate) fn end(&self) -> f64 {
+        self.end.unwrap_or(timewarp::Config::default().end)
+    }
+
     /// The engine configuration these options describe.
     pub(crate) fn config(&self) -> Result<timewarp::Config, String> {
         let sync = match self.sync {
@@ -102,8 +107,7 @@ impl EngineArgs {
         let cfg = timewarp::Config {
             sync,
             threads: self.threads as usize,
-            // Each model sets the default of --end (see `ModelCmd`).
-            end: self.end.unwrap_or(timewarp::Config::default().end),
+            end: self.end(),
             seed: self.seed,
             queue: match self.queue {
                 QueueArg::Ladder => timewarp::QueueKind::Ladder,

@@ -184,11 +184,13 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Phold { model, engine } => {
             let m = model.model();
             m.validate()?;
+            model.bounded(engine.end())?;
             let sizing = format!("--lps {} with --population {}", model.lps, model.population);
             action.apply(&m, &engine, &sizing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
+            model.bounded(timewarp::Model::num_lps(&m), engine.end())?;
             let sizing = match model.topology.as_str() {
                 "hypercube" => format!("--nodes {}", model.nodes),
                 _ => format!("--dims {}", model.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
@@ -202,6 +204,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Pcs { model, engine } => {
             let m = model.model();
             m.validate()?;
+            model.bounded(engine.end())?;
             let sizing = format!(
                 "--cells-x {} × --cells-y {} with --portables-per-cell {}",
                 model.cells_x, model.cells_y, model.portables_per_cell

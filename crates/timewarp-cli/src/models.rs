@@ -1,6 +1,50 @@
 //! Command-line front ends of the shipped models: their options and defaults.
 
 use crate::args::{choice, non_negative_f64, probability, whole, EngineArgs};
+
+/// Most events a run may be expected to process: more would not finish in
+/// any reasonable time (10^14 events are days at 10^8 events per second),
+/// so parameters that imply more are refused up front.
+const MAX_EVENTS: f64 = 1e14;
+
+/// Most busy-work iterations per PHOLD event.
+const MAX_COMPUTE: u64 = 1_000_000;
+
+/// Largest delay parameter: an exponential draw with a larger mean could
+/// overflow to infinity.
+const MAX_SPAN: f64 = 1e300;
+
+/// A finite time span in `0..=MAX_SPAN`.
+fn time_span(s: &str) -> Result<f64, String> {
+    let v = non_negative_f64(s)?;
+    if v > MAX_SPAN {
+        return Err(format!("must be at most {MAX_SPAN:e} (a larger delay can overflow to infinity), got {s}"));
+    }
+    Ok(v)
+}
+
+/// `v` as a person writes it: `0.5`, `20000`, but `1e300`, not 301 digits.
+fn num(v: f64) -> String {
+    let s = v.to_string();
+    if s.len() > 12 {
+        format!("{v:e}")
+    } else {
+        s
+    }
+}
+
+/// Refuses parameters whose expected number of events (`events`, over the
+/// run up to `end`) is beyond [`MAX_EVENTS`]; `what` names the options.
+fn bounded(events: f64, end: f64, what: &str, fix: &str) -> Result<(), String> {
+    if events > MAX_EVENTS {
+        return Err(format!(
+            "{what} gives about {events:.1e} events before --end {}, more than the {MAX_EVENTS:e} a run can \
+             process in reasonable time; {fix}",
+            num(end)
+        ));
+    }
+    Ok(())
+}
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use timewarp_models::network::{self, Network, Routing, Selection, Switch, Topology, Traffic};
@@ -16,21 +60,34 @@ pub(crate) struct PholdArgs {
     /// Initial events per LP.
     #[arg(long, default_value_t = 10, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub population: u32,
-    /// Mean of the exponential part of each delay.
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    /// Mean of the exponential part of each delay (0 to 1e300; with
+    /// --lookahead it bounds the run's events, see --end).
+    #[arg(long, default_value_t = 1.0, value_parser = time_span, allow_negative_numbers = true)]
     pub mean: f64,
-    /// Minimum delay added to every event (the model's lookahead).
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    /// Minimum delay added to every event (the model's lookahead; 0 to 1e300).
+    #[arg(long, default_value_t = 1.0, value_parser = time_span, allow_negative_numbers = true)]
     pub lookahead: f64,
     /// Probability that an event goes to an LP drawn uniformly from all LPs instead of to itself.
     #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
     pub remote: f64,
-    /// Busy-work iterations per event (event grain).
-    #[arg(long, default_value_t = 0, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    /// Busy-work iterations per event (event grain; 0 to 1,000,000, about a
+    /// millisecond per event at most).
+    #[arg(long, default_value_t = 0, value_parser = whole::<u32>(0, MAX_COMPUTE), allow_negative_numbers = true)]
     pub compute: u32,
 }
 
 impl PholdArgs {
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`]).
+    pub(crate) fn bounded(&self, end: f64) -> Result<(), String> {
+        let gap = self.mean + self.lookahead;
+        if gap == 0.0 {
+            return Ok(()); // every event at time 0: the engine's stall limit stops it
+        }
+        let events = self.lps as f64 * self.population as f64 * (end / gap).max(1.0);
+        let what = format!("--mean {} with --lookahead {}", num(self.mean), num(self.lookahead));
+        bounded(events, end, &what, "raise --mean or --lookahead, or lower --end, --lps or --population")
+    }
+
     pub(crate) fn model(&self) -> Phold {
         Phold {
             lps: self.lps,
@@ -58,7 +115,8 @@ pub(crate) struct PcsArgs {
     /// Portables (subscribers) starting in each cell.
     #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub portables_per_cell: u32,
-    /// Call attempts per unit time by an idle portable.
+    /// Call attempts per unit time by an idle portable (with --move-rate and
+    /// --end it bounds the run's events: at most 1e14 in all).
     #[arg(long, default_value_t = 0.5, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub call_rate: f64,
     /// Mean call holding time.
@@ -73,6 +131,15 @@ pub(crate) struct PcsArgs {
 }
 
 impl PcsArgs {
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`]).
+    pub(crate) fn bounded(&self, end: f64) -> Result<(), String> {
+        // A call is two events (attempt, end), a move one.
+        let per_portable = (2.0 * self.call_rate + self.move_rate) * end;
+        let events = self.cells_x as f64 * self.cells_y as f64 * self.portables_per_cell as f64 * per_portable;
+        let what = format!("--call-rate {} with --move-rate {}", num(self.call_rate), num(self.move_rate));
+        bounded(events, end, &what, "lower --call-rate, --move-rate or --end")
+    }
+
     pub(crate) fn model(&self) -> Pcs {
         Pcs {
             cells_x: self.cells_x,
@@ -158,6 +225,16 @@ pub(crate) struct NetworkArgs {
 }
 
 impl NetworkArgs {
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`]).
+    pub(crate) fn bounded(&self, nodes: u32, end: f64) -> Result<(), String> {
+        // Each packet is a few events per hop; 16 covers a few hops.
+        let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
+        let messages = end * self.load * self.link_bandwidth / self.message_bytes as f64;
+        let events = nodes as f64 * messages * packets * 16.0;
+        let what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.load));
+        bounded(events, end, &what, "lower --link-bandwidth, --load or --end")
+    }
+
     pub(crate) fn model(&self) -> Result<Network, String> {
         let topology = match self.topology.as_str() {
             "torus" => Topology::Torus(self.dims.clone()),

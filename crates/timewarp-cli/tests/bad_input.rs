@@ -166,6 +166,10 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "network", "--topology", "ring"], Clap, "torus"),
         (&["run", "network", "--dims", "1,4"], Clap, "--dims"),
         (&["run", "network", "--vcs", "-2"], Clap, "--vcs"),
+        (&["run", "phold", "--compute", "4294967295"], Clap, "from 0 to 1000000"),
+        (&["run", "phold", "--mean", "1e308"], Clap, "--mean"),
+        (&["run", "phold", "--lookahead", "inf"], Clap, "--lookahead"),
+        (&["run", "phold", "--mean", "NaN"], Clap, "--mean"),
         (&["run", "network", "--load", "2"], Clap, "--load"),
         (&["run", "network", "--traffic", "zigzag"], Clap, "zigzag"),
         (&["run", "pcs", "--channels", "0"], Clap, "--channels"),
@@ -193,6 +197,10 @@ fn refused_values_get_one_line() {
         (&["run", "pcs", "--cells-x", "65535", "--cells-y", "65535"], Line, "--cells-x 65535 × --cells-y 65535"),
         (&["run", "network", "--topology", "hypercube", "--nodes", "8388608"], Line, "--nodes 8388608 needs about"),
         (&["run", "network", "--dims", "2048,2048", "--vcs", "64", "--buffer-packets", "4096"], Line, "--dims 2048,2048"),
+        // Parameters that cannot give a run that ends: refused up front.
+        (&["run", "pcs", "--call-rate", "1e300"], Line, "--call-rate 1e300 with --move-rate 0.04 gives about"),
+        (&["run", "phold", "--mean", "1e-300", "--lookahead", "0"], Line, "raise --mean or --lookahead"),
+        (&["run", "network", "--link-bandwidth", "1e300"], Line, "--link-bandwidth 1e300"),
         // Virtual time that cannot advance: stopped, not run for ever.
         (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16"], Line, "10000000 events in a row at this one virtual time"),
         (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16", "--max-events-at-one-time", "1000", "--sync", "optimistic", "--threads", "2"], Line, "at time 0: 1000 events in a row"),
