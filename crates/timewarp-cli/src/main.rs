@@ -94,6 +94,14 @@ struct Procs {
 
 impl Procs {
     fn init() -> Result<Self, String> {
+        #[cfg(not(feature = "mpi"))]
+        if let Some((var, size)) = mpi_launcher() {
+            return Err(format!(
+                "this timewarp was built without MPI, but an MPI launcher started it as one of {size} processes \
+                 ({var}={size}): each would run the whole model alone; build it with \
+                 `cargo build --release --features mpi` (see the README, MPI), or run it without mpirun"
+            ));
+        }
         Ok(Procs {
             #[cfg(feature = "mpi")]
             cluster: timewarp::mpi::Cluster::init().map_err(|e| e.to_string())?,
@@ -137,11 +145,32 @@ impl Procs {
     }
 }
 
+/// The launcher variable and process count when an MPI launcher (OpenMPI,
+/// MPICH / Hydra, PMIx) started this process as one of several.
+#[cfg(not(feature = "mpi"))]
+fn mpi_launcher() -> Option<(&'static str, u64)> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"].into_iter().find_map(|var| {
+        let size: u64 = std::env::var(var).ok()?.trim().parse().ok()?;
+        (size > 1).then_some((var, size))
+    })
+}
+
+/// This process' rank under an MPI launcher (0 without one): only rank 0
+/// speaks, so the job's error is printed once.
+fn launcher_rank() -> u64 {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
+        .into_iter()
+        .find_map(|var| std::env::var(var).ok()?.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 fn main() -> ExitCode {
     let procs = match Procs::init() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {e}");
+            if launcher_rank() == 0 {
+                eprintln!("error: {e}");
+            }
             return ExitCode::FAILURE;
         }
     };

@@ -231,3 +231,20 @@ fn statistics_that_cannot_be_written_are_not_lost() {
         (&["verify", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Line, "cannot write statistics to /dev/full"),
     ]);
 }
+
+#[test]
+#[rustfmt::skip]
+fn environments_that_cannot_run_get_one_line() {
+    let mut cases: Vec<Case> = vec![
+        // Worker threads that cannot start (here: a stack no machine can
+        // map): a clear error and the process ends (was a panic, then a hang).
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2"], &[("RUST_MIN_STACK", "100000000000000")], End::Line, "cannot start worker thread"),
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "conservative", "--threads", "2"], &[("RUST_MIN_STACK", "100000000000000")], End::Line, "use fewer --threads"),
+    ];
+    // A binary without MPI started by mpirun: say so instead of running N copies.
+    if cfg!(not(feature = "mpi")) {
+        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("OMPI_COMM_WORLD_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0")], End::Line, "--features mpi"));
+        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("PMI_SIZE", "4"), ("PMI_RANK", "0")], End::Line, "one of 4 processes"));
+    }
+    table_env(&cases);
+}

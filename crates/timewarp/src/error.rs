@@ -130,6 +130,9 @@ pub enum Error {
     /// `Serialize` implementation failed).
     #[error("cannot encode {0}")]
     Encode(String),
+    /// A worker thread could not be started (the message says why and what to do).
+    #[error("{0}")]
+    Threads(String),
     /// A worker thread panicked outside a forward handler (in a model's
     /// `init`, `reverse` or `commit`, or in the engine).
     #[error("a worker thread panicked: {0}")]
