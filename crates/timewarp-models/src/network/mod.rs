@@ -514,7 +514,7 @@ impl Network {
             let mut best: Option<(usize, u32)> = None;
             for vc in vcs {
                 let f = self.free(n, o, vc, room);
-                if f > 0 && best.is_none_or(|b| f + bonus > b.1) {
+                if f > 0 && best.map_or(true, |b| f + bonus > b.1) {
                     best = Some((vc, f + bonus));
                 }
             }
@@ -565,7 +565,7 @@ impl Network {
                         (score >> 16 << 16 | (0xFFFF - self.contention(n, node, o, now).min(0xFFFF)), score)
                     }
                 };
-                if best.is_none_or(|b| rank > b.2) {
+                if best.map_or(true, |b| rank > b.2) {
                     best = Some((o, vc, rank));
                 }
             }
@@ -782,7 +782,7 @@ impl Network {
                 for vc in 0..v {
                     let Some(p) = n.output.head(o * v + vc) else { continue };
                     let credit = o == self.ports() || n.input.lanes[o * v + vc].credits > 0;
-                    if credit && best.is_none_or(|b| p.ready < b.0) {
+                    if credit && best.map_or(true, |b| p.ready < b.0) {
                         best = Some((p.ready, vc));
                     }
                 }

@@ -87,7 +87,7 @@ impl Series {
     fn push(&mut self, p: GvtPoint) {
         let stride = self.stride.max(1);
         self.seen += 1;
-        if !(self.seen - 1).is_multiple_of(stride) {
+        if (self.seen - 1) % stride != 0 {
             return;
         }
         if self.points.len() == SERIES_MAX {
@@ -97,7 +97,7 @@ impl Series {
                 i % 2 == 1
             });
             self.stride = stride * 2;
-            if !(self.seen - 1).is_multiple_of(self.stride) {
+            if (self.seen - 1) % self.stride != 0 {
                 return;
             }
         }
