@@ -213,7 +213,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Phold { model, engine } => {
             let m = model.model();
             m.validate()?;
-            model.bounded(engine.end())?;
+            model.bounded(engine.end(), engine.max_events_at_one_time)?;
             let sizing = format!("--lps {} with --population {}", model.lps, model.population);
             action.apply(&m, &engine, &sizing).map(drop)
         }

@@ -78,9 +78,16 @@ pub(crate) struct PholdArgs {
 
 impl PholdArgs {
     /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`]).
-    pub(crate) fn bounded(&self, end: f64) -> Result<(), String> {
+    /// `stall_limit` is `--max-events-at-one-time` (0: none).
+    pub(crate) fn bounded(&self, end: f64, stall_limit: u64) -> Result<(), String> {
         let gap = self.mean + self.lookahead;
         if gap == 0.0 {
+            if stall_limit == 0 {
+                return Err("--mean 0 with --lookahead 0 puts every event at time 0, and --max-events-at-one-time 0 \
+                            lifts the limit that would stop it: the run would never end; give --mean or --lookahead \
+                            a value > 0"
+                    .into());
+            }
             return Ok(()); // every event at time 0: the engine's stall limit stops it
         }
         let events = self.lps as f64 * self.population as f64 * (end / gap).max(1.0);

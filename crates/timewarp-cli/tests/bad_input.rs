@@ -39,6 +39,8 @@ struct Ended {
 fn run(args: &[&str], env: &[(&str, &str)]) -> Result<Ended, String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_timewarp"))
         .args(args)
+        // Paths in random arguments must not land in the source tree.
+        .current_dir(std::env::temp_dir())
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -247,4 +249,157 @@ fn environments_that_cannot_run_get_one_line() {
         cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("PMI_SIZE", "4"), ("PMI_RANK", "0")], End::Line, "one of 4 processes"));
     }
     table_env(&cases);
+}
+
+/// SplitMix64: a seeded, dependency-free source for the fuzz test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[(self.next() % v.len() as u64) as usize]
+    }
+}
+
+/// The options of `timewarp run <model>` as its `--help` lists them: the
+/// long name and the accepted values where the help lists them.
+fn options(model: &str) -> Vec<(String, Vec<String>)> {
+    let o = run(&["run", model, "--help"], &[]).expect("help runs");
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in o.stdout.lines() {
+        let t = line.trim_start();
+        let t = t.strip_prefix("-q, ").unwrap_or(t);
+        if let Some(rest) = t.strip_prefix("--") {
+            let name = rest.split([' ', '=']).next().unwrap_or_default();
+            if !["help", "version"].contains(&name) {
+                out.push((format!("--{name}"), Vec::new()));
+            }
+        } else if let (Some(i), Some(last)) = (t.find("[possible values: "), out.last_mut()) {
+            let list = t[i + 18..].trim_end_matches(']');
+            last.1 = list.split(", ").map(String::from).collect();
+        }
+    }
+    out
+}
+
+/// Random command lines built from each model's `--help` (seeded; a fixed
+/// number of short cases): whatever they hold, the process must end by
+/// itself, without a panic or a signal, with 0, 1 or 2. Values are drawn
+/// from edge cases (0, negatives, huge, tiny, inf, NaN, words, the listed
+/// values); sizes and the end time keep accepted runs short, since a valid
+/// run may be long by design (`--end 1e9`) and is no hang.
+#[test]
+fn random_command_lines_end_cleanly() {
+    let seed = std::env::var("TIMEWARP_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let cases: usize = std::env::var("TIMEWARP_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48);
+    let mut rng = Rng(seed);
+    const ANY: &[&str] = &[
+        "0",
+        "1",
+        "2",
+        "-1",
+        "-5",
+        "0.5",
+        "1e300",
+        "1e-300",
+        "inf",
+        "-inf",
+        "NaN",
+        "4294967295",
+        "4294967296",
+        "18446744073709551615",
+        "99999999999999999999999",
+        "abc",
+        "",
+        "1,2",
+        "0x10",
+    ];
+    // Options whose accepted values would make a valid but long run.
+    let small: &[(&str, &[&str])] = &[
+        ("--end", &["0", "-1", "1e-300", "0.5", "2", "inf", "NaN", "abc"]),
+        ("--lps", &["0", "-5", "1", "16", "4294967295", "abc"]),
+        ("--cells-x", &["0", "1", "3", "65535", "-1"]),
+        ("--cells-y", &["0", "1", "3", "65535", "-1"]),
+        ("--dims", &["4,4", "2,2,2", "1,4", "65536,65536", "-2", "abc"]),
+        ("--nodes", &["0", "3", "16", "8388608", "4294967295"]),
+        ("--threads", &["0", "1", "2", "3", "5000", "-1"]),
+        ("--call-rate", &["0", "-1", "0.5", "4", "1e300", "inf", "abc"]),
+        ("--move-rate", &["0", "-1", "0.5", "4", "1e300", "inf", "abc"]),
+        ("--link-bandwidth", &["0", "-1", "1e-300", "4", "1e300", "inf", "abc"]),
+        ("--stats-json", &["-", "/dev/null", "/nonexistent-dir/x.json"]),
+        ("--link-stats", &["/dev/null", "/nonexistent-dir/x.csv"]),
+        ("--mapping", &["block", "random", "/nonexistent-dir/map", "abc"]),
+    ];
+    let base: &[(&str, &[&str])] = &[
+        ("phold", &["--lps", "64", "--end", "2"]),
+        ("pcs", &["--cells-x", "4", "--cells-y", "4", "--end", "2"]),
+        ("network", &["--dims", "4,4", "--nodes", "16", "--end", "200"]),
+    ];
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    for (model, defaults) in base {
+        let opts = options(model);
+        assert!(opts.len() > 10, "{model}: --help lists its options: {opts:?}");
+        for _ in 0..cases / base.len() {
+            let mut line = vec![if rng.next() % 4 == 0 { "verify" } else { "run" }.to_string(), model.to_string()];
+            let mut chosen = Vec::new();
+            for _ in 0..1 + rng.next() % 4 {
+                let (name, listed) = rng.pick(&opts);
+                if chosen.contains(name) {
+                    continue;
+                }
+                chosen.push(name.clone());
+                line.push(name.clone());
+                if name == "--quiet" {
+                    continue;
+                }
+                let value = match small.iter().find(|(n, _)| n == name) {
+                    Some((_, pool)) => rng.pick(pool).to_string(),
+                    None if !listed.is_empty() && rng.next() % 2 == 0 => rng.pick(listed).clone(),
+                    None => rng.pick(ANY).to_string(),
+                };
+                line.push(value);
+            }
+            for pair in defaults.chunks(2) {
+                if !chosen.iter().any(|c| c == pair[0]) {
+                    line.extend(pair.iter().map(|s| s.to_string()));
+                }
+            }
+            lines.push(line);
+        }
+    }
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = lines
+            .chunks(lines.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut bad = Vec::new();
+                    for line in chunk {
+                        let args: Vec<&str> = line.iter().map(String::as_str).collect();
+                        match run(&args, &[]) {
+                            Err(e) => bad.push(e),
+                            Ok(o) if o.stderr.contains("panicked") || !matches!(o.code, Some(0..=2)) => {
+                                bad.push(format!("{args:?}: exit {:?}, stderr:\n{}", o.code, o.stderr))
+                            }
+                            Ok(_) => {}
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "seed {seed}: {} of {} failed:\n\n{}",
+        failures.len(),
+        lines.len(),
+        failures.join("\n\n")
+    );
 }

@@ -44,7 +44,9 @@ pub struct Stats {
     pub peak_speculative: u64,
     /// Size of one event record in bytes.
     pub event_bytes: u64,
-    /// Peak resident memory (Linux VmHWM; 0 where unknown), summed over processes.
+    /// Peak resident memory (Linux VmHWM; 0 where unknown), summed over
+    /// processes: read when the run ends, before the front end builds its
+    /// output, so a lower bound of the process' peak.
     pub peak_rss_bytes: u64,
     /// Digest of the committed history and final state of every LP.
     pub digest: String,
