@@ -106,12 +106,18 @@ impl Series {
 }
 
 /// Ring slots per (sender, receiver) pair: enough to absorb a batch burst,
-/// small enough that N² rings stay cheap. The slots of a PE's incoming rings
-/// stay near 65,536 whatever the thread count (a PE of many threads gets
-/// small rings; sends that do not fit wait in the sender's FIFO), so the
-/// rings' memory grows linearly, not quadratically, with threads.
+/// small enough that N² rings stay cheap. Up to 64 PEs a PE's incoming rings
+/// hold about 65,536 slots in all; beyond, all the rings of the process hold
+/// about 4 M slots (at least 16 per ring), so their memory stops growing
+/// with the square of the thread count. Sends that do not fit wait in the
+/// sender's FIFO, so a small ring costs speed, never correctness.
 pub(crate) fn ring_capacity(pes: usize) -> usize {
-    (65_536 / pes.max(1)).clamp(16, 16_384)
+    let pes = pes.max(1);
+    if pes <= 64 {
+        (65_536 / pes).clamp(1024, 16_384)
+    } else {
+        (4_194_304 / (pes * pes)).max(16)
+    }
 }
 
 /// The bytes of `kps` KPs on each of `threads` PEs and of the rings
@@ -201,6 +207,19 @@ pub(crate) fn process_stats<M: Model, Q, N, P>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ring_memory_grows_gently_with_threads() {
+        assert_eq!(ring_capacity(2), 16_384);
+        assert_eq!(ring_capacity(16), 4096);
+        assert_eq!(ring_capacity(64), 1024);
+        let slots = |pes: usize| pes * (pes - 1) * ring_capacity(pes);
+        for pes in [65, 100, 256, 512] {
+            assert!(slots(pes) <= 4_194_304, "{pes} PEs: {} slots", slots(pes));
+        }
+        // Past 512 PEs the floor of 16 slots per ring takes over.
+        assert_eq!(ring_capacity(1000), 16);
+    }
 
     #[test]
     fn the_gvt_series_keeps_evenly_spaced_rounds_within_its_bound() {
