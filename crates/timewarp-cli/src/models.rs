@@ -60,8 +60,8 @@ pub(crate) struct PholdArgs {
     /// Initial events per LP.
     #[arg(long, default_value_t = 10, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub population: u32,
-    /// Mean of the exponential part of each delay (0 to 1e300; with
-    /// --lookahead it bounds the run's events, see --end).
+    /// Mean of the exponential part of each delay (0 to 1e300; parameters
+    /// that imply more than 1e14 events before --end are refused).
     #[arg(long, default_value_t = 1.0, value_parser = time_span, allow_negative_numbers = true)]
     pub mean: f64,
     /// Minimum delay added to every event (the model's lookahead; 0 to 1e300).
@@ -122,8 +122,8 @@ pub(crate) struct PcsArgs {
     /// Portables (subscribers) starting in each cell.
     #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub portables_per_cell: u32,
-    /// Call attempts per unit time by an idle portable (with --move-rate and
-    /// --end it bounds the run's events: at most 1e14 in all).
+    /// Call attempts per unit time by an idle portable (rates that imply
+    /// more than 1e14 events before --end are refused).
     #[arg(long, default_value_t = 0.5, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub call_rate: f64,
     /// Mean call holding time.
@@ -287,7 +287,7 @@ impl NetworkArgs {
 pub(crate) enum ModelCmd {
     /// PHOLD synthetic benchmark: every event schedules one new event.
     #[command(mut_arg("end", |a| a.default_value("20")
-        .help("Virtual end time, in units of the mean delay at the defaults; events at or after it are not processed")))]
+        .help("Virtual end time, in the unit of --mean and --lookahead; events at or after it are not processed")))]
     Phold {
         #[command(flatten)]
         model: PholdArgs,
@@ -306,7 +306,7 @@ pub(crate) enum ModelCmd {
     },
     /// PCS cellular network: calls, handoffs and blocking on a grid of cells.
     #[command(mut_arg("end", |a| a.default_value("100")
-        .help("Virtual end time, in mean call durations (at the defaults); events at or after it are not processed")))]
+        .help("Virtual end time, in the unit of --call-duration (one mean call at the defaults); events at or after it are not processed")))]
     Pcs {
         #[command(flatten)]
         model: PcsArgs,

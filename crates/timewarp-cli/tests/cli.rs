@@ -259,8 +259,8 @@ fn verify_writes_both_runs_statistics() {
 #[test]
 fn end_help_shows_each_model_s_default_and_unit() {
     for (model, default, unit) in [
-        ("phold", "[default: 20]", "mean delay"),
-        ("pcs", "[default: 100]", "call duration"),
+        ("phold", "[default: 20]", "unit of --mean"),
+        ("pcs", "[default: 100]", "unit of --call-duration"),
         ("network", "[default: 20000]", "ns"),
     ] {
         let o = timewarp(&["run", model, "--help"]);
