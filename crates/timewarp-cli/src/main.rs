@@ -58,7 +58,7 @@ struct Verify<'a> {
 impl Action for Run<'_> {
     fn apply<M: Model>(&self, model: &M, engine: &EngineArgs, sizing: &str) -> Result<Option<Value>, String> {
         let cfg = engine.config()?;
-        fits(model, &cfg, self.procs.size(), sizing).map_err(|e| self.procs.alone(e))?;
+        self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
         if self.procs.rank() == 0 {
             for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
                 eprintln!("{note}");
@@ -128,6 +128,26 @@ impl Procs {
             self.cluster.abort(1)
         }
         e
+    }
+
+    /// The outcome of a check each process makes on its own (the machine's
+    /// memory): refused on every process, it is returned (rank 0 prints it
+    /// once); refused on some only, those say so and end the job.
+    fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+        #[cfg(feature = "mpi")]
+        if self.size() > 1 {
+            let refused = self.cluster.count(local.is_err());
+            if refused > 0 && refused < self.size() {
+                if let Err(e) = local {
+                    return Err(self.alone(e));
+                }
+                // Wait for a refusing process to end the job.
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(1));
+                }
+            }
+        }
+        local
     }
 
     /// Runs `model` here (and on every MPI process); the report comes back on rank 0 only.
