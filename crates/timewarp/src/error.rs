@@ -111,10 +111,12 @@ pub enum Error {
     Memory(String),
     /// Virtual time stopped advancing: `events` events in a row were
     /// committed at `time` (zero delays that never end).
-    #[error("LP {lp} at time {time}: {events} events in a row at this one virtual time; the run cannot advance (every event schedules another with delay 0?); give the model delays > 0, or raise --max-events-at-one-time (Config::max_events_at_one_time; 0: no limit)")]
+    #[error("LP {lp} at time {time} (an event sent by LP {src}): {events} events in a row at this one virtual time; the run cannot advance (every event schedules another with delay 0?); give the model delays > 0, or raise --max-events-at-one-time (Config::max_events_at_one_time; 0: no limit)")]
     Stalled {
         /// The LP of the event that reached the limit.
         lp: LpId,
+        /// The LP that sent that event (scheduling at the same time).
+        src: LpId,
         /// The time that does not advance.
         time: Time,
         /// Events in a row at that time.

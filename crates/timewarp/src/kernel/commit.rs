@@ -58,7 +58,7 @@ impl Committer {
         if key.time == self.at {
             self.run += 1;
             if self.run >= self.limit {
-                return Err(Error::Stalled { lp: dst, time: key.time, events: self.run });
+                return Err(Error::Stalled { lp: dst, src: key.src(), time: key.time, events: self.run });
             }
         } else {
             self.at = key.time;
