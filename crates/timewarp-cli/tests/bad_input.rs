@@ -205,7 +205,7 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--link-bandwidth", "1e300"], Line, "--link-bandwidth 1e300"),
         // Virtual time that cannot advance: stopped, not run for ever.
         (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16"], Line, "10000000 events in a row at this one virtual time"),
-        (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16", "--max-events-at-one-time", "1000", "--sync", "optimistic", "--threads", "2"], Line, "at time 0: 1000 events in a row"),
+        (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16", "--max-events-at-one-time", "1000", "--sync", "optimistic", "--threads", "2"], Line, "1000 events in a row at this one virtual time"),
         (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16", "--max-events-at-one-time", "1000", "--sync", "check"], Line, "the run cannot advance"),
         (&["run", "phold", "--lps", "4", "--population", "1", "--mean", "1e7", "--lookahead", "1e-9", "--end", "1e9", "--sync", "conservative", "--threads", "2"], Line, "1e-9 rounds to 1000000000"),
         (&["run", "phold", "--lps", "16", "--lookahead", "1e-300", "--end", "2", "--sync", "conservative", "--threads", "2"], Line, "too small to advance virtual time"),
