@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 THREADS=${THREADS:-2}
 cargo build --release -q -p timewarp-cli
-BIN=target/release/timewarp
+BIN="${CARGO_TARGET_DIR:-target}/release/timewarp"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 modes=("--sync sequential" "--sync optimistic --threads $THREADS" "--sync conservative --threads $THREADS")

@@ -26,8 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-5}
 LARGE=${LARGE:-1}
-cargo build --release -q -p timewarp-cli --features mpi --target-dir target/mpi
-BIN=target/mpi/release/timewarp
+cargo build --release -q -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi"
+BIN="${CARGO_TARGET_DIR:-target}/mpi/release/timewarp"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q
-bin=target/release/timewarp
+bin="${CARGO_TARGET_DIR:-target}/release/timewarp"
 PACKETS=${PACKETS:-100}
 REPS=${REPS:-3}
 LOAD=${LOAD:-0.3}

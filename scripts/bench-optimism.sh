@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-7}
 LIMIT=${LIMIT:-30}
 cargo build --release -q -p timewarp-cli
-NEW=target/release/timewarp
+NEW="${CARGO_TARGET_DIR:-target}/release/timewarp"
 BASE=${BASE:?set BASE to the binary to compare with}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-7}
 CONFIGS=${CONFIGS:-"--sync sequential;--sync optimistic --threads 1;--sync optimistic --threads 2"}
 cargo build --release -q -p timewarp-cli
-BIN=target/release/timewarp
+BIN="${CARGO_TARGET_DIR:-target}/release/timewarp"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

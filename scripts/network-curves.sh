@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q
-bin=target/release/timewarp
+bin="${CARGO_TARGET_DIR:-target}/release/timewarp"
 LOADS=${LOADS:-"0.1 0.2 0.3 0.35 0.4 0.45 0.5 0.6 0.8 1.0"}
 END=${END:-40000}
 WARMUP=${WARMUP:-10000}

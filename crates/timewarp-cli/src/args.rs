@@ -31,30 +31,31 @@ pub(crate) struct EngineArgs {
     /// Synchronisation mode.
     #[arg(long, value_enum, default_value_t = SyncArg::Sequential)]
     pub sync: SyncArg,
-    /// Worker threads (parallel modes only).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    /// Worker threads, 1 to 4096 (parallel modes only).
+    #[arg(long, default_value_t = 1, value_parser = whole::<u32>(1, 4096), allow_negative_numbers = true)]
     pub threads: u32,
-    /// Virtual end time; events at or after it are not processed [default: the model's].
+    /// Virtual end time; events at or after it are not processed.
     #[arg(long, value_parser = positive_f64, allow_negative_numbers = true)]
     pub end: Option<f64>,
     /// Seed of every random stream.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub seed: u64,
     /// Pending-event queue structure.
     #[arg(long, value_enum, default_value_t = QueueArg::Ladder)]
     pub queue: QueueArg,
-    /// Kernel processes per PE (rollback and fossil-collection unit).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
-    pub kps_per_pe: u32,
+    /// Kernel processes per PE (rollback and fossil-collection unit; at most
+    /// one per LP of a PE is used) [default: 16].
+    #[arg(long, value_name = "KPS", value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
+    pub kps_per_pe: Option<u32>,
     /// Events a PE processes between looks at its inboxes and GVT.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub batch: u32,
     /// Batches between GVT rounds.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub gvt_interval: u32,
     /// Optimistic event buffers per PE beyond the sequential need
-    /// (processed, uncommitted events) [default: 8 × batch × gvt-interval].
-    #[arg(long, value_name = "EVENTS")]
+    /// (processed, uncommitted events; optimistic runs only) [default: 8 × batch × gvt-interval].
+    #[arg(long, value_name = "EVENTS", value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub event_memory: Option<u64>,
     /// Placement of LPs on PEs: block, random (a permutation from --seed), or
     /// a FILE with one PE number per LP, one per line, or a JSON list
@@ -65,7 +66,13 @@ pub(crate) struct EngineArgs {
     /// unbounded, or a fixed window T in virtual time.
     #[arg(long, value_name = "auto|unbounded|T", default_value = "auto", value_parser = optimism, allow_negative_numbers = true)]
     pub optimism: timewarp::Optimism,
-    /// Write statistics and model results as JSON to this file.
+    /// Most events in a row at one virtual time (per PE) before the run is
+    /// stopped as one whose time cannot advance (0: no limit).
+    #[arg(long, value_name = "EVENTS", default_value_t = timewarp::MAX_EVENTS_AT_ONE_TIME,
+          value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
+    pub max_events_at_one_time: u64,
+    /// Write statistics and model results as JSON to this file (`-`: standard
+    /// output; the summary then goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
     /// Print nothing on success (errors still go to stderr).
@@ -76,16 +83,21 @@ pub(crate) struct EngineArgs {
 impl EngineArgs {
     /// The parallel configuration `verify` compares with sequential
     /// (`--sync sequential`, the default, means optimistic here).
-    pub(crate) fn config_for_verify(&self, default_end: f64) -> Result<timewarp::Config, String> {
+    pub(crate) fn config_for_verify(&self) -> Result<timewarp::Config, String> {
         let mut a = self.clone();
         if a.sync == SyncArg::Sequential {
             a.sync = SyncArg::Optimistic;
         }
-        a.config(default_end)
+        a.config()
+    }
+
+    /// The end time (each model sets the default of --end, see `ModelCmd`).
+    pub(crate) fn end(&self) -> f64 {
+        self.end.unwrap_or(timewarp::Config::default().end)
     }
 
     /// The engine configuration these options describe.
-    pub(crate) fn config(&self, default_end: f64) -> Result<timewarp::Config, String> {
+    pub(crate) fn config(&self) -> Result<timewarp::Config, String> {
         let sync = match self.sync {
             SyncArg::Sequential => timewarp::SyncMode::Sequential,
             SyncArg::Check => timewarp::SyncMode::Check,
@@ -95,19 +107,20 @@ impl EngineArgs {
         let cfg = timewarp::Config {
             sync,
             threads: self.threads as usize,
-            end: self.end.unwrap_or(default_end),
+            end: self.end(),
             seed: self.seed,
             queue: match self.queue {
                 QueueArg::Ladder => timewarp::QueueKind::Ladder,
                 QueueArg::Heap => timewarp::QueueKind::Heap,
             },
             progress: !self.quiet,
-            kps_per_pe: self.kps_per_pe as usize,
+            kps_per_pe: self.kps_per_pe.map_or(timewarp::Config::default().kps_per_pe, |k| k as usize),
             batch: self.batch as usize,
             gvt_interval: self.gvt_interval as usize,
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
             optimism: self.optimism,
             trace_lp: None,
+            max_events_at_one_time: self.max_events_at_one_time,
             mapping: self.mapping()?,
         };
         cfg.validate().map_err(|e| describe(&e))?;
@@ -116,6 +129,37 @@ impl EngineArgs {
 }
 
 impl EngineArgs {
+    /// Notes on options this run will not use as given (on stderr; none with `--quiet`).
+    pub(crate) fn notes(&self, cfg: &timewarp::Config, num_lps: u32, pes: usize) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.quiet {
+            return notes;
+        }
+        let optimistic = cfg.sync == timewarp::SyncMode::Optimistic;
+        if self.event_memory.is_some() && !optimistic {
+            notes.push(format!(
+                "note: --event-memory applies to optimistic runs only; ignored with --sync {}",
+                cfg.sync.name()
+            ));
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cfg.threads > 4 * cores {
+            notes.push(format!(
+                "warning: --threads {} on {cores} cores: workers take turns on the cores and wait for each other \
+                 (start-up, GVT rounds); use at most {cores} for speed",
+                cfg.threads
+            ));
+        }
+        let kps = cfg.kps_in_use(num_lps, pes);
+        if self.kps_per_pe.is_some() && optimistic && kps < cfg.kps_per_pe {
+            notes.push(format!(
+                "note: --kps-per-pe {} is more than the {kps} LPs of a PE; using {kps} KPs per PE",
+                cfg.kps_per_pe
+            ));
+        }
+        notes
+    }
+
     fn mapping(&self) -> Result<timewarp::Mapping, String> {
         match self.mapping.as_str() {
             "block" => Ok(timewarp::Mapping::Block),
@@ -144,6 +188,32 @@ pub(crate) fn describe(e: &timewarp::Error) -> String {
 /// `auto`, `unbounded` or a finite window >= 0.
 pub(crate) fn optimism(s: &str) -> Result<timewarp::Optimism, String> {
     s.parse()
+}
+
+/// A parser of whole numbers in `min..=max` whose message says the range
+/// (clap's own integer parsers say "invalid digit found in string" for -5).
+pub(crate) fn whole<T>(min: u64, max: u64) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |s: &str| {
+        let range = if max == u64::MAX { format!(">= {min}") } else { format!("from {min} to {max}") };
+        let v: i128 = s.trim().parse().map_err(|_| format!("must be a whole number {range}, got '{s}'"))?;
+        if v < min as i128 || v > max as i128 {
+            return Err(format!("must be a whole number {range}, got {v}"));
+        }
+        T::try_from(v as u64).map_err(|_| format!("must be a whole number {range}, got {v}"))
+    }
+}
+
+/// A parser that accepts exactly `names` (clap lists them and suggests the
+/// nearest on a typo) and converts the name with `T`'s `FromStr`.
+pub(crate) fn choice<T>(names: &'static [&'static str]) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: std::str::FromStr<Err = String> + Clone + Send + Sync + 'static,
+{
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(names).try_map(|s| s.parse::<T>())
 }
 
 /// A finite number > 0.

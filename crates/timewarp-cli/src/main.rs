@@ -9,12 +9,14 @@ use clap::{Parser, Subcommand};
 use models::ModelCmd;
 use serde_json::Value;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use timewarp::Model;
 
 /// timewarp: an optimistic (Time Warp) parallel discrete-event simulator.
 #[derive(Parser, Debug)]
-#[command(name = "timewarp", version, about, propagate_version = true)]
+// No help screen for a missing subcommand: the error and the usage line.
+#[command(name = "timewarp", version, about, propagate_version = true, arg_required_else_help = false)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -23,12 +25,14 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Run a model and print a summary (see `timewarp run <model> --help`).
+    #[command(arg_required_else_help = false)]
     Run {
         #[command(subcommand)]
         model: ModelCmd,
     },
     /// Run a model sequentially and in parallel and compare what they commit
     /// (exit 0 when identical; otherwise report the first LP and event that differ).
+    #[command(arg_required_else_help = false)]
     Verify {
         #[command(subcommand)]
         model: ModelCmd,
@@ -44,11 +48,12 @@ type After<'a, R> = &'a dyn Fn(&R) -> Result<(), String>;
 /// model type); returns the model results when it ran the model here, after
 /// handing them to `after`.
 trait Action {
+    /// `sizing` names the model's options that set its size (for the memory check).
     fn apply<M: Model>(
         &self,
         model: &M,
         engine: &EngineArgs,
-        default_end: f64,
+        sizing: &str,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String>;
 }
@@ -71,10 +76,17 @@ impl Action for Run<'_> {
         &self,
         model: &M,
         engine: &EngineArgs,
-        default_end: f64,
+        sizing: &str,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
-        execute(model, engine, default_end, self.procs, after)
+        let cfg = engine.config()?;
+        self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
+        if self.procs.rank() == 0 {
+            for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
+                eprintln!("{note}");
+            }
+        }
+        execute(model, &cfg, engine, self.procs, after)
     }
 }
 
@@ -83,7 +95,7 @@ impl Action for Verify<'_> {
         &self,
         model: &M,
         engine: &EngineArgs,
-        default_end: f64,
+        sizing: &str,
         _after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
@@ -93,7 +105,12 @@ impl Action for Verify<'_> {
                 self.procs.size()
             ));
         }
-        verify(model, engine, default_end).map(|()| None)
+        let cfg = engine.config_for_verify()?;
+        fits(model, &cfg, 1, sizing)?;
+        for note in engine.notes(&cfg, model.num_lps(), cfg.threads) {
+            eprintln!("{note}");
+        }
+        verify(model, cfg, engine).map(|()| None)
     }
 }
 
@@ -105,6 +122,14 @@ struct Procs {
 
 impl Procs {
     fn init() -> Result<Self, String> {
+        #[cfg(not(feature = "mpi"))]
+        if let Some((var, size)) = mpi_launcher() {
+            return Err(format!(
+                "this timewarp was built without MPI, but an MPI launcher started it as one of {size} processes \
+                 ({var}={size}): each would run the whole model alone; build it with \
+                 `cargo build --release --features mpi` (see the README, MPI), or run it without mpirun"
+            ));
+        }
         Ok(Procs {
             #[cfg(feature = "mpi")]
             cluster: timewarp::mpi::Cluster::init().map_err(|e| e.to_string())?,
@@ -133,6 +158,26 @@ impl Procs {
         e
     }
 
+    /// The outcome of a check each process makes on its own (the machine's
+    /// memory): refused on every process, it is returned (rank 0 prints it
+    /// once); refused on some only, those say so and end the job.
+    fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+        #[cfg(feature = "mpi")]
+        if self.size() > 1 {
+            let refused = self.cluster.count(local.is_err());
+            if refused > 0 && refused < self.size() {
+                if let Err(e) = local {
+                    return Err(self.alone(e));
+                }
+                // Wait for a refusing process to end the job.
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(1));
+                }
+            }
+        }
+        local
+    }
+
     /// Runs `model` here (and on every MPI process); the report comes back on rank 0 only.
     fn run<M: Model>(&self, model: &M, cfg: &timewarp::Config) -> Result<Option<timewarp::Report<M::Results>>, String> {
         #[cfg(feature = "mpi")]
@@ -148,32 +193,45 @@ impl Procs {
     }
 }
 
+/// The launcher variable and process count when an MPI launcher (OpenMPI,
+/// MPICH / Hydra, PMIx) started this process as one of several.
+#[cfg(not(feature = "mpi"))]
+fn mpi_launcher() -> Option<(&'static str, u64)> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"].into_iter().find_map(|var| {
+        let size: u64 = std::env::var(var).ok()?.trim().parse().ok()?;
+        (size > 1).then_some((var, size))
+    })
+}
+
+/// This process' rank under an MPI launcher (0 without one): only rank 0
+/// speaks, so the job's error is printed once.
+fn launcher_rank() -> u64 {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
+        .into_iter()
+        .find_map(|var| std::env::var(var).ok()?.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 fn main() -> ExitCode {
     let procs = match Procs::init() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {e}");
+            if launcher_rank() == 0 {
+                eprintln!("error: {e}");
+            }
             return ExitCode::FAILURE;
         }
     };
     let lead = procs.rank() == 0;
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            // --help, --version
+        Err(e) => {
+            // clap's whole message: what is wrong, the accepted values or the
+            // nearest spelling, and the usage (help and version go to stdout, exit 0).
             if lead {
                 let _ = e.print();
             }
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            // One clear line, not a screenful: the first line of clap's message.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("error: bad command line");
-            if lead {
-                eprintln!("{first} (see --help)");
-            }
-            return ExitCode::from(2);
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
         }
     };
     let result = match cli.cmd {
@@ -203,11 +261,18 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Phold { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 20.0, &nothing).map(drop)
+            model.bounded(engine.end(), engine.max_events_at_one_time)?;
+            let sizing = format!("--lps {} with --population {}", model.lps, model.population);
+            action.apply(&m, &engine, &sizing, &nothing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
-            let results = action.apply(&m, &engine, 20_000.0, &nothing)?;
+            model.bounded(timewarp::Model::num_lps(&m), engine.end())?;
+            let sizing = match model.topology.as_str() {
+                "hypercube" => format!("--nodes {}", model.nodes),
+                _ => format!("--dims {}", model.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+            };
+            let results = action.apply(&m, &engine, &sizing, &nothing)?;
             match (&model.link_stats, results) {
                 (Some(path), Some(r)) => write_link_stats(path, &r),
                 _ => Ok(()),
@@ -216,11 +281,17 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         ModelCmd::Pcs { model, engine } => {
             let m = model.model();
             m.validate()?;
-            action.apply(&m, &engine, 100.0, &nothing).map(drop)
+            model.bounded(engine.end())?;
+            let sizing = format!(
+                "--cells-x {} × --cells-y {} with --portables-per-cell {}",
+                model.cells_x, model.cells_y, model.portables_per_cell
+            );
+            action.apply(&m, &engine, &sizing, &nothing).map(drop)
         }
         ModelCmd::Tlm { model, engine } => {
-            let end = engine.end.unwrap_or(TLM_END);
+            let end = engine.end();
             let m = model.model(engine.seed, end)?;
+            model.bounded(&m, end)?;
             let after = |r: &timewarp_models::tlm::TlmResults| {
                 if let (Some(path), Some(field)) = (&model.image, &r.field) {
                     picture::write_field(path, field)?;
@@ -230,13 +301,11 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                     None => Ok(()),
                 }
             };
-            action.apply(&m, &engine, TLM_END, &after).map(drop)
+            let sizing = format!("--size {}", model.size.0.iter().map(u32::to_string).collect::<Vec<_>>().join("x"));
+            action.apply(&m, &engine, &sizing, &after).map(drop)
         }
     }
 }
-
-/// Default end of a TLM run, in steps.
-const TLM_END: f64 = 150.0;
 
 /// Writes every receiver's node voltage per step (0 where its cell was quiet).
 fn write_signals(path: &std::path::Path, r: &timewarp_models::tlm::TlmResults) -> Result<(), String> {
@@ -265,6 +334,32 @@ fn write_signals(path: &std::path::Path, r: &timewarp_models::tlm::TlmResults) -
     f.flush().map_err(fail)
 }
 
+/// Refuses a configuration that cannot fit in this machine's memory, naming
+/// the options that make it big (`sizing` for the model's size), before
+/// anything is allocated. One of `processes` processes holds its share.
+fn fits<M: Model>(model: &M, cfg: &timewarp::Config, processes: usize, sizing: &str) -> Result<(), String> {
+    use timewarp::memory::{human, machine_memory, Estimate};
+    let Some(have) = machine_memory() else { return Ok(()) };
+    let e = Estimate::of(model, cfg, processes);
+    if e.total() <= have {
+        return Ok(());
+    }
+    let (what, fix) = if e.rings > e.lps.saturating_add(e.events) {
+        (format!("--threads {}", cfg.threads), "use fewer threads")
+    } else {
+        (sizing.to_string(), "make the model smaller")
+    };
+    Err(format!(
+        "{what} needs about {} of memory (LP records {}, initial events {}, rings between threads {}), \
+         but this machine has {}; {fix}",
+        human(e.total()),
+        human(e.lps),
+        human(e.events),
+        human(e.rings),
+        human(have)
+    ))
+}
+
 /// Writes the network's per-link figures (`model_results.links`) as CSV.
 fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write link statistics to {}: {e}", path.display());
@@ -278,82 +373,193 @@ fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), Strin
 }
 
 /// `timewarp verify`: sequential against the requested parallel configuration.
-fn verify<M: Model>(model: &M, engine: &EngineArgs, default_end: f64) -> Result<(), String> {
-    let mut cfg = engine.config_for_verify(default_end)?;
+fn verify<M: Model>(model: &M, mut cfg: timewarp::Config, engine: &EngineArgs) -> Result<(), String> {
     cfg.progress = false;
-    let v = timewarp::verify::verify(model, &cfg).map_err(|e| args::describe(&e))?;
-    let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
-    match v.divergence {
-        None => {
-            if !engine.quiet {
-                println!(
-                    "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
-                    v.sequential.committed_events,
-                    v.sequential.digest,
-                    100.0 * v.parallel.efficiency
-                );
+    let stats_out = engine.stats_json.as_deref().map(StatsOut::open).transpose()?;
+    let v = match timewarp::verify::verify(model, &cfg) {
+        Ok(v) => v,
+        Err(e) => {
+            if let Some(out) = stats_out {
+                out.discard();
             }
-            Ok(())
+            return Err(args::describe(&e));
         }
-        Some(d) => Err(format!(
+    };
+    let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
+    let line = match &v.divergence {
+        None => format!(
+            "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
+            v.sequential.committed_events,
+            v.sequential.digest,
+            100.0 * v.parallel.efficiency
+        ),
+        Some(d) => format!(
             "verify: MISMATCH between sequential (digest {}, {} events) and {par} (digest {}, {} events): {d}",
             v.sequential.digest, v.sequential.committed_events, v.parallel.digest, v.parallel.committed_events
-        )),
+        ),
+    };
+    // Both runs' statistics, whatever the verdict.
+    if let Some(out) = stats_out {
+        let json = serde_json::json!({
+            "identical": v.divergence.is_none(),
+            "divergence": v.divergence.as_ref().map(ToString::to_string),
+            "sequential": v.sequential,
+            "parallel": v.parallel,
+        });
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        let to_stdout = out.is_stdout();
+        out.write(&text)?;
+        if v.divergence.is_none() && !engine.quiet {
+            if to_stdout {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
+    } else if v.divergence.is_none() && !engine.quiet {
+        println!("{line}");
+    }
+    match v.divergence {
+        None => Ok(()),
+        Some(_) => Err(line),
     }
 }
 
-/// Prints the model's scalar results as rows; arrays (per-cell figures, say)
-/// are left to `--stats-json`.
-fn print_results(results: &serde_json::Value) {
+/// The model's scalar results as rows; arrays (per-cell figures, say) are
+/// left to `--stats-json`.
+fn results_text(results: &serde_json::Value) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     match results {
         serde_json::Value::Object(map) => {
             let rows: Vec<_> = map.iter().filter(|(_, v)| !v.is_array() && !v.is_object()).collect();
             if rows.is_empty() {
-                return;
+                return out;
             }
-            println!("model results:");
+            out.push_str("model results:\n");
             let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             for (k, v) in rows {
-                println!("  {k:<w$}  {v}");
+                let _ = writeln!(out, "  {k:<w$}  {v}");
             }
             if map.values().any(|v| v.is_array() || v.is_object()) {
-                println!("  (per-item figures: --stats-json FILE, key model_results)");
+                out.push_str("  (per-item figures: --stats-json FILE, key model_results)\n");
             }
         }
         serde_json::Value::Null => {}
-        other => println!("model results  {other}"),
+        other => {
+            let _ = writeln!(out, "model results  {other}");
+        }
+    }
+    out
+}
+
+/// Where `--stats-json` goes. A file is written through a temporary file
+/// in its folder and renamed at the end, so a failed write (a full disk)
+/// leaves no truncated JSON behind; a path that is no regular file
+/// (`/dev/stdout`, a pipe) is written directly; `-` is standard output.
+enum StatsOut {
+    Stdout,
+    Direct(PathBuf, std::fs::File),
+    Renamed { path: PathBuf, tmp: PathBuf, file: std::fs::File },
+}
+
+impl StatsOut {
+    /// Opens the destination before the run: a bad path should not cost a whole run.
+    fn open(path: &Path) -> Result<Self, String> {
+        let fail = |e: std::io::Error| format!("cannot write statistics to {}: {e}", path.display());
+        if path.as_os_str() == "-" {
+            return Ok(StatsOut::Stdout);
+        }
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            let file = std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
+            return Ok(StatsOut::Direct(path.to_path_buf(), file));
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let file = std::fs::File::create(&tmp).map_err(fail)?;
+        Ok(StatsOut::Renamed { path: path.to_path_buf(), tmp, file })
+    }
+
+    /// True when the statistics take standard output (the summary then goes to stderr).
+    fn is_stdout(&self) -> bool {
+        matches!(self, StatsOut::Stdout)
+    }
+
+    /// Writes `text` and puts it in place.
+    fn write(self, text: &str) -> Result<(), String> {
+        fn at(p: &Path) -> impl Fn(std::io::Error) -> String + '_ {
+            move |e| format!("cannot write statistics to {}: {e}", p.display())
+        }
+        match self {
+            StatsOut::Stdout => {
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{text}").and_then(|()| out.flush()).map_err(at(Path::new("standard output")))
+            }
+            StatsOut::Direct(path, mut file) => writeln!(file, "{text}").and_then(|()| file.flush()).map_err(at(&path)),
+            StatsOut::Renamed { path, tmp, mut file } => {
+                let written = writeln!(file, "{text}")
+                    .and_then(|()| file.sync_all())
+                    .and_then(|()| std::fs::rename(&tmp, &path))
+                    .map_err(at(&path));
+                if written.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                written
+            }
+        }
+    }
+
+    /// Removes the temporary file of a run that ended without statistics.
+    fn discard(self) {
+        if let StatsOut::Renamed { tmp, .. } = self {
+            let _ = std::fs::remove_file(tmp);
+        }
     }
 }
 
 /// Runs one model with the engine options and prints / writes the results.
 fn execute<M: Model>(
     model: &M,
+    cfg: &timewarp::Config,
     engine: &EngineArgs,
-    default_end: f64,
     procs: &Procs,
     after: After<'_, M::Results>,
 ) -> Result<Option<Value>, String> {
-    let cfg = engine.config(default_end)?;
-    // Open the stats file before running: a bad path should not cost a whole run.
-    let stats_file = match &engine.stats_json {
-        Some(p) if procs.rank() == 0 => {
-            let f = std::fs::File::create(p);
-            Some(f.map_err(|e| procs.alone(format!("cannot write statistics to {}: {e}", p.display())))?)
-        }
+    let stats_out = match &engine.stats_json {
+        Some(p) if procs.rank() == 0 => Some(StatsOut::open(p).map_err(|e| procs.alone(e))?),
         _ => None,
     };
-    let Some(report) = procs.run(model, &cfg)? else { return Ok(None) };
+    let report = match procs.run(model, cfg) {
+        Ok(Some(r)) => r,
+        other => {
+            if let Some(out) = stats_out {
+                out.discard();
+            }
+            return other.map(|_| None);
+        }
+    };
     after(&report.results)?;
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
+    let summary = format!("{}{}", report.stats.table(), results_text(&results));
+    let to_stdout = stats_out.as_ref().is_some_and(StatsOut::is_stdout);
     if !engine.quiet {
-        print!("{}", report.stats.table());
-        print_results(&results);
+        if to_stdout {
+            eprint!("{summary}");
+        } else {
+            print!("{summary}");
+        }
     }
-    if let (Some(mut f), Some(p)) = (stats_file, &engine.stats_json) {
+    if let Some(out) = stats_out {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
         json["model_results"] = results.clone();
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-        writeln!(f, "{text}").map_err(|e| format!("cannot write statistics to {}: {e}", p.display()))?;
+        if let Err(e) = out.write(&text) {
+            // The run's figures are not lost with the file: they go to stderr.
+            if engine.quiet {
+                eprint!("{summary}");
+            }
+            return Err(e);
+        }
     }
     Ok(Some(results))
 }

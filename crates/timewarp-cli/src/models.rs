@@ -1,6 +1,50 @@
 //! Command-line front ends of the shipped models: their options and defaults.
 
-use crate::args::{non_negative_f64, probability, EngineArgs};
+use crate::args::{choice, non_negative_f64, probability, whole, EngineArgs};
+
+/// Most events a run may be expected to process: more would not finish in
+/// any reasonable time (10^14 events are days at 10^8 events per second),
+/// so parameters that imply more are refused up front.
+const MAX_EVENTS: f64 = 1e14;
+
+/// Most busy-work iterations per PHOLD event.
+const MAX_COMPUTE: u64 = 1_000_000;
+
+/// Largest delay parameter: an exponential draw with a larger mean could
+/// overflow to infinity.
+const MAX_SPAN: f64 = 1e300;
+
+/// A finite time span in `0..=MAX_SPAN`.
+fn time_span(s: &str) -> Result<f64, String> {
+    let v = non_negative_f64(s)?;
+    if v > MAX_SPAN {
+        return Err(format!("must be at most {MAX_SPAN:e} (a larger delay can overflow to infinity), got {s}"));
+    }
+    Ok(v)
+}
+
+/// `v` as a person writes it: `0.5`, `20000`, but `1e300`, not 301 digits.
+fn num(v: f64) -> String {
+    let s = v.to_string();
+    if s.len() > 12 {
+        format!("{v:e}")
+    } else {
+        s
+    }
+}
+
+/// Refuses parameters whose expected number of events (`events`, over the
+/// run up to `end`) is beyond [`MAX_EVENTS`]; `what` names the options.
+fn bounded(events: f64, end: f64, what: &str, fix: &str) -> Result<(), String> {
+    if events > MAX_EVENTS {
+        return Err(format!(
+            "{what} gives about {events:.1e} events before --end {}, more than the {MAX_EVENTS:e} a run can \
+             process in reasonable time; {fix}",
+            num(end)
+        ));
+    }
+    Ok(())
+}
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use timewarp_models::network::{self, Network, Routing, Selection, Switch, Topology, Traffic};
@@ -12,26 +56,46 @@ use timewarp_models::tlm::{Layout, Tlm, Waveform};
 #[derive(Args, Debug, Clone)]
 pub(crate) struct PholdArgs {
     /// Number of LPs.
-    #[arg(long, default_value_t = 16_384, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 16_384, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub lps: u32,
     /// Initial events per LP.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub population: u32,
-    /// Mean of the exponential part of each delay.
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    /// Mean of the exponential part of each delay (0 to 1e300; parameters
+    /// that imply more than 1e14 events before --end are refused).
+    #[arg(long, default_value_t = 1.0, value_parser = time_span, allow_negative_numbers = true)]
     pub mean: f64,
-    /// Minimum delay added to every event (the model's lookahead).
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    /// Minimum delay added to every event (the model's lookahead; 0 to 1e300).
+    #[arg(long, default_value_t = 1.0, value_parser = time_span, allow_negative_numbers = true)]
     pub lookahead: f64,
     /// Probability that an event goes to an LP drawn uniformly from all LPs instead of to itself.
     #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
     pub remote: f64,
-    /// Busy-work iterations per event (event grain).
-    #[arg(long, default_value_t = 0)]
+    /// Busy-work iterations per event (event grain; 0 to 1,000,000, about a
+    /// millisecond per event at most).
+    #[arg(long, default_value_t = 0, value_parser = whole::<u32>(0, MAX_COMPUTE), allow_negative_numbers = true)]
     pub compute: u32,
 }
 
 impl PholdArgs {
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`]).
+    /// `stall_limit` is `--max-events-at-one-time` (0: none).
+    pub(crate) fn bounded(&self, end: f64, stall_limit: u64) -> Result<(), String> {
+        let gap = self.mean + self.lookahead;
+        if gap == 0.0 {
+            if stall_limit == 0 {
+                return Err("--mean 0 with --lookahead 0 puts every event at time 0, and --max-events-at-one-time 0 \
+                            lifts the limit that would stop it: the run would never end; give --mean or --lookahead \
+                            a value > 0"
+                    .into());
+            }
+            return Ok(()); // every event at time 0: the engine's stall limit stops it
+        }
+        let events = self.lps as f64 * self.population as f64 * (end / gap).max(1.0);
+        let what = format!("--mean {} with --lookahead {}", num(self.mean), num(self.lookahead));
+        bounded(events, end, &what, "raise --mean or --lookahead, or lower --end, --lps or --population")
+    }
+
     pub(crate) fn model(&self) -> Phold {
         Phold {
             lps: self.lps,
@@ -48,18 +112,19 @@ impl PholdArgs {
 #[derive(Args, Debug, Clone)]
 pub(crate) struct PcsArgs {
     /// Cells along x (the grid wraps around).
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 32, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub cells_x: u32,
     /// Cells along y.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 32, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub cells_y: u32,
     /// Radio channels per cell.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 10, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub channels: u32,
     /// Portables (subscribers) starting in each cell.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub portables_per_cell: u32,
-    /// Call attempts per unit time by an idle portable.
+    /// Call attempts per unit time by an idle portable (rates that imply
+    /// more than 1e14 events before --end are refused).
     #[arg(long, default_value_t = 0.5, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub call_rate: f64,
     /// Mean call holding time.
@@ -69,11 +134,20 @@ pub(crate) struct PcsArgs {
     #[arg(long, default_value_t = 0.04, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub move_rate: f64,
     /// Call arrival process: engset (idle portables call; finite source) or poisson (per cell; Erlang-B).
-    #[arg(long, default_value = "engset", value_parser = |s: &str| s.parse::<Arrivals>())]
+    #[arg(long, default_value = "engset", value_parser = choice::<Arrivals>(&["engset", "poisson"]))]
     pub arrivals: Arrivals,
 }
 
 impl PcsArgs {
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`]).
+    pub(crate) fn bounded(&self, end: f64) -> Result<(), String> {
+        // A call is two events (attempt, end), a move one.
+        let per_portable = (2.0 * self.call_rate + self.move_rate) * end;
+        let events = self.cells_x as f64 * self.cells_y as f64 * self.portables_per_cell as f64 * per_portable;
+        let what = format!("--call-rate {} with --move-rate {}", num(self.call_rate), num(self.move_rate));
+        bounded(events, end, &what, "lower --call-rate, --move-rate or --end")
+    }
+
     pub(crate) fn model(&self) -> Pcs {
         Pcs {
             cells_x: self.cells_x,
@@ -95,34 +169,34 @@ pub(crate) struct NetworkArgs {
     #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube"])]
     pub topology: String,
     /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
-    #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
     pub dims: Vec<u32>,
     /// Nodes of a hypercube (a power of two).
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub nodes: u32,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot.
-    #[arg(long, default_value = "uniform", value_parser = |s: &str| s.parse::<Traffic>())]
+    #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot"]))]
     pub traffic: Traffic,
     /// Offset of --traffic shift (node s sends to s + K mod N).
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub shift: u32,
     /// Hot nodes (ids 0..H) of --traffic hotspot.
-    #[arg(long, value_name = "H", default_value_t = 1)]
+    #[arg(long, value_name = "H", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub hotspot_nodes: u32,
     /// Fraction of messages sent to a hot node (--traffic hotspot).
     #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
     pub hotspot_fraction: f64,
     /// Message creation at each node: poisson or periodic.
-    #[arg(long, default_value = "poisson", value_parser = |s: &str| s.parse::<network::Arrivals>())]
+    #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic"]))]
     pub arrivals: network::Arrivals,
     /// Offered load per node, as a fraction of the injection link's bandwidth (0..1).
     #[arg(long, default_value_t = 0.3, value_parser = probability, allow_negative_numbers = true)]
     pub load: f64,
     /// Bytes per message.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub message_bytes: u32,
     /// Most bytes per packet.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub packet_bytes: u32,
     /// Link bandwidth in bytes per ns (4 = 32 Gb/s).
     #[arg(long, default_value_t = 4.0, value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
@@ -134,21 +208,21 @@ pub(crate) struct NetworkArgs {
     #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub router_delay: f64,
     /// Virtual channels per port (a torus needs 2 or more: dateline classes).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub vcs: u32,
     /// Buffer per virtual channel, in packets.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub buffer_packets: u32,
     /// Switch: input-buffered or output-buffered.
-    #[arg(long, default_value = "input-buffered", value_parser = |s: &str| s.parse::<Switch>())]
+    #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered"]))]
     pub switch: Switch,
     /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
     /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise).
-    #[arg(long, default_value = "dimension-order", value_parser = |s: &str| s.parse::<Routing>())]
+    #[arg(long, default_value = "dimension-order", value_parser = choice::<Routing>(&["dimension-order", "adaptive"]))]
     pub routing: Routing,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
-    #[arg(long, default_value = "load", value_parser = |s: &str| s.parse::<Selection>())]
+    #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
     pub selection: Selection,
     /// Statistics start at this time (ns).
     #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
@@ -159,6 +233,16 @@ pub(crate) struct NetworkArgs {
 }
 
 impl NetworkArgs {
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`]).
+    pub(crate) fn bounded(&self, nodes: u32, end: f64) -> Result<(), String> {
+        // Each packet is a few events per hop; 16 covers a few hops.
+        let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
+        let messages = end * self.load * self.link_bandwidth / self.message_bytes as f64;
+        let events = nodes as f64 * messages * packets * 16.0;
+        let what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.load));
+        bounded(events, end, &what, "lower --link-bandwidth, --load or --end")
+    }
+
     pub(crate) fn model(&self) -> Result<Network, String> {
         let topology = match self.topology.as_str() {
             "torus" => Topology::Torus(self.dims.clone()),
@@ -329,6 +413,18 @@ fn positions(path: &std::path::Path) -> Result<Vec<Vec<u32>>, String> {
 }
 
 impl TlmArgs {
+    /// Refuses a run that could not end in reasonable time: at most every
+    /// open cell busy at every step, `2·D + 2` events each.
+    pub(crate) fn bounded(&self, m: &Tlm, end: f64) -> Result<(), String> {
+        let events = m.grid().open_cells() as f64 * (m.grid().ports() + 2) as f64 * end;
+        let what = format!(
+            "--size {} with --end {}",
+            self.size.0.iter().map(u32::to_string).collect::<Vec<_>>().join("x"),
+            num(end)
+        );
+        bounded(events, end, &what, "lower --end or --size")
+    }
+
     /// The model; `seed` places random radios and buildings, `end` sets the
     /// default image step.
     pub(crate) fn model(&self, seed: u64, end: f64) -> Result<Tlm, String> {
@@ -431,6 +527,8 @@ fn random_ground_cells(
 #[derive(Subcommand, Debug, Clone)]
 pub(crate) enum ModelCmd {
     /// PHOLD synthetic benchmark: every event schedules one new event.
+    #[command(mut_arg("end", |a| a.default_value("20")
+        .help("Virtual end time, in the unit of --mean and --lookahead; events at or after it are not processed")))]
     Phold {
         #[command(flatten)]
         model: PholdArgs,
@@ -439,6 +537,8 @@ pub(crate) enum ModelCmd {
     },
     /// Interconnection network: packets through credit-based virtual cut-through
     /// switches on a torus, mesh or hypercube (time in ns).
+    #[command(mut_arg("end", |a| a.default_value("20000")
+        .help("Virtual end time in ns; events at or after it are not processed")))]
     Network {
         #[command(flatten)]
         model: NetworkArgs,
@@ -447,6 +547,8 @@ pub(crate) enum ModelCmd {
     },
     /// TLM radio propagation: pulses scattered by a transmission-line matrix
     /// over a 2-D or 3-D grid with obstacles (time in steps).
+    #[command(mut_arg("end", |a| a.default_value("150")
+        .help("Virtual end time in steps (Δt = 1); steps 0 up to it are simulated")))]
     Tlm {
         #[command(flatten)]
         model: TlmArgs,
@@ -454,6 +556,8 @@ pub(crate) enum ModelCmd {
         engine: EngineArgs,
     },
     /// PCS cellular network: calls, handoffs and blocking on a grid of cells.
+    #[command(mut_arg("end", |a| a.default_value("100")
+        .help("Virtual end time, in the unit of --call-duration (one mean call at the defaults); events at or after it are not processed")))]
     Pcs {
         #[command(flatten)]
         model: PcsArgs,

@@ -275,6 +275,17 @@ fn sequential_under_mpirun_is_refused_once() {
 }
 
 #[test]
+fn a_run_too_big_for_memory_is_refused_once() {
+    let mut c = mpirun(2);
+    c.args(["run", "phold", "--lps", "4294967295", "--sync", "optimistic"]);
+    let o = finish(c);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert_eq!(err.matches("needs about").count(), 1, "rank 0 alone says it: {err}");
+    assert!(err.contains("error: --lps 4294967295 with --population 10 needs about"), "{err}");
+}
+
+#[test]
 fn a_failure_on_one_process_ends_the_job() {
     // Rank 0 cannot write its statistics while rank 1 is already running:
     // rank 0 must say so and take rank 1 down with it, not leave it waiting.

@@ -73,7 +73,15 @@ pub struct Config {
     pub trace_lp: Option<u32>,
     /// Placement of LPs on PEs (never changes what is committed).
     pub mapping: Mapping,
+    /// Most events committed in a row at one virtual time before the run
+    /// stops with [`Error::Stalled`](crate::Error::Stalled): a run whose time
+    /// stopped advancing would otherwise never end. 0: no limit. In a
+    /// parallel run the count is per PE.
+    pub max_events_at_one_time: u64,
 }
+
+/// Default of [`Config::max_events_at_one_time`].
+pub const MAX_EVENTS_AT_ONE_TIME: u64 = 10_000_000;
 
 /// How far an optimistic PE may speculate beyond GVT (`--optimism`).
 ///
@@ -141,6 +149,9 @@ impl std::str::FromStr for Optimism {
 /// Default optimistic memory is this many times `batch × gvt_interval` (ROSS's C).
 pub const EVENT_MEMORY_FACTOR: usize = 8;
 
+/// Most events a PE's arena can hold (handles are `u32`).
+const MAX_EVENT_MEMORY: usize = u32::MAX as usize - 1;
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -157,6 +168,7 @@ impl Default for Config {
             optimism: Optimism::Auto,
             trace_lp: None,
             mapping: Mapping::Block,
+            max_events_at_one_time: MAX_EVENTS_AT_ONE_TIME,
         }
     }
 }
@@ -164,7 +176,15 @@ impl Default for Config {
 impl Config {
     /// The optimistic event memory per PE this configuration gives.
     pub fn event_memory_per_pe(&self) -> usize {
-        self.event_memory.unwrap_or(EVENT_MEMORY_FACTOR * self.batch * self.gvt_interval)
+        // Saturating: `validate` refuses a product that does not fit.
+        self.event_memory.unwrap_or(EVENT_MEMORY_FACTOR.saturating_mul(self.batch).saturating_mul(self.gvt_interval))
+    }
+
+    /// The KPs per PE an optimistic run of `num_lps` LPs on `pes` PEs (over
+    /// all processes) uses under the block mapping: `kps_per_pe`, capped at
+    /// the LPs of a PE (a KP without LPs would only cost memory).
+    pub fn kps_in_use(&self, num_lps: u32, pes: usize) -> usize {
+        self.kps_per_pe.min(crate::mapping::max_lps_per_pe(num_lps, pes) as usize).max(1)
     }
 
     /// Checks the values that do not depend on the model.
@@ -182,7 +202,21 @@ impl Config {
                 return bad(option, "must be at least 1".into());
             }
         }
-        if self.event_memory == Some(0) {
+        if self.event_memory.is_none() {
+            let budget = EVENT_MEMORY_FACTOR.checked_mul(self.batch).and_then(|b| b.checked_mul(self.gvt_interval));
+            if !matches!(budget, Some(b) if b <= MAX_EVENT_MEMORY) {
+                return bad(
+                    "batch",
+                    format!(
+                        "the default event memory, {EVENT_MEMORY_FACTOR} × batch {} × gvt-interval {}, is more than the \
+                         {MAX_EVENT_MEMORY} events a PE can hold; lower --batch or --gvt-interval, or give --event-memory",
+                        self.batch, self.gvt_interval
+                    ),
+                );
+            }
+        }
+        // Only optimistic runs speculate: elsewhere the budget is not used.
+        if self.event_memory == Some(0) && self.sync == SyncMode::Optimistic {
             return bad(
                 "event_memory",
                 "0 leaves no room to process even one event speculatively (event memory too small); the minimum is 1"

@@ -105,6 +105,23 @@ pub enum Error {
         /// What differs (field path and values where the state type allows).
         detail: String,
     },
+    /// The configuration needs more memory than the machine has (checked
+    /// before anything is allocated), or an allocation failed.
+    #[error("not enough memory: {0}")]
+    Memory(String),
+    /// Virtual time stopped advancing: `events` events in a row were
+    /// committed at `time` (zero delays that never end).
+    #[error("LP {lp} at time {time} (an event sent by LP {src}): {events} events in a row at this one virtual time; the run cannot advance (every event schedules another with delay 0?); give the model delays > 0, or raise --max-events-at-one-time (Config::max_events_at_one_time; 0: no limit)")]
+    Stalled {
+        /// The LP of the event that reached the limit.
+        lp: LpId,
+        /// The LP that sent that event (scheduling at the same time).
+        src: LpId,
+        /// The time that does not advance.
+        time: Time,
+        /// Events in a row at that time.
+        events: u64,
+    },
     /// The optimistic event memory cannot hold what the run needs.
     #[error("event memory too small: {detail}")]
     EventMemory {
@@ -115,6 +132,9 @@ pub enum Error {
     /// `Serialize` implementation failed).
     #[error("cannot encode {0}")]
     Encode(String),
+    /// A worker thread could not be started (the message says why and what to do).
+    #[error("{0}")]
+    Threads(String),
     /// A worker thread panicked outside a forward handler (in a model's
     /// `init`, `reverse` or `commit`, or in the engine).
     #[error("a worker thread panicked: {0}")]

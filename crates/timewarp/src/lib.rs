@@ -25,6 +25,7 @@ mod kernel;
 mod key;
 mod lp;
 mod mapping;
+pub mod memory;
 mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -35,7 +36,7 @@ mod stats;
 pub mod verify;
 mod wire;
 
-pub use config::{Config, Optimism, SyncMode, EVENT_MEMORY_FACTOR};
+pub use config::{Config, Optimism, SyncMode, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME};
 pub use error::Error;
 pub use kernel::Report;
 pub use key::{Key, LpId, Time};
@@ -54,6 +55,8 @@ use queue::{heap::QuadHeap, ladder::LadderQueue};
 /// or below the lookahead, a reverse handler that does not restore state in
 /// check mode, ...).
 pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
+    cfg.validate()?;
+    memory::check(model, cfg, 1)?;
     match (cfg.sync, cfg.queue) {
         (SyncMode::Sequential | SyncMode::Check, QueueKind::Ladder) => {
             kernel::sequential::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)

@@ -111,6 +111,13 @@ pub(crate) struct TableMapping {
     lps: Vec<Vec<LpId>>,
 }
 
+/// The LPs of the fullest PE under the block mapping (`num_lps / pes`
+/// rounded up): the KPs per PE a run uses are capped at this (see
+/// [`Config::kps_in_use`](crate::Config::kps_in_use)).
+pub(crate) fn max_lps_per_pe(num_lps: u32, pes: usize) -> u32 {
+    num_lps.div_ceil(pes.clamp(1, u32::MAX as usize) as u32).max(1)
+}
+
 impl Placement {
     /// Places `num_lps` LPs on `pes` PEs with `kps_per_pe` KPs each.
     /// `seed` draws the random mapping.
@@ -121,6 +128,8 @@ impl Placement {
         kps_per_pe: usize,
         seed: u64,
     ) -> Result<Self, Error> {
+        // More KPs than LPs on a PE would stay empty: at most one per LP.
+        let kps_per_pe = kps_per_pe.min(max_lps_per_pe(num_lps, pes) as usize).max(1);
         let table: Vec<u32> = match mapping {
             Mapping::Block => return Ok(Placement::Block(BlockMapping::new(num_lps, pes, kps_per_pe))),
             Mapping::Random => {
@@ -164,6 +173,7 @@ impl Placement {
             local[lp] = lps[p as usize].len() as u32;
             lps[p as usize].push(lp as LpId);
         }
+        let kps_per_pe = kps_per_pe.min(lps.iter().map(Vec::len).max().unwrap_or(1)).max(1);
         let kp = (0..num_lps as usize)
             .map(|lp| {
                 let n = lps[table[lp] as usize].len() as u64;

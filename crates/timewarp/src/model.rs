@@ -78,6 +78,21 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     /// How speculative events are undone.
     const ROLLBACK: Rollback = Rollback::Reverse;
 
+    /// About how many events [`init`](Self::init) sends over all LPs
+    /// (default: one per LP). The engine uses it only to estimate, before
+    /// allocating anything, whether a run fits in the machine's memory.
+    fn initial_events(&self) -> u64 {
+        self.num_lps() as u64
+    }
+
+    /// About how many bytes the states [`init`](Self::init) creates hold on
+    /// the heap, over all LPs, beyond the state values themselves (buffers a
+    /// state owns through a `Vec`, say; default 0). Like
+    /// [`initial_events`](Self::initial_events), only for the memory estimate.
+    fn state_heap_bytes(&self) -> u64 {
+        0
+    }
+
     /// Short model name (used in statistics and error messages).
     fn name(&self) -> &str;
     /// Number of LPs; ids are `0..num_lps`.

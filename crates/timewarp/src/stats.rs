@@ -44,7 +44,9 @@ pub struct Stats {
     pub peak_speculative: u64,
     /// Size of one event record in bytes.
     pub event_bytes: u64,
-    /// Peak resident memory (Linux VmHWM; 0 where unknown), summed over processes.
+    /// Peak resident memory (Linux VmHWM; 0 where unknown), summed over
+    /// processes: read when the run ends, before the front end builds its
+    /// output, so a lower bound of the process' peak.
     pub peak_rss_bytes: u64,
     /// Digest of the committed history and final state of every LP.
     pub digest: String,
@@ -215,7 +217,7 @@ fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
+        if i > 0 && (s.len() - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);

@@ -514,7 +514,7 @@ impl Network {
             let mut best: Option<(usize, u32)> = None;
             for vc in vcs {
                 let f = self.free(n, o, vc, room);
-                if f > 0 && best.is_none_or(|b| f + bonus > b.1) {
+                if f > 0 && best.map_or(true, |b| f + bonus > b.1) {
                     best = Some((vc, f + bonus));
                 }
             }
@@ -565,7 +565,7 @@ impl Network {
                         (score >> 16 << 16 | (0xFFFF - self.contention(n, node, o, now).min(0xFFFF)), score)
                     }
                 };
-                if best.is_none_or(|b| rank > b.2) {
+                if best.map_or(true, |b| rank > b.2) {
                     best = Some((o, vc, rank));
                 }
             }
@@ -782,7 +782,7 @@ impl Network {
                 for vc in 0..v {
                     let Some(p) = n.output.head(o * v + vc) else { continue };
                     let credit = o == self.ports() || n.input.lanes[o * v + vc].credits > 0;
-                    if credit && best.is_none_or(|b| p.ready < b.0) {
+                    if credit && best.map_or(true, |b| p.ready < b.0) {
                         best = Some((p.ready, vc));
                     }
                 }
@@ -910,6 +910,17 @@ impl Model for Network {
     }
     fn rng_streams(&self) -> u32 {
         2
+    }
+
+    fn state_heap_bytes(&self) -> u64 {
+        // The buffers `init` gives each node: input queues on every port and
+        // virtual channel, output queues when output-buffered, the links.
+        let ports = self.ports() as u64;
+        let (v, b) = (self.vcs as u64, self.buffer_packets as u64);
+        let queues = |n: u64| n * (b * size_of::<Packet>() as u64 + size_of::<node::Lane>() as u64);
+        let output = if self.switch == Switch::OutputBuffered { queues((ports + 1) * v) } else { 0 };
+        let node = queues(ports * v) + output + (ports + 1) * size_of::<Link>() as u64;
+        node.saturating_mul(self.num_lps() as u64)
     }
 
     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Node {

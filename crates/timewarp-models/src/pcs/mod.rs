@@ -491,6 +491,13 @@ impl Model for Pcs {
         self.cells()
     }
 
+    fn initial_events(&self) -> u64 {
+        match self.arrivals {
+            Arrivals::Engset => self.cells() as u64 * self.portables_per_cell as u64,
+            Arrivals::Poisson => self.cells() as u64,
+        }
+    }
+
     fn init(&self, _lp: LpId, ctx: &mut Ctx<'_, Self>) -> Cell {
         match self.arrivals {
             Arrivals::Engset => {

@@ -113,6 +113,10 @@ impl Model for Phold {
         self.lookahead
     }
 
+    fn initial_events(&self) -> u64 {
+        self.lps as u64 * self.population as u64
+    }
+
     fn init(&self, _lp: LpId, ctx: &mut Ctx<'_, Self>) -> PholdState {
         for _ in 0..self.population {
             let d = self.delay(ctx);

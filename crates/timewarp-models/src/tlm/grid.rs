@@ -106,6 +106,11 @@ impl Grid {
         if let Some(&s) = size.iter().find(|&&s| s == 0) {
             return Err(format!("--size extents must be at least 1, got {s}"));
         }
+        if let Layout::Urban { block, street, .. } = layout {
+            if *block == 0 || *street == 0 {
+                return Err(format!("--block-size and --street-width must be at least 1, got {block} and {street}"));
+            }
+        }
         let cells = size.iter().map(|&s| s as u64).product::<u64>();
         if cells > u32::MAX as u64 / 2 {
             return Err(format!("--size gives {cells} cells; at most {} fit (one LP per cell)", u32::MAX / 2));
@@ -118,12 +123,13 @@ impl Grid {
                 Layout::Open => 0,
                 Layout::Heights(h) => h.get((y * s[0] + x) as usize).map_or(0, |&v| v as u32),
                 Layout::Urban { block, street, seed } => {
-                    let period = block + street;
-                    if x % period >= *block || y % period >= *block {
+                    let (x, y, block) = (x as u64, y as u64, *block as u64);
+                    let period = block + *street as u64;
+                    if x % period >= block || y % period >= block {
                         return 0;
                     }
                     // One draw per block, keyed by the block's position.
-                    let id = (y / period) as u64 * (s[0] / period + 1) as u64 + (x / period) as u64;
+                    let id = (y / period) * (s[0] as u64 / period + 1) + x / period;
                     1 + ReversibleRng::new(*seed, id).below(s[2] as u64) as u32
                 }
             }

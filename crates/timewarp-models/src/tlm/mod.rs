@@ -229,18 +229,19 @@ impl Tlm {
     /// let mut m = Tlm::new(&[9, 9]).unwrap();
     /// let e = m.set_layout(Layout::Urban { block: 9, street: 1, seed: 1 }).unwrap_err();
     /// assert!(e.contains("inside an obstacle"), "{e}");
-    /// m.set_layout(Layout::Urban { block: 2, street: 2, seed: 1 }).unwrap(); // the centre is a street
+    /// m.set_layout(Layout::Urban { block: 3, street: 2, seed: 1 }).unwrap(); // the centre is a street
     /// ```
     pub fn set_layout(&mut self, layout: Layout) -> Result<(), String> {
         let size: Vec<u32> = self.grid.size[..self.grid.dims].to_vec();
         let grid = Grid::new(&size, &layout)?;
         let (sources, receivers) = (std::mem::take(&mut self.sources), std::mem::take(&mut self.receivers));
         let old = std::mem::replace(&mut self.grid, grid);
+        let dims = old.dims;
         for c in sources {
-            self.add_source(&old.coords(c))?;
+            self.add_source(&old.coords(c)[..dims])?;
         }
         for c in receivers {
-            self.add_receiver(&old.coords(c))?;
+            self.add_receiver(&old.coords(c)[..dims])?;
         }
         Ok(())
     }
@@ -390,6 +391,11 @@ impl Model for Tlm {
 
     fn rng_streams(&self) -> u32 {
         0
+    }
+
+    /// A tick per radio: the grid starts quiet.
+    fn initial_events(&self) -> u64 {
+        self.sources.len() as u64
     }
 
     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Cell {

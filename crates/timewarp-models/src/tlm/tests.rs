@@ -324,3 +324,14 @@ fn bad_parameters_are_explained() {
     m.clear_sources();
     assert!(m.validate().unwrap_err().contains("no source"));
 }
+
+#[test]
+fn a_new_layout_keeps_sources_and_receivers_in_their_cells() {
+    let mut m = Tlm::new(&[10, 10, 3]).unwrap();
+    m.add_receiver(&[9, 0, 2]).unwrap();
+    let before = (m.sources().to_vec(), m.receivers().to_vec());
+    m.set_layout(Layout::Urban { block: 3, street: 2, seed: 4 }).unwrap();
+    assert_eq!((m.sources().to_vec(), m.receivers().to_vec()), before);
+    let e = m.set_layout(Layout::Heights(vec![u8::MAX; 100])).unwrap_err();
+    assert!(e.contains("inside an obstacle"), "{e}");
+}

@@ -290,7 +290,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 let lp = &mut self.lps[self.map.local_of(dst, self.first_lp)];
                 let mut undo = M::Undo::default();
                 let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out)?;
-                self.commits.commit(self.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats);
+                self.commits.commit(self.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats)?;
                 for o in &self.out {
                     let pe = self.map.pe_of(o.dst);
                     if pe != self.id {
@@ -360,6 +360,21 @@ pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &impl Place)
             "model {} has lookahead 0 between LPs on different PEs: conservative synchronisation needs a \
              positive lookahead (every event to another PE sent at least that far ahead); run optimistically",
             model.name()
+        )));
+    }
+    // A window ends at m + lookahead: where that rounds to m no event fits
+    // and the run would loop for ever. Rounding is monotone, so a lookahead
+    // that moves the end time moves every earlier time too.
+    if s.end + la <= s.end {
+        let least = s.end * f64::EPSILON;
+        return Err(Error::Config(format!(
+            "model {} has lookahead {la:e} between LPs on different PEs, too small to advance virtual time near \
+             the end time {} ({} + {la:e} rounds to {}): conservative windows could not move; use a lookahead of \
+             at least about {least:.1e}, an earlier end time, or run optimistically",
+            model.name(),
+            s.end,
+            s.end,
+            s.end
         )));
     }
     Ok(la)
@@ -446,7 +461,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             stats: PeStats::default(),
             windows: 0,
             at: (0, 0.0),
-            commits: Committer::new(cfg.trace_lp),
+            commits: Committer::new(cfg),
         };
         pe.init()?;
         let init = t0.elapsed().as_secs_f64();

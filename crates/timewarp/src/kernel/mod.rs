@@ -144,6 +144,17 @@ pub(crate) fn forward<M: Model>(
     }
 }
 
+/// Reserves room for `n` more items in `v`, or says that `what` do not fit
+/// (an allocation failure would abort the process).
+pub(crate) fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<(), Error> {
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::Memory(format!(
+            "cannot allocate {} for {n} {what}; make the model smaller",
+            crate::memory::human((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))
+        ))
+    })
+}
+
 /// The error for a handler of `lp` that panicked at `time` with payload `p`.
 /// Kernels catch panics around their loops, not around every handler call
 /// (that would keep the compiler from inlining the handler), and track

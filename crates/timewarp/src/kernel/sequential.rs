@@ -36,7 +36,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     let t0 = Instant::now();
 
     let n = s.num_lps as usize;
-    let mut lps: Vec<Lp<M::State>> = Vec::with_capacity(n);
+    let mut lps: Vec<Lp<M::State>> = Vec::new();
+    super::reserve(&mut lps, n, "LP records")?;
     let mut q = Q::default();
     let mut out = Vec::with_capacity(64);
     let mut first = Vec::new();
@@ -54,7 +55,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     let t1 = Instant::now();
     let mut progress = Progress::new(cfg.progress, s.end);
     let mut pe = PeStats::default();
-    let mut commits = Committer::new(cfg.trace_lp);
+    let mut commits = Committer::new(cfg);
     // The event being processed, for the error if a handler panics.
     let mut at = (0, 0.0);
     let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
@@ -74,7 +75,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
             } else {
                 forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?
             };
-            commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &undo, dropped, &mut pe);
+            commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &undo, dropped, &mut pe)?;
             enqueue::<M, Q>(&mut q, &mut out, &mut peak);
             if pe.committed & (PROGRESS_EVERY - 1) == 0 {
                 progress.update(ev.key.time);

@@ -81,11 +81,10 @@ pub(crate) fn run_workers<I: Send, T: Send>(
     let n = inputs.len();
     let done: Vec<Option<T>> = std::thread::scope(|sc| {
         let work = &work;
-        let handles: Vec<_> = inputs
-            .into_iter()
-            .enumerate()
-            .map(|(id, input)| {
-                sc.spawn(move || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(id, input))) {
+        let mut handles = Vec::with_capacity(n);
+        for (id, input) in inputs.into_iter().enumerate() {
+            let spawned = std::thread::Builder::new().name(format!("timewarp PE {id}")).spawn_scoped(sc, move || {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(id, input))) {
                     Ok(Ok(v)) => Some(v),
                     Ok(Err(e)) => {
                         failure.fail(e);
@@ -95,9 +94,22 @@ pub(crate) fn run_workers<I: Send, T: Send>(
                         failure.fail(Error::WorkerPanic(format!("PE {id}: {}", super::panic_text(p.as_ref()))));
                         None
                     }
-                })
-            })
-            .collect();
+                }
+            });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // The workers already started see the failure and stop
+                    // (they poll it wherever they wait for each other).
+                    failure.fail(Error::Threads(format!(
+                        "cannot start worker thread {} of {n}: {e}; use fewer --threads, or raise the limit on \
+                         processes or memory (ulimit -u, ulimit -v)",
+                        id + 1
+                    )));
+                    break;
+                }
+            }
+        }
         handles.into_iter().map(|h| h.join().ok().flatten()).collect()
     });
     if let Some(e) = failure.take() {

@@ -87,6 +87,16 @@ impl Cluster {
         self.size
     }
 
+    /// How many processes of the job say `yes` (a collective: every
+    /// process must call it). Lets the processes agree on a local check
+    /// (whether a run fits in each machine's memory) before any of them
+    /// starts: all refuse together, or one that refuses alone ends the job.
+    pub fn count(&self, yes: bool) -> usize {
+        let mut n = 0u64;
+        self.world.all_reduce_into(&(yes as u64), &mut n, mpi::collective::SystemOperation::sum());
+        n as usize
+    }
+
     /// Ends every process of the job with `code` (after an error on this
     /// one, the others would otherwise wait for it forever).
     pub fn abort(&self, code: i32) -> ! {
@@ -102,6 +112,8 @@ pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Optio
     if cluster.size == 1 {
         return crate::run(model, cfg).map(Some);
     }
+    cfg.validate()?;
+    crate::memory::check(model, cfg, cluster.size)?;
     match (cfg.sync, cfg.queue) {
         (SyncMode::Sequential | SyncMode::Check, _) => Err(Error::Option {
             option: "sync",

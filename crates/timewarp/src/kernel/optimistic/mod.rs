@@ -87,7 +87,7 @@ impl Series {
     fn push(&mut self, p: GvtPoint) {
         let stride = self.stride.max(1);
         self.seen += 1;
-        if !(self.seen - 1).is_multiple_of(stride) {
+        if (self.seen - 1) % stride != 0 {
             return;
         }
         if self.points.len() == SERIES_MAX {
@@ -97,7 +97,7 @@ impl Series {
                 i % 2 == 1
             });
             self.stride = stride * 2;
-            if !(self.seen - 1).is_multiple_of(self.stride) {
+            if (self.seen - 1) % self.stride != 0 {
                 return;
             }
         }
@@ -106,9 +106,28 @@ impl Series {
 }
 
 /// Ring slots per (sender, receiver) pair: enough to absorb a batch burst,
-/// small enough that N² rings stay cheap.
+/// small enough that N² rings stay cheap. Up to 64 PEs a PE's incoming rings
+/// hold about 65,536 slots in all; beyond, all the rings of the process hold
+/// about 4 M slots (at least 16 per ring), so their memory stops growing
+/// with the square of the thread count. Sends that do not fit wait in the
+/// sender's FIFO, so a small ring costs speed, never correctness.
 pub(crate) fn ring_capacity(pes: usize) -> usize {
-    (65_536 / pes.max(1)).clamp(1024, 16_384)
+    let pes = pes.max(1);
+    if pes <= 64 {
+        (65_536 / pes).clamp(1024, 16_384)
+    } else {
+        (4_194_304 / (pes * pes)).max(16)
+    }
+}
+
+/// The bytes of `kps` KPs on each of `threads` PEs and of the rings
+/// between them, for [`Estimate`](crate::memory::Estimate).
+pub(crate) fn fixed_bytes<M: Model>(threads: usize, kps: u64) -> (u64, u64) {
+    let t = threads as u64;
+    let kp = std::mem::size_of::<kp::Kp<M::State>>() as u64;
+    let slot = std::mem::size_of::<crate::wire::Wire<M::Msg>>() as u64;
+    let rings = t.saturating_mul(t.saturating_sub(1)).saturating_mul(ring_capacity(threads) as u64 * slot);
+    (t.saturating_mul(kps).saturating_mul(kp), rings)
 }
 
 /// Runs `model` optimistically on `cfg.threads` worker threads.
@@ -179,7 +198,7 @@ pub(crate) fn process_stats<M: Model, Q, N, P>(
     let mut stats = parallel_stats(base_stats(model, cfg, s), total, inits, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = shared.gvt.rounds();
     stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;
-    stats.kps_per_pe = cfg.kps_per_pe as u64;
+    stats.kps_per_pe = done.first().map_or(cfg.kps_per_pe, |d| d.0.kps_in_use()) as u64;
     stats.event_bytes = std::mem::size_of::<crate::event::Event<M::Msg, M::Undo>>() as u64;
     stats.gvt_series = std::mem::take(&mut shared.series.lock().unwrap_or_else(|p| p.into_inner()).points);
     stats
@@ -188,6 +207,19 @@ pub(crate) fn process_stats<M: Model, Q, N, P>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ring_memory_grows_gently_with_threads() {
+        assert_eq!(ring_capacity(2), 16_384);
+        assert_eq!(ring_capacity(16), 4096);
+        assert_eq!(ring_capacity(64), 1024);
+        let slots = |pes: usize| pes * (pes - 1) * ring_capacity(pes);
+        for pes in [65, 100, 256, 512] {
+            assert!(slots(pes) <= 4_194_304, "{pes} PEs: {} slots", slots(pes));
+        }
+        // Past 512 PEs the floor of 16 slots per ring takes over.
+        assert_eq!(ring_capacity(1000), 16);
+    }
 
     #[test]
     fn the_gvt_series_keeps_evenly_spaced_rounds_within_its_bound() {

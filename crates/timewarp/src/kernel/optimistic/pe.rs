@@ -87,6 +87,13 @@ const WIDE: u64 = u64::MAX;
 /// Cancelled events in a pending queue before it is compacted (at least).
 const COMPACT_MIN: usize = 1024;
 
+impl<M: Model, Q, N, P> Pe<'_, M, Q, N, P> {
+    /// The KPs of this PE (`Config::kps_per_pe`, capped at the LPs per PE).
+    pub(crate) fn kps_in_use(&self) -> usize {
+        self.kps.len()
+    }
+}
+
 impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a, M, Q, N, P> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
@@ -136,14 +143,14 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             batch: cfg.batch,
             gvt_interval: cfg.gvt_interval,
             stats: PeStats::default(),
-            commits: Committer::new(cfg.trace_lp),
+            commits: Committer::new(cfg),
         }
     }
 
     /// Creates this PE's LPs and routes their initial events.
     pub(crate) fn init(&mut self) -> Result<(), Error> {
         let ids = self.map.lps_of(self.id);
-        self.lps.reserve(ids.len());
+        super::super::reserve(&mut self.lps, ids.len(), "LP records")?;
         let mut out = std::mem::take(&mut self.out);
         for &lp in &ids {
             let (rec, dropped) = init_lp(self.model, self.s, lp, &mut out)?;
@@ -302,7 +309,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     /// and cancelled entries of events the budget lets it process and undo).
     #[inline]
     fn held_limit(&self) -> usize {
-        self.q.len().saturating_sub(self.cancelled.len()) + 2 * self.budget
+        self.q.len().saturating_sub(self.cancelled.len()).saturating_add(self.budget.saturating_mul(2))
     }
 
     /// Processes up to `batch` events; returns (processed, throttled).
@@ -325,7 +332,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 self.window.squeeze(next.time);
             }
         }
-        let full = over(2 * limit);
+        let full = over(limit.saturating_mul(2));
         let spec = (self.uncommitted + held + self.received_len) as u64;
         if spec > self.stats.peak_speculative {
             self.stats.peak_speculative = spec;
@@ -636,7 +643,20 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 }
                 self.kps[kp].processed.pop_front();
                 let lp = &mut self.lps[self.map.local_of(ev.dst, self.first_lp)];
-                self.commits.commit(self.model, lp, ev.dst, &ev.key, &ev.msg, &ev.undo, ev.past_end, &mut self.stats);
+                let committed = self.commits.commit(
+                    self.model,
+                    lp,
+                    ev.dst,
+                    &ev.key,
+                    &ev.msg,
+                    &ev.undo,
+                    ev.past_end,
+                    &mut self.stats,
+                );
+                if let Err(e) = committed {
+                    // Committed all the same: the other workers stop at their next look.
+                    self.shared.failure.fail(e);
+                }
                 for _ in 0..ev.n_sent {
                     let rec = self.kps[kp].sent.pop_front().expect("a sent record per send");
                     let pe = self.map.pe_of(rec.dst);

@@ -1,0 +1,415 @@
+//! Every bad input ends cleanly: a table of command lines, each with the
+//! exit code and the message it must end with. A case passes only if the
+//! process exits by itself within [`LIMIT`] (the harness kills it after
+//! that and counts it as a failure), never panics, and says what was wrong:
+//! clap's whole message (error, accepted values or nearest spelling, usage)
+//! for a malformed command line, exactly one `error:` line for a value the
+//! engine or a model refuses.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest any case may take (a debug build on a slow, shared machine;
+/// every case is expected to end in well under a second).
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// How a case must end.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// A command-line error from clap: exit 2, first line `error: ...`.
+    Clap,
+    /// Refused by the engine or a model: exit 1, one line `error: ...`.
+    Line,
+    /// Runs (exit 0); stderr mentions the text (a note or a warning).
+    Note,
+    /// The run's figures, then one `error: ` line last (exit 1): a run whose
+    /// statistics file could not be written prints them on stderr instead.
+    Rescued,
+}
+
+/// Output of a finished child.
+struct Ended {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `timewarp args` with `env`, killing it after [`LIMIT`].
+fn run(args: &[&str], env: &[(&str, &str)]) -> Result<Ended, String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_timewarp"))
+        .args(args)
+        // Paths in random arguments must not land in the source tree.
+        .current_dir(std::env::temp_dir())
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start timewarp: {e}"))?;
+    // Drain both pipes on threads so a chatty child never blocks on a full pipe.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+            break s;
+        }
+        if t0.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{args:?} did not end within {LIMIT:?}: killed"));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ok(Ended { code: status.code(), stdout: out.join().unwrap_or_default(), stderr: err.join().unwrap_or_default() })
+}
+
+/// Checks one case; returns what is wrong with it.
+fn check(args: &[&str], env: &[(&str, &str)], end: End, mention: &str) -> Result<(), String> {
+    let o = run(args, env)?;
+    let err = &o.stderr;
+    let fail = |what: &str| Err(format!("{args:?}: {what}; exit {:?}, stderr:\n{err}", o.code));
+    if err.contains("panicked") || err.contains("RUST_BACKTRACE") {
+        return fail("panicked");
+    }
+    let Some(code) = o.code else { return fail("killed by a signal") };
+    if !err.contains(mention) {
+        return fail(&format!("stderr does not mention '{mention}'"));
+    }
+    match end {
+        End::Clap => {
+            if code != 2 || !err.starts_with("error: ") || !err.contains("--help") {
+                return fail("expected clap's message (exit 2, 'error: ', a pointer to --help)");
+            }
+        }
+        End::Line => {
+            if code != 1 || !err.starts_with("error: ") || err.trim_end().lines().count() != 1 {
+                return fail("expected one 'error: ' line and exit 1");
+            }
+            if !o.stdout.is_empty() {
+                return fail(&format!("printed on stdout: {}", o.stdout));
+            }
+        }
+        End::Note => {
+            if code != 0 {
+                return fail("expected a successful run");
+            }
+        }
+        End::Rescued => {
+            let last = err.trim_end().lines().last().unwrap_or_default();
+            if code != 1 || !last.starts_with("error: ") || !err.contains("committed events") {
+                return fail("expected the summary on stderr, then one 'error: ' line, and exit 1");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One case: arguments, environment, how it must end, what stderr must mention.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], End, &'a str);
+
+/// Runs every case (in parallel, a few at a time) and reports all failures at once.
+fn table(cases: &[(&[&str], End, &str)]) {
+    table_env(&cases.iter().map(|&(a, e, m)| (a, &[][..], e, m)).collect::<Vec<_>>());
+}
+
+/// [`table`] with an environment per case.
+fn table_env(cases: &[Case]) {
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let chunks: Vec<_> = cases
+            .chunks(cases.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk.iter().filter_map(|&(args, env, end, m)| check(args, env, end, m).err()).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{} of {} cases failed:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+}
+
+#[test]
+#[rustfmt::skip]
+fn malformed_command_lines_get_clap_s_whole_message() {
+    use End::Clap;
+    table(&[
+        (&[], Clap, "requires a subcommand"),
+        (&["run"], Clap, "requires a subcommand"),
+        (&["verify"], Clap, "requires a subcommand"),
+        (&["run", "nosuchmodel"], Clap, "nosuchmodel"),
+        (&["run", "phold", "--frobnicate"], Clap, "--frobnicate"),
+        (&["run", "phold", "--sync", "foo"], Clap, "possible values: sequential, check, optimistic, conservative"),
+        (&["run", "phold", "--thread", "2"], Clap, "a similar argument exists: '--threads'"),
+        (&["run", "phold", "--lps", "-5"], Clap, "must be a whole number from 1 to 4294967295, got -5"),
+        (&["run", "phold", "--lps", "0"], Clap, "--lps"),
+        (&["run", "phold", "--threads", "5000"], Clap, "from 1 to 4096"),
+        (&["run", "phold", "--batch", "-1"], Clap, "--batch"),
+        (&["run", "phold", "--seed", "-1"], Clap, "--seed"),
+        (&["run", "phold", "--mean", "-1"], Clap, "--mean"),
+        (&["run", "phold", "--end", "soon"], Clap, "--end"),
+        (&["run", "phold", "--end", "0"], Clap, "--end"),
+        (&["run", "phold", "--remote", "1.5"], Clap, "--remote"),
+        (&["run", "phold", "--queue", "splay"], Clap, "possible values: ladder, heap"),
+        (&["run", "pcs", "--arrivals", "erlang"], Clap, "possible values: engset, poisson"),
+        (&["run", "network", "--arrivals", "bursty"], Clap, "possible values: poisson, periodic"),
+        (&["run", "network", "--traffic", "neighbor"], Clap, "a similar value exists: 'neighbour'"),
+        (&["run", "network", "--switch", "input"], Clap, "input-buffered"),
+        (&["run", "network", "--routing", "dor"], Clap, "dimension-order"),
+        (&["run", "network", "--selection", "random"], Clap, "load, contention"),
+        (&["run", "network", "--topology", "ring"], Clap, "torus"),
+        (&["run", "network", "--dims", "1,4"], Clap, "--dims"),
+        (&["run", "network", "--vcs", "-2"], Clap, "--vcs"),
+        (&["run", "phold", "--compute", "4294967295"], Clap, "from 0 to 1000000"),
+        (&["run", "phold", "--mean", "1e308"], Clap, "--mean"),
+        (&["run", "phold", "--lookahead", "inf"], Clap, "--lookahead"),
+        (&["run", "phold", "--mean", "NaN"], Clap, "--mean"),
+        (&["run", "network", "--load", "2"], Clap, "--load"),
+        (&["run", "network", "--traffic", "zigzag"], Clap, "zigzag"),
+        (&["run", "pcs", "--channels", "0"], Clap, "--channels"),
+        (&["run", "pcs", "--call-duration", "-2"], Clap, "--call-duration"),
+        (&["run", "tlm", "--size", "10"], Clap, "XxY or XxYxZ"),
+        (&["run", "tlm", "--waveform", "square"], Clap, "gaussian, impulse, sine"),
+        (&["run", "tlm", "--source-at", "1,2,3,4"], Clap, "X,Y or X,Y,Z"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip] // a table: one case per line
+fn refused_values_get_one_line() {
+    use End::Line;
+    table(&[
+        (&["run", "phold", "--threads", "2"], Line, "--threads"),
+        (&["run", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"], Line, "cannot write statistics to /nonexistent-dir/x.json"),
+        (&["verify", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"], Line, "cannot write statistics to /nonexistent-dir/x.json"),
+        // 8 × batch × interval overflowed to 0 (a hang) or to nonsense.
+        (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741824", "--sync", "optimistic", "--threads", "2"], Line, "--batch"),
+        (&["run", "phold", "--batch", "2147483648", "--gvt-interval", "1073741823", "--sync", "optimistic", "--threads", "2"], Line, "give --event-memory"),
+        (&["run", "phold", "--event-memory", "0", "--sync", "optimistic", "--threads", "2"], Line, "--event-memory"),
+        // Too big for any machine: refused before allocating (was an abort, exit 134).
+        (&["run", "phold", "--lps", "4294967295"], Line, "--lps 4294967295 with --population 10 needs about"),
+        (&["run", "phold", "--lps", "64", "--population", "4294967295"], Line, "but this machine has"),
+        (&["run", "phold", "--lps", "4294967295", "--sync", "optimistic", "--threads", "2"], Line, "make the model smaller"),
+        (&["verify", "phold", "--lps", "4294967295"], Line, "--lps 4294967295"),
+        (&["run", "pcs", "--cells-x", "65535", "--cells-y", "65535"], Line, "--cells-x 65535 × --cells-y 65535"),
+        (&["run", "network", "--topology", "hypercube", "--nodes", "8388608"], Line, "--nodes 8388608 needs about"),
+        (&["run", "network", "--dims", "2048,2048", "--vcs", "64", "--buffer-packets", "4096"], Line, "--dims 2048,2048"),
+        // Parameters that cannot give a run that ends: refused up front.
+        (&["run", "pcs", "--call-rate", "1e300"], Line, "--call-rate 1e300 with --move-rate 0.04 gives about"),
+        (&["run", "phold", "--mean", "1e-300", "--lookahead", "0"], Line, "raise --mean or --lookahead"),
+        (&["run", "network", "--link-bandwidth", "1e300"], Line, "--link-bandwidth 1e300"),
+        // Virtual time that cannot advance: stopped, not run for ever.
+        (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16"], Line, "10000000 events in a row at this one virtual time"),
+        (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16", "--max-events-at-one-time", "1000", "--sync", "optimistic", "--threads", "2"], Line, "1000 events in a row at this one virtual time"),
+        (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16", "--max-events-at-one-time", "1000", "--sync", "check"], Line, "the run cannot advance"),
+        (&["run", "phold", "--lps", "4", "--population", "1", "--mean", "1e7", "--lookahead", "1e-9", "--end", "1e9", "--sync", "conservative", "--threads", "2"], Line, "1e-9 rounds to 1000000000"),
+        (&["run", "phold", "--lps", "16", "--lookahead", "1e-300", "--end", "2", "--sync", "conservative", "--threads", "2"], Line, "too small to advance virtual time"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn options_a_run_does_not_use_as_given_get_a_note() {
+    use End::Note;
+    table(&[
+        (&["run", "phold", "--lps", "8", "--end", "2", "--event-memory", "0"], Note, "note: --event-memory applies to optimistic runs only"),
+        (&["run", "phold", "--lps", "64", "--end", "2", "--kps-per-pe", "4294967295", "--sync", "optimistic", "--threads", "2"], Note, "using 32 KPs per PE"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn statistics_that_cannot_be_written_are_not_lost() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return; // not Linux
+    }
+    table(&[
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Rescued, "cannot write statistics to /dev/full"),
+        (&["verify", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Line, "cannot write statistics to /dev/full"),
+    ]);
+}
+
+#[test]
+#[rustfmt::skip]
+fn environments_that_cannot_run_get_one_line() {
+    let mut cases: Vec<Case> = vec![
+        // Worker threads that cannot start (here: a stack no machine can
+        // map): a clear error and the process ends (was a panic, then a hang).
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2"], &[("RUST_MIN_STACK", "100000000000000")], End::Line, "cannot start worker thread"),
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "conservative", "--threads", "2"], &[("RUST_MIN_STACK", "100000000000000")], End::Line, "use fewer --threads"),
+    ];
+    // A binary without MPI started by mpirun: say so instead of running N copies.
+    if cfg!(not(feature = "mpi")) {
+        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("OMPI_COMM_WORLD_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0")], End::Line, "--features mpi"));
+        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("PMI_SIZE", "4"), ("PMI_RANK", "0")], End::Line, "one of 4 processes"));
+    }
+    table_env(&cases);
+}
+
+/// SplitMix64: a seeded, dependency-free source for the fuzz test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[(self.next() % v.len() as u64) as usize]
+    }
+}
+
+/// The options of `timewarp run <model>` as its `--help` lists them: the
+/// long name and the accepted values where the help lists them.
+fn options(model: &str) -> Vec<(String, Vec<String>)> {
+    let o = run(&["run", model, "--help"], &[]).expect("help runs");
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in o.stdout.lines() {
+        let t = line.trim_start();
+        let t = t.strip_prefix("-q, ").unwrap_or(t);
+        if let Some(rest) = t.strip_prefix("--") {
+            let name = rest.split([' ', '=']).next().unwrap_or_default();
+            if !["help", "version"].contains(&name) {
+                out.push((format!("--{name}"), Vec::new()));
+            }
+        } else if let (Some(i), Some(last)) = (t.find("[possible values: "), out.last_mut()) {
+            let list = t[i + 18..].trim_end_matches(']');
+            last.1 = list.split(", ").map(String::from).collect();
+        }
+    }
+    out
+}
+
+/// Random command lines built from each model's `--help` (seeded; a fixed
+/// number of short cases): whatever they hold, the process must end by
+/// itself, without a panic or a signal, with 0, 1 or 2. Values are drawn
+/// from edge cases (0, negatives, huge, tiny, inf, NaN, words, the listed
+/// values); sizes and the end time keep accepted runs short, since a valid
+/// run may be long by design (`--end 1e9`) and is no hang.
+#[test]
+fn random_command_lines_end_cleanly() {
+    let seed = std::env::var("TIMEWARP_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let cases: usize = std::env::var("TIMEWARP_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48);
+    let mut rng = Rng(seed);
+    const ANY: &[&str] = &[
+        "0",
+        "1",
+        "2",
+        "-1",
+        "-5",
+        "0.5",
+        "1e300",
+        "1e-300",
+        "inf",
+        "-inf",
+        "NaN",
+        "4294967295",
+        "4294967296",
+        "18446744073709551615",
+        "99999999999999999999999",
+        "abc",
+        "",
+        "1,2",
+        "0x10",
+    ];
+    // Options whose accepted values would make a valid but long run.
+    let small: &[(&str, &[&str])] = &[
+        ("--end", &["0", "-1", "1e-300", "0.5", "2", "inf", "NaN", "abc"]),
+        ("--lps", &["0", "-5", "1", "16", "4294967295", "abc"]),
+        ("--cells-x", &["0", "1", "3", "65535", "-1"]),
+        ("--cells-y", &["0", "1", "3", "65535", "-1"]),
+        ("--dims", &["4,4", "2,2,2", "1,4", "65536,65536", "-2", "abc"]),
+        ("--nodes", &["0", "3", "16", "8388608", "4294967295"]),
+        ("--threads", &["0", "1", "2", "3", "5000", "-1"]),
+        ("--call-rate", &["0", "-1", "0.5", "4", "1e300", "inf", "abc"]),
+        ("--move-rate", &["0", "-1", "0.5", "4", "1e300", "inf", "abc"]),
+        ("--link-bandwidth", &["0", "-1", "1e-300", "4", "1e300", "inf", "abc"]),
+        ("--stats-json", &["-", "/dev/null", "/nonexistent-dir/x.json"]),
+        ("--link-stats", &["/dev/null", "/nonexistent-dir/x.csv"]),
+        ("--mapping", &["block", "random", "/nonexistent-dir/map", "abc"]),
+        ("--size", &["0x4", "16x16", "4x4x4", "65536x65536", "abc", "10"]),
+        ("--image", &["/dev/null", "/nonexistent-dir/x.png"]),
+        ("--receivers-csv", &["/dev/null", "/nonexistent-dir/x.csv"]),
+        ("--terrain", &["/dev/null", "/nonexistent-dir/t.txt"]),
+        ("--sources-file", &["/dev/null", "/nonexistent-dir/s.txt"]),
+        ("--receivers-file", &["/dev/null", "/nonexistent-dir/r.txt"]),
+    ];
+    let base: &[(&str, &[&str])] = &[
+        ("phold", &["--lps", "64", "--end", "2"]),
+        ("pcs", &["--cells-x", "4", "--cells-y", "4", "--end", "2"]),
+        ("network", &["--dims", "4,4", "--nodes", "16", "--end", "200"]),
+        ("tlm", &["--size", "16x16", "--end", "10"]),
+    ];
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    for (model, defaults) in base {
+        let opts = options(model);
+        assert!(opts.len() > 10, "{model}: --help lists its options: {opts:?}");
+        for _ in 0..cases / base.len() {
+            let mut line = vec![if rng.next() % 4 == 0 { "verify" } else { "run" }.to_string(), model.to_string()];
+            let mut chosen = Vec::new();
+            for _ in 0..1 + rng.next() % 4 {
+                let (name, listed) = rng.pick(&opts);
+                if chosen.contains(name) {
+                    continue;
+                }
+                chosen.push(name.clone());
+                line.push(name.clone());
+                if name == "--quiet" {
+                    continue;
+                }
+                let value = match small.iter().find(|(n, _)| n == name) {
+                    Some((_, pool)) => rng.pick(pool).to_string(),
+                    None if !listed.is_empty() && rng.next() % 2 == 0 => rng.pick(listed).clone(),
+                    None => rng.pick(ANY).to_string(),
+                };
+                line.push(value);
+            }
+            for pair in defaults.chunks(2) {
+                if !chosen.iter().any(|c| c == pair[0]) {
+                    line.extend(pair.iter().map(|s| s.to_string()));
+                }
+            }
+            lines.push(line);
+        }
+    }
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = lines
+            .chunks(lines.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut bad = Vec::new();
+                    for line in chunk {
+                        let args: Vec<&str> = line.iter().map(String::as_str).collect();
+                        match run(&args, &[]) {
+                            Err(e) => bad.push(e),
+                            Ok(o) if o.stderr.contains("panicked") || !matches!(o.code, Some(0..=2)) => {
+                                bad.push(format!("{args:?}: exit {:?}, stderr:\n{}", o.code, o.stderr))
+                            }
+                            Ok(_) => {}
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "seed {seed}: {} of {} failed:\n\n{}",
+        failures.len(),
+        lines.len(),
+        failures.join("\n\n")
+    );
+}
