@@ -232,17 +232,17 @@ impl Tlm {
     /// m.set_layout(Layout::Urban { block: 3, street: 2, seed: 1 }).unwrap(); // the centre is a street
     /// ```
     pub fn set_layout(&mut self, layout: Layout) -> Result<(), String> {
-        let size: Vec<u32> = self.grid.size[..self.grid.dims].to_vec();
-        let grid = Grid::new(&size, &layout)?;
-        let (sources, receivers) = (std::mem::take(&mut self.sources), std::mem::take(&mut self.receivers));
-        let old = std::mem::replace(&mut self.grid, grid);
-        let dims = old.dims;
-        for c in sources {
-            self.add_source(&old.coords(c)[..dims])?;
+        let dims = self.grid.dims;
+        let size: Vec<u32> = self.grid.size[..dims].to_vec();
+        // Built aside: a refused layout leaves the model as it was.
+        let mut next = Tlm { grid: Grid::new(&size, &layout)?, sources: vec![], receivers: vec![], ..self.clone() };
+        for &c in &self.sources {
+            next.add_source(&self.grid.coords(c)[..dims])?;
         }
-        for c in receivers {
-            self.add_receiver(&old.coords(c)[..dims])?;
+        for &c in &self.receivers {
+            next.add_receiver(&self.grid.coords(c)[..dims])?;
         }
+        *self = next;
         Ok(())
     }
 

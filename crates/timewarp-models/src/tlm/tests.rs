@@ -328,10 +328,14 @@ fn bad_parameters_are_explained() {
 #[test]
 fn a_new_layout_keeps_sources_and_receivers_in_their_cells() {
     let mut m = Tlm::new(&[10, 10, 3]).unwrap();
-    m.add_receiver(&[9, 0, 2]).unwrap();
+    m.add_receiver(&[5, 0, 2]).unwrap();
     let before = (m.sources().to_vec(), m.receivers().to_vec());
-    m.set_layout(Layout::Urban { block: 3, street: 2, seed: 4 }).unwrap();
+    m.set_layout(Layout::Urban { block: 4, street: 2, seed: 4 }).unwrap();
     assert_eq!((m.sources().to_vec(), m.receivers().to_vec()), before);
+    assert!((0..m.grid().cells()).any(|c| m.grid().solid(c)));
+    // Refused as a whole: the model keeps its old layout.
     let e = m.set_layout(Layout::Heights(vec![u8::MAX; 100])).unwrap_err();
     assert!(e.contains("inside an obstacle"), "{e}");
+    assert_eq!((m.sources().to_vec(), m.receivers().to_vec()), before);
+    assert!(!m.grid().solid(m.sources()[0]));
 }
