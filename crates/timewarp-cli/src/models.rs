@@ -506,7 +506,10 @@ fn random_ground_cells(
     }
     let g = m.grid();
     let taken: std::collections::HashSet<u32> = taken.iter().copied().collect();
-    let ground: Vec<u32> = (0..g.size[0] * g.size[1]).filter(|&c| !g.solid(c) && !taken.contains(&c)).collect();
+    let ground: Vec<u32> = (0..g.size[1])
+        .flat_map(|y| (0..g.size[0]).map(move |x| g.id([x, y, 0])))
+        .filter(|&c| !g.solid(c) && !taken.contains(&c))
+        .collect();
     let free = ground.len() as u64;
     if n as u64 > free {
         return Err(format!("{n} random radios and receivers do not fit on {free} open ground cells"));

@@ -1,6 +1,10 @@
 //! The TLM grid: cell ids, ports, the grid's edge and obstacles.
 //!
-//! Cell `(x, y, z)` is LP `x + X·(y + Y·z)`. Port `p` of a cell faces axis
+//! Cell `(x, y, z)` is LP `z + Z·(x + X·y)`: the layers of a column are
+//! neighbours in memory, and blocks of LP ids are slabs of rows through all
+//! layers, so block placement cuts the grid across y (a few cells per
+//! column on the cut), not between layers (every cell on the cut, the
+//! mapping `x + X·(y + Y·z)` gives). Port `p` of a cell faces axis
 //! `p / 2`, towards lower coordinates when `p` is even and higher ones when it
 //! is odd, so the port across from `p` is `p ^ 1`. A cell keeps one flag word
 //! saying which ports face the edge and which face an obstacle: the scatter
@@ -117,7 +121,7 @@ impl Grid {
         }
         let dims = size.len();
         let s = [size[0], size[1], if dims == 3 { size[2] } else { 1 }];
-        let mut g = Grid { size: s, dims, stride: [1, s[0], s[0] * s[1]], flags: vec![0; cells as usize] };
+        let mut g = Grid { size: s, dims, stride: [s[2], s[2] * s[0], 1], flags: vec![0; cells as usize] };
         let height = |x: u32, y: u32| -> u32 {
             match layout {
                 Layout::Open => 0,
@@ -168,13 +172,13 @@ impl Grid {
     /// Cell id of `(x, y, z)`.
     #[inline]
     pub fn id(&self, [x, y, z]: [u32; 3]) -> LpId {
-        x + self.stride[1] * y + self.stride[2] * z
+        z + self.stride[0] * x + self.stride[1] * y
     }
 
     /// Coordinates of cell `c`.
     #[inline]
     pub fn coords(&self, c: LpId) -> [u32; 3] {
-        [c % self.size[0], (c / self.size[0]) % self.size[1], c / self.stride[2]]
+        [(c / self.stride[0]) % self.size[0], c / self.stride[1], c % self.size[2]]
     }
 
     /// The cell across port `p` of `c`, if inside the grid.

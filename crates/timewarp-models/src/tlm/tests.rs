@@ -24,7 +24,9 @@ impl Direct {
         let [sx, sy, sz] = m.grid.size.map(|s| s as usize);
         let dims = m.grid.dims;
         let cells = sx * sy * sz;
+        // This implementation's own cell order; `m.grid.id` gives the model's LP.
         let id = |x: usize, y: usize, z: usize| x + sx * (y + sy * z);
+        let lp = |x: usize, y: usize, z: usize| m.grid.id([x as u32, y as u32, z as u32]);
         let mut d = Direct {
             size: [sx, sy, sz],
             inc: vec![[0.0; 6]; cells],
@@ -35,15 +37,16 @@ impl Direct {
         for t in 0..steps {
             let mut next = vec![[0.0f64; 6]; cells];
             let mut energy = 0.0;
-            for z in 0..sz {
-                for y in 0..sy {
-                    for x in 0..sx {
+            // Cells in the model's LP order, so that energies are summed alike.
+            for y in 0..sy {
+                for x in 0..sx {
+                    for z in 0..sz {
                         let c = id(x, y, z);
-                        if m.grid.solid(c as u32) {
+                        if m.grid.solid(lp(x, y, z)) {
                             continue;
                         }
                         let mut a = d.inc[c];
-                        let emits = m.sources.contains(&(c as u32)) && active_source(m, t);
+                        let emits = m.sources.contains(&lp(x, y, z)) && active_source(m, t);
                         if a.iter().all(|&v| v == 0.0) && !emits {
                             continue; // no pulse: the cell stays quiet
                         }
@@ -64,8 +67,9 @@ impl Direct {
                             let (cell, port, val) = if !inside {
                                 (c, p, m.boundary_reflection * r)
                             } else {
-                                let n = id(q[0] as usize, q[1] as usize, q[2] as usize);
-                                if m.grid.solid(n as u32) {
+                                let (nx, ny, nz) = (q[0] as usize, q[1] as usize, q[2] as usize);
+                                let n = id(nx, ny, nz);
+                                if m.grid.solid(lp(nx, ny, nz)) {
                                     (c, p, m.wall_reflection * r)
                                 } else {
                                     (n, p ^ 1, r)
@@ -77,7 +81,7 @@ impl Direct {
                             }
                         }
                         energy += sent;
-                        if let Some(i) = m.receivers.iter().position(|&r| r as usize == c) {
+                        if let Some(i) = m.receivers.iter().position(|&r| r == lp(x, y, z)) {
                             d.signals[i].push((t, v));
                         }
                         if t == snapshot_step {
@@ -152,7 +156,7 @@ fn equals_direct_time_stepping_bit_for_bit() {
         let [sx, sy, _] = d.size;
         for (i, &v) in f.values.iter().enumerate() {
             let c = i + sx * sy * layer as usize;
-            if m.grid.solid(c as u32) {
+            if m.grid.solid(m.grid.id([(i % sx) as u32, (i / sx) as u32, layer])) {
                 assert!(v.is_nan());
             } else {
                 assert_eq!(v.to_bits(), d.snapshot[c].to_bits(), "cell {c}");
