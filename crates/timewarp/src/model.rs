@@ -106,7 +106,8 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
         0.0
     }
     /// Smallest delay of an event from LP `src` to another LP `dst` (per-link
-    /// latencies of a network model). Defaults to [`lookahead`](Self::lookahead).
+    /// latencies of a network model), never below [`lookahead`](Self::lookahead)
+    /// (a send is checked against both). Defaults to `lookahead`.
     /// Called on every send to another LP: keep it cheap. A send below it is
     /// an error naming the LP, time, delay and this lookahead.
     ///
@@ -248,7 +249,9 @@ impl<'a, M: Model> Ctx<'a, M> {
             return;
         }
         if dst != self.lp && self.checked {
-            let lookahead = self.model.lookahead_between(self.lp, dst);
+            // Both bounds hold: the optimistic kernel's commit horizons rely
+            // on the global one (`Model::lookahead`).
+            let lookahead = self.model.lookahead_between(self.lp, dst).max(self.model.lookahead());
             #[allow(clippy::neg_cmp_op_on_partial_ord)] // a NaN lookahead is violated too
             if !(delay >= lookahead) {
                 self.fail_send(dst, delay, lookahead);

@@ -145,7 +145,7 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
     let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, cfg.kps_per_pe, cfg.seed)?;
     with_place!(placement, map => {
         let courier = Courier::new(cluster.world.duplicate(), rank, ranks, cfg.threads);
-        let shared = Shared::new(cfg.threads);
+        let shared = Shared::new(cfg.threads, s.lookahead);
         let rings = crate::kernel::optimistic::ring_capacity(cfg.threads);
         let (done, total) = run_pes::<M, Q, Courier, _>(model, cfg, &s, map, &shared, &courier, rank, ranks, rings)?;
         let fig = courier.finish();

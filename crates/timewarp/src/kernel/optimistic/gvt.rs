@@ -14,6 +14,16 @@
 //! them into `send_min` too. GVT is a full [`Key`], not just a time, so events tied in
 //! timestamp are committed exactly when nothing can precede them any more.
 //!
+//! Within one process each PE also gets its own **commit horizon**, at least
+//! GVT: no event can reach PE `j` any more below the minimum of what is in
+//! transit, its own pending events, and, for every other PE `i`, its pending
+//! minimum moved on by the model's lookahead `L` (every send to another LP
+//! is at least `L` later than the event that sends it, and a PE processes
+//! nothing below its pending minimum). Where many events tie at one time
+//! (a TLM step), GVT, a key, passes the ties of PE `j` only after PE `i` has
+//! finished its own (ties are ordered by sender); the horizon lets `j`
+//! commit its step at once when `L > 0`.
+//!
 //! Across processes (MPI) the same round gains two gates, kept by the
 //! process' courier and reached through the [`Network`] the PEs use (see
 //! `crate::mpi`): phase B waits until every message sent to this process
@@ -58,7 +68,14 @@ pub(crate) struct Gvt {
     b_done: AtomicU64,
     /// Rounds whose value is published.
     done: AtomicU64,
+    /// Per PE: smallest pending key.
     slots: Vec<KeySlot>,
+    /// Per PE: smallest key sent during the round or still spilled.
+    transit: Vec<KeySlot>,
+    /// Per PE: commit horizon of the last round (single process only).
+    horizons: Vec<KeySlot>,
+    /// The model's lookahead: no send to another LP is sooner.
+    lookahead: f64,
     value: KeySlot,
 }
 
@@ -86,8 +103,9 @@ pub(crate) enum Step {
 }
 
 impl Gvt {
-    /// Rounds among `pes` PEs.
-    pub(crate) fn new(pes: usize) -> Self {
+    /// Rounds among `pes` PEs of a model whose sends to other LPs are at
+    /// least `lookahead` later than the event sending them.
+    pub(crate) fn new(pes: usize, lookahead: f64) -> Self {
         Gvt {
             pes: pes as u64,
             round: AtomicU64::new(0),
@@ -95,6 +113,9 @@ impl Gvt {
             b_done: AtomicU64::new(0),
             done: AtomicU64::new(0),
             slots: (0..pes).map(|_| KeySlot::default()).collect(),
+            transit: (0..pes).map(|_| KeySlot::default()).collect(),
+            horizons: (0..pes).map(|_| KeySlot::default()).collect(),
+            lookahead,
             value: KeySlot::default(),
         }
     }
@@ -143,20 +164,33 @@ impl Gvt {
         self.a_done.fetch_add(1, AcqRel);
     }
 
-    /// Phase B: publishes PE `pe`'s local minimum; the last reporter publishes
-    /// GVT (or, across processes, hands the process minimum to `net`).
-    pub(crate) fn report<N: Network>(&self, pe: usize, p: &mut Participant, local_min: Key, net: &N) {
+    /// Phase B: publishes PE `pe`'s smallest pending key and smallest key in
+    /// transit; the last reporter publishes GVT and every PE's horizon (or,
+    /// across processes, hands the process minimum to `net`).
+    pub(crate) fn report<N: Network>(&self, pe: usize, p: &mut Participant, pending: Key, transit: Key, net: &N) {
         let cur = p.finished + 1;
-        self.slots[pe].store(local_min);
+        self.slots[pe].store(pending);
+        self.transit[pe].store(transit);
         p.in_b = true;
         if self.b_done.fetch_add(1, AcqRel) + 1 == self.pes * cur {
-            let g = self.slots.iter().map(KeySlot::load).min().unwrap_or(Key::INF);
+            let pending: Vec<Key> = self.slots.iter().map(KeySlot::load).collect();
+            let transit = self.transit.iter().map(KeySlot::load).min().unwrap_or(Key::INF);
+            let g = pending.iter().copied().min().unwrap_or(Key::INF).min(transit);
             if N::ACTIVE {
                 net.process_min(cur, g);
             } else {
+                for (pe, h) in horizons(&pending, transit, self.lookahead).into_iter().enumerate() {
+                    self.horizons[pe].store(h);
+                }
                 self.publish(cur, g);
             }
         }
+    }
+
+    /// Commit horizon of PE `pe` in the last round (at least its GVT; in a
+    /// single process only: across processes it is GVT).
+    pub(crate) fn horizon(&self, pe: usize) -> Key {
+        self.horizons[pe].load()
     }
 
     /// Publishes `g` as the GVT of round `cur`.
@@ -177,6 +211,32 @@ impl Gvt {
     }
 }
 
+/// Every PE's commit horizon: the smallest of `transit`, its own pending
+/// minimum, and every other PE's pending minimum moved on by `lookahead`.
+fn horizons(pending: &[Key], transit: Key, lookahead: f64) -> Vec<Key> {
+    // What PE i may still send to another PE: nothing below this.
+    let reach = |k: Key| if lookahead > 0.0 && k != Key::INF { k.max(Key::at(k.time + lookahead)) } else { k };
+    // The smallest and second smallest reach, for "every other PE".
+    let (mut first, mut second) = ((Key::INF, usize::MAX), Key::INF);
+    for (i, &k) in pending.iter().enumerate() {
+        let r = reach(k);
+        if r < first.0 {
+            second = first.0;
+            first = (r, i);
+        } else if r < second {
+            second = r;
+        }
+    }
+    pending
+        .iter()
+        .enumerate()
+        .map(|(j, &own)| {
+            let others = if j == first.1 { second } else { first.0 };
+            transit.min(own).min(others)
+        })
+        .collect()
+}
+
 impl Participant {
     /// The round this PE takes part in next (or now).
     #[inline]
@@ -192,5 +252,34 @@ impl Participant {
                 *m = k;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(time: f64, tie: u64) -> Key {
+        Key { time, age: 0, tie }
+    }
+
+    #[test]
+    fn each_pe_commits_its_own_ties_when_the_others_are_a_lookahead_away() {
+        // Two PEs in one step of ties: GVT stops at PE 0's next tie, PE 1
+        // may commit all its own (PE 0 can send it nothing before time 6).
+        let pending = [k(5.0, 10), k(5.0, 100)];
+        assert_eq!(horizons(&pending, Key::INF, 1.0), vec![k(5.0, 10), k(5.0, 100)]);
+        // What is in transit binds everyone.
+        assert_eq!(horizons(&pending, k(5.0, 50), 1.0), vec![k(5.0, 10), k(5.0, 50)]);
+        // Without lookahead the horizon is GVT.
+        assert_eq!(horizons(&pending, Key::INF, 0.0), vec![k(5.0, 10), k(5.0, 10)]);
+        // Another PE further on in time: its reach is its time plus the lookahead.
+        assert_eq!(horizons(&[k(5.0, 1), k(9.0, 1)], Key::INF, 1.0), vec![k(5.0, 1), Key::at(6.0)]);
+        // Three PEs: each is bound by the nearest other one.
+        let h = horizons(&[k(5.0, 1), k(5.5, 1), k(7.0, 1)], Key::INF, 1.0);
+        assert_eq!(h, vec![k(5.0, 1), k(5.5, 1), Key::at(6.0)]);
+        // Idle PEs (nothing pending) reach nothing.
+        assert_eq!(horizons(&[Key::INF, k(3.0, 7)], Key::INF, 1.0), vec![Key::at(4.0), k(3.0, 7)]);
+        assert_eq!(horizons(&[Key::INF, Key::INF], Key::INF, 1.0), vec![Key::INF, Key::INF]);
     }
 }

@@ -45,10 +45,10 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// For `pes` PEs in this process.
-    pub(crate) fn new(pes: usize) -> Self {
+    /// For `pes` PEs in this process, of a model with this lookahead.
+    pub(crate) fn new(pes: usize, lookahead: f64) -> Self {
         Shared {
-            gvt: gvt::Gvt::new(pes),
+            gvt: gvt::Gvt::new(pes, lookahead),
             failure: Failure::default(),
             committed: AtomicU64::new(0),
             series: Mutex::new(Series::default()),
@@ -138,7 +138,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     let s = Setup::new(model, cfg)?;
     let placement = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, cfg.kps_per_pe, cfg.seed)?;
     with_place!(placement, map => {
-        let shared = Shared::new(cfg.threads);
+        let shared = Shared::new(cfg.threads, s.lookahead);
         let rings = ring_capacity(cfg.threads);
         let (done, total) = run_pes::<M, Q, NoNet, _>(model, cfg, &s, map, &shared, &NoNet, 0, 1, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, total);

@@ -205,16 +205,18 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 Step::Report => {
                     let t = Instant::now();
                     self.drain()?;
-                    let local = self.local_min();
-                    gvt.report(self.local, &mut self.part, local, self.net);
+                    let (pending, transit) = self.local_min();
+                    gvt.report(self.local, &mut self.part, pending, transit, self.net);
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                 }
                 Step::New(g) => {
                     let t = Instant::now();
-                    self.gvt = g;
+                    // This PE commits up to its horizon (GVT across processes).
+                    let h = if N::ACTIVE { g } else { gvt.horizon(self.local) };
+                    self.gvt = h;
                     let before = self.stats.committed;
-                    self.fossil_collect(g);
-                    self.window.new_gvt(g.time, self.stats.committed - before);
+                    self.fossil_collect(h);
+                    self.window.new_gvt(h.time, self.stats.committed - before);
                     since_round = 0;
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                     if self.local == 0 {
@@ -264,12 +266,13 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         }
     }
 
-    /// Smallest key this PE may still process or cause: pending events,
-    /// messages it sent during this round, messages still spilled.
-    fn local_min(&mut self) -> Key {
+    /// Smallest keys this PE may still process (pending events) and cause
+    /// elsewhere directly (messages it sent during this round, messages
+    /// still spilled).
+    fn local_min(&mut self) -> (Key, Key) {
         let q = self.q.peek().unwrap_or(Key::INF);
         let sent = self.part.send_min.unwrap_or(Key::INF);
-        q.min(sent).min(self.transport.spilled_min())
+        (q, sent.min(self.transport.spilled_min()))
     }
 
     /// Takes in messages from other PEs (of this process or another).
