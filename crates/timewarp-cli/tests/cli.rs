@@ -277,32 +277,10 @@ fn tlm_runs_and_writes_an_image_receiver_signals_and_results() {
     let sources = tmp("sources.txt");
     std::fs::write(&sources, "# x y\n6 12\n30 30\n").unwrap();
     let (i, c, s) = (img.to_str().unwrap(), csv.to_str().unwrap(), sources.to_str().unwrap());
-    let a = stats(&[
-        "run",
-        "tlm",
-        "--size",
-        "40x36",
-        "--sources-file",
-        s,
-        "--receiver-at",
-        "21,21",
-        "--receivers",
-        "2",
-        "--obstacles",
-        "urban",
-        "--block-size",
-        "5",
-        "--street-width",
-        "3",
-        "--end",
-        "50",
-        "--image",
-        i,
-        "--image-at",
-        "30",
-        "--receivers-csv",
-        c,
-    ]);
+    #[rustfmt::skip]
+    let city = ["run", "tlm", "--size", "40x36", "--sources-file", s, "--receiver-at", "21,21", "--receivers", "2",
+        "--obstacles", "urban", "--block-size", "5", "--street-width", "3", "--end", "50", "--image", i, "--image-at", "30"];
+    let a = stats(&[&city[..], &["--receivers-csv", c]].concat());
     let r = &a["model_results"];
     assert_eq!(r["cells"], 40 * 36);
     assert_eq!(r["steps"], 50);
@@ -323,34 +301,7 @@ fn tlm_runs_and_writes_an_image_receiver_signals_and_results() {
     let peak = rows[1..].iter().map(|l| l.split(',').nth(1).unwrap().parse::<f64>().unwrap().abs()).fold(0.0, f64::max);
     assert_eq!(peak, r["receivers"][0]["peak"].as_f64().unwrap());
     // Same seed, same random placement and city: same digest and results in another mode.
-    let b = stats(&[
-        "run",
-        "tlm",
-        "--size",
-        "40x36",
-        "--sources-file",
-        s,
-        "--receiver-at",
-        "21,21",
-        "--receivers",
-        "2",
-        "--obstacles",
-        "urban",
-        "--block-size",
-        "5",
-        "--street-width",
-        "3",
-        "--end",
-        "50",
-        "--image",
-        i,
-        "--image-at",
-        "30",
-        "--sync",
-        "conservative",
-        "--threads",
-        "2",
-    ]);
+    let b = stats(&[&city[..], &["--sync", "conservative", "--threads", "2"]].concat());
     assert_eq!(a["digest"], b["digest"]);
     assert_eq!(a["model_results"], b["model_results"]);
     let help = String::from_utf8_lossy(&timewarp(&["run", "tlm", "--help"]).stdout).into_owned();
