@@ -99,9 +99,9 @@ pub struct Cell {
     /// Node voltage at the snapshot step (0: quiet then, or not in the layer).
     snap: f64,
     /// Steps this cell scattered.
-    scatters: u32,
+    scatters: u64,
     /// Events this cell processed.
-    events: u32,
+    events: u64,
     /// A receiver's signal: `(step, node voltage)` at every step it scattered.
     /// Boxed: one pointer in every cell instead of a 24-byte `Vec`.
     #[allow(clippy::box_collection)]
@@ -493,8 +493,8 @@ impl Model for Tlm {
                 r.field = Some(Field { width: w, height: h, step, values: Vec::with_capacity((w * h) as usize) });
             }
         }
-        r.cell_steps += s.scatters as u64;
-        r.events += s.events as u64;
+        r.cell_steps += s.scatters;
+        r.events += s.events;
         if let Some(e) = &mut r.energy_initial {
             *e += s.e0;
         }
