@@ -78,6 +78,20 @@ pub(crate) struct EngineArgs {
     /// Print nothing on success (errors still go to stderr).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Write checkpoints here (ckpt-<GVT>.twc; continue one with `timewarp
+    /// resume FILE`). Ctrl-C or SIGTERM then writes one at the next GVT and stops.
+    #[arg(long, value_name = "DIR", help_heading = "Checkpoints")]
+    pub checkpoint_dir: Option<PathBuf>,
+    /// A checkpoint at the first GVT at or past every multiple of this virtual time.
+    #[arg(long, value_name = "T", value_parser = positive_f64, allow_negative_numbers = true, help_heading = "Checkpoints")]
+    pub checkpoint_every: Option<f64>,
+    /// A checkpoint every this many wall-clock seconds (at the next GVT; one process only).
+    #[arg(long, value_name = "SECONDS", value_parser = positive_f64, allow_negative_numbers = true, help_heading = "Checkpoints")]
+    pub checkpoint_wall: Option<f64>,
+    /// How many checkpoint files to keep in --checkpoint-dir (the newest).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = whole::<u32>(1, u32::MAX as u64),
+          allow_negative_numbers = true, help_heading = "Checkpoints")]
+    pub checkpoint_keep: u32,
 }
 
 impl EngineArgs {
@@ -129,6 +143,26 @@ impl EngineArgs {
 }
 
 impl EngineArgs {
+    /// When and where to write checkpoints; `command` is what followed
+    /// `timewarp run` (stored so a resume can rebuild the model), `identity`
+    /// the model's parameters (a resume must have the same).
+    pub(crate) fn plan(
+        &self,
+        command: &[String],
+        identity: serde_json::Value,
+    ) -> Result<timewarp::checkpoint::Plan, String> {
+        let plan = timewarp::checkpoint::Plan {
+            dir: self.checkpoint_dir.clone(),
+            every: self.checkpoint_every,
+            wall: self.checkpoint_wall,
+            keep: self.checkpoint_keep as usize,
+            params: identity,
+            command: command.to_vec(),
+        };
+        plan.validate().map_err(|e| describe(&e))?;
+        Ok(plan)
+    }
+
     /// Notes on options this run will not use as given (on stderr; none with `--quiet`).
     pub(crate) fn notes(&self, cfg: &timewarp::Config, num_lps: u32, pes: usize) -> Vec<String> {
         let mut notes = Vec::new();

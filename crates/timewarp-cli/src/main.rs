@@ -3,6 +3,7 @@
 mod args;
 mod models;
 mod picture;
+mod resume;
 
 use args::EngineArgs;
 use clap::{Parser, Subcommand};
@@ -11,7 +12,13 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use timewarp::checkpoint::{Control, Plan, Snapshot};
 use timewarp::Model;
+
+/// Exit code of a run stopped on request (SIGINT, SIGTERM) after writing a
+/// checkpoint: a batch script can tell it from a failure (1) or a usage
+/// error (2) and resume.
+const EXIT_CHECKPOINTED: u8 = 3;
 
 /// timewarp: an optimistic (Time Warp) parallel discrete-event simulator.
 #[derive(Parser, Debug)]
@@ -37,6 +44,19 @@ enum Cmd {
         #[command(subcommand)]
         model: ModelCmd,
     },
+    /// Continue a run from a checkpoint written with --checkpoint-dir, to its
+    /// end time (or an earlier --end), in any mode, thread or process count.
+    #[command(after_help = "OPTIONS are engine options of `timewarp run <model>` (--sync, --threads, --mapping, \
+--end, --queue, --batch, --gvt-interval, --kps-per-pe, --event-memory, --optimism, --stats-json, --quiet, \
+--checkpoint-dir, --checkpoint-every, --checkpoint-wall, --checkpoint-keep); they replace those of the run that \
+wrote the checkpoint, and the others stay as they were. The model, its options and --seed come from the checkpoint.")]
+    Resume {
+        /// The checkpoint file (DIR/ckpt-<GVT>.twc).
+        file: PathBuf,
+        /// Engine options (see below).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "OPTIONS")]
+        options: Vec<String>,
+    },
     /// List the shipped models.
     List,
 }
@@ -48,12 +68,14 @@ type After<'a, R> = &'a dyn Fn(&R) -> Result<(), String>;
 /// model type); returns the model results when it ran the model here, after
 /// handing them to `after`.
 trait Action {
-    /// `sizing` names the model's options that set its size (for the memory check).
+    /// `sizing` names the model's options that set its size (for the memory
+    /// check); `identity` its parameters (what a checkpoint must match).
     fn apply<M: Model>(
         &self,
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
+        identity: &Value,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String>;
 }
@@ -63,9 +85,15 @@ fn nothing<R>(_: &R) -> Result<(), String> {
     Ok(())
 }
 
-/// `timewarp run`, in this process (and, with MPI, its peers).
+/// `timewarp run` (or `resume`), in this process (and, with MPI, its peers).
 struct Run<'a> {
     procs: &'a Procs,
+    /// What followed `timewarp run` (a checkpoint stores it).
+    command: Vec<String>,
+    /// Asks the run to pause (signals).
+    control: &'a Control,
+    /// The checkpoint to continue from.
+    resume: Option<&'a timewarp::checkpoint::File>,
 }
 struct Verify<'a> {
     procs: &'a Procs,
@@ -77,17 +105,32 @@ impl Action for Run<'_> {
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
+        identity: &Value,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
         let cfg = engine.config()?;
-        self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
+        let plan = engine.plan(&self.command, identity.clone())?;
+        let start = match self.resume {
+            Some(file) => Some(file.load(model, Some(identity)).map_err(|e| e.to_string())?),
+            None => {
+                self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
+                None
+            }
+        };
         if self.procs.rank() == 0 {
             for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
                 eprintln!("{note}");
             }
         }
-        execute(model, &cfg, engine, self.procs, after)
+        execute(model, &cfg, engine, self.procs, after, Checkpoints { plan, start, control: self.control })
     }
+}
+
+/// A run's checkpoint plan, the snapshot it starts from, and what can ask it to pause.
+struct Checkpoints<'a, M: Model> {
+    plan: Plan,
+    start: Option<Snapshot<M>>,
+    control: &'a Control,
 }
 
 impl Action for Verify<'_> {
@@ -96,6 +139,7 @@ impl Action for Verify<'_> {
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
+        _identity: &Value,
         _after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
@@ -104,6 +148,9 @@ impl Action for Verify<'_> {
                  and compare its digest with `timewarp run --sync sequential`",
                 self.procs.size()
             ));
+        }
+        if engine.checkpoint_dir.is_some() {
+            return Err("verify does not write checkpoints: leave --checkpoint-dir out".into());
         }
         let cfg = engine.config_for_verify()?;
         fits(model, &cfg, 1, sizing)?;
@@ -178,18 +225,41 @@ impl Procs {
         local
     }
 
-    /// Runs `model` here (and on every MPI process); the report comes back on rank 0 only.
-    fn run<M: Model>(&self, model: &M, cfg: &timewarp::Config) -> Result<Option<timewarp::Report<M::Results>>, String> {
+    /// Runs `model` here (and on every MPI process), with checkpoints as
+    /// `ck` says; the report comes back on rank 0 only.
+    fn run<M: Model>(
+        &self,
+        model: &M,
+        cfg: &timewarp::Config,
+        ck: Checkpoints<'_, M>,
+    ) -> Result<Option<timewarp::Report<M::Results>>, timewarp::Error> {
+        let plain = ck.plan.dir.is_none() && ck.start.is_none();
+        // Pausing on request needs a directory for the checkpoint.
+        let none = Control::default();
+        let control = if ck.plan.dir.is_some() { ck.control } else { &none };
         #[cfg(feature = "mpi")]
-        return match timewarp::mpi::run(model, cfg, &self.cluster) {
-            Ok(r) => Ok(r),
-            // The same on every process (checked before any message): each
-            // returns it and rank 0 alone prints it.
-            Err(e @ (timewarp::Error::Config(_) | timewarp::Error::Option { .. })) => Err(args::describe(&e)),
-            Err(e) => Err(self.alone(args::describe(&e))),
+        return if plain {
+            timewarp::mpi::run(model, cfg, &self.cluster)
+        } else {
+            timewarp::mpi::run_checkpointed(model, cfg, &ck.plan, control, ck.start, &self.cluster)
         };
         #[cfg(not(feature = "mpi"))]
-        timewarp::run(model, cfg).map(Some).map_err(|e| args::describe(&e))
+        if plain {
+            timewarp::run(model, cfg).map(Some)
+        } else {
+            timewarp::checkpoint::run(model, cfg, &ck.plan, control, ck.start).map(Some)
+        }
+    }
+
+    /// A run's error as the command line says it; one that only this
+    /// process may have hit ends the whole MPI job.
+    fn failed(&self, e: timewarp::Error) -> String {
+        match e {
+            // The same on every process (checked before any message): each
+            // returns it and rank 0 alone prints it.
+            e @ (timewarp::Error::Config(_) | timewarp::Error::Option { .. }) => args::describe(&e),
+            e => self.alone(args::describe(&e)),
+        }
     }
 }
 
@@ -241,7 +311,14 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Cmd::Run { model } => dispatch(model, &Run { procs: &procs }),
+        Cmd::Run { model } => {
+            // What followed `run`: a checkpoint stores it, a resume parses it again.
+            let command: Vec<String> = std::env::args().skip(2).collect();
+            let control = Control::default();
+            signals::watch(&control, model.engine().checkpoint_dir.is_some() && procs.size() == 1);
+            dispatch(model, &Run { procs: &procs, command, control: &control, resume: None })
+        }
+        Cmd::Resume { file, options } => resume(&procs, &file, &options),
         Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),
     };
     match result {
@@ -263,7 +340,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
             m.validate()?;
             model.bounded(engine.end(), engine.max_events_at_one_time)?;
             let sizing = format!("--lps {} with --population {}", model.lps, model.population);
-            action.apply(&m, &engine, &sizing, &nothing).map(drop)
+            action.apply(&m, &engine, &sizing, &identity("phold", &model, &engine), &nothing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
@@ -272,7 +349,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 "hypercube" => format!("--nodes {}", model.nodes),
                 _ => format!("--dims {}", model.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
             };
-            let results = action.apply(&m, &engine, &sizing, &nothing)?;
+            let results = action.apply(&m, &engine, &sizing, &identity("network", &model, &engine), &nothing)?;
             match (&model.link_stats, results) {
                 (Some(path), Some(r)) => write_link_stats(path, &r),
                 _ => Ok(()),
@@ -286,7 +363,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 "--cells-x {} × --cells-y {} with --portables-per-cell {}",
                 model.cells_x, model.cells_y, model.portables_per_cell
             );
-            action.apply(&m, &engine, &sizing, &nothing).map(drop)
+            action.apply(&m, &engine, &sizing, &identity("pcs", &model, &engine), &nothing).map(drop)
         }
         ModelCmd::Tlm { model, engine } => {
             let end = engine.end();
@@ -302,9 +379,42 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 }
             };
             let sizing = format!("--size {}", model.size.0.iter().map(u32::to_string).collect::<Vec<_>>().join("x"));
-            action.apply(&m, &engine, &sizing, &after).map(drop)
+            action.apply(&m, &engine, &sizing, &identity("tlm", &model, &engine), &after).map(drop)
         }
     }
+}
+
+/// What defines a model's history: its name, options and seed (a
+/// checkpoint can only be resumed with the same).
+fn identity(name: &str, options: &impl std::fmt::Debug, engine: &EngineArgs) -> Value {
+    serde_json::json!({ "model": name, "options": format!("{options:?}"), "seed": engine.seed })
+}
+
+/// `timewarp resume FILE [OPTIONS]`: the checkpoint's command line with
+/// `options` in place, run from the checkpoint.
+fn resume(procs: &Procs, file: &Path, options: &[String]) -> Result<(), String> {
+    let ck = timewarp::checkpoint::File::open(file).map_err(|e| e.to_string())?;
+    if ck.header.command.is_empty() {
+        return Err(format!(
+            "checkpoint {}: written by a program other than the timewarp command (no command line in it); \
+             resume it with that program (timewarp::checkpoint::File::load)",
+            file.display()
+        ));
+    }
+    let command = resume::merge(&ck.header.command, options)?;
+    let argv = ["timewarp", "run"].into_iter().map(String::from).chain(command.iter().cloned());
+    let model = match Cli::try_parse_from(argv) {
+        Ok(Cli { cmd: Cmd::Run { model } }) => model,
+        Ok(_) => return Err("resume: the checkpoint's command line is not a run".into()),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+            let _ = e.print();
+            return Ok(());
+        }
+        Err(e) => return Err(format!("resume: {}", e.render().to_string().trim_start_matches("error: ").trim_end())),
+    };
+    let control = Control::default();
+    signals::watch(&control, model.engine().checkpoint_dir.is_some() && procs.size() == 1);
+    dispatch(model, &Run { procs, command, control: &control, resume: Some(&ck) })
 }
 
 /// Writes every receiver's node voltage per step (0 where its cell was quiet).
@@ -524,18 +634,26 @@ fn execute<M: Model>(
     engine: &EngineArgs,
     procs: &Procs,
     after: After<'_, M::Results>,
+    ck: Checkpoints<'_, M>,
 ) -> Result<Option<Value>, String> {
     let stats_out = match &engine.stats_json {
         Some(p) if procs.rank() == 0 => Some(StatsOut::open(p).map_err(|e| procs.alone(e))?),
         _ => None,
     };
-    let report = match procs.run(model, cfg) {
+    let report = match procs.run(model, cfg, ck) {
         Ok(Some(r)) => r,
         other => {
             if let Some(out) = stats_out {
                 out.discard();
             }
-            return other.map(|_| None);
+            return match other {
+                Ok(_) => Ok(None),
+                Err(e @ timewarp::Error::Interrupted { checkpoint: Some(_) }) => {
+                    eprintln!("{e}");
+                    std::process::exit(EXIT_CHECKPOINTED.into())
+                }
+                Err(e) => Err(procs.failed(e)),
+            };
         }
     };
     after(&report.results)?;
@@ -562,4 +680,43 @@ fn execute<M: Model>(
         }
     }
     Ok(Some(results))
+}
+
+/// SIGINT and SIGTERM.
+mod signals {
+    use timewarp::checkpoint::Control;
+
+    /// Watches for SIGINT and SIGTERM. With `pausable` (a checkpoint
+    /// directory, one process) the first asks `control` to pause: the run
+    /// writes a checkpoint at its next cut and stops; otherwise, or at a
+    /// second signal, the process ends at once with 128 + the signal number
+    /// (no statistics file is written: it is only ever renamed into place).
+    pub(crate) fn watch(control: &Control, pausable: bool) {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            return; // the default action still ends the process
+        };
+        let control = control.clone();
+        let spawned = std::thread::Builder::new().name("timewarp signals".into()).spawn(move || {
+            let mut asked = false;
+            for sig in signals.forever() {
+                if pausable && !asked {
+                    eprintln!(
+                        "\ninterrupted: writing a checkpoint at the next GVT, then stopping (interrupt again to stop \
+                         at once, without it)"
+                    );
+                    control.interrupt();
+                    asked = true;
+                    continue;
+                }
+                if asked {
+                    eprintln!("\ninterrupted again: stopped without a checkpoint");
+                } else {
+                    eprintln!("\ninterrupted: stopped (give --checkpoint-dir to be able to stop with a checkpoint and resume)");
+                }
+                std::process::exit(128 + sig);
+            }
+        });
+        drop(spawned);
+    }
 }

@@ -576,3 +576,15 @@ pub(crate) const MODELS: &[(&str, &str)] = &[
     ("tlm", "radio propagation by transmission-line matrix over terrain (the Blue Gene paper's TLM; checked against direct time stepping, energy, phase velocity, symmetry)"),
     ("pcs", "cellular network: call blocking and handoffs on a wrap-around grid (ROSS's PCS; checked against Engset / Erlang-B)"),
 ];
+
+impl ModelCmd {
+    /// The engine options given with the model.
+    pub(crate) fn engine(&self) -> &EngineArgs {
+        match self {
+            ModelCmd::Phold { engine, .. }
+            | ModelCmd::Network { engine, .. }
+            | ModelCmd::Tlm { engine, .. }
+            | ModelCmd::Pcs { engine, .. } => engine,
+        }
+    }
+}

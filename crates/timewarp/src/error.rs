@@ -143,7 +143,30 @@ pub enum Error {
     /// another timewarp build).
     #[error("{0}: rebuild every rank from the same source")]
     Incompatible(String),
+    /// A checkpoint file cannot be written, read or used (the message names
+    /// the file and what is wrong with it).
+    #[error("checkpoint {path}: {problem}")]
+    Checkpoint {
+        /// The file.
+        path: String,
+        /// What is wrong, and what to do.
+        problem: String,
+    },
+    /// The run was asked to stop (SIGINT, SIGTERM) and did, at a
+    /// consistent cut; `checkpoint` is the file it wrote there, if any.
+    #[error("{}", interrupted_text(checkpoint))]
+    Interrupted {
+        /// The checkpoint written at the stop (none without a checkpoint directory).
+        checkpoint: Option<String>,
+    },
     /// A broken invariant of the engine itself (a bug: please report it).
     #[error("internal error (a timewarp bug, please report it): {0}")]
     Internal(String),
+}
+
+fn interrupted_text(checkpoint: &Option<String>) -> String {
+    match checkpoint {
+        Some(p) => format!("interrupted; wrote checkpoint {p}; continue with: timewarp resume {p}"),
+        None => "interrupted (no checkpoint written: give --checkpoint-dir to be able to resume)".into(),
+    }
 }

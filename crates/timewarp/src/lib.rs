@@ -17,6 +17,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod arena;
+pub mod checkpoint;
 mod config;
 pub mod digest;
 mod error;
@@ -46,9 +47,6 @@ pub use queue::QueueKind;
 pub use rng::{Random, ReversibleRng, Stream};
 pub use stats::{GvtPoint, PeStats, RankStats, Stats};
 
-use event::{Inline, Queued};
-use queue::{heap::QuadHeap, ladder::LadderQueue};
-
 /// Runs `model` under `cfg`.
 ///
 /// Errors say what was wrong (configuration, a handler sending into the past
@@ -57,22 +55,5 @@ use queue::{heap::QuadHeap, ladder::LadderQueue};
 pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
     cfg.validate()?;
     memory::check(model, cfg, 1)?;
-    match (cfg.sync, cfg.queue) {
-        (SyncMode::Sequential | SyncMode::Check, QueueKind::Ladder) => {
-            kernel::sequential::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)
-        }
-        (SyncMode::Sequential | SyncMode::Check, QueueKind::Heap) => {
-            kernel::sequential::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg)
-        }
-        (SyncMode::Optimistic, QueueKind::Ladder) => {
-            kernel::optimistic::run::<M, LadderQueue<Queued<M::Msg>>>(model, cfg)
-        }
-        (SyncMode::Optimistic, QueueKind::Heap) => kernel::optimistic::run::<M, QuadHeap<Queued<M::Msg>>>(model, cfg),
-        (SyncMode::Conservative, QueueKind::Ladder) => {
-            kernel::conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg)
-        }
-        (SyncMode::Conservative, QueueKind::Heap) => {
-            kernel::conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg)
-        }
-    }
+    kernel::dispatch(model, cfg, &kernel::Segment::whole())?.report()
 }

@@ -4,14 +4,14 @@
 use crate::digest::{fold_event, hash_value, LpDigest};
 use crate::key::Key;
 use crate::model::MAX_STREAMS;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// One logical process as the kernel stores it. The engine's fields come
+/// One logical process as the kernel stores it (and a checkpoint keeps it). The engine's fields come
 /// first, in one cache line, and the model's state right after them, so
 /// that a large state's leading fields share lines with them (left to
 /// itself the compiler may put a large state first and the engine's fields
 /// a dozen lines away: one more cache miss per event).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[repr(C)]
 pub(crate) struct Lp<S> {
     /// Draw counters of the LP's random streams.

@@ -65,10 +65,12 @@ pub enum Rollback {
 /// ```
 pub trait Model: Sized + Send + std::marker::Sync + 'static {
     /// State of one LP. Several LP kinds: make it an enum. (Deserialize: an
-    /// MPI run gathers the final states on rank 0 for `finalize`.)
-    type State: Clone + Send + Serialize + DeserializeOwned + Debug;
+    /// MPI run gathers the final states on rank 0 for `finalize`, and a
+    /// checkpoint stores them; Sync: the worker threads that resume a run
+    /// read one snapshot.)
+    type State: Clone + Send + std::marker::Sync + Serialize + DeserializeOwned + Debug;
     /// Message carried by an event. Several kinds: make it an enum.
-    type Msg: Copy + Send + Debug + Serialize + DeserializeOwned;
+    type Msg: Copy + Send + std::marker::Sync + Debug + Serialize + DeserializeOwned;
     /// Per-event undo record written by `forward`, read by `reverse`
     /// (ROSS's `tw_bf` bitfield, generalised: branch flags, overwritten values).
     type Undo: Copy + Default + Send + Debug;

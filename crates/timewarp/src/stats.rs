@@ -86,6 +86,12 @@ pub struct Stats {
     pub pes: Vec<PeStats>,
     /// Per GVT round: GVT, wall time, committed so far.
     pub gvt_series: Vec<GvtPoint>,
+    /// Checkpoints written (a resumed run counts those before it too).
+    #[serde(default)]
+    pub checkpoints: u64,
+    /// Wall-clock seconds spent writing them.
+    #[serde(default)]
+    pub checkpoint_seconds: f64,
 }
 
 impl Stats {

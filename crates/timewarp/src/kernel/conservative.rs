@@ -37,7 +37,9 @@ use crate::Config;
 use super::commit::Committer;
 use super::port::Port;
 use super::workers::{parallel_stats, run_workers, Failure};
-use super::{base_stats, by_id, finish, forward, handler_panic, init_lp, Report, Setup};
+use super::{base_stats, by_id, finish, forward, handler_panic, restore_events, start_lp, Setup};
+use super::{Outcome, Segment};
+use crate::checkpoint::{Pending, Snapshot};
 
 /// A barrier that spins (then yields) instead of sleeping on a condition
 /// variable, and gives up when another worker failed.
@@ -115,6 +117,9 @@ struct Shared<Msg> {
     mins: Vec<AtomicU64>,
     barrier: SpinBarrier,
     failure: Failure,
+    /// Whether the PEs stop at this window for a checkpoint (written by PE
+    /// 0 between two barriers, read by all after the second).
+    stop: AtomicBool,
 }
 
 /// One PE of the conservative kernel.
@@ -147,6 +152,8 @@ pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     /// Most events queued at once.
     peak: usize,
     pub(crate) commits: Committer,
+    /// Whether the run paused (for a checkpoint) rather than ended.
+    pub(crate) paused: bool,
 }
 
 impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M, Q, W, P> {
@@ -216,18 +223,29 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
         Ok(())
     }
 
-    pub(crate) fn init(&mut self) -> Result<(), Error> {
+    pub(crate) fn init(&mut self, seg: &Segment<'_, M>) -> Result<(), Error> {
         self.ids = self.map.lps_of(self.id);
         for i in 0..self.ids.len() {
-            let (rec, dropped) = init_lp(self.model, self.s, self.ids[i], &mut self.out)?;
+            let (rec, dropped) = start_lp(self.model, self.s, seg, self.ids[i], &mut self.out)?;
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             self.route()?;
         }
-        Ok(())
+        let (map, id) = (self.map, self.id);
+        restore_events(seg, |dst| map.pe_of(dst) == id, &mut self.out);
+        self.route()
     }
 
-    fn run(&mut self, sh: &Shared<M::Msg>, progress: &mut Progress) -> Result<(), Error> {
+    /// The pending events of a paused run.
+    pub(crate) fn take_pending(&mut self) -> Vec<Pending<M::Msg>> {
+        let mut v = Vec::with_capacity(self.q.len());
+        while let Some(e) = self.q.pop() {
+            v.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg });
+        }
+        v
+    }
+
+    fn run(&mut self, sh: &Shared<M::Msg>, seg: &Segment<'_, M>, progress: &mut Progress) -> Result<(), Error> {
         let pes = sh.pes;
         loop {
             // Hand over what the last window sent to other PEs.
@@ -254,6 +272,11 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             let local = self.q.peek().map_or(f64::INFINITY, |k| k.time).min(self.net_min);
             self.net_min = f64::INFINITY;
             sh.mins[self.local].store(local.to_bits(), Relaxed);
+            // A stop request across processes would need agreeing on: there
+            // only the marks (`pause`) cut.
+            if self.local == 0 && !W::ACTIVE {
+                sh.stop.store(seg.stop_requested(), Relaxed);
+            }
             if !sh.barrier.wait(sh.failure.flag()) {
                 return Ok(());
             }
@@ -273,12 +296,17 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             if m == f64::INFINITY {
                 return Ok(());
             }
+            // Every event before `m` is committed and none after processed: a cut.
+            if m >= self.s.pause || (!W::ACTIVE && sh.stop.load(Relaxed)) {
+                self.paused = true;
+                return Ok(());
+            }
             if self.id == 0 {
                 progress.update(m);
             }
             // Rounding is monotone, so every send (delay >= lookahead) from an
             // event at t >= m lands at or after `window`.
-            let window = m + self.lookahead;
+            let window = (m + self.lookahead).min(self.s.pause);
             self.windows += 1;
             while let Some(k) = self.q.peek() {
                 if k.time >= window {
@@ -384,18 +412,37 @@ pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &impl Place)
 pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     model: &M,
     cfg: &Config,
-) -> Result<Report<M::Results>, Error> {
-    let s = Setup::new(model, cfg)?;
+    seg: &Segment<'_, M>,
+) -> Result<Outcome<M>, Error> {
+    let s = seg.setup(model, cfg)?;
     let placement = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, 1, cfg.seed)?;
     with_place!(placement, map => {
-        let Ran { pes: done, total, .. } = run_pes::<M, Q, Alone, _>(model, cfg, &s, map, &Alone, 0, 1)?;
+        let Ran { pes: mut done, total, .. } = run_pes::<M, Q, Alone, _>(model, cfg, &s, seg, map, &Alone, 0, 1)?;
         let stats = process_stats(model, cfg, &s, &done, total);
+        if done[0].0.paused {
+            let (lps, events) = take_cut(&mut done);
+            return Ok(Outcome::Paused(Box::new(Snapshot::assemble(lps, events, stats))));
+        }
         let trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         let mut report = finish(model, lps.into_iter(), stats);
         report.trace = trace;
-        Ok(report)
+        Ok(Outcome::Done(report))
     })
+}
+
+/// The LP records and pending events of this process' paused PEs.
+#[allow(clippy::type_complexity)]
+pub(crate) fn take_cut<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place>(
+    done: &mut Done<'_, M, Q, W, P>,
+) -> (Vec<(u32, Lp<M::State>)>, Vec<Pending<M::Msg>>) {
+    let mut lps = Vec::new();
+    let mut events = Vec::new();
+    for (pe, _) in done.iter_mut() {
+        events.extend(pe.take_pending());
+        lps.extend(std::mem::take(&mut pe.ids).into_iter().zip(std::mem::take(&mut pe.lps)));
+    }
+    (lps, events)
 }
 
 /// PEs after a run, each with the seconds its initialisation took.
@@ -414,10 +461,12 @@ pub(crate) struct Ran<'a, M: Model, Q, W, P> {
 
 /// Runs this process' PEs (process `rank` of `ranks`); returns them, the
 /// total seconds and the events sent to other processes.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place>(
     model: &'a M,
     cfg: &'a Config,
     s: &'a Setup,
+    seg: &'a Segment<'a, M>,
     map: &'a P,
     net: &'a W,
     rank: usize,
@@ -435,6 +484,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
         mins: (0..pes).map(|_| AtomicU64::new(0)).collect(),
         barrier: SpinBarrier::new(pes),
         failure: Failure::default(),
+        stop: AtomicBool::new(false),
     };
     let t0 = Instant::now();
     let done = run_workers((0..pes).collect(), &sh.failure, |local, _| {
@@ -462,11 +512,12 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             windows: 0,
             at: (0, 0.0),
             commits: Committer::new(cfg),
+            paused: false,
         };
-        pe.init()?;
+        pe.init(seg)?;
         let init = t0.elapsed().as_secs_f64();
         let mut progress = Progress::new(cfg.progress && id == 0, s.end);
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pe.run(&sh, &mut progress)))
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pe.run(&sh, seg, &mut progress)))
             .unwrap_or_else(|p| Err(handler_panic(pe.at.0, pe.at.1, p.as_ref())));
         progress.finish();
         pe.stats.processed = pe.stats.committed;

@@ -12,6 +12,7 @@ pub(crate) mod port;
 pub(crate) mod sequential;
 pub(crate) mod workers;
 
+use crate::checkpoint::{Control, Snapshot};
 use crate::digest::run_digest;
 use crate::error::Error;
 use crate::key::{Key, LpId};
@@ -41,6 +42,9 @@ pub(crate) struct Setup {
     pub(crate) lookahead: f64,
     pub(crate) end: f64,
     pub(crate) rng_key: u64,
+    /// Events at or past this time are kept, not processed: the run pauses
+    /// there for a checkpoint (`end` or more: it runs to the end).
+    pub(crate) pause: f64,
 }
 
 impl Setup {
@@ -64,13 +68,121 @@ impl Setup {
                 model.name()
             )));
         }
-        Ok(Setup { num_lps, streams: streams as usize, lookahead, end: cfg.end, rng_key: key_from_seed(cfg.seed) })
+        Ok(Setup {
+            num_lps,
+            streams: streams as usize,
+            lookahead,
+            end: cfg.end,
+            rng_key: key_from_seed(cfg.seed),
+            pause: f64::INFINITY,
+        })
     }
 
     /// Random stream id of stream 0 of `lp` (stream ids never depend on placement).
     #[inline]
     pub(crate) fn rng_base(lp: LpId) -> u64 {
         (lp as u64) << 32
+    }
+}
+
+/// Runs one segment of `model` under `cfg` in the kernel its mode and queue name.
+pub(crate) fn dispatch<M: Model>(model: &M, cfg: &Config, seg: &Segment<'_, M>) -> Result<Outcome<M>, Error> {
+    use crate::event::{Inline, Queued};
+    use crate::queue::{heap::QuadHeap, ladder::LadderQueue};
+    use crate::{QueueKind, SyncMode};
+    match (cfg.sync, cfg.queue) {
+        (SyncMode::Sequential | SyncMode::Check, QueueKind::Ladder) => {
+            sequential::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, seg)
+        }
+        (SyncMode::Sequential | SyncMode::Check, QueueKind::Heap) => {
+            sequential::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, seg)
+        }
+        (SyncMode::Optimistic, QueueKind::Ladder) => optimistic::run::<M, LadderQueue<Queued<M::Msg>>>(model, cfg, seg),
+        (SyncMode::Optimistic, QueueKind::Heap) => optimistic::run::<M, QuadHeap<Queued<M::Msg>>>(model, cfg, seg),
+        (SyncMode::Conservative, QueueKind::Ladder) => {
+            conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, seg)
+        }
+        (SyncMode::Conservative, QueueKind::Heap) => conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, seg),
+    }
+}
+
+/// Which part of a run a kernel call covers: where it starts (time 0, or
+/// a snapshot) and where it may pause for a checkpoint.
+pub(crate) struct Segment<'a, M: Model> {
+    /// The cut to start from; `None`: the model's `init`.
+    pub(crate) start: Option<&'a Snapshot<M>>,
+    /// Pause once every event before this time is committed (`INFINITY`: run to the end).
+    pub(crate) pause: f64,
+    /// Asks to pause as soon as possible (signals, a wall-clock timer).
+    pub(crate) control: Option<&'a Control>,
+}
+
+impl<M: Model> Segment<'_, M> {
+    /// The whole run, from time 0 to the end, without pauses.
+    pub(crate) fn whole() -> Self {
+        Segment { start: None, pause: f64::INFINITY, control: None }
+    }
+
+    /// `Setup` for this segment.
+    pub(crate) fn setup(&self, model: &M, cfg: &Config) -> Result<Setup, Error> {
+        let mut s = Setup::new(model, cfg)?;
+        if let Some(snap) = self.start {
+            snap.fits(model, s.num_lps)?;
+        }
+        s.pause = self.pause;
+        Ok(s)
+    }
+
+    /// Whether a pause was asked for (only polled where the kernel can cut).
+    #[inline]
+    pub(crate) fn stop_requested(&self) -> bool {
+        self.control.is_some_and(Control::requested)
+    }
+}
+
+/// What a kernel call ends with (one per segment: its size does not matter).
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Outcome<M: Model> {
+    /// The run reached its end.
+    Done(Report<M::Results>),
+    /// The run paused at a consistent cut.
+    Paused(Box<Snapshot<M>>),
+}
+
+impl<M: Model> Outcome<M> {
+    /// The report of a run that cannot pause.
+    pub(crate) fn report(self) -> Result<Report<M::Results>, Error> {
+        match self {
+            Outcome::Done(r) => Ok(r),
+            Outcome::Paused(_) => Err(Error::Internal("a run without pauses paused".into())),
+        }
+    }
+}
+
+/// Creates LP `lp` (or takes it from the segment's snapshot) and puts its
+/// initial events in `out` (from a snapshot, the events are restored by
+/// [`restore_events`] instead).
+pub(crate) fn start_lp<M: Model>(
+    model: &M,
+    s: &Setup,
+    seg: &Segment<'_, M>,
+    lp: LpId,
+    out: &mut Vec<Outgoing<M::Msg>>,
+) -> Result<(Lp<M::State>, u32), Error> {
+    match seg.start {
+        Some(snap) => Ok((snap.lps[lp as usize].clone(), 0)),
+        None => init_lp(model, s, lp, out),
+    }
+}
+
+/// Puts the snapshot's pending events for LPs that `mine` accepts in `out`.
+pub(crate) fn restore_events<M: Model>(
+    seg: &Segment<'_, M>,
+    mine: impl Fn(LpId) -> bool,
+    out: &mut Vec<Outgoing<M::Msg>>,
+) {
+    if let Some(snap) = seg.start {
+        out.extend(snap.events.iter().filter(|e| mine(e.dst)).map(|e| Outgoing { dst: e.dst, key: e.key, msg: e.msg }));
     }
 }
 

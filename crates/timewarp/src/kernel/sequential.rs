@@ -17,10 +17,15 @@ use crate::stats::PeStats;
 use crate::Config;
 
 use super::commit::Committer;
-use super::{base_stats, check::checked_forward, finish, forward, handler_panic, init_lp, Report, Setup};
+use super::{base_stats, check::checked_forward, finish, forward, handler_panic, restore_events, start_lp};
+use super::{Outcome, Segment};
+use crate::checkpoint::{Pending, Snapshot};
 
 /// Events between two progress updates (a power of two: a mask test).
 const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// Events between two looks at a pause request (a power of two).
+const CONTROL_EVERY: u64 = 1 << 10;
 
 /// How many events ahead the loop prefetches LP records.
 const PREFETCH: usize = 4;
@@ -29,8 +34,9 @@ const PREFETCH: usize = 4;
 pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     model: &M,
     cfg: &Config,
-) -> Result<Report<M::Results>, Error> {
-    let s = Setup::new(model, cfg)?;
+    seg: &Segment<'_, M>,
+) -> Result<Outcome<M>, Error> {
+    let s = seg.setup(model, cfg)?;
     let check = cfg.sync == SyncMode::Check;
     let mut stats = base_stats(model, cfg, &s);
     let t0 = Instant::now();
@@ -45,11 +51,13 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     let mut peak = 0usize;
 
     for lp in 0..s.num_lps {
-        let (rec, dropped) = init_lp(model, &s, lp, &mut out)?;
+        let (rec, dropped) = start_lp(model, &s, seg, lp, &mut out)?;
         lps.push(rec);
         past_end += dropped as u64;
         enqueue::<M, Q>(&mut q, &mut out, &mut peak);
     }
+    restore_events(seg, |_| true, &mut out);
+    enqueue::<M, Q>(&mut q, &mut out, &mut peak);
     stats.init_seconds = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -58,8 +66,16 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     let mut commits = Committer::new(cfg);
     // The event being processed, for the error if a handler panics.
     let mut at = (0, 0.0);
+    let mut paused = false;
     let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), Error> {
         while let Some(e) = q.pop() {
+            // Any point between two events is a cut: a pause asked for
+            // (checked every few events) or the next mark.
+            if e.key().time >= s.pause || (pe.committed & (CONTROL_EVERY - 1) == 0 && seg.stop_requested()) {
+                q.push(e);
+                paused = true;
+                break;
+            }
             // Warm the cache for the LP a few events ahead (the memory-bound part).
             if let Some(next) = q.upcoming(PREFETCH) {
                 if let Some(lp) = lps.get(next.dst as usize) {
@@ -98,9 +114,17 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     stats.events_past_end = past_end + pe.past_end;
     stats.peak_events = peak as u64;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
+    if paused {
+        let mut events = Vec::with_capacity(q.len());
+        while let Some(e) = q.pop() {
+            events.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg });
+        }
+        let lps = lps.into_iter().enumerate().map(|(i, l)| (i as u32, l)).collect();
+        return Ok(Outcome::Paused(Box::new(Snapshot::assemble(lps, events, stats))));
+    }
     let mut report = finish(model, lps.iter().enumerate().map(|(i, l)| (i as u32, l)), stats);
     report.trace = commits.trace;
-    Ok(report)
+    Ok(Outcome::Done(report))
 }
 
 /// Moves the handler's sends into the pending queue.

@@ -12,8 +12,8 @@ use mpi::traits::*;
 
 use crate::error::Error;
 use crate::event::Inline;
-use crate::kernel::conservative::{process_stats, run_pes, Ran, WindowNet};
-use crate::kernel::{by_id, Report, Setup};
+use crate::kernel::conservative::{process_stats, run_pes, take_cut, Ran, WindowNet};
+use crate::kernel::{by_id, Segment};
 use crate::key::Key;
 use crate::mapping::{with_place, Placement};
 use crate::model::Model;
@@ -21,7 +21,7 @@ use crate::queue::PendingQueue;
 use crate::Config;
 
 use super::courier::Figures;
-use super::{gather, Cluster, Part};
+use super::{gather, gather_cut, Cluster, CutPart, Ended, Part, RankPart};
 
 /// MPI tag of a window's events.
 const TAG_WINDOW: i32 = 19;
@@ -76,19 +76,25 @@ impl WindowNet for Windows {
 pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     model: &M,
     cfg: &Config,
+    seg: &Segment<'_, M>,
     cluster: &Cluster,
-) -> Result<Option<Report<M::Results>>, Error> {
-    let s = Setup::new(model, cfg)?;
+) -> Result<Ended<M>, Error> {
+    let s = seg.setup(model, cfg)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
     let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, 1, cfg.seed)?;
     with_place!(placement, map => {
         let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks };
-        let Ran { pes: done, total, net_events: sent } = run_pes::<M, Q, Windows, _>(model, cfg, &s, map, &net, rank, ranks)?;
+        let Ran { pes: mut done, total, net_events: sent } =
+            run_pes::<M, Q, Windows, _>(model, cfg, &s, seg, map, &net, rank, ranks)?;
         let stats = process_stats(model, cfg, &s, &done, total);
         let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
         fig.events = sent;
+        if done[0].0.paused {
+            let (lps, events) = take_cut(&mut done);
+            return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
+        }
         let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
+        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace)).map(Ended::Done)
     })
 }

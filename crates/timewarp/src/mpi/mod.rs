@@ -34,12 +34,13 @@ use mpi::traits::*;
 use mpi::Threading;
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::{Control, Pending, Plan, Snapshot};
 use crate::digest::LpDigest;
 use crate::error::Error;
 use crate::event::{Inline, Queued};
-use crate::kernel::optimistic::{process_stats, run_pes, Shared};
+use crate::kernel::optimistic::{process_stats, run_pes, take_cut, Shared};
 use crate::kernel::workers::merge_pe_stats;
-use crate::kernel::{base_stats, by_id, finish_parts, Report, Setup};
+use crate::kernel::{base_stats, by_id, finish_parts, Report, Segment, Setup};
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
 use crate::mapping::{with_place, Placement};
@@ -51,6 +52,9 @@ use courier::{Courier, Figures};
 
 /// MPI tag of the end-of-run reports sent to rank 0.
 const TAG_RESULTS: i32 = 18;
+
+/// MPI tag of the parts of a snapshot sent to rank 0 at a pause.
+const TAG_CUT: i32 = 20;
 
 /// This process' membership of the MPI job.
 pub struct Cluster {
@@ -114,6 +118,90 @@ pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Optio
     }
     cfg.validate()?;
     crate::memory::check(model, cfg, cluster.size)?;
+    match segment(model, cfg, &Segment::whole(), cluster)? {
+        Ended::Done(r) => Ok(r),
+        Ended::Paused(_) => Err(Error::Internal("a run without pauses paused".into())),
+    }
+}
+
+/// [`checkpoint::run`](crate::checkpoint::run) over every process of
+/// `cluster`: at each mark of `plan` the processes send their LPs and
+/// pending events to rank 0, which writes the checkpoint (one file, which
+/// resumes on any number of processes) and sends the whole snapshot back
+/// to every process for the next segment. Every process must call it with
+/// the same arguments (`start`: each reads the same checkpoint). Pauses on
+/// request (`--checkpoint-wall`, signals) need the processes to agree on a
+/// moment and are offered in one process only (`control`): across
+/// processes `plan.wall` is refused.
+pub fn run_checkpointed<M: Model>(
+    model: &M,
+    cfg: &Config,
+    plan: &Plan,
+    control: &Control,
+    start: Option<Snapshot<M>>,
+    cluster: &Cluster,
+) -> Result<Option<Report<M::Results>>, Error> {
+    if cluster.size == 1 {
+        return crate::checkpoint::run(model, cfg, plan, control, start).map(Some);
+    }
+    plan.validate()?;
+    cfg.validate()?;
+    if plan.wall.is_some() {
+        return Err(Error::Option {
+            option: "checkpoint-wall",
+            problem: "not offered under MPI (the processes would have to agree on the moment); use \
+                      --checkpoint-every, in virtual time"
+                .into(),
+        });
+    }
+    let mut start = match start {
+        Some(s) => Some(crate::checkpoint::prepare(s, cfg)?),
+        None => {
+            crate::memory::check(model, cfg, cluster.size)?;
+            None
+        }
+    };
+    let mut written = Vec::new();
+    loop {
+        let from = start.as_ref().map_or(0.0, |s| s.time());
+        let seg = Segment { start: start.as_ref(), pause: plan.next_mark(from), control: None };
+        match segment(model, cfg, &seg, cluster)? {
+            Ended::Done(mut r) => {
+                if let (Some(r), Some(s)) = (&mut r, &start) {
+                    r.stats.add_earlier(&s.stats);
+                }
+                return Ok(r);
+            }
+            Ended::Paused(mut snap) => {
+                if let Some(snap) = &mut snap {
+                    // Rank 0: the whole snapshot.
+                    if let Some(s) = &start {
+                        snap.stats.add_earlier(&s.stats);
+                    }
+                    if let Some(dir) = &plan.dir {
+                        let t = std::time::Instant::now();
+                        snap.stats.checkpoints += 1;
+                        crate::checkpoint::save(dir, plan, cfg, model, snap, cluster.size as u64, &mut written)?;
+                        snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64();
+                    }
+                }
+                start = Some(share(snap, cluster)?);
+            }
+        }
+    }
+}
+
+/// How one segment across processes ended.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Ended<M: Model> {
+    /// At the end: the report on rank 0.
+    Done(Option<Report<M::Results>>),
+    /// At a pause: the whole snapshot on rank 0.
+    Paused(Option<Snapshot<M>>),
+}
+
+/// Runs one segment in the mode `cfg` names.
+fn segment<M: Model>(model: &M, cfg: &Config, seg: &Segment<'_, M>, cluster: &Cluster) -> Result<Ended<M>, Error> {
     match (cfg.sync, cfg.queue) {
         (SyncMode::Sequential | SyncMode::Check, _) => Err(Error::Option {
             option: "sync",
@@ -124,13 +212,15 @@ pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Optio
                 cluster.size
             ),
         }),
-        (SyncMode::Optimistic, QueueKind::Ladder) => optimistic::<M, LadderQueue<Queued<M::Msg>>>(model, cfg, cluster),
-        (SyncMode::Optimistic, QueueKind::Heap) => optimistic::<M, QuadHeap<Queued<M::Msg>>>(model, cfg, cluster),
+        (SyncMode::Optimistic, QueueKind::Ladder) => {
+            optimistic::<M, LadderQueue<Queued<M::Msg>>>(model, cfg, seg, cluster)
+        }
+        (SyncMode::Optimistic, QueueKind::Heap) => optimistic::<M, QuadHeap<Queued<M::Msg>>>(model, cfg, seg, cluster),
         (SyncMode::Conservative, QueueKind::Ladder) => {
-            conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, cluster)
+            conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, seg, cluster)
         }
         (SyncMode::Conservative, QueueKind::Heap) => {
-            conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, cluster)
+            conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, seg, cluster)
         }
     }
 }
@@ -138,22 +228,123 @@ pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Optio
 fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
     model: &M,
     cfg: &Config,
+    seg: &Segment<'_, M>,
     cluster: &Cluster,
-) -> Result<Option<Report<M::Results>>, Error> {
-    let s = Setup::new(model, cfg)?;
+) -> Result<Ended<M>, Error> {
+    let s = seg.setup(model, cfg)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
     let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, cfg.kps_per_pe, cfg.seed)?;
     with_place!(placement, map => {
         let courier = Courier::new(cluster.world.duplicate(), rank, ranks, cfg.threads);
-        let shared = Shared::new(cfg.threads, s.lookahead);
+        let shared = Shared::new(cfg.threads, &s, seg, false);
         let rings = crate::kernel::optimistic::ring_capacity(cfg.threads);
-        let (done, total) = run_pes::<M, Q, Courier, _>(model, cfg, &s, map, &shared, &courier, rank, ranks, rings)?;
+        let (mut done, total) =
+            run_pes::<M, Q, Courier, _>(model, cfg, &s, seg, map, &shared, &courier, rank, ranks, rings)?;
         let fig = courier.finish();
         let stats = process_stats(model, cfg, &s, &shared, &done, total);
+        if done[0].0.paused {
+            let (lps, events) = take_cut(&mut done)?;
+            return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
+        }
         let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace))
+        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace)).map(Ended::Done)
     })
+}
+
+/// A process' statistics, as every report to rank 0 carries them.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct RankPart {
+    stats: Stats,
+    rank: RankStats,
+}
+
+impl RankPart {
+    pub(crate) fn new(rank: usize, stats: Stats, fig: Figures) -> Self {
+        let rs = RankStats {
+            rank: rank as u64,
+            committed_events: stats.committed_events,
+            processed_events: stats.processed_events,
+            wall_seconds: stats.wall_seconds,
+            init_seconds: stats.init_seconds,
+            mpi_messages: fig.messages,
+            mpi_events: fig.events,
+            polls: fig.polls,
+            successful_polls: fig.successful_polls,
+            mpi_seconds: fig.mpi_seconds,
+            peak_rss_bytes: peak_rss_bytes(),
+        };
+        RankPart { stats, rank: rs }
+    }
+}
+
+/// What one process sends rank 0 at a pause: its LPs and pending events.
+#[derive(Serialize, Deserialize)]
+#[serde(bound(deserialize = "S: serde::de::DeserializeOwned, Msg: serde::de::DeserializeOwned"))]
+pub(crate) struct CutPart<S, Msg> {
+    part: RankPart,
+    lps: Vec<(LpId, Lp<S>)>,
+    events: Vec<Pending<Msg>>,
+}
+
+/// Sends every process' part of the cut to rank 0, which assembles the
+/// snapshot; if nothing is pending anywhere the run has in fact ended, and
+/// rank 0 makes the report. Every process learns which.
+pub(crate) fn gather_cut<M: Model>(
+    model: &M,
+    cfg: &Config,
+    cluster: &Cluster,
+    mine: CutPart<M::State, M::Msg>,
+) -> Result<Ended<M>, Error> {
+    let encode = |e: postcard::Error| Error::Encode(format!("a process' part of a checkpoint: {e}"));
+    let ended = if cluster.rank != 0 {
+        let bytes = postcard::to_allocvec(&mine).map_err(encode)?;
+        cluster.world.process_at_rank(0).send_with_tag(&bytes[..], TAG_CUT);
+        None
+    } else {
+        let mut parts = vec![mine];
+        for r in 1..cluster.size {
+            let (bytes, _) = cluster.world.process_at_rank(r as i32).receive_vec_with_tag::<u8>(TAG_CUT);
+            let part: CutPart<M::State, M::Msg> = postcard::from_bytes(&bytes)
+                .map_err(|e| Error::Internal(format!("the checkpoint part of rank {r} is unreadable: {e}")))?;
+            parts.push(part);
+        }
+        let stats = merge_rank_parts(model, cfg, parts.iter().map(|p| &p.part));
+        let mut lps = Vec::new();
+        let mut events = Vec::new();
+        for p in parts {
+            lps.extend(p.lps);
+            events.extend(p.events);
+        }
+        Some(Snapshot::assemble(lps, events, stats))
+    };
+    // Does the run go on? Rank 0 knows.
+    let mut more = ended.as_ref().map_or(0u8, |s: &Snapshot<M>| (s.pending_events() > 0) as u8);
+    cluster.world.process_at_rank(0).broadcast_into(&mut more);
+    if more == 1 {
+        return Ok(Ended::Paused(ended));
+    }
+    Ok(Ended::Done(ended.map(|snap| {
+        let lps = snap.lps.iter().enumerate().map(|(i, l)| (i as LpId, l));
+        crate::kernel::finish(model, lps, snap.stats)
+    })))
+}
+
+/// Sends rank 0's snapshot to every process (each starts the next segment from it).
+fn share<M: Model>(snap: Option<Snapshot<M>>, cluster: &Cluster) -> Result<Snapshot<M>, Error> {
+    let root = cluster.world.process_at_rank(0);
+    let mut bytes = match &snap {
+        Some(s) => crate::checkpoint::encode(s)?,
+        None => Vec::new(),
+    };
+    let mut len = bytes.len() as u64;
+    root.broadcast_into(&mut len);
+    bytes.resize(len as usize, 0);
+    root.broadcast_into(&mut bytes[..]);
+    match snap {
+        Some(s) => Ok(s),
+        None => crate::checkpoint::decode(&bytes),
+    }
 }
 
 /// What one process sends rank 0 at the end (borrowing its LP states).
@@ -180,20 +371,7 @@ struct PartIn<S> {
 
 impl<'a, S: Serialize> Part<'a, S> {
     fn new(rank: usize, stats: Stats, fig: Figures, lps: &[(LpId, &'a Lp<S>)], trace: Vec<Key>) -> Self {
-        let rss = peak_rss_bytes();
-        let rs = RankStats {
-            rank: rank as u64,
-            committed_events: stats.committed_events,
-            processed_events: stats.processed_events,
-            wall_seconds: stats.wall_seconds,
-            init_seconds: stats.init_seconds,
-            mpi_messages: fig.messages,
-            mpi_events: fig.events,
-            polls: fig.polls,
-            successful_polls: fig.successful_polls,
-            mpi_seconds: fig.mpi_seconds,
-            peak_rss_bytes: rss,
-        };
+        let RankPart { stats, rank: rs } = RankPart::new(rank, stats, fig);
         Part {
             stats,
             rank: rs,
@@ -241,11 +419,29 @@ fn gather<M: Model>(
 fn merge_ranks<M: Model, S>(model: &M, cfg: &Config, mine: &Part<'_, S>, others: &[PartIn<impl Sized>]) -> Stats {
     let all: Vec<(&Stats, &RankStats)> =
         std::iter::once((&mine.stats, &mine.rank)).chain(others.iter().map(|p| (&p.stats, &p.rank))).collect();
-    let s = Setup { num_lps: mine.stats.lps as u32, streams: 0, lookahead: 0.0, end: cfg.end, rng_key: 0 };
+    merge_stats(model, cfg, &all)
+}
+
+/// [`merge_ranks`] for the parts of a cut.
+fn merge_rank_parts<'a, M: Model>(model: &M, cfg: &Config, parts: impl Iterator<Item = &'a RankPart>) -> Stats {
+    let all: Vec<(&Stats, &RankStats)> = parts.map(|p| (&p.stats, &p.rank)).collect();
+    merge_stats(model, cfg, &all)
+}
+
+/// Statistics of all processes, rank 0's first.
+fn merge_stats<M: Model>(model: &M, cfg: &Config, all: &[(&Stats, &RankStats)]) -> Stats {
+    let s = Setup {
+        num_lps: all[0].0.lps as u32,
+        streams: 0,
+        lookahead: 0.0,
+        end: cfg.end,
+        rng_key: 0,
+        pause: f64::INFINITY,
+    };
     let mut t = base_stats(model, cfg, &s);
     t.ranks = all.len() as u64;
     merge_pe_stats(&mut t, all.iter().flat_map(|(st, _)| st.pes.iter()));
-    let first = &mine.stats;
+    let first = all[0].0;
     t.gvt_rounds = first.gvt_rounds;
     t.gvt_series = first.gvt_series.clone();
     t.event_memory_per_pe = first.event_memory_per_pe;
@@ -253,7 +449,7 @@ fn merge_ranks<M: Model, S>(model: &M, cfg: &Config, mine: &Part<'_, S>, others:
     t.event_bytes = first.event_bytes;
     t.init_seconds = all.iter().map(|(st, _)| st.init_seconds).fold(0.0, f64::max);
     t.wall_seconds = all.iter().map(|(st, _)| st.wall_seconds).fold(0.0, f64::max);
-    for (_, r) in &all {
+    for (_, r) in all {
         t.mpi_messages += r.mpi_messages;
         t.polls += r.polls;
         t.successful_polls += r.successful_polls;

@@ -34,6 +34,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
 
+use crate::checkpoint::Control;
 use crate::key::Key;
 
 use super::net::Network;
@@ -77,6 +78,23 @@ pub(crate) struct Gvt {
     /// The model's lookahead: no send to another LP is sooner.
     lookahead: f64,
     value: KeySlot,
+    /// No PE processes an event at or past this time (bits of an f64): the
+    /// segment's pause, or, while pausing on request is possible, a gate
+    /// the last reporter of each round moves on unless a pause was asked
+    /// for (see [`Gvt::pausable`]). It only grows, so a PE that reads an
+    /// old value stops early, never late.
+    gate: AtomicU64,
+    /// How the gate moves when the run may be asked to pause.
+    pausable: Option<Pausable>,
+    /// Per PE: the latest time it processed, as of its last report (f64 bits).
+    lvt: Vec<AtomicU64>,
+}
+
+/// A single-process run that a [`Control`] may ask to pause.
+struct Pausable {
+    control: Control,
+    pause: f64,
+    end: f64,
 }
 
 /// One PE's part in the rounds.
@@ -117,7 +135,44 @@ impl Gvt {
             horizons: (0..pes).map(|_| KeySlot::default()).collect(),
             lookahead,
             value: KeySlot::default(),
+            gate: AtomicU64::new(f64::INFINITY.to_bits()),
+            pausable: None,
+            lvt: (0..pes).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    /// PEs process no event at or past `pause`; if `control` is given (a
+    /// single process), they can also pause on request: the gate then starts
+    /// a little past `start` and follows GVT at twice the distance PEs
+    /// speculate ahead of it, so a request stops the run soon after.
+    pub(crate) fn pausing(mut self, pause: f64, control: Option<&Control>, start: f64, end: f64) -> Self {
+        let gate = match control {
+            Some(c) => {
+                self.pausable = Some(Pausable { control: c.clone(), pause, end });
+                pause.min(start + (end - start) / 1024.0)
+            }
+            None => pause,
+        };
+        self.gate.store(gate.to_bits(), Relaxed);
+        self
+    }
+
+    /// Events at or past this time are not processed now (see `gate`).
+    #[inline]
+    pub(crate) fn gate(&self) -> f64 {
+        f64::from_bits(self.gate.load(Relaxed))
+    }
+
+    /// After round value `g`: moves the gate on unless a pause was asked for.
+    fn move_gate(&self, g: Key) {
+        let Some(p) = &self.pausable else { return };
+        if p.control.requested() || g == Key::INF {
+            return;
+        }
+        let lvt = self.lvt.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(g.time, f64::max);
+        let lead = (2.0 * (lvt - g.time)).max((p.end - g.time) / 1024.0);
+        let gate = self.gate().max(p.pause.min(g.time + lead));
+        self.gate.store(gate.to_bits(), Relaxed);
     }
 
     /// Asks for a new round unless one is running.
@@ -167,8 +222,18 @@ impl Gvt {
     /// Phase B: publishes PE `pe`'s smallest pending key and smallest key in
     /// transit; the last reporter publishes GVT and every PE's horizon (or,
     /// across processes, hands the process minimum to `net`).
-    pub(crate) fn report<N: Network>(&self, pe: usize, p: &mut Participant, pending: Key, transit: Key, net: &N) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn report<N: Network>(
+        &self,
+        pe: usize,
+        p: &mut Participant,
+        pending: Key,
+        transit: Key,
+        lvt: f64,
+        net: &N,
+    ) {
         let cur = p.finished + 1;
+        self.lvt[pe].store(lvt.to_bits(), Relaxed);
         self.slots[pe].store(pending);
         self.transit[pe].store(transit);
         p.in_b = true;
@@ -182,6 +247,8 @@ impl Gvt {
                 for (pe, h) in horizons(&pending, transit, self.lookahead).into_iter().enumerate() {
                     self.horizons[pe].store(h);
                 }
+                // Before publishing: every PE reads the gate of this round with its value.
+                self.move_gate(g);
                 self.publish(cur, g);
             }
         }

@@ -30,7 +30,9 @@ use crate::stats::GvtPoint;
 use crate::Config;
 
 use super::workers::{parallel_stats, run_workers, Failure};
-use super::{base_stats, by_id, finish, Report, Setup};
+use super::{base_stats, by_id, finish, Outcome, Segment, Setup};
+use crate::checkpoint::{Pending, Snapshot};
+use crate::lp::Lp;
 use crate::stats::Stats;
 use comm::Links;
 use net::{Network, NoNet};
@@ -45,10 +47,14 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// For `pes` PEs in this process, of a model with this lookahead.
-    pub(crate) fn new(pes: usize, lookahead: f64) -> Self {
+    /// For `pes` PEs in this process, of a model with this lookahead, for
+    /// segment `seg` (a single process can also pause on request:
+    /// `single`).
+    pub(crate) fn new<M: Model>(pes: usize, s: &Setup, seg: &Segment<'_, M>, single: bool) -> Self {
+        let control = if single { seg.control } else { None };
+        let start = seg.start.map_or(0.0, |snap| snap.time());
         Shared {
-            gvt: gvt::Gvt::new(pes, lookahead),
+            gvt: gvt::Gvt::new(pes, s.lookahead).pausing(s.pause, control, start, s.end),
             failure: Failure::default(),
             committed: AtomicU64::new(0),
             series: Mutex::new(Series::default()),
@@ -134,20 +140,47 @@ pub(crate) fn fixed_bytes<M: Model>(threads: usize, kps: u64) -> (u64, u64) {
 pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     model: &M,
     cfg: &Config,
-) -> Result<Report<M::Results>, Error> {
-    let s = Setup::new(model, cfg)?;
+    seg: &Segment<'_, M>,
+) -> Result<Outcome<M>, Error> {
+    let s = seg.setup(model, cfg)?;
     let placement = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, cfg.kps_per_pe, cfg.seed)?;
     with_place!(placement, map => {
-        let shared = Shared::new(cfg.threads, s.lookahead);
+        let shared = Shared::new(cfg.threads, &s, seg, true);
         let rings = ring_capacity(cfg.threads);
-        let (done, total) = run_pes::<M, Q, NoNet, _>(model, cfg, &s, map, &shared, &NoNet, 0, 1, rings)?;
+        let (mut done, total) = run_pes::<M, Q, NoNet, _>(model, cfg, &s, seg, map, &shared, &NoNet, 0, 1, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, total);
+        if done[0].0.paused {
+            // Messages sent in the last round may still be in the rings.
+            while done.iter_mut().map(|d| d.0.settle()).try_fold(false, |a, r| r.map(|b| a | b))? {}
+            let (lps, events) = take_cut(&mut done)?;
+            if !events.is_empty() {
+                return Ok(Outcome::Paused(Box::new(Snapshot::assemble(lps, events, stats))));
+            }
+            let mut report = finish(model, lps.iter().map(|(i, l)| (*i, l)), stats);
+            report.trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
+            return Ok(Outcome::Done(report));
+        }
         let trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         let mut report = finish(model, lps.into_iter(), stats);
         report.trace = trace;
-        Ok(report)
+        Ok(Outcome::Done(report))
     })
+}
+
+/// The LP records (in id order) and pending events of this process' paused PEs.
+#[allow(clippy::type_complexity)]
+pub(crate) fn take_cut<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, P: Place>(
+    done: &mut Done<'_, M, Q, N, P>,
+) -> Result<(Vec<(u32, Lp<M::State>)>, Vec<Pending<M::Msg>>), Error> {
+    let mut lps = Vec::new();
+    let mut events = Vec::new();
+    for (pe, _) in done.iter_mut() {
+        events.extend(pe.take_pending()?);
+        lps.extend(std::mem::take(&mut pe.ids).into_iter().zip(std::mem::take(&mut pe.lps)));
+    }
+    lps.sort_by_key(|x| x.0);
+    Ok((lps, events))
 }
 
 /// PEs after a run, each with the seconds its initialisation took.
@@ -163,6 +196,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     model: &'a M,
     cfg: &'a Config,
     s: &'a Setup,
+    seg: &'a Segment<'a, M>,
     map: &'a P,
     shared: &'a Shared,
     net: &'a N,
@@ -175,7 +209,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     let links = Links::<M::Msg>::mesh(pes, rank * pes, rings);
     let done = run_workers(links, &shared.failure, |local, links| {
         let mut pe = Pe::<M, Q, N, P>::new(local, net, rank, ranks, model, s, map, shared, links, cfg);
-        pe.init()?;
+        pe.init(seg)?;
         let init = t0.elapsed().as_secs_f64();
         let mut progress = Progress::new(cfg.progress && local == 0 && rank == 0, s.end);
         let r = pe.run(&mut progress);

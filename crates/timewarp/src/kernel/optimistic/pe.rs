@@ -16,7 +16,7 @@ use crate::model::{Model, Outgoing, Rollback, MAX_STREAMS};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 
-use super::super::{forward, handler_panic, init_lp, Setup};
+use super::super::{forward, handler_panic, restore_events, start_lp, Segment, Setup};
 use super::comm::{Links, Received};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, Saved, SentRec};
@@ -24,6 +24,7 @@ use super::net::Network;
 use super::transport::Transport;
 use super::window::Window;
 use super::Shared;
+use crate::checkpoint::Pending;
 use crate::kernel::commit::Committer;
 use crate::stats::PeStats;
 use crate::wire::Wire;
@@ -78,6 +79,20 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     gvt_interval: usize,
     pub(crate) stats: PeStats,
     pub(crate) commits: Committer,
+    /// Events at or past this time are not processed now (the GVT gate as
+    /// this PE last read it).
+    bound: f64,
+    /// Across processes: events for other PEs at or past the pause, kept
+    /// here instead of sent (they would be in flight at the cut), by key.
+    parked: FxHashMap<(u64, u32, u64), (LpId, M::Msg)>,
+    /// Whether the run paused (for a checkpoint) rather than ended.
+    pub(crate) paused: bool,
+}
+
+/// A key as a hash-map key.
+#[inline]
+fn k3(k: Key) -> (u64, u32, u64) {
+    (k.time.to_bits(), k.age, k.tie)
 }
 
 /// `Event::draws` of an event whose draw counts are kept in `Pe::wide_draws`
@@ -144,16 +159,24 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             gvt_interval: cfg.gvt_interval,
             stats: PeStats::default(),
             commits: Committer::new(cfg),
+            bound: shared.gvt.gate(),
+            parked: FxHashMap::default(),
+            paused: false,
         }
     }
 
     /// Creates this PE's LPs and routes their initial events.
-    pub(crate) fn init(&mut self) -> Result<(), Error> {
+    pub(crate) fn init(&mut self, seg: &Segment<'_, M>) -> Result<(), Error> {
         let ids = self.map.lps_of(self.id);
         super::super::reserve(&mut self.lps, ids.len(), "LP records")?;
         let mut out = std::mem::take(&mut self.out);
+        let (map, id) = (self.map, self.id);
+        restore_events(seg, |dst| map.pe_of(dst) == id, &mut out);
+        for o in out.drain(..) {
+            self.enqueue_new(o.key, o.dst, o.msg);
+        }
         for &lp in &ids {
-            let (rec, dropped) = init_lp(self.model, self.s, lp, &mut out)?;
+            let (rec, dropped) = start_lp(self.model, self.s, seg, lp, &mut out)?;
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             for o in out.drain(..) {
@@ -191,6 +214,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 return Ok(());
             }
             let received = self.drain()?;
+            self.bound = gvt.gate();
             // GVT participation: cheap atomic loads unless a round is on.
             match gvt.step(&mut self.part, self.net) {
                 Step::Idle => {}
@@ -206,7 +230,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     let t = Instant::now();
                     self.drain()?;
                     let (pending, transit) = self.local_min();
-                    gvt.report(self.local, &mut self.part, pending, transit, self.net);
+                    let lvt = self.kps.iter().filter_map(|k| k.processed.back()).map(|&h| self.arena[h].key.time);
+                    let lvt = lvt.fold(0.0, f64::max);
+                    gvt.report(self.local, &mut self.part, pending, transit, lvt, self.net);
                     self.stats.gvt_seconds += t.elapsed().as_secs_f64();
                 }
                 Step::New(g) => {
@@ -223,7 +249,12 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                         progress.update(g.time.min(self.s.end));
                         self.shared.record_round(g, t0.elapsed().as_secs_f64());
                     }
-                    if g == Key::INF {
+                    // Everything before the gate is committed and nothing
+                    // after it processed: a cut (every PE decides alike on
+                    // the same round's value and gate).
+                    let gate = gvt.gate();
+                    if g == Key::INF || g.time >= gate {
+                        self.paused = gate < self.s.end;
                         return Ok(());
                     }
                 }
@@ -355,6 +386,11 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 self.cancelled.remove(&e.item.inc);
                 continue; // a cancelled event: dropped here
             }
+            if key.time >= self.bound {
+                // Past the gate (a pause for a checkpoint): wait for GVT.
+                self.q.push(e);
+                return Ok((n, true));
+            }
             if (key.time > horizon || full) && key > self.gvt {
                 self.q.push(e);
                 if full {
@@ -467,6 +503,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             let o = self.out[i];
             let inc = match self.route(o.dst) {
                 None => self.enqueue_new(o.key, o.dst, o.msg),
+                Some(_) if N::ACTIVE && o.key.time >= self.s.pause => {
+                    self.parked.insert(k3(o.key), (o.dst, o.msg));
+                    0
+                }
                 Some(pe) => {
                     self.part.sent(o.key);
                     self.transport.send_event(pe, o.key, o.dst, o.msg).unwrap_or_else(|e| {
@@ -544,6 +584,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     fn cancel(&mut self, rec: SentRec) -> Result<(), Error> {
         match self.route(rec.dst) {
             None => return self.kill(rec.inc, rec.dst, rec.key),
+            Some(_) if N::ACTIVE && rec.key.time >= self.s.pause => {
+                self.parked.remove(&k3(rec.key));
+                return Ok(());
+            }
             Some(pe) => self.transport.send_anti(pe, rec.key, rec.dst, rec.inc)?,
         }
         self.part.sent(rec.key);
@@ -624,6 +668,39 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         for e in keep {
             self.q.push(e);
         }
+    }
+
+    /// After a pause, with every worker stopped: moves what waits behind a
+    /// full ring into it and takes in what arrived; returns whether anything
+    /// moved (the caller repeats over all PEs until nothing does).
+    pub(crate) fn settle(&mut self) -> Result<bool, Error> {
+        let spilled = self.transport.spilled();
+        self.transport.flush(&self.shared.gvt)?;
+        let received = self.drain()?;
+        Ok(spilled > 0 || received > 0)
+    }
+
+    /// The pending events of a paused PE: its queue without the cancelled
+    /// ones, and the events it parked for other processes.
+    pub(crate) fn take_pending(&mut self) -> Result<Vec<Pending<M::Msg>>, Error> {
+        if self.uncommitted > 0 {
+            return Err(Error::Internal(format!(
+                "PE {} paused with {} processed events not committed",
+                self.id, self.uncommitted
+            )));
+        }
+        let mut v = Vec::with_capacity(self.q.len() + self.parked.len());
+        while let Some(e) = self.q.pop() {
+            if self.cancelled.get(&e.item.inc) == Some(&e.key()) {
+                self.cancelled.remove(&e.item.inc);
+            } else {
+                v.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg });
+            }
+        }
+        for ((t, age, tie), (dst, msg)) in self.parked.drain() {
+            v.push(Pending { dst, key: Key { time: f64::from_bits(t), age, tie }, msg });
+        }
+        Ok(v)
     }
 
     /// Commits and frees every processed event below GVT `g`; the error of

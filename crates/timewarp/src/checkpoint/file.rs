@@ -1,0 +1,256 @@
+//! The checkpoint file: a versioned header, the snapshot, a checksum.
+//!
+//! Layout: the magic `TWCKPT\r\n`, the format version (u32 LE), the header
+//! length (u32 LE) and the header as JSON (readable with `head -c`), the
+//! body in postcard (every LP record, every pending event, the statistics so
+//! far), and a CRC-32 of everything before it (u32 LE). Files are written
+//! to a temporary name, synced and renamed, so a crash leaves either the old
+//! set of checkpoints or the new one, never half a file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::key::Key;
+use crate::lp::Lp;
+use crate::model::Model;
+use crate::stats::Stats;
+
+use super::snapshot::{Pending, Snapshot};
+
+/// First bytes of every checkpoint file.
+const MAGIC: &[u8; 8] = b"TWCKPT\r\n";
+
+/// The format this build writes; it reads this one and older ones it knows.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// What a checkpoint says about itself (the JSON header of the file).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Header {
+    /// File format version.
+    pub format: u32,
+    /// Version of the timewarp that wrote it.
+    pub engine: String,
+    /// Model name.
+    pub model: String,
+    /// The model's parameters as its front end gave them (enough to rebuild it).
+    pub params: serde_json::Value,
+    /// Hash of `params` (hex), to refuse a resume with other parameters.
+    pub params_hash: String,
+    /// The front end's command line of the run (the `timewarp` command:
+    /// what followed `timewarp run`), to rebuild the model.
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// Seed of the run.
+    pub seed: u64,
+    /// GVT at the cut (the smallest pending key).
+    pub cut: Key,
+    /// End time of the run.
+    pub end: f64,
+    /// Number of LPs.
+    pub lps: u64,
+    /// Pending events at the cut.
+    pub events: u64,
+    /// Events committed before the cut.
+    pub committed_events: u64,
+    /// Mode, threads and processes of the run that wrote it (a resume may use others).
+    pub sync: String,
+    /// Worker threads per process of that run.
+    pub threads: usize,
+    /// Processes of that run.
+    pub ranks: u64,
+}
+
+/// Hash (hex) of model parameters, as the header stores it.
+pub fn params_hash(params: &serde_json::Value) -> String {
+    format!("{:016x}", crate::digest::hash_value(&params.to_string()))
+}
+
+/// The body as written (borrowing the snapshot).
+#[derive(Serialize)]
+struct BodyOut<'a, S, Msg> {
+    lps: &'a [Lp<S>],
+    events: &'a [Pending<Msg>],
+    stats: &'a Stats,
+}
+
+/// The body as read.
+#[derive(Deserialize)]
+struct BodyIn<S, Msg> {
+    lps: Vec<Lp<S>>,
+    events: Vec<Pending<Msg>>,
+    stats: Stats,
+}
+
+/// The snapshot in the file's body encoding (to send it to other processes).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn encode<M: Model>(snap: &Snapshot<M>) -> Result<Vec<u8>, Error> {
+    let mut head = postcard::to_allocvec(&snap.cut).map_err(|e| Error::Encode(format!("a snapshot: {e}")))?;
+    let body = BodyOut { lps: &snap.lps, events: &snap.events, stats: &snap.stats };
+    let rest = postcard::to_allocvec(&body).map_err(|e| Error::Encode(format!("a snapshot: {e}")))?;
+    head.extend(rest);
+    Ok(head)
+}
+
+/// The snapshot [`encode`] made.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn decode<M: Model>(bytes: &[u8]) -> Result<Snapshot<M>, Error> {
+    let bad = |e: postcard::Error| Error::Internal(format!("a snapshot from rank 0 is unreadable: {e}"));
+    let (cut, rest): (Key, &[u8]) = postcard::take_from_bytes(bytes).map_err(bad)?;
+    let body: BodyIn<M::State, M::Msg> = postcard::from_bytes(rest).map_err(bad)?;
+    Ok(Snapshot { cut, lps: body.lps, events: body.events, stats: body.stats })
+}
+
+/// A writer that keeps a CRC-32 of what passes through.
+struct Crc<W> {
+    inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Crc<W> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(b)?;
+        self.crc.update(&b[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes `snap` with `header` to `path` atomically (temporary file, sync, rename).
+pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) -> Result<(), Error> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| Error::Checkpoint {
+        path: path.display().to_string(),
+        problem: format!("cannot {what}: {e}"),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    let file = std::fs::File::create(&tmp).map_err(|e| fail("create the file", &e))?;
+    let mut w = Crc { inner: std::io::BufWriter::with_capacity(1 << 20, file), crc: crc32fast::Hasher::new() };
+    let head = serde_json::to_vec(header).map_err(|e| fail("encode the header", &e))?;
+    let written = (|| -> std::io::Result<()> {
+        w.write_all(MAGIC)?;
+        w.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        w.write_all(&(head.len() as u32).to_le_bytes())?;
+        w.write_all(&head)?;
+        Ok(())
+    })();
+    written.map_err(|e| fail("write", &e))?;
+    let body = BodyOut { lps: &snap.lps, events: &snap.events, stats: &snap.stats };
+    postcard::to_io(&body, &mut w).map_err(|e| fail("encode the model's states and events", &e))?;
+    let crc = w.crc.clone().finalize();
+    let mut inner = w.inner;
+    inner.write_all(&crc.to_le_bytes()).map_err(|e| fail("write", &e))?;
+    let file = inner.into_inner().map_err(|e| fail("write", &e.error()))?;
+    file.sync_all().map_err(|e| fail("sync", &e))?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(|e| fail("rename the temporary file", &e))?;
+    // The rename itself must reach the disk too.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// A checkpoint file read and checked, its body not yet decoded (that needs
+/// the model's types).
+#[derive(Debug)]
+pub struct File {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// What it says about itself.
+    pub header: Header,
+    bytes: Vec<u8>,
+    body: std::ops::Range<usize>,
+}
+
+impl File {
+    /// Reads `path` and checks its magic, version and checksum.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("tw-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let p = dir.join("not-a-checkpoint.twc");
+    /// std::fs::write(&p, b"hello").unwrap();
+    /// let e = timewarp::checkpoint::File::open(&p).unwrap_err();
+    /// assert!(e.to_string().contains("not a timewarp checkpoint"));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn open(path: &Path) -> Result<File, Error> {
+        let bad = |problem: String| Error::Checkpoint { path: path.display().to_string(), problem };
+        let bytes = std::fs::read(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(bad("not a timewarp checkpoint (it does not start with the checkpoint magic)".into()));
+        }
+        let fixed = MAGIC.len() + 8;
+        if bytes.len() < fixed + 4 {
+            return Err(bad(format!("truncated: {} bytes, not even a header", bytes.len())));
+        }
+        let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let format = u32_at(MAGIC.len());
+        if format > FORMAT_VERSION {
+            return Err(bad(format!(
+                "written in checkpoint format {format}, newer than the format {FORMAT_VERSION} this timewarp ({}) \
+                 reads; resume it with the timewarp that wrote it or a newer one",
+                env!("CARGO_PKG_VERSION")
+            )));
+        }
+        if format == 0 {
+            return Err(bad("format version 0 does not exist: the file is damaged".into()));
+        }
+        let head_len = u32_at(MAGIC.len() + 4) as usize;
+        let trailer = bytes.len() - 4;
+        let stored = u32_at(trailer);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&bytes[..trailer]);
+        if crc.finalize() != stored {
+            return Err(bad(
+                "damaged: its checksum does not match its contents (truncated or changed since it was written); \
+                 use an earlier checkpoint"
+                    .into(),
+            ));
+        }
+        if fixed + head_len > trailer {
+            return Err(bad("damaged: the header runs past the end of the file".into()));
+        }
+        let header: Header =
+            serde_json::from_slice(&bytes[fixed..fixed + head_len]).map_err(|e| bad(format!("damaged header: {e}")))?;
+        Ok(File { path: path.to_path_buf(), header, bytes, body: fixed + head_len..trailer })
+    }
+
+    /// Checks that this checkpoint is of `model` (and, if given, of these
+    /// parameters) and decodes its snapshot.
+    pub fn load<M: Model>(&self, model: &M, params: Option<&serde_json::Value>) -> Result<Snapshot<M>, Error> {
+        let bad = |problem: String| Error::Checkpoint { path: self.path.display().to_string(), problem };
+        let h = &self.header;
+        if h.model != model.name() {
+            return Err(bad(format!("a checkpoint of model {}, not of {}", h.model, model.name())));
+        }
+        if let Some(p) = params {
+            if params_hash(p) != h.params_hash {
+                return Err(bad(format!(
+                    "taken with other model parameters ({}) than these ({p}); a resume continues the same model: \
+                     leave the model's options out",
+                    h.params
+                )));
+            }
+        }
+        if h.lps != model.num_lps() as u64 {
+            return Err(bad(format!("holds {} LPs but the model has {}", h.lps, model.num_lps())));
+        }
+        let body: BodyIn<M::State, M::Msg> = postcard::from_bytes(&self.bytes[self.body.clone()])
+            .map_err(|e| bad(format!("its contents do not decode as model {}'s states and events: {e}", h.model)))?;
+        if body.lps.len() as u64 != h.lps || body.events.len() as u64 != h.events {
+            return Err(bad("damaged: the header and the contents disagree".into()));
+        }
+        let mut snap = Snapshot { cut: h.cut, lps: body.lps, events: body.events, stats: body.stats };
+        snap.fits(model, model.num_lps())?;
+        snap.cut = h.cut;
+        Ok(snap)
+    }
+}

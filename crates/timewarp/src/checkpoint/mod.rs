@@ -1,0 +1,349 @@
+//! Checkpoint and restart at a consistent cut.
+//!
+//! A GVT is a consistent cut: nothing below it can change. A run that
+//! checkpoints is a series of *segments*: a kernel runs until every event
+//! before the next mark is committed and none at or after it is processed
+//! (or, asked by a signal or a timer through [`Control`], until the next
+//! cut it can make: the next event, window or GVT round), and hands back a
+//! [`Snapshot`] — every LP's record (state, random-stream counters, send
+//! counter, history digest) and every pending event. The snapshot goes to
+//! a [`file`] and starts the next segment, in any mode, on any number of
+//! threads or processes: the committed history, and so the digest, is that
+//! of a run that never stopped.
+//!
+//! ```
+//! use timewarp::checkpoint::{self, Control, Plan};
+//! # let model = timewarp::verify::doc_model();
+//! let dir = std::env::temp_dir().join(format!("tw-ckpt-doc-{}", std::process::id()));
+//! let cfg = timewarp::Config { end: 20.0, ..Default::default() };
+//! let plan = Plan { dir: Some(dir.clone()), every: Some(5.0), ..Plan::default() };
+//! let with = checkpoint::run(&model, &cfg, &plan, &Control::default(), None).unwrap();
+//! assert_eq!(with.stats.digest, timewarp::run(&model, &cfg).unwrap().stats.digest);
+//! // Continue from the checkpoint at 15 (or later): the same digest.
+//! let last = checkpoint::list(&dir).unwrap().pop().unwrap();
+//! let snap = checkpoint::File::open(&last).unwrap().load(&model, None).unwrap();
+//! let resumed = checkpoint::run(&model, &cfg, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+//! assert_eq!(resumed.stats.digest, with.stats.digest);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+
+mod control;
+mod file;
+mod snapshot;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use control::Control;
+#[cfg(feature = "mpi")]
+pub(crate) use file::{decode, encode};
+pub use file::{params_hash, File, Header, FORMAT_VERSION};
+pub(crate) use snapshot::Pending;
+pub use snapshot::Snapshot;
+
+use crate::error::Error;
+use crate::kernel::{Outcome, Report, Segment};
+use crate::model::Model;
+use crate::stats::Stats;
+use crate::Config;
+
+/// When and where a run writes checkpoints.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Directory of the checkpoint files (`None`: write none; a stop request
+    /// then ends the run at its next cut without one).
+    pub dir: Option<PathBuf>,
+    /// A checkpoint at the first GVT at or past every multiple of this virtual time.
+    pub every: Option<f64>,
+    /// A checkpoint every this many wall-clock seconds (at the next cut).
+    pub wall: Option<f64>,
+    /// How many checkpoint files to keep in `dir` (the newest; at least 1).
+    pub keep: usize,
+    /// The model's parameters (a resume must give the same).
+    pub params: serde_json::Value,
+    /// The front end's command line, stored so a resume can rebuild the model.
+    pub command: Vec<String>,
+}
+
+impl Default for Plan {
+    fn default() -> Self {
+        Plan { dir: None, every: None, wall: None, keep: 2, params: serde_json::Value::Null, command: Vec::new() }
+    }
+}
+
+impl Plan {
+    /// Checks the values, saying which option is wrong.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |option, problem: String| Err(Error::Option { option, problem });
+        if let Some(v) = self.every {
+            if !(v.is_finite() && v > 0.0) {
+                return bad("checkpoint-every", format!("must be a virtual time > 0, got {v}"));
+            }
+        }
+        if let Some(w) = self.wall {
+            if !(w.is_finite() && w > 0.0) {
+                return bad("checkpoint-wall", format!("must be a number of seconds > 0, got {w}"));
+            }
+        }
+        if self.keep == 0 {
+            return bad("checkpoint-keep", "must be at least 1 (the newest checkpoint)".into());
+        }
+        if self.dir.is_none() && (self.every.is_some() || self.wall.is_some()) {
+            return bad(
+                "checkpoint-dir",
+                "--checkpoint-every and --checkpoint-wall need a directory to write to".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The first mark strictly after virtual time `t` (`INFINITY`: none).
+    pub(crate) fn next_mark(&self, t: f64) -> f64 {
+        match self.every {
+            Some(v) => {
+                let m = ((t / v).floor() + 1.0) * v;
+                // Guard against rounding: a mark is always past `t`.
+                if m > t {
+                    m
+                } else {
+                    m + v
+                }
+            }
+            None => f64::INFINITY,
+        }
+    }
+}
+
+/// Runs `model` from time 0 (or from `start`) to the end, writing
+/// checkpoints as `plan` says; a stop request through `control` writes one
+/// and ends the run with [`Error::Interrupted`].
+pub fn run<M: Model>(
+    model: &M,
+    cfg: &Config,
+    plan: &Plan,
+    control: &Control,
+    start: Option<Snapshot<M>>,
+) -> Result<Report<M::Results>, Error> {
+    plan.validate()?;
+    cfg.validate()?;
+    let mut start = match start {
+        Some(s) => Some(prepare(s, cfg)?),
+        None => {
+            crate::memory::check(model, cfg, 1)?;
+            None
+        }
+    };
+    let _timer = plan.wall.map(|w| Timer::start(control.clone(), w));
+    let mut written = Vec::new();
+    loop {
+        let from = start.as_ref().map_or(0.0, |s| s.time());
+        let seg = Segment { start: start.as_ref(), pause: plan.next_mark(from), control: Some(control) };
+        match crate::kernel::dispatch(model, cfg, &seg)? {
+            Outcome::Done(mut report) => {
+                if let Some(s) = &start {
+                    report.stats.add_earlier(&s.stats);
+                }
+                return Ok(report);
+            }
+            Outcome::Paused(mut snap) => {
+                if let Some(s) = &start {
+                    snap.stats.add_earlier(&s.stats);
+                }
+                let path = match &plan.dir {
+                    Some(dir) => {
+                        let t = std::time::Instant::now();
+                        snap.stats.checkpoints += 1;
+                        let p = save(dir, plan, cfg, model, &snap, 1, &mut written)?;
+                        snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64();
+                        Some(p)
+                    }
+                    None => None,
+                };
+                if control.interrupted() {
+                    return Err(Error::Interrupted { checkpoint: path.map(|p| p.display().to_string()) });
+                }
+                control.reset_timer();
+                start = Some(*snap);
+            }
+        }
+    }
+}
+
+/// A snapshot ready to start a run of `cfg`: its events past a new, earlier
+/// end dropped; a later end refused (events past the old end were never
+/// created).
+pub(crate) fn prepare<M: Model>(mut snap: Snapshot<M>, cfg: &Config) -> Result<Snapshot<M>, Error> {
+    let old = snap.stats.end_time;
+    if old > 0.0 && cfg.end > old {
+        return Err(Error::Option {
+            option: "end",
+            problem: format!(
+                "the checkpoint's run ends at {old}; a resume can end there or earlier, not at {} (events past {old} \
+                 were never created)",
+                cfg.end
+            ),
+        });
+    }
+    if cfg.end <= snap.time() && snap.pending_events() > 0 {
+        return Err(Error::Option {
+            option: "end",
+            problem: format!(
+                "the checkpoint is at time {}; a resume must end after it, not at {}",
+                snap.time(),
+                cfg.end
+            ),
+        });
+    }
+    let dropped = snap.truncate(cfg.end);
+    snap.stats.events_past_end += dropped;
+    snap.stats.end_time = cfg.end;
+    Ok(snap)
+}
+
+/// Writes `snap` to `dir` as `ckpt-<time>.twc` and keeps the newest `plan.keep` files.
+pub(crate) fn save<M: Model>(
+    dir: &Path,
+    plan: &Plan,
+    cfg: &Config,
+    model: &M,
+    snap: &Snapshot<M>,
+    ranks: u64,
+    written: &mut Vec<PathBuf>,
+) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Checkpoint {
+        path: dir.display().to_string(),
+        problem: format!("cannot create the checkpoint directory: {e}"),
+    })?;
+    let path = dir.join(format!("ckpt-{}.twc", snap.time()));
+    let header = Header {
+        format: FORMAT_VERSION,
+        engine: env!("CARGO_PKG_VERSION").to_string(),
+        model: model.name().to_string(),
+        params: plan.params.clone(),
+        params_hash: params_hash(&plan.params),
+        command: plan.command.clone(),
+        seed: cfg.seed,
+        cut: snap.cut,
+        end: cfg.end,
+        lps: snap.lps.len() as u64,
+        events: snap.events.len() as u64,
+        committed_events: snap.stats.committed_events,
+        sync: cfg.sync.name().to_string(),
+        threads: cfg.threads,
+        ranks,
+    };
+    file::write(&path, &header, snap)?;
+    written.retain(|p| p != &path);
+    written.push(path.clone());
+    // Keep the newest: this run's files, and older ones found in the directory.
+    let mut all = list(dir)?;
+    all.retain(|p| !written.contains(p));
+    all.extend(written.iter().cloned());
+    let excess = all.len().saturating_sub(plan.keep);
+    for old in all.drain(..excess) {
+        let _ = std::fs::remove_file(&old);
+        written.retain(|p| p != &old);
+    }
+    Ok(path)
+}
+
+/// The checkpoint files `ckpt-<time>.twc` in `dir`, oldest (earliest cut) first.
+pub fn list(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::Checkpoint {
+        path: dir.display().to_string(),
+        problem: format!("cannot list the checkpoint directory: {e}"),
+    })?;
+    let mut found: Vec<(f64, PathBuf)> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let t: f64 = name.strip_prefix("ckpt-")?.strip_suffix(".twc")?.parse().ok()?;
+            Some((t, e.path()))
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(found.into_iter().map(|x| x.1).collect())
+}
+
+/// Rings `control` every `seconds` of wall-clock time until dropped.
+struct Timer {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Timer {
+    fn start(control: Control, seconds: f64) -> Timer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let period = Duration::from_secs_f64(seconds);
+        let thread = std::thread::Builder::new()
+            .name("timewarp checkpoint timer".into())
+            .spawn(move || loop {
+                let due = std::time::Instant::now() + period;
+                while std::time::Instant::now() < due {
+                    std::thread::park_timeout(due.saturating_duration_since(std::time::Instant::now()));
+                    if flag.load(Acquire) {
+                        return;
+                    }
+                }
+                control.ring();
+            })
+            .ok();
+        Timer { stop, thread }
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        self.stop.store(true, Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+impl Stats {
+    /// Adds the counters of the segments before this one (`earlier`, already
+    /// summed): a resumed run reports the whole run's figures.
+    pub(crate) fn add_earlier(&mut self, earlier: &Stats) {
+        let c0 = earlier.committed_events as f64;
+        let c1 = self.committed_events as f64;
+        let remote = earlier.remote_fraction * c0 + self.remote_fraction * c1;
+        let remote_process = earlier.remote_process_fraction * c0 + self.remote_process_fraction * c1;
+        self.committed_events += earlier.committed_events;
+        self.processed_events += earlier.processed_events;
+        self.rolled_back_events += earlier.rolled_back_events;
+        self.events_past_end += earlier.events_past_end;
+        self.timestamp_ties += earlier.timestamp_ties;
+        self.init_seconds += earlier.init_seconds;
+        self.wall_seconds += earlier.wall_seconds;
+        self.primary_rollbacks += earlier.primary_rollbacks;
+        self.secondary_rollbacks += earlier.secondary_rollbacks;
+        self.anti_messages += earlier.anti_messages;
+        self.gvt_rounds += earlier.gvt_rounds;
+        self.mpi_messages += earlier.mpi_messages;
+        self.polls += earlier.polls;
+        self.successful_polls += earlier.successful_polls;
+        self.mpi_seconds += earlier.mpi_seconds;
+        self.peak_events = self.peak_events.max(earlier.peak_events);
+        self.peak_speculative = self.peak_speculative.max(earlier.peak_speculative);
+        self.peak_rss_bytes = self.peak_rss_bytes.max(earlier.peak_rss_bytes);
+        let c = self.committed_events.max(1) as f64;
+        self.efficiency = self.committed_events as f64 / self.processed_events.max(1) as f64;
+        self.rollback_efficiency = 1.0 - self.rolled_back_events as f64 / c;
+        self.remote_fraction = remote / c;
+        self.remote_process_fraction = remote_process / c;
+        self.event_rate = if self.wall_seconds > 0.0 { self.committed_events as f64 / self.wall_seconds } else { 0.0 };
+        self.checkpoints += earlier.checkpoints;
+        self.checkpoint_seconds += earlier.checkpoint_seconds;
+        let offset = earlier.gvt_series.last().map_or(0.0, |p| p.wall);
+        let mut series = earlier.gvt_series.clone();
+        series.extend(self.gvt_series.iter().map(|p| crate::stats::GvtPoint { wall: p.wall + offset, ..*p }));
+        self.gvt_series = series;
+    }
+}

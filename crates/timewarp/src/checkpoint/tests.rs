@@ -1,0 +1,222 @@
+//! Checkpoints cut runs exactly: a run that pauses, writes, reads back and
+//! goes on — in another mode, on other threads — commits what a run that
+//! never stopped commits.
+
+use super::*;
+use crate::{Ctx, LpId, Random, SyncMode};
+
+/// PHOLD-like: delay 1 + Exp(1), half the events to a random LP.
+struct Hop {
+    lps: u32,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct HopState {
+    seen: u64,
+    hash: u64,
+}
+
+impl Model for Hop {
+    type State = HopState;
+    type Msg = u32;
+    type Undo = u64;
+    type Results = u64;
+    fn name(&self) -> &str {
+        "hop"
+    }
+    fn num_lps(&self) -> u32 {
+        self.lps
+    }
+    fn lookahead(&self) -> f64 {
+        1.0
+    }
+    fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> HopState {
+        for i in 0..3 {
+            let d = ctx.rng(0).exponential(1.0);
+            ctx.send(lp, d, lp * 10 + i);
+        }
+        HopState::default()
+    }
+    fn forward(&self, s: &mut HopState, m: &u32, undo: &mut u64, ctx: &mut Ctx<'_, Self>) {
+        *undo = s.hash;
+        s.seen += 1;
+        s.hash = crate::digest::fold(s.hash, *m as u64 ^ ctx.now().to_bits());
+        let dst = if ctx.rng(0).uniform() < 0.5 { ctx.rng(0).integer(0, self.lps as i64 - 1) as u32 } else { ctx.lp() };
+        let d = 1.0 + ctx.rng(0).exponential(1.0);
+        ctx.send(dst, d, m.wrapping_add(1));
+    }
+    fn reverse(&self, s: &mut HopState, _: &u32, undo: &u64, _: LpId, _: f64) {
+        s.seen -= 1;
+        s.hash = *undo;
+    }
+    fn finalize(&self, _: LpId, s: &HopState, _: f64, total: &mut u64) {
+        *total += s.seen;
+    }
+}
+
+const MODEL: Hop = Hop { lps: 24 };
+
+fn cfg(sync: SyncMode, threads: usize) -> Config {
+    Config { sync, threads, end: 30.0, seed: 5, batch: 4, gvt_interval: 2, kps_per_pe: 4, ..Config::default() }
+}
+
+fn modes() -> Vec<Config> {
+    let mut v = vec![cfg(SyncMode::Sequential, 1)];
+    for t in [1, 2, 3] {
+        v.push(cfg(SyncMode::Optimistic, t));
+        v.push(cfg(SyncMode::Conservative, t));
+    }
+    v
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tw-ckpt-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn reference() -> (String, u64) {
+    let r = crate::run(&MODEL, &cfg(SyncMode::Sequential, 1)).unwrap();
+    (r.stats.digest, r.stats.committed_events)
+}
+
+#[test]
+fn a_run_that_checkpoints_commits_what_one_that_does_not_commits() {
+    let (digest, committed) = reference();
+    for c in modes() {
+        let dir = tmp(&format!("marks-{}-{}", c.sync.name(), c.threads));
+        let plan = Plan { dir: Some(dir.clone()), every: Some(4.0), keep: 3, ..Plan::default() };
+        let r = run(&MODEL, &c, &plan, &Control::default(), None).unwrap();
+        assert_eq!(r.stats.digest, digest, "{} x{}", c.sync.name(), c.threads);
+        assert_eq!(r.stats.committed_events, committed);
+        assert_eq!(r.results, committed);
+        assert_eq!(r.stats.checkpoints, 7, "marks 4, 8, ..., 28");
+        let files = list(&dir).unwrap();
+        assert_eq!(files.len(), 3, "keeps the newest 3");
+        assert!(files[2].ends_with("ckpt-28.0000") || files[2].to_string_lossy().contains("ckpt-28"), "{files:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_checkpoint_resumes_in_any_mode_on_any_thread_count() {
+    let (digest, committed) = reference();
+    let dir = tmp("cross");
+    let plan = Plan { dir: Some(dir.clone()), every: Some(7.0), keep: 10, ..Plan::default() };
+    run(&MODEL, &cfg(SyncMode::Optimistic, 2), &plan, &Control::default(), None).unwrap();
+    let files = list(&dir).unwrap();
+    assert_eq!(files.len(), 4, "{files:?}");
+    for (i, f) in files.iter().enumerate() {
+        let file = File::open(f).unwrap();
+        assert_eq!(file.header.model, "hop");
+        assert!(file.header.cut.time >= 7.0 * (i + 1) as f64);
+        for c in modes() {
+            let snap = file.load(&MODEL, None).unwrap();
+            assert!(snap.committed_events() > 0 && snap.committed_events() < committed);
+            let r = run(&MODEL, &c, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+            assert_eq!(r.stats.digest, digest, "{f:?} in {} x{}", c.sync.name(), c.threads);
+            assert_eq!(r.stats.committed_events, committed, "the whole run's figures");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_interrupted_run_stops_at_a_cut_and_resumes_exactly() {
+    let (digest, _) = reference();
+    for c in modes() {
+        let dir = tmp(&format!("stop-{}-{}", c.sync.name(), c.threads));
+        let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
+        let control = Control::default();
+        control.interrupt(); // asked before the first cut: stops at once
+        let e = run(&MODEL, &c, &plan, &control, None).unwrap_err();
+        let Error::Interrupted { checkpoint: Some(path) } = &e else { panic!("{e}") };
+        assert!(e.to_string().contains("timewarp resume"), "{e}");
+        let snap = File::open(Path::new(path)).unwrap().load(&MODEL, None).unwrap();
+        assert!(snap.time() < 30.0);
+        let r = run(&MODEL, &cfg(SyncMode::Sequential, 1), &Plan::default(), &Control::default(), Some(snap));
+        assert_eq!(r.unwrap().stats.digest, digest, "{} x{}", c.sync.name(), c.threads);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_timer_checkpoint_lets_the_run_go_on() {
+    let (digest, _) = reference();
+    for c in modes() {
+        let dir = tmp(&format!("timer-{}-{}", c.sync.name(), c.threads));
+        let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
+        let control = Control::default();
+        control.ring(); // what the wall-clock timer does
+        let r = run(&MODEL, &c, &plan, &control, None).unwrap();
+        assert_eq!(r.stats.digest, digest, "{} x{}", c.sync.name(), c.threads);
+        assert_eq!(r.stats.checkpoints, 1);
+        assert_eq!(list(&dir).unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn damaged_foreign_and_newer_files_are_refused_clearly() {
+    let dir = tmp("bad");
+    let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
+    run(&MODEL, &cfg(SyncMode::Sequential, 1), &plan, &Control::default(), None).unwrap();
+    let good = list(&dir).unwrap().pop().unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    let try_bytes = |b: &[u8]| {
+        let p = dir.join("bad.twc");
+        std::fs::write(&p, b).unwrap();
+        File::open(&p).and_then(|f| f.load(&MODEL, None)).unwrap_err().to_string()
+    };
+    assert!(try_bytes(&bytes[..bytes.len() / 2]).contains("checksum"));
+    assert!(try_bytes(&bytes[..10]).contains("truncated"));
+    assert!(try_bytes(b"").contains("not a timewarp checkpoint"));
+    for at in [20, bytes.len() / 2, bytes.len() - 1] {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0x10;
+        assert!(try_bytes(&flipped).contains("checksum"), "byte {at}");
+    }
+    let mut newer = bytes.clone();
+    newer[8] = 99;
+    assert!(try_bytes(&newer).contains("newer than the format"));
+    let other = Hop { lps: 25 };
+    let e = File::open(&good).unwrap().load(&other, None).unwrap_err().to_string();
+    assert!(e.contains("holds 24 LPs but the model has 25"), "{e}");
+    let e = File::open(&good).unwrap().load(&MODEL, Some(&serde_json::json!({"lps": 1}))).unwrap_err().to_string();
+    assert!(e.contains("other model parameters"), "{e}");
+    let e = File::open(&good).unwrap().load(&crate::verify::doc_model(), None).unwrap_err().to_string();
+    assert!(e.contains("a checkpoint of model hop, not of ring"), "{e}");
+    // A later end than the checkpoint's run: refused (its events past the end were never made).
+    let snap = File::open(&good).unwrap().load(&MODEL, None).unwrap();
+    let later = Config { end: 40.0, ..cfg(SyncMode::Sequential, 1) };
+    let e = run(&MODEL, &later, &Plan::default(), &Control::default(), Some(snap)).unwrap_err().to_string();
+    assert!(e.contains("ends at 30"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_resume_may_end_earlier() {
+    let dir = tmp("earlier");
+    let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
+    run(&MODEL, &cfg(SyncMode::Sequential, 1), &plan, &Control::default(), None).unwrap();
+    let snap = File::open(&list(&dir).unwrap()[0]).unwrap().load(&MODEL, None).unwrap();
+    let short = Config { end: 25.0, ..cfg(SyncMode::Optimistic, 2) };
+    let r = run(&MODEL, &short, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+    // The same events as a run that ends at 25 from the start (not the same
+    // digest: that run never numbered its sends past 25, so later keys differ).
+    let direct = crate::run(&MODEL, &Config { end: 25.0, ..cfg(SyncMode::Sequential, 1) }).unwrap();
+    assert_eq!(r.stats.committed_events, direct.stats.committed_events);
+    assert_eq!(r.results, direct.results);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn marks_fall_after_the_time_given() {
+    let p = Plan { every: Some(2.5), ..Plan::default() };
+    assert_eq!(p.next_mark(0.0), 2.5);
+    assert_eq!(p.next_mark(2.5), 5.0);
+    assert_eq!(p.next_mark(3.0), 5.0);
+    assert_eq!(Plan::default().next_mark(3.0), f64::INFINITY);
+    assert!(Plan { keep: 0, ..Plan::default() }.validate().is_err());
+    assert!(Plan { every: Some(1.0), ..Plan::default() }.validate().is_err(), "no directory");
+}
