@@ -328,3 +328,60 @@ fn a_process_that_dies_ends_the_job() {
     let err = text(&o.stderr);
     assert!(err.contains("signal 9") || err.contains("Killed"), "mpirun names the dead process: {err}");
 }
+
+/// A checkpoint written by 2 optimistic processes of 2 threads resumes on 3
+/// conservative processes, on 2 processes of 1 thread and in one sequential
+/// process, each time to the sequential digest.
+#[test]
+fn checkpoints_resume_on_another_process_count() {
+    let model = ["phold", "--lps", "300", "--end", "40", "--remote", "0.4"];
+    let want = single(&model);
+    let dir = tmp("ckpt").with_extension("d");
+    let ck = dir.to_str().unwrap();
+    let mut args = model.to_vec();
+    args.extend(["--sync", "optimistic", "--threads", "2", "--checkpoint-every", "12", "--checkpoint-keep", "5"]);
+    args.extend(["--checkpoint-dir", ck]);
+    let wrote = distributed(2, &args);
+    assert_eq!(wrote["digest"], want["digest"]);
+    assert_eq!(wrote["checkpoints"], 3);
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "{files:?}");
+    for f in &files {
+        let f = f.to_str().unwrap();
+        for (np, sync, threads) in [(3, "conservative", "1"), (2, "optimistic", "1")] {
+            let path = tmp("resumed");
+            let mut c = mpirun(np);
+            c.args(["resume", f, "--sync", sync, "--threads", threads, "--quiet", "--checkpoint-dir"]);
+            c.args([tmp("again").to_str().unwrap(), "--stats-json", path.to_str().unwrap()]);
+            let o = finish(c);
+            assert!(o.status.success(), "resume {f} on {np}: {}", text(&o.stderr));
+            let r: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            assert_eq!(r["digest"], want["digest"], "{f} on {np} processes, {sync}");
+            assert_eq!(r["committed_events"], want["committed_events"]);
+        }
+        let path = tmp("resumed1");
+        let mut c = Command::new(bin());
+        c.args(["resume", f, "--threads", "1", "--sync", "sequential", "--quiet", "--checkpoint-dir"]);
+        c.args([tmp("again1").to_str().unwrap(), "--stats-json", path.to_str().unwrap()]);
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let o = finish(c);
+        assert!(o.status.success(), "resume {f} in one process: {}", text(&o.stderr));
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(r["digest"], want["digest"], "{f} in one process");
+    }
+}
+
+/// Pausing on request needs the processes to agree on a moment: refused once, clearly.
+#[test]
+fn wall_clock_checkpoints_are_refused_across_processes() {
+    let dir = tmp("wall").with_extension("d");
+    let mut c = mpirun(2);
+    c.args(["run", "phold", "--lps", "64", "--sync", "optimistic", "--checkpoint-wall", "5", "--checkpoint-dir"]);
+    c.arg(dir.to_str().unwrap());
+    let o = finish(c);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("--checkpoint-wall") && err.contains("--checkpoint-every"), "{err}");
+    assert_eq!(err.matches("error").count(), 1, "said once: {err}");
+}
