@@ -129,7 +129,8 @@ pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) 
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     let file = std::fs::File::create(&tmp).map_err(|e| fail("create the file", &e))?;
-    let mut w = Crc { inner: std::io::BufWriter::with_capacity(1 << 20, file), crc: crc32fast::Hasher::new() };
+    // The checksum sees the buffer's large writes, not postcard's small ones.
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, Crc { inner: file, crc: crc32fast::Hasher::new() });
     let head = serde_json::to_vec(header).map_err(|e| fail("encode the header", &e))?;
     let written = (|| -> std::io::Result<()> {
         w.write_all(MAGIC)?;
@@ -141,10 +142,8 @@ pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) 
     written.map_err(|e| fail("write", &e))?;
     let body = BodyOut { lps: &snap.lps, events: &snap.events, stats: &snap.stats };
     postcard::to_io(&body, &mut w).map_err(|e| fail("encode the model's states and events", &e))?;
-    let crc = w.crc.clone().finalize();
-    let mut inner = w.inner;
-    inner.write_all(&crc.to_le_bytes()).map_err(|e| fail("write", &e))?;
-    let file = inner.into_inner().map_err(|e| fail("write", &e.error()))?;
+    let Crc { inner: mut file, crc } = w.into_inner().map_err(|e| fail("write", &e.error()))?;
+    file.write_all(&crc.finalize().to_le_bytes()).map_err(|e| fail("write", &e))?;
     file.sync_all().map_err(|e| fail("sync", &e))?;
     drop(file);
     std::fs::rename(&tmp, path).map_err(|e| fail("rename the temporary file", &e))?;

@@ -121,6 +121,10 @@ impl Plan {
 /// Runs `model` from time 0 (or from `start`) to the end, writing
 /// checkpoints as `plan` says; a stop request through `control` writes one
 /// and ends the run with [`Error::Interrupted`].
+///
+/// A checkpoint is written by a thread of its own while the run goes on
+/// from the same snapshot (both only read it); the next one waits for it,
+/// so files appear, and are rotated, in order.
 pub fn run<M: Model>(
     model: &M,
     cfg: &Config,
@@ -130,46 +134,110 @@ pub fn run<M: Model>(
 ) -> Result<Report<M::Results>, Error> {
     plan.validate()?;
     cfg.validate()?;
-    let mut start = match start {
-        Some(s) => Some(prepare(s, cfg)?),
+    let mut start: Option<Arc<Snapshot<M>>> = match start {
+        Some(s) => Some(Arc::new(prepare(s, cfg)?)),
         None => {
             crate::memory::check(model, cfg, 1)?;
             None
         }
     };
     let _timer = plan.wall.map(|w| Timer::start(control.clone(), w));
-    let mut written = Vec::new();
+    let mut writer = Writer::default();
     loop {
         let from = start.as_ref().map_or(0.0, |s| s.time());
-        let seg = Segment { start: start.as_ref(), pause: plan.next_mark(from), control: Some(control) };
+        let seg = Segment { start: start.as_deref(), pause: plan.next_mark(from), control: Some(control) };
         match crate::kernel::dispatch(model, cfg, &seg)? {
             Outcome::Done(mut report) => {
                 if let Some(s) = &start {
                     report.stats.add_earlier(&s.stats);
                 }
+                report.stats.checkpoint_seconds += writer.wait()?;
                 return Ok(report);
             }
             Outcome::Paused(mut snap) => {
                 if let Some(s) = &start {
                     snap.stats.add_earlier(&s.stats);
                 }
-                let path = match &plan.dir {
-                    Some(dir) => {
-                        let t = std::time::Instant::now();
-                        snap.stats.checkpoints += 1;
-                        let p = save(dir, plan, cfg, model, &snap, 1, &mut written)?;
-                        snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64();
-                        Some(p)
+                // The segment that started from it is over: only a writer may still hold it.
+                drop(start.take());
+                snap.stats.checkpoint_seconds += writer.wait()?;
+                if plan.dir.is_some() {
+                    snap.stats.checkpoints += 1;
+                }
+                let snap = Arc::new(*snap);
+                if let Some(dir) = &plan.dir {
+                    let header = header(plan, cfg, model.name(), &snap, 1);
+                    let path = dir.join(format!("ckpt-{}.twc", snap.time()));
+                    if control.interrupted() {
+                        writer.write(dir.clone(), path.clone(), header, snap.clone(), plan.keep);
+                        writer.wait()?;
+                        return Err(Error::Interrupted { checkpoint: Some(path.display().to_string()) });
                     }
-                    None => None,
-                };
-                if control.interrupted() {
-                    return Err(Error::Interrupted { checkpoint: path.map(|p| p.display().to_string()) });
+                    writer.write(dir.clone(), path, header, snap.clone(), plan.keep);
+                } else if control.interrupted() {
+                    return Err(Error::Interrupted { checkpoint: None });
                 }
                 control.reset_timer();
-                start = Some(*snap);
+                start = Some(snap);
             }
         }
+    }
+}
+
+/// Writes checkpoints one at a time on a thread of its own.
+struct Writer<M: Model> {
+    /// The write under way: its seconds, and the files written, oldest first.
+    running: Option<std::thread::JoinHandle<Result<(f64, Vec<PathBuf>), Error>>>,
+    written: Vec<PathBuf>,
+    _model: std::marker::PhantomData<fn() -> M>,
+}
+
+impl<M: Model> Default for Writer<M> {
+    fn default() -> Self {
+        Writer { running: None, written: Vec::new(), _model: std::marker::PhantomData }
+    }
+}
+
+impl<M: Model> Writer<M> {
+    /// Starts writing `snap` to `path` in `dir` (keeping `keep` files).
+    fn write(&mut self, dir: PathBuf, path: PathBuf, header: Header, snap: Arc<Snapshot<M>>, keep: usize) {
+        let mut written = std::mem::take(&mut self.written);
+        self.running = Some(std::thread::spawn(move || {
+            let t = std::time::Instant::now();
+            save(&dir, &path, &header, &snap, keep, &mut written)?;
+            Ok((t.elapsed().as_secs_f64(), written))
+        }));
+    }
+
+    /// Waits for the write under way; returns the seconds it took.
+    fn wait(&mut self) -> Result<f64, Error> {
+        let Some(h) = self.running.take() else { return Ok(0.0) };
+        let (seconds, written) = h
+            .join()
+            .map_err(|p| Error::Internal(format!("checkpoint writer: {}", crate::kernel::panic_text(p.as_ref()))))??;
+        self.written = written;
+        Ok(seconds)
+    }
+}
+
+/// The header of a checkpoint of `snap`.
+pub(crate) fn header<M: Model>(plan: &Plan, cfg: &Config, model: &str, snap: &Snapshot<M>, ranks: u64) -> Header {
+    Header {
+        format: FORMAT_VERSION,
+        engine: env!("CARGO_PKG_VERSION").to_string(),
+        model: model.to_string(),
+        params: plan.params.clone(),
+        params_hash: params_hash(&plan.params),
+        command: plan.command.clone(),
+        seed: cfg.seed,
+        cut: snap.cut,
+        end: cfg.end,
+        lps: snap.lps.len() as u64,
+        events: snap.events.len() as u64,
+        committed_events: snap.stats.committed_events,
+        sync: cfg.sync.name().to_string(),
+        threads: cfg.threads,
+        ranks,
     }
 }
 
@@ -204,51 +272,34 @@ pub(crate) fn prepare<M: Model>(mut snap: Snapshot<M>, cfg: &Config) -> Result<S
     Ok(snap)
 }
 
-/// Writes `snap` to `dir` as `ckpt-<time>.twc` and keeps the newest `plan.keep` files.
+/// Writes `snap` to `path` in `dir` and keeps the newest `keep` checkpoint
+/// files there (`written`: this run's, oldest first).
 pub(crate) fn save<M: Model>(
     dir: &Path,
-    plan: &Plan,
-    cfg: &Config,
-    model: &M,
+    path: &Path,
+    header: &Header,
     snap: &Snapshot<M>,
-    ranks: u64,
+    keep: usize,
     written: &mut Vec<PathBuf>,
-) -> Result<PathBuf, Error> {
+) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Checkpoint {
         path: dir.display().to_string(),
         problem: format!("cannot create the checkpoint directory: {e}"),
     })?;
-    let path = dir.join(format!("ckpt-{}.twc", snap.time()));
-    let header = Header {
-        format: FORMAT_VERSION,
-        engine: env!("CARGO_PKG_VERSION").to_string(),
-        model: model.name().to_string(),
-        params: plan.params.clone(),
-        params_hash: params_hash(&plan.params),
-        command: plan.command.clone(),
-        seed: cfg.seed,
-        cut: snap.cut,
-        end: cfg.end,
-        lps: snap.lps.len() as u64,
-        events: snap.events.len() as u64,
-        committed_events: snap.stats.committed_events,
-        sync: cfg.sync.name().to_string(),
-        threads: cfg.threads,
-        ranks,
-    };
-    file::write(&path, &header, snap)?;
+    file::write(path, header, snap)?;
+    let path = path.to_path_buf();
     written.retain(|p| p != &path);
-    written.push(path.clone());
+    written.push(path);
     // Keep the newest: this run's files, and older ones found in the directory.
     let mut all = list(dir)?;
     all.retain(|p| !written.contains(p));
     all.extend(written.iter().cloned());
-    let excess = all.len().saturating_sub(plan.keep);
+    let excess = all.len().saturating_sub(keep);
     for old in all.drain(..excess) {
         let _ = std::fs::remove_file(&old);
         written.retain(|p| p != &old);
     }
-    Ok(path)
+    Ok(())
 }
 
 /// The checkpoint files `ckpt-<time>.twc` in `dir`, oldest (earliest cut) first.

@@ -239,9 +239,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
     /// The pending events of a paused run.
     pub(crate) fn take_pending(&mut self) -> Vec<Pending<M::Msg>> {
         let mut v = Vec::with_capacity(self.q.len());
-        while let Some(e) = self.q.pop() {
-            v.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg });
-        }
+        self.q.drain_unordered(|e| v.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg }));
         v
     }
 

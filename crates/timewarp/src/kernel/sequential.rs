@@ -116,9 +116,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
     if paused {
         let mut events = Vec::with_capacity(q.len());
-        while let Some(e) = q.pop() {
-            events.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg });
-        }
+        q.drain_unordered(|e| events.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg }));
         let lps = lps.into_iter().enumerate().map(|(i, l)| (i as u32, l)).collect();
         return Ok(Outcome::Paused(Box::new(Snapshot::assemble(lps, events, stats))));
     }

@@ -181,7 +181,9 @@ pub fn run_checkpointed<M: Model>(
                     if let Some(dir) = &plan.dir {
                         let t = std::time::Instant::now();
                         snap.stats.checkpoints += 1;
-                        crate::checkpoint::save(dir, plan, cfg, model, snap, cluster.size as u64, &mut written)?;
+                        let header = crate::checkpoint::header(plan, cfg, model.name(), snap, cluster.size as u64);
+                        let path = dir.join(format!("ckpt-{}.twc", snap.time()));
+                        crate::checkpoint::save(dir, &path, &header, snap, plan.keep, &mut written)?;
                         snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64();
                     }
                 }

@@ -133,6 +133,10 @@ impl<P: Copy + Send> PendingQueue<P> for QuadHeap<P> {
     fn len(&self) -> usize {
         self.v.len()
     }
+
+    fn drain_unordered(&mut self, f: impl FnMut(Entry<P>)) {
+        self.v.drain(..).for_each(f);
+    }
 }
 
 #[cfg(test)]

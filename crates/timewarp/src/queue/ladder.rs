@@ -555,6 +555,23 @@ impl<P: Copy + Send> PendingQueue<P> for LadderQueue<P> {
         self.len
     }
 
+    fn drain_unordered(&mut self, f: impl FnMut(Entry<P>)) {
+        let mut all = std::mem::take(&mut self.top);
+        all.append(&mut self.bottom);
+        all.append(&mut self.spill);
+        all.extend(std::mem::take(&mut self.overflow).into_iter().map(|l| l.0));
+        for r in 0..self.nrungs {
+            let rung = &mut self.rungs[r];
+            for b in rung.cur..rung.nb {
+                let head = std::mem::replace(&mut rung.heads[b], 0);
+                self.pool.drain(head, &mut all);
+            }
+        }
+        debug_assert_eq!(all.len(), self.len);
+        *self = LadderQueue::default();
+        all.into_iter().for_each(f);
+    }
+
     #[inline]
     fn upcoming(&self, k: usize) -> Option<P> {
         // Bottom is sorted descending: the k-th next entry is k from the end.

@@ -73,6 +73,13 @@ pub trait PendingQueue<P: Copy + Send = u32>: Send + Default {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Removes every entry, handing each to `f` in no particular order
+    /// (a checkpoint takes a paused PE's events; order costs time there).
+    fn drain_unordered(&mut self, mut f: impl FnMut(Entry<P>)) {
+        while let Some(e) = self.pop() {
+            f(e);
+        }
+    }
 }
 
 /// Which pending-queue structure a run uses (a run-time option for experiments).

@@ -53,6 +53,16 @@ fn time_of(d: Delay, now: f64) -> f64 {
 
 /// Replays `ops` on `q` and on the oracle; `check` is called after each op.
 fn replay<Q: PendingQueue>(q: &mut Q, ops: &[Op], check: impl Fn(&Q)) -> Result<(), TestCaseError> {
+    replay_then(q, ops, check, false)
+}
+
+/// [`replay`], emptying the queue at the end by `drain_unordered` when `unordered`.
+fn replay_then<Q: PendingQueue>(
+    q: &mut Q,
+    ops: &[Op],
+    check: impl Fn(&Q),
+    unordered: bool,
+) -> Result<(), TestCaseError> {
     let mut oracle: BinaryHeap<Reverse<Item>> = BinaryHeap::new();
     let mut now = 0.0f64;
     let mut tie = 0u64;
@@ -84,6 +94,20 @@ fn replay<Q: PendingQueue>(q: &mut Q, ops: &[Op], check: impl Fn(&Q)) -> Result<
         prop_assert_eq!(q.len(), oracle.len());
         prop_assert_eq!(q.is_empty(), oracle.is_empty());
         check(q);
+    }
+    if unordered {
+        let mut got = Vec::new();
+        q.drain_unordered(|e| got.push(item(e)));
+        got.sort_unstable();
+        let mut want: Vec<Item> = oracle.into_iter().map(|r| r.0).collect();
+        want.sort_unstable();
+        prop_assert_eq!(got, want);
+        prop_assert_eq!(q.len(), 0);
+        prop_assert_eq!(q.pop(), None);
+        // The emptied queue works as a new one.
+        q.push(Entry::new(Key::at(1.0), 7));
+        prop_assert_eq!(q.pop().map(|e| e.item), Some(7));
+        return Ok(());
     }
     // Drain what is left.
     while let Some(Reverse(w)) = oracle.pop() {
@@ -142,6 +166,8 @@ fn ops(delay: fn() -> BoxedStrategy<Delay>) -> impl Strategy<Value = Vec<Op>> {
 fn both(ops: &[Op]) -> Result<(), TestCaseError> {
     replay(&mut QuadHeap::default(), ops, |_| ())?;
     replay(&mut LadderQueue::default(), ops, |_| ())?;
+    replay_then(&mut QuadHeap::default(), ops, |_| (), true)?;
+    replay_then(&mut LadderQueue::default(), ops, |_| (), true)?;
     // Once more with the ladder's structural checks (O(len) each: every
     // third step).
     let countdown = std::cell::Cell::new(0u32);

@@ -690,13 +690,14 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             )));
         }
         let mut v = Vec::with_capacity(self.q.len() + self.parked.len());
-        while let Some(e) = self.q.pop() {
-            if self.cancelled.get(&e.item.inc) == Some(&e.key()) {
-                self.cancelled.remove(&e.item.inc);
+        let cancelled = &mut self.cancelled;
+        self.q.drain_unordered(|e| {
+            if cancelled.get(&e.item.inc) == Some(&e.key()) {
+                cancelled.remove(&e.item.inc);
             } else {
                 v.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg });
             }
-        }
+        });
         for ((t, age, tie), (dst, msg)) in self.parked.drain() {
             v.push(Pending { dst, key: Key { time: f64::from_bits(t), age, tie }, msg });
         }
