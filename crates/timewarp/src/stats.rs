@@ -89,7 +89,7 @@ pub struct Stats {
     /// Checkpoints written (a resumed run counts those before it too).
     #[serde(default)]
     pub checkpoints: u64,
-    /// Wall-clock seconds spent writing them.
+    /// Wall-clock seconds spent writing them (by a thread of their own, while the run goes on).
     #[serde(default)]
     pub checkpoint_seconds: f64,
 }
@@ -125,6 +125,12 @@ impl Stats {
             ));
             rows.push(("polls", format!("{} ({} successful)", group(self.polls), group(self.successful_polls))));
             rows.push(("time in MPI", format!("{:.3} s (all ranks)", self.mpi_seconds)));
+        }
+        if self.checkpoints > 0 {
+            rows.push((
+                "checkpoints",
+                format!("{} ({:.3} s writing, beside the run)", group(self.checkpoints), self.checkpoint_seconds),
+            ));
         }
         rows.extend([
             ("timestamp ties", group(self.timestamp_ties)),
