@@ -151,6 +151,10 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "phold", "--thread", "2"], Clap, "a similar argument exists: '--threads'"),
         (&["run", "phold", "--lps", "-5"], Clap, "must be a whole number from 1 to 4294967295, got -5"),
         (&["run", "phold", "--lps", "0"], Clap, "--lps"),
+        (&["run", "phold", "--checkpoint-every", "0"], Clap, "--checkpoint-every"),
+        (&["run", "phold", "--checkpoint-wall", "-3"], Clap, "--checkpoint-wall"),
+        (&["run", "phold", "--checkpoint-keep", "0"], Clap, "--checkpoint-keep"),
+        (&["resume"], Clap, "<FILE>"),
         (&["run", "phold", "--threads", "5000"], Clap, "from 1 to 4096"),
         (&["run", "phold", "--batch", "-1"], Clap, "--batch"),
         (&["run", "phold", "--seed", "-1"], Clap, "--seed"),
@@ -188,6 +192,11 @@ fn refused_values_get_one_line() {
     use End::Line;
     table(&[
         (&["run", "phold", "--threads", "2"], Line, "--threads"),
+        (&["run", "phold", "--lps", "8", "--checkpoint-every", "5"], Line, "need a directory"),
+        (&["run", "phold", "--lps", "8", "--checkpoint-dir", "/proc/no-such/ck", "--checkpoint-every", "5"], Line, "cannot create the checkpoint directory"),
+        (&["verify", "phold", "--lps", "8", "--checkpoint-dir", "ck"], Line, "verify does not write checkpoints"),
+        (&["resume", "/nonexistent-dir/ckpt-1.twc"], Line, "cannot read it"),
+        (&["resume", "/dev/null"], Line, "not a timewarp checkpoint"),
         (&["run", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"], Line, "cannot write statistics to /nonexistent-dir/x.json"),
         (&["verify", "phold", "--lps", "8", "--stats-json", "/nonexistent-dir/x.json"], Line, "cannot write statistics to /nonexistent-dir/x.json"),
         // 8 × batch × interval overflowed to 0 (a hang) or to nonsense.

@@ -101,6 +101,17 @@ impl Plan {
         Ok(())
     }
 
+    /// Creates the checkpoint directory (before a run: a bad path should not cost one).
+    pub(crate) fn make_dir(&self) -> Result<(), Error> {
+        match &self.dir {
+            Some(dir) => std::fs::create_dir_all(dir).map_err(|e| Error::Checkpoint {
+                path: dir.display().to_string(),
+                problem: format!("cannot create the checkpoint directory: {e}"),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// The first mark strictly after virtual time `t` (`INFINITY`: none).
     pub(crate) fn next_mark(&self, t: f64) -> f64 {
         match self.every {
@@ -134,6 +145,7 @@ pub fn run<M: Model>(
 ) -> Result<Report<M::Results>, Error> {
     plan.validate()?;
     cfg.validate()?;
+    plan.make_dir()?;
     let mut start: Option<Arc<Snapshot<M>>> = match start {
         Some(s) => Some(Arc::new(prepare(s, cfg)?)),
         None => {
@@ -184,10 +196,12 @@ pub fn run<M: Model>(
     }
 }
 
+/// A write under way: its seconds, and the files written, oldest first.
+type Writing = std::thread::JoinHandle<Result<(f64, Vec<PathBuf>), Error>>;
+
 /// Writes checkpoints one at a time on a thread of its own.
 struct Writer<M: Model> {
-    /// The write under way: its seconds, and the files written, oldest first.
-    running: Option<std::thread::JoinHandle<Result<(f64, Vec<PathBuf>), Error>>>,
+    running: Option<Writing>,
     written: Vec<PathBuf>,
     _model: std::marker::PhantomData<fn() -> M>,
 }

@@ -154,6 +154,9 @@ pub fn run_checkpointed<M: Model>(
                 .into(),
         });
     }
+    if cluster.rank == 0 {
+        plan.make_dir()?;
+    }
     let mut start = match start {
         Some(s) => Some(crate::checkpoint::prepare(s, cfg)?),
         None => {
