@@ -151,7 +151,7 @@ fn an_interrupted_run_without_a_checkpoint_directory_stops_at_once() {
     let stats = d.join("never.json");
     let mut args = LONG[..LONG.len() - 4].to_vec();
     args.extend(["--end", "100000", "--stats-json", stats.to_str().unwrap()]);
-    let mut child = spawn(&args);
+    let child = spawn(&args);
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, "-INT");
     let o = child.wait_with_output().unwrap();
