@@ -52,11 +52,7 @@ fn wait_for_checkpoint(dir: &Path, child: &mut Child) -> bool {
         if child.try_wait().unwrap().is_some() {
             return false;
         }
-        let found = std::fs::read_dir(dir).unwrap().flatten().any(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with("ckpt-") && n.ends_with(".twc")
-        });
-        if found {
+        if !timewarp::checkpoint::list(dir).unwrap().is_empty() {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -64,18 +60,9 @@ fn wait_for_checkpoint(dir: &Path, child: &mut Child) -> bool {
     false
 }
 
+/// The checkpoint with the latest cut in `dir`.
 fn newest(dir: &Path) -> PathBuf {
-    let mut v: Vec<(f64, PathBuf)> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            let t: f64 = n.strip_prefix("ckpt-")?.strip_suffix(".twc")?.parse().ok()?;
-            Some((t, e.path()))
-        })
-        .collect();
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    v.pop().expect("a checkpoint").1
+    timewarp::checkpoint::list(dir).unwrap().pop().expect("a checkpoint")
 }
 
 fn signal(child: &Child, sig: &str) {
