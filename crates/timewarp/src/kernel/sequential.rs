@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::event::Inline;
 use crate::lp::Lp;
 use crate::model::Model;
+use crate::partition::Profile;
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
@@ -29,6 +30,17 @@ const PREFETCH: usize = 4;
 pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     model: &M,
     cfg: &Config,
+) -> Result<Report<M::Results>, Error> {
+    run_profiled::<M, Q>(model, cfg, None)
+}
+
+/// [`run`], counting committed events, handler time and messages per LP
+/// into `profile` when there is one (one branch per event when there is
+/// not: `docs/partitioning.md` has the measured cost both ways).
+pub(crate) fn run_profiled<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
+    model: &M,
+    cfg: &Config,
+    mut profile: Option<&mut Profile>,
 ) -> Result<Report<M::Results>, Error> {
     let s = Setup::new(model, cfg)?;
     let check = cfg.sync == SyncMode::Check;
@@ -70,11 +82,15 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
             at = (ev.dst, ev.key.time);
             let lp = &mut lps[ev.dst as usize];
             let mut undo = M::Undo::default();
+            let started = profile.is_some().then(Instant::now);
             let dropped = if check {
                 checked_forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out, &mut first)?
             } else {
                 forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?
             };
+            if let (Some(p), Some(t)) = (profile.as_deref_mut(), started) {
+                p.record(ev.dst, ev.key.src(), t.elapsed().as_nanos() as u64);
+            }
             commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &undo, dropped, &mut pe)?;
             enqueue::<M, Q>(&mut q, &mut out, &mut peak);
             if pe.committed & (PROGRESS_EVERY - 1) == 0 {
