@@ -2,6 +2,7 @@
 
 mod args;
 mod models;
+mod partition;
 mod picture;
 
 use args::EngineArgs;
@@ -39,6 +40,10 @@ enum Cmd {
     },
     /// List the shipped models.
     List,
+    /// Partition a profile (`run ... --profile-out FILE`) into a mapping
+    /// for `run ... --mapping MAPPING`; prints the cut, the imbalance and
+    /// the predicted remote fractions.
+    Partition(partition::PartitionArgs),
 }
 
 /// What to do with a model's typed results after a run (write its files).
@@ -49,11 +54,13 @@ type After<'a, R> = &'a dyn Fn(&R) -> Result<(), String>;
 /// handing them to `after`.
 trait Action {
     /// `sizing` names the model's options that set its size (for the memory check).
+    /// `params` describes the model's options (written into profiles).
     fn apply<M: Model>(
         &self,
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
+        params: &str,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String>;
 }
@@ -77,16 +84,17 @@ impl Action for Run<'_> {
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
+        params: &str,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
-        let cfg = engine.config()?;
+        let cfg = engine.config_for(Some((model.name(), model.num_lps())))?;
         self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
         if self.procs.rank() == 0 {
             for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
                 eprintln!("{note}");
             }
         }
-        execute(model, &cfg, engine, self.procs, after)
+        execute(model, &cfg, engine, self.procs, params, after)
     }
 }
 
@@ -96,6 +104,7 @@ impl Action for Verify<'_> {
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
+        _params: &str,
         _after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
@@ -105,7 +114,10 @@ impl Action for Verify<'_> {
                 self.procs.size()
             ));
         }
-        let cfg = engine.config_for_verify()?;
+        if engine.profile_out.is_some() {
+            return Err("--profile-out profiles a run; use it with `timewarp run`, not verify".into());
+        }
+        let cfg = engine.config_for_verify(Some((model.name(), model.num_lps())))?;
         fits(model, &cfg, 1, sizing)?;
         for note in engine.notes(&cfg, model.num_lps(), cfg.threads) {
             eprintln!("{note}");
@@ -242,6 +254,8 @@ fn main() -> ExitCode {
             Ok(())
         }
         Cmd::Run { model } => dispatch(model, &Run { procs: &procs }),
+        Cmd::Partition(a) if lead => partition::run(&a),
+        Cmd::Partition(_) => Ok(()),
         Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),
     };
     match result {
@@ -259,11 +273,11 @@ fn main() -> ExitCode {
 fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
     match cmd {
         ModelCmd::Phold { model, engine } => {
-            let m = model.model();
+            let m = model.model()?;
             m.validate()?;
-            model.bounded(engine.end(), engine.max_events_at_one_time)?;
-            let sizing = format!("--lps {} with --population {}", model.lps, model.population);
-            action.apply(&m, &engine, &sizing, &nothing).map(drop)
+            model.bounded(m.lps, engine.end(), engine.max_events_at_one_time)?;
+            let sizing = format!("--lps {} with --population {}", m.lps, model.population);
+            action.apply(&m, &engine, &sizing, &format!("{model:?}"), &nothing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
@@ -272,7 +286,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 "hypercube" => format!("--nodes {}", model.nodes),
                 _ => format!("--dims {}", model.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
             };
-            let results = action.apply(&m, &engine, &sizing, &nothing)?;
+            let results = action.apply(&m, &engine, &sizing, &format!("{model:?}"), &nothing)?;
             match (&model.link_stats, results) {
                 (Some(path), Some(r)) => write_link_stats(path, &r),
                 _ => Ok(()),
@@ -286,7 +300,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 "--cells-x {} × --cells-y {} with --portables-per-cell {}",
                 model.cells_x, model.cells_y, model.portables_per_cell
             );
-            action.apply(&m, &engine, &sizing, &nothing).map(drop)
+            action.apply(&m, &engine, &sizing, &format!("{model:?}"), &nothing).map(drop)
         }
         ModelCmd::Tlm { model, engine } => {
             let end = engine.end();
@@ -302,7 +316,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 }
             };
             let sizing = format!("--size {}", model.size.0.iter().map(u32::to_string).collect::<Vec<_>>().join("x"));
-            action.apply(&m, &engine, &sizing, &after).map(drop)
+            action.apply(&m, &engine, &sizing, &format!("{model:?}"), &after).map(drop)
         }
     }
 }
@@ -523,13 +537,18 @@ fn execute<M: Model>(
     cfg: &timewarp::Config,
     engine: &EngineArgs,
     procs: &Procs,
+    params: &str,
     after: After<'_, M::Results>,
 ) -> Result<Option<Value>, String> {
     let stats_out = match &engine.stats_json {
         Some(p) if procs.rank() == 0 => Some(StatsOut::open(p).map_err(|e| procs.alone(e))?),
         _ => None,
     };
-    let report = match procs.run(model, cfg) {
+    let run = match &engine.profile_out {
+        Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
+        None => procs.run(model, cfg),
+    };
+    let report = match run {
         Ok(Some(r)) => r,
         other => {
             if let Some(out) = stats_out {
