@@ -118,9 +118,11 @@ pub fn profile<M: Model>(model: &M, cfg: &Config) -> Result<(Report<M::Results>,
     let mut p = partition::Profile::new(model.num_lps());
     let report = match cfg.queue {
         QueueKind::Ladder => {
-            kernel::sequential::run_profiled::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, Some(&mut p))?
+            kernel::sequential::run_profiled::<M, LadderQueue<Inline<M::Msg>>, true>(model, cfg, Some(&mut p))?
         }
-        QueueKind::Heap => kernel::sequential::run_profiled::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, Some(&mut p))?,
+        QueueKind::Heap => {
+            kernel::sequential::run_profiled::<M, QuadHeap<Inline<M::Msg>>, true>(model, cfg, Some(&mut p))?
+        }
     };
     p.header.model = model.name().to_string();
     p.header.seed = cfg.seed;

@@ -31,13 +31,14 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     model: &M,
     cfg: &Config,
 ) -> Result<Report<M::Results>, Error> {
-    run_profiled::<M, Q>(model, cfg, None)
+    run_profiled::<M, Q, false>(model, cfg, None)
 }
 
 /// [`run`], counting committed events, handler time and messages per LP
-/// into `profile` when there is one (one branch per event when there is
-/// not: `docs/partitioning.md` has the measured cost both ways).
-pub(crate) fn run_profiled<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
+/// into `profile` when `PROFILE` (a constant, so the loop without it is the
+/// loop that never had it: a run-time `Option` test cost 2.6 % of the
+/// instructions per event, callgrind; `docs/partitioning.md`).
+pub(crate) fn run_profiled<M: Model, Q: PendingQueue<Inline<M::Msg>>, const PROFILE: bool>(
     model: &M,
     cfg: &Config,
     mut profile: Option<&mut Profile>,
@@ -82,14 +83,16 @@ pub(crate) fn run_profiled<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
             at = (ev.dst, ev.key.time);
             let lp = &mut lps[ev.dst as usize];
             let mut undo = M::Undo::default();
-            let started = profile.is_some().then(Instant::now);
+            let started = if PROFILE { Some(Instant::now()) } else { None };
             let dropped = if check {
                 checked_forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out, &mut first)?
             } else {
                 forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?
             };
-            if let (Some(p), Some(t)) = (profile.as_deref_mut(), started) {
-                p.record(ev.dst, ev.key.src(), t.elapsed().as_nanos() as u64);
+            if PROFILE {
+                if let (Some(p), Some(t)) = (profile.as_deref_mut(), started) {
+                    p.record(ev.dst, ev.key.src(), t.elapsed().as_nanos() as u64);
+                }
             }
             commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &undo, dropped, &mut pe)?;
             enqueue::<M, Q>(&mut q, &mut out, &mut peak);
