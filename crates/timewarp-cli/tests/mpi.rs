@@ -332,7 +332,8 @@ fn a_process_that_dies_ends_the_job() {
 #[test]
 fn partition_mappings_commit_the_sequential_digest_across_processes() {
     // Profile in one process, partition for 2 processes (× 1 and × 2
-    // threads, flat and latency-sensitive), run under mpirun -n 2.
+    // threads, flat and latency-sensitive), run under mpirun -n 2 in both
+    // parallel modes.
     let model = ["phold", "--hierarchy", "4,32,3", "--remote", "1", "--interleave", "--end", "8"];
     let profile = tmp("profile");
     let p = profile.to_str().unwrap();
@@ -350,12 +351,14 @@ fn partition_mappings_commit_the_sequential_digest_across_processes() {
             let o = finish(c);
             assert!(o.status.success(), "partition {scheme}: {}", text(&o.stderr));
             let threads = &layout[2..];
-            let par =
-                distributed(2, &[&model[..], &["--sync", "optimistic", "--threads", threads, "--mapping", m]].concat());
-            let what = format!("{scheme} on {layout} (flat: {flat})");
-            assert_eq!(par["digest"], seq["digest"], "{what}: digest differs from sequential");
-            assert_eq!(par["model_results"], seq["model_results"], "{what}");
-            remote.push((scheme, par["remote_process_fraction"].as_f64().unwrap()));
+            for sync in ["optimistic", "conservative"] {
+                let args = [&model[..], &["--sync", sync, "--threads", threads, "--mapping", m]].concat();
+                let par = distributed(2, &args);
+                let what = format!("{scheme} on {layout} (flat: {flat}), {sync}");
+                assert_eq!(par["digest"], seq["digest"], "{what}: digest differs from sequential");
+                assert_eq!(par["model_results"], seq["model_results"], "{what}");
+                remote.push((scheme, par["remote_process_fraction"].as_f64().unwrap()));
+            }
         }
     }
     // The measured traffic between processes follows the partition.

@@ -187,24 +187,26 @@ fn split(g: &Graph, members: &[LpId], parts: usize, r: &Request) -> Result<Vec<u
 }
 
 /// Longest-processing-time-first bin packing: the heaviest item goes to the
-/// lightest bin (ties to the lowest bin). At most 4/3 of the optimal largest
-/// bin (Graham 1969).
+/// lightest bin (ties to the bin with fewer items, then the lowest: LPs that
+/// never ran still spread out). At most 4/3 of the optimal largest bin
+/// (Graham 1969).
 ///
 /// ```
 /// # use timewarp::partition::greedy_bins;
 /// assert_eq!(greedy_bins(&[5, 1, 4, 2], 2), vec![0, 0, 1, 1]); // 5+1 and 4+2
+/// assert_eq!(greedy_bins(&[0, 0, 0, 0], 2), vec![0, 1, 0, 1]); // nothing measured: spread
 /// ```
 pub fn greedy_bins(weights: &[u64], bins: usize) -> Vec<u32> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let mut order: Vec<usize> = (0..weights.len()).collect();
     order.sort_by_key(|&i| (Reverse(weights[i]), i));
-    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = (0..bins as u32).map(|b| Reverse((0, b))).collect();
+    let mut heap: BinaryHeap<Reverse<(u64, usize, u32)>> = (0..bins as u32).map(|b| Reverse((0, 0, b))).collect();
     let mut out = vec![0u32; weights.len()];
     for i in order {
-        let Reverse((load, b)) = heap.pop().expect("at least one bin");
+        let Reverse((load, items, b)) = heap.pop().expect("at least one bin");
         out[i] = b;
-        heap.push(Reverse((load + weights[i], b)));
+        heap.push(Reverse((load + weights[i], items + 1, b)));
     }
     out
 }

@@ -128,6 +128,15 @@ fn hierarchical_partitions_processes_first() {
 }
 
 #[test]
+fn a_profile_with_nothing_measured_still_spreads_the_lps() {
+    let g = Profile::new(8).graph();
+    for scheme in Scheme::ALL {
+        let p = partition(&g, &request(scheme, 4)).unwrap();
+        assert_eq!(p.imbalance_lps, 1.0, "{scheme:?}: {:?}", p.table);
+    }
+}
+
+#[test]
 fn every_scheme_places_every_lp_on_a_valid_pe() {
     let g = planted(3, 10, 1);
     for scheme in Scheme::ALL {
