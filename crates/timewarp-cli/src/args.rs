@@ -88,12 +88,12 @@ pub(crate) struct EngineArgs {
 impl EngineArgs {
     /// The parallel configuration `verify` compares with sequential
     /// (`--sync sequential`, the default, means optimistic here).
-    pub(crate) fn config_for_verify(&self, model: Option<(&str, u32)>) -> Result<timewarp::Config, String> {
+    pub(crate) fn config_for_verify(&self, model: &str, lps: u32) -> Result<timewarp::Config, String> {
         let mut a = self.clone();
         if a.sync == SyncArg::Sequential {
             a.sync = SyncArg::Optimistic;
         }
-        a.config_for(model)
+        a.config_for(model, lps)
     }
 
     /// The end time (each model sets the default of --end, see `ModelCmd`).
@@ -102,9 +102,9 @@ impl EngineArgs {
     }
 
     /// The engine configuration these options describe, for a run of
-    /// `model` (name, LPs): a mapping file made by `timewarp partition` for
-    /// another model is refused.
-    pub(crate) fn config_for(&self, model: Option<(&str, u32)>) -> Result<timewarp::Config, String> {
+    /// `model` with `lps` LPs: a mapping file made by `timewarp partition`
+    /// for another model or LP count is refused.
+    pub(crate) fn config_for(&self, model: &str, lps: u32) -> Result<timewarp::Config, String> {
         let sync = match self.sync {
             SyncArg::Sequential => timewarp::SyncMode::Sequential,
             SyncArg::Check => timewarp::SyncMode::Check,
@@ -128,7 +128,7 @@ impl EngineArgs {
             optimism: self.optimism,
             trace_lp: None,
             max_events_at_one_time: self.max_events_at_one_time,
-            mapping: self.mapping(model)?,
+            mapping: self.mapping(model, lps)?,
         };
         cfg.validate().map_err(|e| describe(&e))?;
         Ok(cfg)
@@ -167,7 +167,7 @@ impl EngineArgs {
         notes
     }
 
-    fn mapping(&self, model: Option<(&str, u32)>) -> Result<timewarp::Mapping, String> {
+    fn mapping(&self, model: &str, lps: u32) -> Result<timewarp::Mapping, String> {
         match self.mapping.as_str() {
             "block" => Ok(timewarp::Mapping::Block),
             "random" => Ok(timewarp::Mapping::Random),
@@ -175,12 +175,11 @@ impl EngineArgs {
                 let text = std::fs::read_to_string(path).map_err(|e| {
                     format!("--mapping {path}: cannot read the mapping file ({e}); give block, random or a file")
                 })?;
-                let origin = timewarp::partition::mapping_origin(&text);
-                if let (Some(o), Some((name, lps))) = (&origin, model) {
-                    if o.model != name || o.lps != lps {
+                if let Some(o) = timewarp::partition::mapping_origin(&text) {
+                    if o.model != model || o.lps != lps {
                         return Err(format!(
                             "--mapping {path} was made (scheme {}) from a profile of {} with {} LPs, but this run \
-                             is {name} with {lps} LPs; profile this model (--profile-out) and partition that",
+                             is {model} with {lps} LPs; profile this model (--profile-out) and partition that",
                             o.scheme, o.model, o.lps
                         ));
                     }

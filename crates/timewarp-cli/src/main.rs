@@ -87,7 +87,7 @@ impl Action for Run<'_> {
         params: &str,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
-        let cfg = engine.config_for(Some((model.name(), model.num_lps())))?;
+        let cfg = engine.config_for(model.name(), model.num_lps())?;
         self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
         if self.procs.rank() == 0 {
             for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
@@ -117,7 +117,7 @@ impl Action for Verify<'_> {
         if engine.profile_out.is_some() {
             return Err("--profile-out profiles a run; use it with `timewarp run`, not verify".into());
         }
-        let cfg = engine.config_for_verify(Some((model.name(), model.num_lps())))?;
+        let cfg = engine.config_for_verify(model.name(), model.num_lps())?;
         fits(model, &cfg, 1, sizing)?;
         for note in engine.notes(&cfg, model.num_lps(), cfg.threads) {
             eprintln!("{note}");
