@@ -222,6 +222,7 @@ fn refused_values_get_one_line() {
         // PHOLD variants: what cannot be built is named.
         (&["run", "phold", "--hierarchy", "3,64"], Line, "--hierarchy takes three numbers"),
         (&["run", "phold", "--hierarchy", "2,1,1"], Line, "X >= 2 objects per leaf cluster"),
+        (&["run", "phold", "--hierarchy", "2,8,4294967295"], Line, "1 <= K <= 1024 neighbours"),
         (&["run", "phold", "--hierarchy", "2,8,1", "--lps", "100"], Line, "--lps 100 disagrees with --hierarchy 2,8,1, which gives X × 2^(L−1) = 16 LPs"),
         (&["run", "phold", "--hierarchy", "2,8,1", "--alpha", "0"], Line, "--alpha must be a finite number other than 0"),
         (&["run", "phold", "--hierarchy", "2,8,1", "--pareto-low", "5", "--pareto-high", "2"], Line, "0 < low < high"),

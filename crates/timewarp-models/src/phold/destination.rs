@@ -134,6 +134,9 @@ pub struct Hierarchy {
     pub interleave: bool,
 }
 
+/// Most neighbours per object per level (`K`).
+const MAX_NEIGHBOURS: u32 = 1024;
+
 /// Tags of the fixed hashes (neighbour ids, edge weights, compute weights).
 const NEIGHBOUR: u64 = 1;
 const EDGE: u64 = 2;
@@ -168,10 +171,11 @@ impl Hierarchy {
 
     /// Checks the parameters, saying what is wrong.
     pub(crate) fn validate(&self, lps: u32) -> Result<(), String> {
-        if !(1..=31).contains(&self.levels) || self.cluster < 2 || self.neighbours == 0 {
+        // K is bounded: every event that leaves its LP weighs its K neighbours.
+        if !(1..=31).contains(&self.levels) || self.cluster < 2 || !(1..=MAX_NEIGHBOURS).contains(&self.neighbours) {
             return Err(format!(
-                "--hierarchy L,X,K needs 1 <= L <= 31 levels, X >= 2 objects per leaf cluster and K >= 1 \
-                 neighbours, got {},{},{}",
+                "--hierarchy L,X,K needs 1 <= L <= 31 levels, X >= 2 objects per leaf cluster and 1 <= K <= \
+                 {MAX_NEIGHBOURS} neighbours, got {},{},{}",
                 self.levels, self.cluster, self.neighbours
             ));
         }
