@@ -92,17 +92,22 @@ pub(crate) struct EngineArgs {
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = whole::<u32>(1, u32::MAX as u64),
           allow_negative_numbers = true, help_heading = "Checkpoints")]
     pub checkpoint_keep: u32,
+    /// Profile the run into FILE for `timewarp partition`: per LP committed
+    /// events and handler time, per LP pair committed messages (METIS graph
+    /// format with a JSON header). Sequential runs in one process only.
+    #[arg(long, value_name = "FILE")]
+    pub profile_out: Option<PathBuf>,
 }
 
 impl EngineArgs {
     /// The parallel configuration `verify` compares with sequential
     /// (`--sync sequential`, the default, means optimistic here).
-    pub(crate) fn config_for_verify(&self) -> Result<timewarp::Config, String> {
+    pub(crate) fn config_for_verify(&self, model: &str, lps: u32) -> Result<timewarp::Config, String> {
         let mut a = self.clone();
         if a.sync == SyncArg::Sequential {
             a.sync = SyncArg::Optimistic;
         }
-        a.config()
+        a.config_for(model, lps)
     }
 
     /// The end time (each model sets the default of --end, see `ModelCmd`).
@@ -110,8 +115,10 @@ impl EngineArgs {
         self.end.unwrap_or(timewarp::Config::default().end)
     }
 
-    /// The engine configuration these options describe.
-    pub(crate) fn config(&self) -> Result<timewarp::Config, String> {
+    /// The engine configuration these options describe, for a run of
+    /// `model` with `lps` LPs: a mapping file made by `timewarp partition`
+    /// for another model or LP count is refused.
+    pub(crate) fn config_for(&self, model: &str, lps: u32) -> Result<timewarp::Config, String> {
         let sync = match self.sync {
             SyncArg::Sequential => timewarp::SyncMode::Sequential,
             SyncArg::Check => timewarp::SyncMode::Check,
@@ -135,7 +142,7 @@ impl EngineArgs {
             optimism: self.optimism,
             trace_lp: None,
             max_events_at_one_time: self.max_events_at_one_time,
-            mapping: self.mapping()?,
+            mapping: self.mapping(model, lps)?,
         };
         cfg.validate().map_err(|e| describe(&e))?;
         Ok(cfg)
@@ -194,7 +201,7 @@ impl EngineArgs {
         notes
     }
 
-    fn mapping(&self) -> Result<timewarp::Mapping, String> {
+    fn mapping(&self, model: &str, lps: u32) -> Result<timewarp::Mapping, String> {
         match self.mapping.as_str() {
             "block" => Ok(timewarp::Mapping::Block),
             "random" => Ok(timewarp::Mapping::Random),
@@ -202,6 +209,15 @@ impl EngineArgs {
                 let text = std::fs::read_to_string(path).map_err(|e| {
                     format!("--mapping {path}: cannot read the mapping file ({e}); give block, random or a file")
                 })?;
+                if let Some(o) = timewarp::partition::mapping_origin(&text) {
+                    if o.model != model || o.lps != lps {
+                        return Err(format!(
+                            "--mapping {path} was made (scheme {}) from a profile of {} with {} LPs, but this run \
+                             is {model} with {lps} LPs; profile this model (--profile-out) and partition that",
+                            o.scheme, o.model, o.lps
+                        ));
+                    }
+                }
                 timewarp::Mapping::parse_table(&text).map_err(|e| format!("--mapping {path}: {e}"))
             }
         }

@@ -2,6 +2,7 @@
 
 mod args;
 mod models;
+mod partition;
 mod picture;
 mod resume;
 
@@ -59,6 +60,10 @@ wrote the checkpoint, and the others stay as they were. The model, its options a
     },
     /// List the shipped models.
     List,
+    /// Partition a profile (`run ... --profile-out FILE`) into a mapping
+    /// for `run ... --mapping MAPPING`; prints the cut, the imbalance and
+    /// the predicted remote fractions.
+    Partition(partition::PartitionArgs),
 }
 
 /// What to do with a model's typed results after a run (write its files).
@@ -108,7 +113,7 @@ impl Action for Run<'_> {
         identity: &Value,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
-        let cfg = engine.config()?;
+        let cfg = engine.config_for(model.name(), model.num_lps())?;
         let plan = engine.plan(&self.command, identity.clone())?;
         let start = match self.resume {
             Some(file) => Some(file.load(model, Some(identity)).map_err(|e| e.to_string())?),
@@ -122,7 +127,7 @@ impl Action for Run<'_> {
                 eprintln!("{note}");
             }
         }
-        execute(model, &cfg, engine, self.procs, after, Checkpoints { plan, start, control: self.control })
+        execute(model, &cfg, engine, self.procs, identity, after, Checkpoints { plan, start, control: self.control })
     }
 }
 
@@ -152,7 +157,10 @@ impl Action for Verify<'_> {
         if engine.checkpoint_dir.is_some() {
             return Err("verify does not write checkpoints: leave --checkpoint-dir out".into());
         }
-        let cfg = engine.config_for_verify()?;
+        if engine.profile_out.is_some() {
+            return Err("--profile-out profiles a run; use it with `timewarp run`, not verify".into());
+        }
+        let cfg = engine.config_for_verify(model.name(), model.num_lps())?;
         fits(model, &cfg, 1, sizing)?;
         for note in engine.notes(&cfg, model.num_lps(), cfg.threads) {
             eprintln!("{note}");
@@ -319,6 +327,8 @@ fn main() -> ExitCode {
             dispatch(model, &Run { procs: &procs, command, control: &control, resume: None })
         }
         Cmd::Resume { file, options } => resume(&procs, &file, &options),
+        Cmd::Partition(a) if lead => partition::run(&a),
+        Cmd::Partition(_) => Ok(()),
         Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),
     };
     match result {
@@ -336,10 +346,10 @@ fn main() -> ExitCode {
 fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
     match cmd {
         ModelCmd::Phold { model, engine } => {
-            let m = model.model();
+            let m = model.model()?;
             m.validate()?;
-            model.bounded(engine.end(), engine.max_events_at_one_time)?;
-            let sizing = format!("--lps {} with --population {}", model.lps, model.population);
+            model.bounded(m.lps, engine.end(), engine.max_events_at_one_time)?;
+            let sizing = format!("--lps {} with --population {}", m.lps, model.population);
             action.apply(&m, &engine, &sizing, &identity("phold", &model, &engine), &nothing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
@@ -621,6 +631,11 @@ impl StatsOut {
 
     /// Removes the temporary file of a run that ended without statistics.
     fn discard(self) {
+        self.remove_temporary();
+    }
+
+    /// Removes the temporary file (before the process exits with it open).
+    fn remove_temporary(&self) {
         if let StatsOut::Renamed { tmp, .. } = self {
             let _ = std::fs::remove_file(tmp);
         }
@@ -633,6 +648,7 @@ fn execute<M: Model>(
     cfg: &timewarp::Config,
     engine: &EngineArgs,
     procs: &Procs,
+    identity: &Value,
     after: After<'_, M::Results>,
     ck: Checkpoints<'_, M>,
 ) -> Result<Option<Value>, String> {
@@ -640,20 +656,29 @@ fn execute<M: Model>(
         Some(p) if procs.rank() == 0 => Some(StatsOut::open(p).map_err(|e| procs.alone(e))?),
         _ => None,
     };
-    let report = match procs.run(model, cfg, ck) {
+    let run = match &engine.profile_out {
+        Some(path) => {
+            let params = identity["options"].as_str().unwrap_or_default();
+            partition::profile(model, cfg, procs.size(), path, params, engine.quiet)
+        }
+        None => procs.run(model, cfg, ck).map_err(|e| match e {
+            timewarp::Error::Interrupted { checkpoint: Some(_) } => {
+                if let Some(out) = &stats_out {
+                    out.remove_temporary();
+                }
+                eprintln!("{e}");
+                std::process::exit(EXIT_CHECKPOINTED.into())
+            }
+            e => procs.failed(e),
+        }),
+    };
+    let report = match run {
         Ok(Some(r)) => r,
         other => {
             if let Some(out) = stats_out {
                 out.discard();
             }
-            return match other {
-                Ok(_) => Ok(None),
-                Err(e @ timewarp::Error::Interrupted { checkpoint: Some(_) }) => {
-                    eprintln!("{e}");
-                    std::process::exit(EXIT_CHECKPOINTED.into())
-                }
-                Err(e) => Err(procs.failed(e)),
-            };
+            return other.map(|_| None);
         }
     };
     after(&report.results)?;

@@ -183,6 +183,13 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "tlm", "--size", "10"], Clap, "XxY or XxYxZ"),
         (&["run", "tlm", "--waveform", "square"], Clap, "gaussian, impulse, sine"),
         (&["run", "tlm", "--source-at", "1,2,3,4"], Clap, "X,Y or X,Y,Z"),
+        (&["run", "phold", "--regional", "1.5"], Clap, "--regional"),
+        (&["run", "phold", "--hierarchy", "a,b,c"], Clap, "--hierarchy"),
+        (&["run", "phold", "--pareto-low", "0"], Clap, "--pareto-low"),
+        (&["partition", "p.graph", "--parts", "2", "--scheme", "metis", "-o", "m"], Clap, "possible values: random, block, static, object-only, activity, object-activity"),
+        (&["partition", "p.graph", "--parts", "2", "--scheme", "activity"], Clap, "--output"),
+        (&["partition", "p.graph", "--parts", "2", "--scheme", "activity", "--imbalance", "0.9", "-o", "m"], Clap, "--imbalance"),
+        (&["partition", "p.graph", "--parts", "0", "--scheme", "activity", "-o", "m"], Clap, "--parts"),
     ]);
 }
 
@@ -221,6 +228,29 @@ fn refused_values_get_one_line() {
         (&["run", "phold", "--mean", "0", "--lookahead", "0", "--lps", "16", "--max-events-at-one-time", "1000", "--sync", "check"], Line, "the run cannot advance"),
         (&["run", "phold", "--lps", "4", "--population", "1", "--mean", "1e7", "--lookahead", "1e-9", "--end", "1e9", "--sync", "conservative", "--threads", "2"], Line, "1e-9 rounds to 1000000000"),
         (&["run", "phold", "--lps", "16", "--lookahead", "1e-300", "--end", "2", "--sync", "conservative", "--threads", "2"], Line, "too small to advance virtual time"),
+        // PHOLD variants: what cannot be built is named.
+        (&["run", "phold", "--hierarchy", "3,64"], Line, "--hierarchy takes three numbers"),
+        (&["run", "phold", "--hierarchy", "2,1,1"], Line, "X >= 2 objects per leaf cluster"),
+        (&["run", "phold", "--hierarchy", "2,8,4294967295"], Line, "1 <= K <= 1024 neighbours"),
+        (&["run", "phold", "--hierarchy", "2,8,1", "--lps", "100"], Line, "--lps 100 disagrees with --hierarchy 2,8,1, which gives X × 2^(L−1) = 16 LPs"),
+        (&["run", "phold", "--hierarchy", "2,8,1", "--alpha", "0"], Line, "--alpha must be a finite number other than 0"),
+        (&["run", "phold", "--hierarchy", "2,8,1", "--pareto-low", "5", "--pareto-high", "2"], Line, "0 < low < high"),
+        (&["run", "phold", "--skewed-compute"], Line, "give --hierarchy L,X,K"),
+        (&["run", "phold", "--lps", "64", "--pes-per-node", "2", "--regional", "0.3"], Line, "--nodes is 1; give --nodes >= 2 or --remote 0"),
+        (&["run", "phold", "--lps", "64", "--nodes", "2", "--regional", "0.3"], Line, "--pes-per-node is 1"),
+        (&["run", "phold", "--lps", "64", "--nodes", "3"], Line, "must be a multiple of --nodes 3"),
+        (&["run", "phold", "--lps", "64", "--nodes", "2", "--pes-per-node", "2", "--remote", "0.8", "--regional", "0.5"], Line, "must be a probability (at most 1)"),
+        (&["run", "phold", "--hierarchy", "2,8,1", "--nodes", "2"], Line, "two different topologies"),
+        // Profiles and partitions.
+        (&["run", "phold", "--lps", "16", "--end", "2", "--profile-out", "/nonexistent-dir/p.graph"], Line, "cannot write the profile to /nonexistent-dir/p.graph"),
+        (&["run", "phold", "--lps", "16", "--end", "2", "--profile-out", "p.graph", "--sync", "optimistic", "--threads", "2"], Line, "run with --sync sequential, not optimistic"),
+        (&["verify", "phold", "--lps", "16", "--end", "2", "--profile-out", "p.graph"], Line, "use it with `timewarp run`"),
+        (&["partition", "/nonexistent-dir/p.graph", "--parts", "2", "--scheme", "activity", "-o", "m"], Line, "cannot read profile /nonexistent-dir/p.graph"),
+        (&["partition", "/dev/null", "--parts", "2", "--scheme", "activity", "-o", "m"], Line, "not a timewarp profile"),
+        (&["partition", "/dev/null", "--scheme", "activity", "-o", "m"], Line, "give --parts P (PEs) or --hierarchy PROCESSES,THREADS"),
+        (&["partition", "/dev/null", "--parts", "3", "--hierarchy", "2,2", "--scheme", "activity", "-o", "m"], Line, "--parts 3 disagrees with --hierarchy 2,2"),
+        (&["partition", "/dev/null", "--hierarchy", "2,2,2", "--scheme", "activity", "-o", "m"], Line, "--hierarchy takes PROCESSES,THREADS"),
+        (&["partition", "/dev/null", "--parts", "2", "--flat", "--scheme", "activity", "-o", "m"], Line, "--flat compares with --hierarchy"),
     ]);
 }
 
@@ -347,6 +377,8 @@ fn random_command_lines_end_cleanly() {
         ("--stats-json", &["-", "/dev/null", "/nonexistent-dir/x.json"]),
         ("--link-stats", &["/dev/null", "/nonexistent-dir/x.csv"]),
         ("--mapping", &["block", "random", "/nonexistent-dir/map", "abc"]),
+        ("--hierarchy", &["2,4,1", "1,2", "31,4294967295,1", "0,0,0", "abc"]),
+        ("--profile-out", &["/dev/null", "/nonexistent-dir/p.graph"]),
         ("--size", &["0x4", "16x16", "4x4x4", "65536x65536", "abc", "10"]),
         ("--image", &["/dev/null", "/nonexistent-dir/x.png"]),
         ("--receivers-csv", &["/dev/null", "/nonexistent-dir/x.csv"]),

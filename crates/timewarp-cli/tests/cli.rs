@@ -323,3 +323,77 @@ fn tlm_bad_input_is_one_clear_line() {
     assert_clear_error(&["run", "tlm", "--terrain", "/nonexistent/terrain.txt"], "cannot read");
     assert_clear_error(&["run", "tlm", "--end", "1e12"], "--end");
 }
+
+#[test]
+fn profile_partition_run_commits_the_same_digest_under_every_scheme() {
+    let model =
+        ["phold", "--hierarchy", "3,16,3", "--remote", "1", "--compute", "10", "--skewed-compute", "--interleave"];
+    let base = [&["run"][..], &model[..], &["--end", "6"]].concat();
+    let seq = stats(&base);
+    let profile = tmp("hier.graph");
+    let p = profile.to_str().unwrap();
+    let profiled = stats(&[&base[..], &["--profile-out", p]].concat());
+    assert_eq!(profiled["digest"], seq["digest"], "profiling changes nothing");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    assert!(text.starts_with("% timewarp-profile {\"model\":\"phold\",\"lps\":64"), "{}", &text[..80]);
+    for scheme in ["random", "block", "static", "object-only", "activity", "object-activity"] {
+        for (layout, threads) in [(&["--parts", "3"][..], "3"), (&["--hierarchy", "1,2"][..], "2")] {
+            let map = tmp(&format!("hier-{scheme}-{threads}.map"));
+            let m = map.to_str().unwrap();
+            let o = timewarp(&[&["partition", p, "--scheme", scheme, "-o", m][..], layout].concat());
+            assert!(o.status.success(), "{scheme}: {}", stderr(&o));
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(out.contains("predicted remote fraction") && out.contains("imbalance"), "{out}");
+            for sync in ["optimistic", "conservative"] {
+                let s = stats(&[&base[..], &["--sync", sync, "--threads", threads, "--mapping", m]].concat());
+                assert_eq!(s["digest"], seq["digest"], "{scheme} {sync} {threads} threads");
+            }
+        }
+    }
+    // The mapping knows its model: another model (or LP count) is refused.
+    let map = tmp("hier-activity-3.map");
+    assert_clear_error(
+        &[
+            "run",
+            "pcs",
+            "--cells-x",
+            "8",
+            "--cells-y",
+            "8",
+            "--sync",
+            "optimistic",
+            "--threads",
+            "3",
+            "--mapping",
+            map.to_str().unwrap(),
+        ],
+        "from a profile of phold with 64 LPs, but this run is pcs with 64 LPs",
+    );
+    assert_clear_error(
+        &["run", "phold", "--lps", "128", "--sync", "optimistic", "--threads", "3", "--mapping", map.to_str().unwrap()],
+        "but this run is phold with 128 LPs",
+    );
+    // A profile whose body was cut short names the problem.
+    let cut = tmp("cut.graph");
+    std::fs::write(&cut, text.lines().take(10).collect::<Vec<_>>().join("\n")).unwrap();
+    let c = cut.to_str().unwrap();
+    assert_clear_error(
+        &["partition", c, "--parts", "2", "--scheme", "activity", "-o", "/dev/null"],
+        "vertices announced",
+    );
+}
+
+#[test]
+fn pcs_profiles_and_partitions_too() {
+    let base = ["run", "pcs", "--cells-x", "8", "--cells-y", "8", "--end", "5"];
+    let seq = stats(&base);
+    let profile = tmp("pcs.graph");
+    let p = profile.to_str().unwrap();
+    stats(&[&base[..], &["--profile-out", p]].concat());
+    let map = tmp("pcs.map");
+    let m = map.to_str().unwrap();
+    let o = timewarp(&["partition", p, "--parts", "2", "--scheme", "object-activity", "-o", m]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stats(&[&base[..], &["--sync", "optimistic", "--threads", "2", "--mapping", m]].concat());
+    assert_eq!(s["digest"], seq["digest"]);
+}

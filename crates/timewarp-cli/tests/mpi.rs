@@ -385,3 +385,40 @@ fn wall_clock_checkpoints_are_refused_across_processes() {
     assert!(err.contains("--checkpoint-wall") && err.contains("--checkpoint-every"), "{err}");
     assert_eq!(err.matches("error").count(), 1, "said once: {err}");
 }
+
+#[test]
+fn partition_mappings_commit_the_sequential_digest_across_processes() {
+    // Profile in one process, partition for 2 processes (× 1 and × 2
+    // threads, flat and latency-sensitive), run under mpirun -n 2 in both
+    // parallel modes.
+    let model = ["phold", "--hierarchy", "4,32,3", "--remote", "1", "--interleave", "--end", "8"];
+    let profile = tmp("profile");
+    let p = profile.to_str().unwrap();
+    let seq = single(&[&model[..], &["--sync", "sequential", "--profile-out", p]].concat());
+    let mut remote = Vec::new();
+    for (scheme, layout) in [("random", "2,1"), ("activity", "2,1"), ("object-activity", "2,2"), ("static", "2,2")] {
+        for flat in [false, true] {
+            let map = tmp(&format!("{scheme}-{layout}-{flat}"));
+            let m = map.to_str().unwrap();
+            let mut c = Command::new(bin());
+            c.args(["partition", p, "--scheme", scheme, "--hierarchy", layout, "-q", "-o", m]);
+            if flat {
+                c.arg("--flat");
+            }
+            let o = finish(c);
+            assert!(o.status.success(), "partition {scheme}: {}", text(&o.stderr));
+            let threads = &layout[2..];
+            for sync in ["optimistic", "conservative"] {
+                let args = [&model[..], &["--sync", sync, "--threads", threads, "--mapping", m]].concat();
+                let par = distributed(2, &args);
+                let what = format!("{scheme} on {layout} (flat: {flat}), {sync}");
+                assert_eq!(par["digest"], seq["digest"], "{what}: digest differs from sequential");
+                assert_eq!(par["model_results"], seq["model_results"], "{what}");
+                remote.push((scheme, par["remote_process_fraction"].as_f64().unwrap()));
+            }
+        }
+    }
+    // The measured traffic between processes follows the partition.
+    let of = |s: &str| remote.iter().find(|r| r.0 == s).unwrap().1;
+    assert!(3.0 * of("activity") < of("random"), "{remote:?}");
+}

@@ -2,8 +2,9 @@
 //! for every thread count, KPs per PE, batch size and remote fraction, and
 //! under a rollback-heavy configuration and random configurations.
 
+use timewarp::partition::{partition, Request, Scheme};
 use timewarp::{run, Config, Mapping, Stats, SyncMode};
-use timewarp_models::phold::Phold;
+use timewarp_models::phold::{Hierarchy, Phold, Regional};
 
 fn stats(m: &Phold, cfg: Config) -> Stats {
     let label = format!("{m:?} {cfg:?}");
@@ -89,6 +90,7 @@ fn random_configurations_stress() {
             lookahead: [0.0, 0.1, 1.0][next(3) as usize],
             remote: [0.0, 0.05, 0.5, 1.0][next(4) as usize],
             compute: 0,
+            ..Phold::default()
         };
         if m.mean == 0.0 && m.lookahead == 0.0 {
             continue; // zero-delay forever: never reaches the end time
@@ -171,4 +173,108 @@ fn messages_waiting_behind_a_full_ring_hold_gvt_back() {
         };
         assert_same(&seq, &stats(&m, cfg), &format!("seed {seed}"));
     }
+}
+
+/// The report's PHOLD variants: local/regional/remote blocks, and the
+/// hierarchy with near (α = −5, skewed compute, interleaved ids) and far
+/// (α = 1) activity.
+fn variants() -> Vec<Phold> {
+    let h = Hierarchy {
+        levels: 3,
+        cluster: 16,
+        neighbours: 3,
+        alpha: -5.0,
+        low: 1.0,
+        high: 10.0,
+        skewed_compute: true,
+        interleave: true,
+    };
+    vec![
+        Phold {
+            lps: 96,
+            population: 2,
+            remote: 0.2,
+            regional: Some(Regional { nodes: 2, pes_per_node: 3, regional: 0.3 }),
+            ..Phold::default()
+        },
+        Phold { lps: 64, population: 2, remote: 1.0, compute: 5, hierarchy: Some(h.clone()), ..Phold::default() },
+        Phold {
+            lps: 64,
+            population: 2,
+            remote: 0.7,
+            hierarchy: Some(Hierarchy { alpha: 1.0, skewed_compute: false, interleave: false, ..h }),
+            ..Phold::default()
+        },
+    ]
+}
+
+#[test]
+fn variants_commit_the_same_history_under_every_partition_scheme_mode_and_thread_count() {
+    for m in variants() {
+        m.validate().unwrap();
+        let end = 8.0;
+        let seq = stats(&m, Config { end, ..Config::default() });
+        let (profiled, profile) = timewarp::profile(&m, &Config { end, ..Config::default() }).unwrap();
+        assert_same(&seq, &profiled.stats, &format!("{m:?}: profiling changes nothing"));
+        let g = profile.graph();
+        assert_eq!(g.total_events(), seq.committed_events);
+        let chk = stats(&m, Config { end, sync: SyncMode::Check, ..Config::default() });
+        assert_same(&seq, &chk, &format!("{m:?}: check mode"));
+        for threads in 1..=3 {
+            let mut mappings = vec![("block".to_string(), Mapping::Block), ("random".to_string(), Mapping::Random)];
+            for scheme in Scheme::ALL {
+                let r = Request { scheme, processes: 1, threads, hierarchical: false, imbalance: 1.05, seed: 3 };
+                let table = partition(&g, &r).unwrap().table;
+                mappings.push((scheme.name().to_string(), Mapping::Table(table.into())));
+            }
+            for (name, mapping) in mappings {
+                for sync in [SyncMode::Optimistic, SyncMode::Conservative] {
+                    let cfg = Config { sync, end, threads, mapping: mapping.clone(), ..Config::default() };
+                    assert_same(&seq, &stats(&m, cfg), &format!("{m:?} {sync:?} {threads} threads, {name}"));
+                }
+            }
+        }
+        // Latency-sensitive: 2 "processes" × 2 threads, run as 4 PEs of one process.
+        let r = Request {
+            scheme: Scheme::ObjectActivity,
+            processes: 2,
+            threads: 2,
+            hierarchical: true,
+            imbalance: 1.05,
+            seed: 1,
+        };
+        let table = partition(&g, &r).unwrap().table;
+        let cfg = Config {
+            sync: SyncMode::Optimistic,
+            end,
+            threads: 4,
+            mapping: Mapping::Table(table.into()),
+            ..Config::default()
+        };
+        assert_same(&seq, &stats(&m, cfg), &format!("{m:?}: hierarchical 2 × 2"));
+    }
+}
+
+#[test]
+fn measured_remote_fraction_is_the_predicted_one() {
+    // The regional variant on block mapping with 1 process × 3 threads: a
+    // sub-block is a PE, so remote + regional events cross PEs (a uniformly
+    // drawn LP of another node or sub-block is never the sender).
+    let m = Phold {
+        lps: 300,
+        population: 4,
+        remote: 0.0,
+        regional: Some(Regional { nodes: 1, pes_per_node: 3, regional: 0.25 }),
+        ..Phold::default()
+    };
+    let end = 20.0;
+    let par = stats(&m, Config { sync: SyncMode::Optimistic, end, threads: 3, ..Config::default() });
+    let n = par.committed_events as f64;
+    let se = (0.25 * 0.75 / n).sqrt();
+    assert!((par.remote_fraction - 0.25).abs() < 5.0 * se + 0.01, "remote fraction {}", par.remote_fraction);
+    // And the profile's prediction for the same placement agrees with the run.
+    let (_, p) = timewarp::profile(&m, &Config { end, ..Config::default() }).unwrap();
+    let r = Request { scheme: Scheme::Block, processes: 1, threads: 3, hierarchical: false, imbalance: 1.05, seed: 1 };
+    let predicted = partition(&p.graph(), &r).unwrap().remote_fraction;
+    assert!((predicted - par.remote_fraction).abs() < 0.01, "predicted {predicted}, measured {}", par.remote_fraction);
 }

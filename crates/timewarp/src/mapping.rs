@@ -132,24 +132,7 @@ impl Placement {
         let kps_per_pe = kps_per_pe.min(max_lps_per_pe(num_lps, pes) as usize).max(1);
         let table: Vec<u32> = match mapping {
             Mapping::Block => return Ok(Placement::Block(BlockMapping::new(num_lps, pes, kps_per_pe))),
-            Mapping::Random => {
-                // Fisher–Yates with SplitMix64 (placement is no model randomness).
-                let mut order: Vec<u32> = (0..num_lps).collect();
-                let mut x = seed ^ 0x6a09_e667_f3bc_c908;
-                for i in (1..order.len()).rev() {
-                    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                    let mut z = x;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                    z ^= z >> 31;
-                    order.swap(i, (z % (i as u64 + 1)) as usize);
-                }
-                let mut t = vec![0u32; num_lps as usize];
-                for (pos, &lp) in order.iter().enumerate() {
-                    t[lp as usize] = (pos as u64 * pes as u64 / num_lps.max(1) as u64) as u32;
-                }
-                t
-            }
+            Mapping::Random => random_table(num_lps, pes, seed),
             Mapping::Table(t) => {
                 if t.len() != num_lps as usize {
                     return Err(Error::Config(format!(
@@ -182,6 +165,28 @@ impl Placement {
             .collect();
         Ok(Placement::Table(TableMapping { kps: kps_per_pe, pe: table, local, kp, lps }))
     }
+}
+
+/// The PE of every LP under [`Mapping::Random`]: a random permutation (from
+/// `seed`) cut into equal blocks. `timewarp partition --scheme random`
+/// writes the same table.
+pub(crate) fn random_table(num_lps: u32, pes: usize, seed: u64) -> Vec<u32> {
+    // Fisher–Yates with SplitMix64 (placement is no model randomness).
+    let mut order: Vec<u32> = (0..num_lps).collect();
+    let mut x = seed ^ 0x6a09_e667_f3bc_c908;
+    for i in (1..order.len()).rev() {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        order.swap(i, (z % (i as u64 + 1)) as usize);
+    }
+    let mut t = vec![0u32; num_lps as usize];
+    for (pos, &lp) in order.iter().enumerate() {
+        t[lp as usize] = (pos as u64 * pes as u64 / num_lps.max(1) as u64) as u32;
+    }
+    t
 }
 
 impl Place for TableMapping {

@@ -6,9 +6,17 @@
 //! itself), otherwise to itself. The destination rule depends only on random
 //! draws, never on where LPs are placed, so every mode commits the same
 //! history. The event population is constant: a known answer the tests check.
+//!
+//! Two variants of the multicore report change only where an event goes
+//! ([`destination`]): local / regional / remote blocks ([`Regional`]) and
+//! the hierarchical topology with Pareto activity ([`Hierarchy`]).
+
+mod destination;
 
 use serde::{Deserialize, Serialize};
 use timewarp::{Ctx, LpId, Model, Random};
+
+pub use destination::{Hierarchy, Regional};
 
 /// PHOLD parameters.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -25,12 +33,26 @@ pub struct Phold {
     pub remote: f64,
     /// Busy-work iterations per event (event grain).
     pub compute: u32,
+    /// Local / regional / remote blocks (`None`: the classic rule, where a
+    /// non-remote event stays on its LP).
+    pub regional: Option<Regional>,
+    /// The hierarchical topology (`None`: none).
+    pub hierarchy: Option<Hierarchy>,
 }
 
 impl Default for Phold {
     /// The reference configuration: 16,384 LPs, 10 events each, delay 1 + Exp(1), 10% remote.
     fn default() -> Self {
-        Phold { lps: 16_384, population: 10, mean: 1.0, lookahead: 1.0, remote: 0.1, compute: 0 }
+        Phold {
+            lps: 16_384,
+            population: 10,
+            mean: 1.0,
+            lookahead: 1.0,
+            remote: 0.1,
+            compute: 0,
+            regional: None,
+            hierarchy: None,
+        }
     }
 }
 
@@ -76,7 +98,47 @@ impl Phold {
         if !(0.0..=1.0).contains(&self.remote) {
             return Err(format!("--remote is a probability in [0, 1], got {}", self.remote));
         }
-        Ok(())
+        match (&self.regional, &self.hierarchy) {
+            (Some(_), Some(_)) => {
+                Err("--nodes / --pes-per-node / --regional and --hierarchy are two different topologies; give one"
+                    .into())
+            }
+            (Some(r), None) => r.validate(self.lps, self.remote),
+            (None, Some(h)) => h.validate(self.lps),
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// Where an event processed by `ctx.lp()` goes (see [`destination`]).
+    #[inline]
+    fn destination(&self, ctx: &mut Ctx<'_, Self>) -> LpId {
+        let lp = ctx.lp();
+        if let Some(h) = &self.hierarchy {
+            if self.remote > 0.0 && ctx.rng(0).uniform() < self.remote {
+                return h.destination(lp, &mut ctx.rng(0));
+            }
+            return lp;
+        }
+        if let Some(r) = &self.regional {
+            return r.destination(lp, self.lps, self.remote, &mut ctx.rng(0));
+        }
+        let remote = self.remote > 0.0 && ctx.rng(0).uniform() < self.remote;
+        if remote {
+            ctx.rng(0).below(self.lps as u64) as LpId
+        } else {
+            lp
+        }
+    }
+
+    /// Busy-work iterations of an event of `lp`.
+    #[inline]
+    fn compute_of(&self, lp: LpId) -> u32 {
+        match &self.hierarchy {
+            Some(h) if h.skewed_compute => {
+                (self.compute as f64 * h.compute_weight(lp)).round().min(u32::MAX as f64) as u32
+            }
+            _ => self.compute,
+        }
     }
 
     #[inline]
@@ -130,10 +192,9 @@ impl Model for Phold {
         s.processed += 1;
         if self.compute > 0 {
             undo.work = s.work;
-            s.work = busy(s.work ^ s.processed, self.compute);
+            s.work = busy(s.work ^ s.processed, self.compute_of(ctx.lp()));
         }
-        let remote = self.remote > 0.0 && ctx.rng(0).uniform() < self.remote;
-        let dst = if remote { ctx.rng(0).below(self.lps as u64) as LpId } else { ctx.lp() };
+        let dst = self.destination(ctx);
         if dst != ctx.lp() {
             s.sent_remote += 1;
             undo.remote = true;

@@ -75,3 +75,60 @@ fn every_event_reverses_exactly_in_check_mode() {
         assert_eq!(seq.digest, chk.digest);
     }
 }
+
+#[test]
+fn compute_is_used_by_every_variant_and_reverses() {
+    let h = Hierarchy {
+        levels: 3,
+        cluster: 8,
+        neighbours: 2,
+        alpha: 1.0,
+        low: 1.0,
+        high: 10.0,
+        skewed_compute: true,
+        interleave: true,
+    };
+    let variants = [
+        Phold { lps: 64, population: 2, remote: 0.3, ..Phold::default() },
+        Phold {
+            lps: 64,
+            population: 2,
+            remote: 0.2,
+            regional: Some(Regional { nodes: 2, pes_per_node: 2, regional: 0.3 }),
+            ..Phold::default()
+        },
+        Phold { lps: 32, population: 2, remote: 0.8, hierarchy: Some(h), ..Phold::default() },
+    ];
+    for m in variants {
+        m.validate().unwrap();
+        let cfg = Config { end: 10.0, ..Config::default() };
+        let idle = run(&m, &cfg).unwrap().stats.digest;
+        let busy = Phold { compute: 7, ..m.clone() };
+        let worked = run(&busy, &cfg).unwrap().stats.digest;
+        assert_ne!(idle, worked, "{m:?}: --compute changes the state (work)");
+        let checked = run(&busy, &Config { sync: SyncMode::Check, ..cfg }).unwrap().stats.digest;
+        assert_eq!(worked, checked, "{m:?}: forward, reverse, compare, forward");
+    }
+}
+
+#[test]
+fn skewed_compute_keeps_the_mean_work() {
+    let h = Hierarchy {
+        levels: 10,
+        cluster: 16,
+        neighbours: 1,
+        alpha: 1.0,
+        low: 1.0,
+        high: 10.0,
+        skewed_compute: true,
+        interleave: false,
+    };
+    let m = Phold { lps: h.lps().unwrap(), compute: 1000, hierarchy: Some(h), ..Phold::default() };
+    let work: Vec<f64> = (0..m.lps).map(|lp| m.compute_of(lp) as f64).collect();
+    let mean = work.iter().sum::<f64>() / work.len() as f64;
+    let sd = (work.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / work.len() as f64).sqrt();
+    // 8,192 objects: the mean is within 5 standard errors of --compute, and the work is skewed.
+    assert!((mean - 1000.0).abs() < 5.0 * sd / (work.len() as f64).sqrt(), "mean work {mean}");
+    let max = work.iter().cloned().fold(0.0, f64::max);
+    assert!(max > 3.0 * mean, "alpha 1 has a heavy tail: max {max}, mean {mean}");
+}
