@@ -177,17 +177,20 @@ pub fn run<M: Model>(
                     snap.stats.checkpoints += 1;
                 }
                 let snap = Arc::new(*snap);
-                if let Some(dir) = &plan.dir {
-                    let header = header(plan, cfg, model.name(), &snap, 1);
-                    let path = dir.join(format!("ckpt-{}.twc", snap.time()));
-                    if control.interrupted() {
-                        writer.write(dir.clone(), path.clone(), header, snap.clone(), plan.keep);
-                        writer.wait()?;
-                        return Err(Error::Interrupted { checkpoint: Some(path.display().to_string()) });
-                    }
-                    writer.write(dir.clone(), path, header, snap.clone(), plan.keep);
-                } else if control.interrupted() {
-                    return Err(Error::Interrupted { checkpoint: None });
+                let path = plan.dir.as_ref().map(|dir| {
+                    let path = file_path(dir, &snap);
+                    writer.write(
+                        dir.clone(),
+                        path.clone(),
+                        header(plan, cfg, model.name(), &snap, 1),
+                        snap.clone(),
+                        plan.keep,
+                    );
+                    path
+                });
+                if control.interrupted() {
+                    writer.wait()?;
+                    return Err(Error::Interrupted { checkpoint: path.map(|p| p.display().to_string()) });
                 }
                 control.reset_timer();
                 start = Some(snap);
@@ -232,6 +235,11 @@ impl<M: Model> Writer<M> {
         self.written = written;
         Ok(seconds)
     }
+}
+
+/// Where a checkpoint of `snap` goes in `dir`: `ckpt-<GVT>.twc`.
+pub(crate) fn file_path<M: Model>(dir: &Path, snap: &Snapshot<M>) -> PathBuf {
+    dir.join(format!("ckpt-{}.twc", snap.time()))
 }
 
 /// The header of a checkpoint of `snap`.

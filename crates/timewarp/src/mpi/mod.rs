@@ -185,7 +185,7 @@ pub fn run_checkpointed<M: Model>(
                         let t = std::time::Instant::now();
                         snap.stats.checkpoints += 1;
                         let header = crate::checkpoint::header(plan, cfg, model.name(), snap, cluster.size as u64);
-                        let path = dir.join(format!("ckpt-{}.twc", snap.time()));
+                        let path = crate::checkpoint::file_path(dir, snap);
                         crate::checkpoint::save(dir, &path, &header, snap, plan.keep, &mut written)?;
                         snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64();
                     }
