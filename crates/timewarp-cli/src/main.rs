@@ -74,7 +74,7 @@ type After<'a, R> = &'a dyn Fn(&R) -> Result<(), String>;
 /// handing them to `after`.
 trait Action {
     /// `sizing` names the model's options that set its size (for the memory
-    /// check); `identity` its parameters (what a checkpoint must match).
+    /// check); `identity` its parameters (written into profiles).
     fn apply<M: Model>(
         &self,
         model: &M,
@@ -98,7 +98,8 @@ struct Run<'a> {
     /// Asks the run to pause (signals).
     control: &'a Control,
     /// The checkpoint to continue from.
-    resume: Option<&'a timewarp::checkpoint::File>,
+    /// (Taken when the model is built: its bytes go once the snapshot is decoded.)
+    resume: std::cell::Cell<Option<timewarp::checkpoint::File>>,
 }
 struct Verify<'a> {
     procs: &'a Procs,
@@ -114,9 +115,11 @@ impl Action for Run<'_> {
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
         let cfg = engine.config_for(model.name(), model.num_lps())?;
-        let plan = engine.plan(&self.command, identity.clone())?;
-        let start = match self.resume {
-            Some(file) => Some(file.load(model, Some(identity)).map_err(|e| e.to_string())?),
+        // What a checkpoint must match: the model's tokens of the command line and the seed.
+        let history = resume::identity(&self.command, engine.seed);
+        let plan = engine.plan(&self.command, history.clone())?;
+        let start = match self.resume.take() {
+            Some(file) => Some(file.load(model, Some(&history)).map_err(|e| e.to_string())?),
             None => {
                 self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
                 None
@@ -324,7 +327,7 @@ fn main() -> ExitCode {
             let command: Vec<String> = std::env::args().skip(2).collect();
             let control = Control::default();
             signals::watch(&control, model.engine().checkpoint_dir.is_some() && procs.size() == 1);
-            dispatch(model, &Run { procs: &procs, command, control: &control, resume: None })
+            dispatch(model, &Run { procs: &procs, command, control: &control, resume: None.into() })
         }
         Cmd::Resume { file, options } => resume(&procs, &file, &options),
         Cmd::Partition(a) if lead => partition::run(&a),
@@ -394,8 +397,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
     }
 }
 
-/// What defines a model's history: its name, options and seed (a
-/// checkpoint can only be resumed with the same).
+/// A model's name, parsed options and seed (what a profile records).
 fn identity(name: &str, options: &impl std::fmt::Debug, engine: &EngineArgs) -> Value {
     serde_json::json!({ "model": name, "options": format!("{options:?}"), "seed": engine.seed })
 }
@@ -424,7 +426,7 @@ fn resume(procs: &Procs, file: &Path, options: &[String]) -> Result<(), String> 
     };
     let control = Control::default();
     signals::watch(&control, model.engine().checkpoint_dir.is_some() && procs.size() == 1);
-    dispatch(model, &Run { procs, command, control: &control, resume: Some(&ck) })
+    dispatch(model, &Run { procs, command, control: &control, resume: Some(ck).into() })
 }
 
 /// Writes every receiver's node voltage per step (0 where its cell was quiet).

@@ -86,6 +86,20 @@ pub(crate) fn merge(stored: &[String], given: &[String]) -> Result<Vec<String>, 
     Ok(kept.chain(new.into_iter().flat_map(|(_, g)| g)).collect())
 }
 
+/// What defines a run's history, for a checkpoint to be checked against:
+/// the model and its options as given after `run` (engine options left
+/// out), and the seed. Tokens, not parsed values: a later build that adds
+/// options with defaults still resumes the same command line.
+pub(crate) fn identity(command: &[String], seed: u64) -> serde_json::Value {
+    let engine = changeable();
+    let model: Vec<String> = options(command, |n| engine.get(n).copied().unwrap_or(false))
+        .into_iter()
+        .filter(|(n, _)| n.as_ref().map_or(true, |n| !engine.contains_key(n)))
+        .flat_map(|(_, g)| g)
+        .collect();
+    serde_json::json!({ "command": model, "seed": seed })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +118,16 @@ mod tests {
             merge(&stored, &v("--end=20")).unwrap(),
             v("phold --lps 64 --sync optimistic --threads 2 --quiet --seed 3 --end=20")
         );
+    }
+
+    #[test]
+    fn identity_is_the_model_s_tokens_and_the_seed() {
+        let a = identity(&v("phold --lps 64 --sync optimistic --threads 2 --end=50 -q"), 1);
+        let b = identity(&v("phold --threads 3 --lps 64 --stats-json x.json"), 1);
+        assert_eq!(a, b);
+        assert_eq!(a["command"], serde_json::json!(["phold", "--lps", "64"]));
+        assert_ne!(a, identity(&v("phold --lps 65"), 1));
+        assert_ne!(a, identity(&v("phold --lps 64"), 2));
     }
 
     #[test]
