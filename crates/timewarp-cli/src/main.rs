@@ -74,13 +74,13 @@ type After<'a, R> = &'a dyn Fn(&R) -> Result<(), String>;
 /// handing them to `after`.
 trait Action {
     /// `sizing` names the model's options that set its size (for the memory
-    /// check); `identity` its parameters (written into profiles).
+    /// check); `params` its parsed options (written into profiles).
     fn apply<M: Model>(
         &self,
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
-        identity: &Value,
+        params: &str,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String>;
 }
@@ -111,7 +111,7 @@ impl Action for Run<'_> {
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
-        identity: &Value,
+        params: &str,
         after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
         let cfg = engine.config_for(model.name(), model.num_lps())?;
@@ -130,7 +130,7 @@ impl Action for Run<'_> {
                 eprintln!("{note}");
             }
         }
-        execute(model, &cfg, engine, self.procs, identity, after, Checkpoints { plan, start, control: self.control })
+        execute(model, &cfg, engine, self.procs, params, after, Checkpoints { plan, start, control: self.control })
     }
 }
 
@@ -147,7 +147,7 @@ impl Action for Verify<'_> {
         model: &M,
         engine: &EngineArgs,
         sizing: &str,
-        _identity: &Value,
+        _params: &str,
         _after: After<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
@@ -353,7 +353,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
             m.validate()?;
             model.bounded(m.lps, engine.end(), engine.max_events_at_one_time)?;
             let sizing = format!("--lps {} with --population {}", m.lps, model.population);
-            action.apply(&m, &engine, &sizing, &identity("phold", &model, &engine), &nothing).map(drop)
+            action.apply(&m, &engine, &sizing, &format!("{model:?}"), &nothing).map(drop)
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
@@ -362,7 +362,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 "hypercube" => format!("--nodes {}", model.nodes),
                 _ => format!("--dims {}", model.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
             };
-            let results = action.apply(&m, &engine, &sizing, &identity("network", &model, &engine), &nothing)?;
+            let results = action.apply(&m, &engine, &sizing, &format!("{model:?}"), &nothing)?;
             match (&model.link_stats, results) {
                 (Some(path), Some(r)) => write_link_stats(path, &r),
                 _ => Ok(()),
@@ -376,7 +376,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 "--cells-x {} × --cells-y {} with --portables-per-cell {}",
                 model.cells_x, model.cells_y, model.portables_per_cell
             );
-            action.apply(&m, &engine, &sizing, &identity("pcs", &model, &engine), &nothing).map(drop)
+            action.apply(&m, &engine, &sizing, &format!("{model:?}"), &nothing).map(drop)
         }
         ModelCmd::Tlm { model, engine } => {
             let end = engine.end();
@@ -392,14 +392,9 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
                 }
             };
             let sizing = format!("--size {}", model.size.0.iter().map(u32::to_string).collect::<Vec<_>>().join("x"));
-            action.apply(&m, &engine, &sizing, &identity("tlm", &model, &engine), &after).map(drop)
+            action.apply(&m, &engine, &sizing, &format!("{model:?}"), &after).map(drop)
         }
     }
-}
-
-/// A model's name, parsed options and seed (what a profile records).
-fn identity(name: &str, options: &impl std::fmt::Debug, engine: &EngineArgs) -> Value {
-    serde_json::json!({ "model": name, "options": format!("{options:?}"), "seed": engine.seed })
 }
 
 /// `timewarp resume FILE [OPTIONS]`: the checkpoint's command line with
@@ -650,7 +645,7 @@ fn execute<M: Model>(
     cfg: &timewarp::Config,
     engine: &EngineArgs,
     procs: &Procs,
-    identity: &Value,
+    params: &str,
     after: After<'_, M::Results>,
     ck: Checkpoints<'_, M>,
 ) -> Result<Option<Value>, String> {
@@ -659,10 +654,7 @@ fn execute<M: Model>(
         _ => None,
     };
     let run = match &engine.profile_out {
-        Some(path) => {
-            let params = identity["options"].as_str().unwrap_or_default();
-            partition::profile(model, cfg, procs.size(), path, params, engine.quiet)
-        }
+        Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
         None => procs.run(model, cfg, ck).map_err(|e| match e {
             timewarp::Error::Interrupted { checkpoint: Some(_) } => {
                 if let Some(out) = &stats_out {
