@@ -34,6 +34,37 @@ pub(crate) struct EngineArgs {
     /// Worker threads, 1 to 4096 (parallel modes only).
     #[arg(long, default_value_t = 1, value_parser = whole::<u32>(1, 4096), allow_negative_numbers = true)]
     pub threads: u32,
+    /// Optimistic PEs (partitions of the LPs) per process, at least --threads;
+    /// the worker threads run them as --scheduling says [default: --threads].
+    #[arg(long, value_name = "M", value_parser = whole::<u32>(1, 65_536), allow_negative_numbers = true,
+          help_heading = "Scheduling (optimistic)")]
+    pub pes: Option<u32>,
+    /// Which worker runs which PE: fixed (worker i runs PE i), dynamic (any
+    /// free PE, round robin), adaptive (dynamic; a worker the OS deschedules
+    /// sleeps), ladm (fixed; a sleeping worker's PEs are helped by the others).
+    #[arg(long, value_name = "POLICY", default_value = "fixed",
+          value_parser = choice::<timewarp::Scheduling>(&["fixed", "dynamic", "adaptive", "ladm"]),
+          help_heading = "Scheduling (optimistic)")]
+    pub scheduling: timewarp::Scheduling,
+    /// Adaptive policies: a worker whose time per event is this many times
+    /// the fastest worker's deactivates.
+    #[arg(long, value_name = "RATIO", default_value_t = 1.8, value_parser = positive_f64,
+          allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
+    pub apte_threshold: f64,
+    /// Adaptive policies: iterations between two measurements of a worker's
+    /// time per event [default: gvt-interval / 4].
+    #[arg(long, value_name = "ITERATIONS", value_parser = whole::<u32>(1, u32::MAX as u64),
+          allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
+    pub detect_every: Option<u32>,
+    /// Adaptive policies: iterations of each active worker between two
+    /// reactivations of a sleeping one [default: 10 × gvt-interval].
+    #[arg(long, value_name = "ITERATIONS", value_parser = whole::<u32>(1, u32::MAX as u64),
+          allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
+    pub reactivate_every: Option<u32>,
+    /// ladm: iterations a worker runs on an orphan PE before going back to its own.
+    #[arg(long, value_name = "ITERATIONS", default_value_t = 10, value_parser = whole::<u32>(1, u32::MAX as u64),
+          allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
+    pub help_iterations: u32,
     /// Virtual end time; events at or after it are not processed.
     #[arg(long, value_parser = positive_f64, allow_negative_numbers = true)]
     pub end: Option<f64>,
@@ -128,6 +159,15 @@ impl EngineArgs {
         let cfg = timewarp::Config {
             sync,
             threads: self.threads as usize,
+            pes: self.pes.map(|p| p as usize),
+            scheduling: self.scheduling,
+            adaptivity: timewarp::Adaptivity {
+                threshold: self.apte_threshold,
+                detect: self.detect_every.map(|d| d as usize),
+                reactivate: self.reactivate_every.map(|r| r as usize),
+                help: self.help_iterations as usize,
+                ..Default::default()
+            },
             end: self.end(),
             seed: self.seed,
             queue: match self.queue {
@@ -180,6 +220,12 @@ impl EngineArgs {
         if self.event_memory.is_some() && !optimistic {
             notes.push(format!(
                 "note: --event-memory applies to optimistic runs only; ignored with --sync {}",
+                cfg.sync.name()
+            ));
+        }
+        if cfg.scheduling != timewarp::Scheduling::default() && !optimistic {
+            notes.push(format!(
+                "note: --scheduling applies to optimistic runs only; ignored with --sync {}",
                 cfg.sync.name()
             ));
         }

@@ -126,7 +126,7 @@ impl Action for Run<'_> {
             }
         };
         if self.procs.rank() == 0 {
-            for note in engine.notes(&cfg, model.num_lps(), cfg.threads * self.procs.size()) {
+            for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process() * self.procs.size()) {
                 eprintln!("{note}");
             }
         }
@@ -165,7 +165,7 @@ impl Action for Verify<'_> {
         }
         let cfg = engine.config_for_verify(model.name(), model.num_lps())?;
         fits(model, &cfg, 1, sizing)?;
-        for note in engine.notes(&cfg, model.num_lps(), cfg.threads) {
+        for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process()) {
             eprintln!("{note}");
         }
         verify(model, cfg, engine).map(|()| None)

@@ -235,6 +235,22 @@ fn random_configurations_match_sequential() {
     }
 }
 
+/// Workers are not PEs under MPI either: more PEs than threads per
+/// process, under each policy, commit the sequential digest.
+#[test]
+fn more_pes_than_workers_under_every_policy_match_sequential() {
+    let model = ["phold", "--lps", "512", "--remote", "0.5", "--end", "15"];
+    let seq = single(&[&model[..], &["--sync", "sequential"]].concat());
+    for (policy, pes) in [("fixed", "3"), ("dynamic", "4"), ("adaptive", "3"), ("ladm", "5")] {
+        let args =
+            [&model[..], &["--sync", "optimistic", "--threads", "2", "--pes", pes, "--scheduling", policy]].concat();
+        let par = distributed(2, &args);
+        assert_eq!(par["digest"], seq["digest"], "mpirun -n 2 {args:?}");
+        assert_eq!(par["workers"].as_array().map(Vec::len), Some(4), "{args:?}: two workers per process");
+        assert_eq!(par["pes"].as_array().map(Vec::len), Some(2 * pes.parse::<usize>().unwrap()), "{args:?}");
+    }
+}
+
 #[test]
 fn statistics_describe_the_traffic_between_processes() {
     let s = distributed(2, &["phold", "--lps", "4096", "--end", "10", "--sync", "optimistic"]);

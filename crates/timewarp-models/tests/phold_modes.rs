@@ -98,11 +98,15 @@ fn random_configurations_stress() {
         let end = 2.0 + next(8) as f64;
         let seed = next(1000);
         let seq = stats(&m, Config { end, seed, ..Config::default() });
+        let threads = 1 + next(6) as usize;
         let cfg = Config {
             sync: SyncMode::Optimistic,
             end,
             seed,
-            threads: 1 + next(6) as usize,
+            threads,
+            // Workers are not PEs: up to three PEs per worker, under any policy.
+            pes: Some(threads * (1 + next(3) as usize)),
+            scheduling: timewarp::Scheduling::ALL[next(4) as usize],
             kps_per_pe: 1 + next(8) as usize,
             batch: 1 + next(32) as usize,
             gvt_interval: 1 + next(32) as usize,

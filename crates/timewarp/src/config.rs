@@ -46,8 +46,17 @@ impl SyncMode {
 pub struct Config {
     /// Synchronisation mode.
     pub sync: SyncMode,
-    /// Worker threads (parallel modes).
+    /// Worker threads (parallel modes; per process under MPI).
     pub threads: usize,
+    /// Optimistic PEs per process: the partitions of the LPs, which the
+    /// `threads` workers run as [`scheduling`](Self::scheduling) says.
+    /// `None`: one per worker. At least `threads`; other modes run one PE
+    /// per worker.
+    pub pes: Option<usize>,
+    /// Which worker runs which PE (optimistic mode).
+    pub scheduling: Scheduling,
+    /// The adaptive policies' detection and help parameters.
+    pub adaptivity: Adaptivity,
     /// Virtual end time: events at or after it are not processed.
     pub end: f64,
     /// Seed of every random stream.
@@ -146,6 +155,129 @@ impl std::str::FromStr for Optimism {
     }
 }
 
+/// Which worker thread runs which optimistic PE (`--scheduling`), after the
+/// multicore report's section 3.5. Every policy commits the same events;
+/// they differ in how a run copes with a worker the operating system
+/// deschedules (another process on the same cores).
+///
+/// ```
+/// use timewarp::Scheduling;
+/// assert_eq!("ladm".parse::<Scheduling>(), Ok(Scheduling::Ladm));
+/// assert_eq!(Scheduling::Dynamic.name(), "dynamic");
+/// assert!("round-robin".parse::<Scheduling>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Scheduling {
+    /// FM: worker `w` runs PEs `w`, `w + threads`, … and no other.
+    #[default]
+    Fixed,
+    /// DM: every iteration a worker moves on, round robin, to the next PE
+    /// no other worker is running.
+    Dynamic,
+    /// ADM: dynamic, and a worker whose time per event is far above the
+    /// others' (descheduled by the OS) deactivates until reactivated.
+    Adaptive,
+    /// LADM: fixed while all is well; a deactivated worker's PEs become
+    /// orphans that the active workers help when they fall behind.
+    Ladm,
+}
+
+impl Scheduling {
+    /// Every policy, in the order the command line lists them.
+    pub const ALL: [Scheduling; 4] = [Scheduling::Fixed, Scheduling::Dynamic, Scheduling::Adaptive, Scheduling::Ladm];
+
+    /// The name used on the command line and in statistics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scheduling::Fixed => "fixed",
+            Scheduling::Dynamic => "dynamic",
+            Scheduling::Adaptive => "adaptive",
+            Scheduling::Ladm => "ladm",
+        }
+    }
+
+    /// Whether workers deactivate when their time per event says they were descheduled.
+    pub fn adapts(&self) -> bool {
+        matches!(self, Scheduling::Adaptive | Scheduling::Ladm)
+    }
+}
+
+impl std::str::FromStr for Scheduling {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Scheduling::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("'{s}' is not a scheduling policy; use fixed, dynamic, adaptive or ladm"))
+    }
+}
+
+/// Parameters of the adaptive policies (the report's values by default).
+///
+/// ```
+/// let a = timewarp::Adaptivity::default();
+/// assert_eq!(a.threshold, 1.8);
+/// assert_eq!(a.detect_every(16), 4);      // T_gvt / 4 iterations
+/// assert_eq!(a.reactivate_every(16), 160); // 10 T_gvt iterations
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Adaptivity {
+    /// A worker whose average processing time per event (APTE) is more
+    /// than this many times the smallest active worker's deactivates.
+    pub threshold: f64,
+    /// Scheduler iterations between two APTE measurements of a worker
+    /// (`None`: a quarter of the GVT interval, at least 1).
+    pub detect: Option<usize>,
+    /// Iterations of the active workers, each, between two reactivations
+    /// of an inactive worker (`None`: ten GVT intervals).
+    pub reactivate: Option<usize>,
+    /// Iterations a LADM worker runs on an orphan PE before it goes back to its own.
+    pub help: usize,
+    /// Test hook: worker `.0` deactivates after `.1` iterations and stays
+    /// inactive (no reactivation) until the run ends; no other worker
+    /// deactivates.
+    #[doc(hidden)]
+    pub force_deactivate: Option<(usize, u64)>,
+    /// Test hook: worker `.0` sleeps `.2` milliseconds once, after `.1`
+    /// iterations, holding whatever PE it runs (a worker the OS descheduled).
+    #[doc(hidden)]
+    pub stall: Option<(usize, u64, u64)>,
+}
+
+impl Default for Adaptivity {
+    fn default() -> Self {
+        Adaptivity { threshold: 1.8, detect: None, reactivate: None, help: 10, force_deactivate: None, stall: None }
+    }
+}
+
+impl Adaptivity {
+    /// Iterations between APTE measurements for a GVT interval of `gvt_interval` iterations.
+    pub fn detect_every(&self, gvt_interval: usize) -> usize {
+        self.detect.unwrap_or(gvt_interval / 4).max(1)
+    }
+
+    /// Iterations between reactivations for a GVT interval of `gvt_interval` iterations.
+    pub fn reactivate_every(&self, gvt_interval: usize) -> usize {
+        self.reactivate.unwrap_or(gvt_interval.saturating_mul(10)).max(1)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if !(self.threshold.is_finite() && self.threshold > 1.0) {
+            return Err(format!(
+                "the APTE threshold must be a finite ratio > 1 (the report uses 1.8), got {}",
+                self.threshold
+            ));
+        }
+        if self.detect == Some(0) || self.reactivate == Some(0) || self.help == 0 {
+            return Err("detection, reactivation and help periods are iteration counts >= 1".into());
+        }
+        Ok(())
+    }
+}
+
 /// Default optimistic memory is this many times `batch × gvt_interval` (ROSS's C).
 pub const EVENT_MEMORY_FACTOR: usize = 8;
 
@@ -157,6 +289,9 @@ impl Default for Config {
         Config {
             sync: SyncMode::Sequential,
             threads: 1,
+            pes: None,
+            scheduling: Scheduling::default(),
+            adaptivity: Adaptivity::default(),
             end: 20.0,
             seed: 1,
             queue: QueueKind::default(),
@@ -174,6 +309,17 @@ impl Default for Config {
 }
 
 impl Config {
+    /// PEs per process: [`pes`](Self::pes), or one per worker thread.
+    ///
+    /// ```
+    /// let cfg = timewarp::Config { threads: 2, pes: Some(8), ..Default::default() };
+    /// assert_eq!(cfg.pes_per_process(), 8);
+    /// assert_eq!(timewarp::Config { threads: 2, ..Default::default() }.pes_per_process(), 2);
+    /// ```
+    pub fn pes_per_process(&self) -> usize {
+        self.pes.unwrap_or(self.threads)
+    }
+
     /// The optimistic event memory per PE this configuration gives.
     pub fn event_memory_per_pe(&self) -> usize {
         // Saturating: `validate` refuses a product that does not fit.
@@ -196,6 +342,29 @@ impl Config {
         if self.threads == 0 {
             return bad("threads", "must be at least 1".into());
         }
+        if let Some(pes) = self.pes {
+            if pes < self.threads {
+                return bad(
+                    "pes",
+                    format!(
+                        "{pes} PEs cannot keep {} worker threads busy (a PE runs on one worker at a time); give at \
+                         least as many PEs as threads",
+                        self.threads
+                    ),
+                );
+            }
+            if pes != self.threads && self.sync != SyncMode::Optimistic {
+                return bad(
+                    "pes",
+                    format!(
+                        "only the optimistic mode runs more PEs ({pes}) than worker threads ({}); drop --pes or use \
+                         --sync optimistic",
+                        self.threads
+                    ),
+                );
+            }
+        }
+        self.adaptivity.check().map_err(|problem| Error::Option { option: "adaptivity", problem })?;
         for (option, v) in [("kps_per_pe", self.kps_per_pe), ("batch", self.batch), ("gvt_interval", self.gvt_interval)]
         {
             if v == 0 {

@@ -38,7 +38,7 @@ mod stats;
 pub mod verify;
 mod wire;
 
-pub use config::{Config, Optimism, SyncMode, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME};
+pub use config::{Adaptivity, Config, Optimism, Scheduling, SyncMode, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME};
 pub use error::Error;
 pub use kernel::Report;
 pub use key::{Key, LpId, Time};
@@ -46,7 +46,7 @@ pub use mapping::Mapping;
 pub use model::{Ctx, Model, Rollback, MAX_STREAMS};
 pub use queue::QueueKind;
 pub use rng::{Random, ReversibleRng, Stream};
-pub use stats::{GvtPoint, PeStats, RankStats, Stats};
+pub use stats::{GvtPoint, PeStats, RankStats, Stats, WorkerStats};
 
 use event::Inline;
 use queue::{heap::QuadHeap, ladder::LadderQueue};

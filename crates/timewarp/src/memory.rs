@@ -46,9 +46,9 @@ impl Estimate {
         // the mapping's tables (a few u32s).
         let lp_bytes = size::<Lp<M::State>>() + size::<crate::digest::LpDigest>() + 32;
         let (kps, rings) = if optimistic {
-            let pes = cfg.threads.saturating_mul(processes.max(1));
+            let pes = cfg.pes_per_process().saturating_mul(processes.max(1));
             let kps = cfg.kps_in_use(model.num_lps(), pes) as u64;
-            crate::kernel::optimistic::fixed_bytes::<M>(cfg.threads, kps)
+            crate::kernel::optimistic::fixed_bytes::<M>(cfg.pes_per_process(), kps)
         } else {
             (0, 0)
         };

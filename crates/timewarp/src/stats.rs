@@ -11,6 +11,14 @@ pub struct Stats {
     pub sync: String,
     /// Worker threads (per process).
     pub threads: usize,
+    /// Optimistic PEs per process (the worker threads run them; 0 in
+    /// statistics written before PEs and workers were told apart).
+    #[serde(default)]
+    pub pes_per_process: usize,
+    /// Which worker ran which PE (`fixed`, `dynamic`, `adaptive`, `ladm`;
+    /// optimistic runs only).
+    #[serde(default)]
+    pub scheduling: String,
     /// Processes (MPI ranks); 1 without MPI.
     pub ranks: u64,
     /// Number of LPs.
@@ -86,6 +94,9 @@ pub struct Stats {
     pub pes: Vec<PeStats>,
     /// Per GVT round: GVT, wall time, committed so far.
     pub gvt_series: Vec<GvtPoint>,
+    /// Per worker thread (optimistic runs; of all processes, in order).
+    #[serde(default)]
+    pub workers: Vec<WorkerStats>,
     /// Checkpoints written (a resumed run counts those before it too).
     #[serde(default)]
     pub checkpoints: u64,
@@ -116,6 +127,20 @@ impl Stats {
             rows.push(("efficiency", format!("{:.2}%", 100.0 * self.efficiency)));
             rows.push(("remote events", format!("{:.2}%", 100.0 * self.remote_fraction)));
             rows.push(("GVT rounds", group(self.gvt_rounds)));
+        }
+        if !self.scheduling.is_empty() && (self.scheduling != "fixed" || self.pes_per_process != self.threads) {
+            let sum = |f: fn(&WorkerStats) -> u64| group(self.workers.iter().map(f).sum());
+            rows.push((
+                "scheduling",
+                format!(
+                    "{}, {} PEs on {} workers; {} deactivations, {} help iterations",
+                    self.scheduling,
+                    self.pes_per_process,
+                    self.threads,
+                    sum(|w| w.deactivations),
+                    sum(|w| w.help_iterations)
+                ),
+            ));
         }
         if self.ranks > 1 {
             rows.push(("remote-process events", format!("{:.2}%", 100.0 * self.remote_process_fraction)));
@@ -184,6 +209,28 @@ pub struct PeStats {
     pub gvt_seconds: f64,
     /// Most events held in the arena at once.
     pub peak_events: u64,
+    /// Scheduler iterations run on this PE.
+    #[serde(default)]
+    pub iterations: u64,
+    /// Of those, iterations run by a worker other than the PE's primary one
+    /// (worker `pe % threads`).
+    #[serde(default)]
+    pub foreign_iterations: u64,
+}
+
+/// Per worker thread of an optimistic run: how the scheduling policy used it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct WorkerStats {
+    /// Scheduler iterations this worker ran (on any PE).
+    pub iterations: u64,
+    /// Seconds the worker was active (not deactivated).
+    pub active_seconds: f64,
+    /// Times it deactivated (its time per event said it was descheduled).
+    pub deactivations: u64,
+    /// Times it was reactivated.
+    pub reactivations: u64,
+    /// Iterations it spent on orphan PEs of deactivated workers (LADM).
+    pub help_iterations: u64,
 }
 
 /// One process of an MPI run.

@@ -325,6 +325,8 @@ pub(crate) fn base_stats<M: Model>(model: &M, cfg: &Config, s: &Setup) -> Stats 
         model: model.name().to_string(),
         sync: cfg.sync.name().to_string(),
         threads: cfg.threads,
+        pes_per_process: cfg.pes_per_process(),
+        scheduling: if cfg.sync == crate::SyncMode::Optimistic { cfg.scheduling.name().into() } else { String::new() },
         ranks: 1,
         lps: s.num_lps as u64,
         end_time: cfg.end,

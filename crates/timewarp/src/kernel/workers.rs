@@ -83,19 +83,20 @@ pub(crate) fn run_workers<I: Send, T: Send>(
         let work = &work;
         let mut handles = Vec::with_capacity(n);
         for (id, input) in inputs.into_iter().enumerate() {
-            let spawned = std::thread::Builder::new().name(format!("timewarp PE {id}")).spawn_scoped(sc, move || {
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(id, input))) {
-                    Ok(Ok(v)) => Some(v),
-                    Ok(Err(e)) => {
-                        failure.fail(e);
-                        None
+            let spawned =
+                std::thread::Builder::new().name(format!("timewarp worker {id}")).spawn_scoped(sc, move || {
+                    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(id, input))) {
+                        Ok(Ok(v)) => Some(v),
+                        Ok(Err(e)) => {
+                            failure.fail(e);
+                            None
+                        }
+                        Err(p) => {
+                            failure.fail(Error::WorkerPanic(format!("worker {id}: {}", super::panic_text(p.as_ref()))));
+                            None
+                        }
                     }
-                    Err(p) => {
-                        failure.fail(Error::WorkerPanic(format!("PE {id}: {}", super::panic_text(p.as_ref()))));
-                        None
-                    }
-                }
-            });
+                });
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {

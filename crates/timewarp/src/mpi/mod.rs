@@ -238,15 +238,16 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
 ) -> Result<Ended<M>, Error> {
     let s = seg.setup(model, cfg)?;
     let (rank, ranks) = (cluster.rank, cluster.size);
-    let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, cfg.kps_per_pe, cfg.seed)?;
+    let pes = cfg.pes_per_process();
+    let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * pes, cfg.kps_per_pe, cfg.seed)?;
     with_place!(placement, map => {
-        let courier = Courier::new(cluster.world.duplicate(), rank, ranks, cfg.threads);
-        let shared = Shared::new(cfg.threads, &s, seg, false);
-        let rings = crate::kernel::optimistic::ring_capacity(cfg.threads);
-        let (mut done, total) =
+        let courier = Courier::new(cluster.world.duplicate(), rank, ranks, pes);
+        let shared = Shared::new(pes, &s, seg, false);
+        let rings = crate::kernel::optimistic::ring_capacity(pes);
+        let (mut done, workers, total) =
             run_pes::<M, Q, Courier, _>(model, cfg, &s, seg, map, &shared, &courier, rank, ranks, rings)?;
         let fig = courier.finish();
-        let stats = process_stats(model, cfg, &s, &shared, &done, total);
+        let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
         if done[0].0.paused {
             let (lps, events) = take_cut(&mut done)?;
             return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
@@ -449,6 +450,7 @@ fn merge_stats<M: Model>(model: &M, cfg: &Config, all: &[(&Stats, &RankStats)]) 
     let first = all[0].0;
     t.gvt_rounds = first.gvt_rounds;
     t.gvt_series = first.gvt_series.clone();
+    t.workers = all.iter().flat_map(|(st, _)| st.workers.iter().cloned()).collect();
     t.event_memory_per_pe = first.event_memory_per_pe;
     t.kps_per_pe = first.kps_per_pe;
     t.event_bytes = first.event_bytes;

@@ -1,6 +1,7 @@
 //! The optimistic (Time Warp) kernel on worker threads.
 //!
-//! Each worker thread runs one PE ([`pe`]): it speculates, rolls back KPs
+//! Worker threads run PEs ([`pe`]; which worker runs which PE, when:
+//! [`scheduling`]). A PE speculates, rolls back KPs
 //! ([`kp`]) on stragglers with the model's reverse handler (or saved states)
 //! and the automatic random-stream rewind, cancels what undone events sent
 //! (directly on its own PE, by anti-message through its [`transport`]
@@ -13,6 +14,7 @@ pub(crate) mod gvt;
 mod kp;
 pub(crate) mod net;
 pub(crate) mod pe;
+mod scheduling;
 mod transport;
 mod window;
 
@@ -24,9 +26,8 @@ use crate::error::Error;
 use crate::key::Key;
 use crate::mapping::{with_place, Place, Placement};
 use crate::model::Model;
-use crate::progress::Progress;
 use crate::queue::PendingQueue;
-use crate::stats::GvtPoint;
+use crate::stats::{GvtPoint, WorkerStats};
 use crate::Config;
 
 use super::workers::{parallel_stats, run_workers, Failure};
@@ -37,6 +38,7 @@ use crate::stats::Stats;
 use comm::Links;
 use net::{Network, NoNet};
 use pe::Pe;
+use scheduling::Pool;
 
 /// What the PEs of one process share besides their rings.
 pub(crate) struct Shared {
@@ -136,19 +138,21 @@ pub(crate) fn fixed_bytes<M: Model>(threads: usize, kps: u64) -> (u64, u64) {
     (t.saturating_mul(kps).saturating_mul(kp), rings)
 }
 
-/// Runs `model` optimistically on `cfg.threads` worker threads.
+/// Runs `model` optimistically: `cfg.pes_per_process()` PEs on `cfg.threads` worker threads.
 pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     model: &M,
     cfg: &Config,
     seg: &Segment<'_, M>,
 ) -> Result<Outcome<M>, Error> {
     let s = seg.setup(model, cfg)?;
-    let placement = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, cfg.kps_per_pe, cfg.seed)?;
+    let pes = cfg.pes_per_process();
+    let placement = Placement::new(&cfg.mapping, s.num_lps, pes, cfg.kps_per_pe, cfg.seed)?;
     with_place!(placement, map => {
-        let shared = Shared::new(cfg.threads, &s, seg, true);
-        let rings = ring_capacity(cfg.threads);
-        let (mut done, total) = run_pes::<M, Q, NoNet, _>(model, cfg, &s, seg, map, &shared, &NoNet, 0, 1, rings)?;
-        let stats = process_stats(model, cfg, &s, &shared, &done, total);
+        let shared = Shared::new(pes, &s, seg, true);
+        let rings = ring_capacity(pes);
+        let (mut done, workers, total) =
+            run_pes::<M, Q, NoNet, _>(model, cfg, &s, seg, map, &shared, &NoNet, 0, 1, rings)?;
+        let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
         if done[0].0.paused {
             // Messages sent in the last round may still be in the rings.
             while done.iter_mut().map(|d| d.0.settle()).try_fold(false, |a, r| r.map(|b| a | b))? {}
@@ -186,11 +190,11 @@ pub(crate) fn take_cut<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, 
 /// PEs after a run, each with the seconds its initialisation took.
 pub(crate) type Done<'a, M, Q, N, P> = Vec<(Pe<'a, M, Q, N, P>, f64)>;
 
-/// [`run_pes`]' result: the PEs and the total seconds.
-pub(crate) type Ran<'a, M, Q, N, P> = Result<(Done<'a, M, Q, N, P>, f64), Error>;
+/// [`run_pes`]' result: the PEs, the workers' figures and the total seconds.
+pub(crate) type Ran<'a, M, Q, N, P> = Result<(Done<'a, M, Q, N, P>, Vec<WorkerStats>, f64), Error>;
 
-/// Runs this process' `cfg.threads` PEs (process `rank` of `ranks`) until
-/// GVT passes the end; returns them and the total seconds.
+/// Runs this process' PEs (process `rank` of `ranks`) on `cfg.threads`
+/// workers until GVT passes the end; returns them and the total seconds.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, P: Place>(
     model: &'a M,
@@ -204,19 +208,29 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     ranks: usize,
     rings: usize,
 ) -> Ran<'a, M, Q, N, P> {
-    let pes = cfg.threads;
+    let pes = cfg.pes_per_process();
     let t0 = Instant::now();
-    let links = Links::<M::Msg>::mesh(pes, rank * pes, rings);
-    let done = run_workers(links, &shared.failure, |local, links| {
-        let mut pe = Pe::<M, Q, N, P>::new(local, net, rank, ranks, model, s, map, shared, links, cfg);
-        pe.init(seg)?;
-        let init = t0.elapsed().as_secs_f64();
-        let mut progress = Progress::new(cfg.progress && local == 0 && rank == 0, s.end);
-        let r = pe.run(&mut progress);
-        progress.finish();
-        r.map(|_| (pe, init))
+    let links: Vec<Mutex<Option<Links<M::Msg>>>> =
+        Links::<M::Msg>::mesh(pes, rank * pes, rings).into_iter().map(|l| Mutex::new(Some(l))).collect();
+    let pool = Pool::<M, Q, N, P>::new(pes, cfg, shared);
+    let inits: Vec<f64> = (0..pes).map(|_| 0.0).collect();
+    let inits = Mutex::new(inits);
+    let workers = run_workers((0..cfg.threads).collect(), &shared.failure, |_, w| {
+        // Each worker creates its own PEs (their memory is first touched
+        // by the thread that will run them, under every policy but dynamic).
+        for p in pool.own(w) {
+            let l = links[p].lock().unwrap_or_else(|e| e.into_inner()).take();
+            let l = l.ok_or_else(|| Error::Internal(format!("the links of PE {p} were taken twice")))?;
+            let mut pe = Pe::<M, Q, N, P>::new(p, net, rank, ranks, model, s, map, shared, l, cfg);
+            pe.init(seg)?;
+            inits.lock().unwrap_or_else(|e| e.into_inner())[p] = t0.elapsed().as_secs_f64();
+            pool.place(p, pe);
+        }
+        pool.work(w)
     })?;
-    Ok((done, t0.elapsed().as_secs_f64()))
+    let inits = inits.into_inner().unwrap_or_else(|e| e.into_inner());
+    let done = pool.into_pes()?.into_iter().zip(inits).collect();
+    Ok((done, workers, t0.elapsed().as_secs_f64()))
 }
 
 /// The statistics of this process' PEs (no digest yet).
@@ -226,10 +240,12 @@ pub(crate) fn process_stats<M: Model, Q, N, P>(
     s: &Setup,
     shared: &Shared,
     done: &Done<'_, M, Q, N, P>,
+    workers: Vec<WorkerStats>,
     total: f64,
 ) -> Stats {
     let inits = done.iter().map(|d| d.1);
     let mut stats = parallel_stats(base_stats(model, cfg, s), total, inits, done.iter().map(|d| &d.0.stats));
+    stats.workers = workers;
     stats.gvt_rounds = shared.gvt.rounds();
     stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;
     stats.kps_per_pe = done.first().map_or(cfg.kps_per_pe, |d| d.0.kps_in_use()) as u64;

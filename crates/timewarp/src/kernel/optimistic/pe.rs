@@ -1,5 +1,6 @@
 //! A processing element: one partition of the LPs with its own arena,
-//! pending queue, KPs, links and statistics, run by one worker thread.
+//! pending queue, KPs, links and statistics. A worker thread runs it one
+//! scheduler iteration at a time (see `scheduling`: which worker, when).
 
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
@@ -21,6 +22,7 @@ use super::comm::{Links, Received};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, Saved, SentRec};
 use super::net::Network;
+use super::scheduling::Runnable;
 use super::transport::Transport;
 use super::window::Window;
 use super::Shared;
@@ -28,6 +30,17 @@ use crate::checkpoint::Pending;
 use crate::kernel::commit::Committer;
 use crate::stats::PeStats;
 use crate::wire::Wire;
+
+/// What one scheduler iteration of a PE did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Iteration {
+    /// Processed this many events (possibly 0) or took in messages.
+    Worked(usize),
+    /// Nothing to do until GVT moves or a message comes.
+    Idle,
+    /// GVT passed everything (or the pause), or the run failed: the PE is done.
+    Finished,
+}
 
 pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// Global PE id (over all processes).
@@ -73,8 +86,12 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     gvt: Key,
     /// How far beyond GVT it may process.
     window: Window,
-    /// Whether there are more worker threads than cores (idle PEs yield at once).
-    oversubscribed: bool,
+    /// Scheduler iterations since the last GVT round this PE saw end.
+    since_round: usize,
+    /// When this PE's first iteration ran (GVT series times count from it).
+    t0: Option<Instant>,
+    /// The progress line (shown by the process' PE 0 only).
+    progress: Progress,
     batch: usize,
     gvt_interval: usize,
     pub(crate) stats: PeStats,
@@ -102,6 +119,26 @@ const WIDE: u64 = u64::MAX;
 /// Cancelled events in a pending queue before it is compacted (at least).
 const COMPACT_MIN: usize = 1024;
 
+impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable for Pe<'_, M, Q, N, P> {
+    #[inline]
+    fn step(&mut self) -> Result<Iteration, Error> {
+        self.iterate()
+    }
+
+    #[inline]
+    fn count_foreign(&mut self) {
+        self.stats.foreign_iterations += 1;
+    }
+
+    /// The time of the latest event this PE has processed and not undone
+    /// (LADM helps orphan PEs that are behind). Computed when asked: the
+    /// event loop stays as it is for the policies that never ask.
+    fn progress_time(&self) -> f64 {
+        let last = self.kps.iter().filter_map(|k| k.processed.back()).map(|&h| self.arena[h].key.time);
+        last.fold(self.gvt.time, f64::max)
+    }
+}
+
 impl<M: Model, Q, N, P> Pe<'_, M, Q, N, P> {
     /// The KPs of this PE (`Config::kps_per_pe`, capped at the LPs per PE).
     pub(crate) fn kps_in_use(&self) -> usize {
@@ -123,13 +160,13 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         links: Links<M::Msg>,
         cfg: &crate::Config,
     ) -> Self {
-        let threads = cfg.threads;
-        let id = rank * threads + local;
+        let pes = cfg.pes_per_process();
+        let id = rank * pes + local;
         Pe {
             id,
             local,
             net,
-            transport: Transport::new(local, rank, ranks, threads, links, net),
+            transport: Transport::new(local, rank, ranks, pes, links, net),
             model,
             s,
             map,
@@ -154,7 +191,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             budget: cfg.event_memory_per_pe(),
             gvt: Key::at(0.0),
             window: Window::new(cfg.optimism),
-            oversubscribed: std::thread::available_parallelism().map_or(true, |n| threads > n.get()),
+            since_round: 0,
+            t0: None,
+            progress: Progress::new(cfg.progress && id == 0, s.end),
             batch: cfg.batch,
             gvt_interval: cfg.gvt_interval,
             stats: PeStats::default(),
@@ -202,99 +241,89 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         (pe != self.id).then_some(pe)
     }
 
-    /// The scheduler loop: inboxes, GVT, a batch of events; until GVT passes everything.
-    pub(crate) fn run(&mut self, progress: &mut Progress) -> Result<(), Error> {
+    /// One scheduler iteration: inboxes, GVT, a batch of events. A worker
+    /// thread calls it until it returns [`Iteration::Finished`] (GVT passed
+    /// everything, the pause, or the run failed), on any worker: the PE
+    /// keeps everything between two calls.
+    pub(crate) fn iterate(&mut self) -> Result<Iteration, Error> {
         let gvt: &Gvt = &self.shared.gvt;
-        let mut since_round = 0usize;
-        let mut idle = 0u32;
-        let t0 = Instant::now();
-        loop {
-            if self.shared.failed() {
-                self.report_earlier_error();
-                return Ok(());
+        let t0 = *self.t0.get_or_insert_with(Instant::now);
+        self.stats.iterations += 1;
+        if self.shared.failed() {
+            self.report_earlier_error();
+            self.progress.finish();
+            return Ok(Iteration::Finished);
+        }
+        let received = self.drain()?;
+        self.bound = gvt.gate();
+        // GVT participation: cheap atomic loads unless a round is on.
+        match gvt.step(&mut self.part, self.net) {
+            Step::Idle => {}
+            Step::Enter => {
+                self.transport.enter_round(gvt, self.part.current())?;
+                gvt.enter(&mut self.part);
+                // Messages still spilled (their ring was full) reach the
+                // ring only later, possibly after their receiver has
+                // reported: count them as sent during the round.
+                self.part.sent(self.transport.spilled_min());
             }
-            let received = self.drain()?;
-            self.bound = gvt.gate();
-            // GVT participation: cheap atomic loads unless a round is on.
-            match gvt.step(&mut self.part, self.net) {
-                Step::Idle => {}
-                Step::Enter => {
-                    self.transport.enter_round(gvt, self.part.current())?;
-                    gvt.enter(&mut self.part);
-                    // Messages still spilled (their ring was full) reach the
-                    // ring only later, possibly after their receiver has
-                    // reported: count them as sent during the round.
-                    self.part.sent(self.transport.spilled_min());
-                }
-                Step::Report => {
-                    let t = Instant::now();
-                    self.drain()?;
-                    let (pending, transit) = self.local_min();
-                    let lvt = self.kps.iter().filter_map(|k| k.processed.back()).map(|&h| self.arena[h].key.time);
-                    let lvt = lvt.fold(0.0, f64::max);
-                    gvt.report(self.local, &mut self.part, pending, transit, lvt, self.net);
-                    self.stats.gvt_seconds += t.elapsed().as_secs_f64();
-                }
-                Step::New(g) => {
-                    let t = Instant::now();
-                    // This PE commits up to its horizon (GVT across processes).
-                    let h = if N::ACTIVE { g } else { gvt.horizon(self.local) };
-                    self.gvt = h;
-                    let before = self.stats.committed;
-                    self.fossil_collect(h);
-                    self.window.new_gvt(h.time, self.stats.committed - before);
-                    since_round = 0;
-                    self.stats.gvt_seconds += t.elapsed().as_secs_f64();
-                    if self.local == 0 {
-                        progress.update(g.time.min(self.s.end));
-                        self.shared.record_round(g, t0.elapsed().as_secs_f64());
-                    }
-                    // Everything before the gate is committed and nothing
-                    // after it processed: a cut (every PE decides alike on
-                    // the same round's value and gate).
-                    let gate = gvt.gate();
-                    if g == Key::INF || g.time >= gate {
-                        self.paused = gate < self.s.end;
-                        return Ok(());
-                    }
-                }
+            Step::Report => {
+                let t = Instant::now();
+                self.drain()?;
+                let (pending, transit) = self.local_min();
+                let lvt = self.kps.iter().filter_map(|k| k.processed.back()).map(|&h| self.arena[h].key.time);
+                let lvt = lvt.fold(0.0, f64::max);
+                gvt.report(self.local, &mut self.part, pending, transit, lvt, self.net);
+                self.stats.gvt_seconds += t.elapsed().as_secs_f64();
             }
-            // A handler's panic is its event's error, kept like any other
-            // (caught per batch: per event would keep handlers from inlining).
-            let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
-                Ok(r) => r?,
-                Err(p) => {
-                    let Some((h, kp)) = self.current.take() else { std::panic::resume_unwind(p) };
-                    let (dst, time) = (self.arena[h].dst, self.arena[h].key.time);
-                    // Draws since the saved state; a reverse-computation
-                    // model's panicked event can never be undone anyway.
-                    let before = match self.kps[kp].saved.back() {
-                        Some(saved) => saved.counters,
-                        None => self.lps[self.map.local_of(dst, self.first_lp)].counters,
-                    };
-                    self.record(h, self.arena[h].key, dst, kp, before, 0, Some(handler_panic(dst, time, p.as_ref())))?;
-                    (1, false)
+            Step::New(g) => {
+                let t = Instant::now();
+                // This PE commits up to its horizon (GVT across processes).
+                let h = if N::ACTIVE { g } else { gvt.horizon(self.local) };
+                self.gvt = h;
+                let before = self.stats.committed;
+                self.fossil_collect(h);
+                self.window.new_gvt(h.time, self.stats.committed - before);
+                self.since_round = 0;
+                self.stats.gvt_seconds += t.elapsed().as_secs_f64();
+                if self.local == 0 {
+                    self.progress.update(g.time.min(self.s.end));
+                    self.shared.record_round(g, t0.elapsed().as_secs_f64());
                 }
-            };
-            self.transport.flush(gvt)?;
-            since_round += 1;
-            if since_round >= self.gvt_interval || throttled || (done == 0 && received == 0) {
-                gvt.request();
-            }
-            if done == 0 && received == 0 {
-                // Nothing to do until GVT moves or a message comes: with more
-                // workers than cores, give the core to one that has work (a
-                // descheduled PE holds GVT back for a whole time slice).
-                idle += 1;
-                if idle > 16 || self.oversubscribed {
-                    std::thread::yield_now();
-                } else {
-                    std::hint::spin_loop();
+                // Everything before the gate is committed and nothing
+                // after it processed: a cut (every PE decides alike on
+                // the same round's value and gate).
+                let gate = gvt.gate();
+                if g == Key::INF || g.time >= gate {
+                    self.paused = gate < self.s.end;
+                    self.progress.finish();
+                    return Ok(Iteration::Finished);
                 }
-            } else {
-                idle = 0;
             }
         }
+        // A handler's panic is its event's error, kept like any other
+        // (caught per batch: per event would keep handlers from inlining).
+        let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
+            Ok(r) => r?,
+            Err(p) => {
+                let Some((h, kp)) = self.current.take() else { std::panic::resume_unwind(p) };
+                let (dst, time) = (self.arena[h].dst, self.arena[h].key.time);
+                // Draws since the saved state; a reverse-computation
+                // model's panicked event can never be undone anyway.
+                let before = match self.kps[kp].saved.back() {
+                    Some(saved) => saved.counters,
+                    None => self.lps[self.map.local_of(dst, self.first_lp)].counters,
+                };
+                self.record(h, self.arena[h].key, dst, kp, before, 0, Some(handler_panic(dst, time, p.as_ref())))?;
+                (1, false)
+            }
+        };
+        self.transport.flush(gvt)?;
+        self.since_round += 1;
+        if self.since_round >= self.gvt_interval || throttled || (done == 0 && received == 0) {
+            gvt.request();
+        }
+        Ok(if done == 0 && received == 0 { Iteration::Idle } else { Iteration::Worked(done) })
     }
 
     /// Smallest keys this PE may still process (pending events) and cause

@@ -1,0 +1,495 @@
+//! Which worker thread runs which PE, and when (`--scheduling`): the
+//! multicore report's fixed (FM), dynamic (DM), adaptive (ADM) and
+//! locality-aware adaptive (LADM) mappings (its section 3.5).
+//!
+//! PEs are data. Each sits in a [`Slot`] behind a lock; a worker runs one
+//! scheduler iteration of a PE at a time ([`Pe::iterate`]), and a PE keeps
+//! all its state between iterations, so any worker may run the next one.
+//! GVT is computed among PEs, not workers: a PE that no worker runs for a
+//! while only holds GVT back until some worker runs it again.
+//!
+//! * **fixed**: worker `w` runs PEs `w`, `w + threads`, … and no other; it
+//!   holds their locks for the whole run (no cost per iteration).
+//! * **dynamic**: every iteration a worker moves round robin to the next PE
+//!   no other worker holds (`try_lock`: a busy PE is skipped, not waited for).
+//! * **adaptive**: dynamic, and every `detect` iterations each active worker
+//!   measures its average processing time per event (APTE, wall time of its
+//!   iterations that processed events over those events). A worker the OS
+//!   descheduled shows it: if the largest APTE of the active workers is
+//!   more than `threshold` times the smallest, the worker with the largest
+//!   deactivates (sleeps), so the simulation stops competing with the other
+//!   process for the cores. Once every active worker has run `reactivate`
+//!   iterations since, one inactive worker is woken to try again. At least
+//!   one worker stays active.
+//! * **ladm**: like fixed while no worker is inactive (each keeps its
+//!   primary PEs: their data stays in its caches); a deactivated worker's
+//!   PEs become orphans, and after each iteration on its own PE an active
+//!   worker helps an orphan that is behind its own PE in virtual time (or
+//!   any orphan, when its own PE had nothing to do), for `help` iterations.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+use crate::config::{Adaptivity, Scheduling};
+use crate::error::Error;
+use crate::model::Model;
+use crate::stats::WorkerStats;
+
+use super::pe::{Iteration, Pe};
+use super::Shared;
+
+/// One PE, and what workers read of it without taking its lock.
+pub(crate) struct Slot<'a, M: Model, Q, N, P> {
+    /// `None` until its primary worker has created it.
+    pe: Mutex<Option<Pe<'a, M, Q, N, P>>>,
+    finished: AtomicBool,
+    /// [`Pe::lvt`] after its latest iteration (f64 bits).
+    lvt: AtomicU64,
+}
+
+/// A PE's lock, held.
+type Held<'g, 'a, M, Q, N, P> = MutexGuard<'g, Option<Pe<'a, M, Q, N, P>>>;
+
+/// The PEs of one process and the state of its workers.
+pub(crate) struct Pool<'a, M: Model, Q, N, P> {
+    slots: Vec<Slot<'a, M, Q, N, P>>,
+    workers: usize,
+    policy: Scheduling,
+    adapt: Adaptivity,
+    /// Iterations between two APTE measurements of a worker.
+    detect: u64,
+    /// Iterations each active worker runs between two reactivations.
+    reactivate: u64,
+    shared: &'a Shared,
+    /// PEs finished (or lost to a panic).
+    finished: AtomicUsize,
+    active: Vec<AtomicBool>,
+    active_count: AtomicUsize,
+    /// Per worker: its latest APTE in seconds (f64 bits; 0: none yet).
+    apte: Vec<AtomicU64>,
+    /// Iterations of active workers since the last (de)activation.
+    since: AtomicU64,
+    /// Workers deactivated by the test hook: never reactivated.
+    forced: Vec<AtomicBool>,
+    threads: Vec<OnceLock<Thread>>,
+    /// More workers than cores: an idle worker yields its core at once.
+    oversubscribed: bool,
+}
+
+/// A worker's own bookkeeping.
+struct Worker {
+    w: usize,
+    stats: WorkerStats,
+    /// Iterations run (on any PE).
+    iter: u64,
+    idle: u32,
+    /// Round-robin positions: among its own PEs, over all PEs, over orphans.
+    own: usize,
+    cursor: usize,
+    orphan: usize,
+    /// APTE measurement: end of the previous iteration, and the period so far.
+    clock: Instant,
+    period_iters: u64,
+    period_seconds: f64,
+    period_events: u64,
+    active_since: Instant,
+}
+
+/// Locks `m`, taking the value of a lock poisoned by a panic (the panic
+/// itself is the run's error).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<'a, M: Model, Q, N, P> Pool<'a, M, Q, N, P>
+where
+    Pe<'a, M, Q, N, P>: Runnable,
+{
+    /// A pool of `pes` PEs (not yet created) for `cfg.threads` workers.
+    pub(crate) fn new(pes: usize, cfg: &crate::Config, shared: &'a Shared) -> Self {
+        let workers = cfg.threads;
+        Pool {
+            slots: (0..pes)
+                .map(|_| Slot { pe: Mutex::new(None), finished: AtomicBool::new(false), lvt: AtomicU64::new(0) })
+                .collect(),
+            workers,
+            policy: cfg.scheduling,
+            adapt: cfg.adaptivity.clone(),
+            detect: cfg.adaptivity.detect_every(cfg.gvt_interval) as u64,
+            reactivate: cfg.adaptivity.reactivate_every(cfg.gvt_interval) as u64,
+            shared,
+            finished: AtomicUsize::new(0),
+            active: (0..workers).map(|_| AtomicBool::new(true)).collect(),
+            active_count: AtomicUsize::new(workers),
+            apte: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+            since: AtomicU64::new(0),
+            forced: (0..workers).map(|_| AtomicBool::new(false)).collect(),
+            threads: (0..workers).map(|_| OnceLock::new()).collect(),
+            oversubscribed: std::thread::available_parallelism().map_or(true, |n| workers > n.get()),
+        }
+    }
+
+    /// The PEs whose primary worker is `w`.
+    pub(crate) fn own(&self, w: usize) -> impl Iterator<Item = usize> {
+        (w..self.slots.len()).step_by(self.workers)
+    }
+
+    /// The primary worker of PE `p`.
+    #[inline]
+    fn primary(&self, p: usize) -> usize {
+        p % self.workers
+    }
+
+    /// Puts PE `p`, created by its primary worker, in its slot.
+    pub(crate) fn place(&self, p: usize, pe: Pe<'a, M, Q, N, P>) {
+        *lock(&self.slots[p].pe) = Some(pe);
+    }
+
+    /// The PEs after the run, in order.
+    pub(crate) fn into_pes(self) -> Result<Vec<Pe<'a, M, Q, N, P>>, Error> {
+        self.slots
+            .into_iter()
+            .map(|s| {
+                s.pe.into_inner()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .ok_or_else(|| Error::Internal("a PE was never created".into()))
+            })
+            .collect()
+    }
+
+    /// Worker `w`'s part of the run, after it created its own PEs: runs PEs
+    /// as the policy says until every PE has finished.
+    pub(crate) fn work(&self, w: usize) -> Result<WorkerStats, Error> {
+        let _ = self.threads[w].set(std::thread::current());
+        let now = Instant::now();
+        let mut me = Worker {
+            w,
+            stats: WorkerStats::default(),
+            iter: 0,
+            idle: 0,
+            own: 0,
+            cursor: w,
+            orphan: 0,
+            clock: now,
+            period_iters: 0,
+            period_seconds: 0.0,
+            period_events: 0,
+            active_since: now,
+        };
+        let r = match self.policy {
+            Scheduling::Dynamic | Scheduling::Adaptive => self.dynamic(&mut me),
+            Scheduling::Ladm => self.ladm(&mut me),
+            _ => self.fixed(&mut me),
+        };
+        if self.active[w].load(Relaxed) {
+            me.stats.active_seconds += me.active_since.elapsed().as_secs_f64();
+        }
+        // Sleepers look again now rather than at their next timeout.
+        for t in self.threads.iter().filter_map(OnceLock::get) {
+            t.unpark();
+        }
+        r.map(|()| me.stats)
+    }
+
+    fn all_finished(&self) -> bool {
+        self.finished.load(Acquire) == self.slots.len()
+    }
+
+    /// Marks PE `p` finished (once).
+    fn finish(&self, p: usize) {
+        if !self.slots[p].finished.swap(true, AcqRel) {
+            self.finished.fetch_add(1, AcqRel);
+        }
+    }
+
+    /// Runs one iteration of PE `p` on worker `me`.
+    fn run_one(&self, me: &mut Worker, p: usize, pe: &mut Pe<'a, M, Q, N, P>) -> Result<Iteration, Error> {
+        if let Some((w, at, ms)) = self.adapt.stall {
+            if w == me.w && me.iter == at {
+                std::thread::sleep(Duration::from_millis(ms));
+            }
+        }
+        me.iter += 1;
+        me.stats.iterations += 1;
+        let r = pe.step()?;
+        if self.primary(p) != me.w {
+            pe.count_foreign();
+        }
+        if self.policy == Scheduling::Ladm {
+            self.slots[p].lvt.store(pe.progress_time().to_bits(), Relaxed);
+        }
+        if r == Iteration::Finished {
+            self.finish(p);
+        }
+        if self.policy.adapts() {
+            let now = Instant::now();
+            if let Iteration::Worked(n) = r {
+                if n > 0 {
+                    me.period_seconds += now.duration_since(me.clock).as_secs_f64();
+                    me.period_events += n as u64;
+                }
+            }
+            me.clock = now;
+        }
+        Ok(r)
+    }
+
+    /// After a pass: spin or yield when there was nothing to do.
+    #[inline]
+    fn pause(&self, me: &mut Worker, worked: bool) {
+        if worked {
+            me.idle = 0;
+            return;
+        }
+        // Nothing to do until GVT moves or a message comes: with more
+        // workers than cores, give the core to one that has work (a
+        // descheduled PE holds GVT back for a whole time slice).
+        me.idle += 1;
+        if me.idle > 16 || self.oversubscribed {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// FM: the worker's own PEs, locked for the whole run.
+    fn fixed(&self, me: &mut Worker) -> Result<(), Error> {
+        let mut mine: Vec<(usize, Held<'_, 'a, M, Q, N, P>)> =
+            self.own(me.w).map(|p| (p, lock(&self.slots[p].pe))).collect();
+        let (n, mut live) = (mine.len(), mine.len());
+        let mut i = 0;
+        while live > 0 {
+            let (p, guard) = &mut mine[i];
+            i = (i + 1) % n;
+            if self.slots[*p].finished.load(Relaxed) {
+                continue;
+            }
+            let pe = guard.as_mut().ok_or_else(|| Error::Internal(format!("PE {p} was not created")))?;
+            let r = self.run_one(me, *p, pe)?;
+            if r == Iteration::Finished {
+                live -= 1;
+            }
+            self.pause(me, matches!(r, Iteration::Worked(_)));
+        }
+        Ok(())
+    }
+
+    /// Runs one iteration of PE `p` if no other worker holds it; `None` if
+    /// one does (or it is not created yet).
+    fn try_run(&self, me: &mut Worker, p: usize) -> Result<Option<Iteration>, Error> {
+        match self.slots[p].pe.try_lock() {
+            Ok(mut g) => match g.as_mut() {
+                Some(pe) => self.run_one(me, p, pe).map(Some),
+                None => {
+                    // Its creator failed: nobody will ever create it.
+                    if self.shared.failure.failed() {
+                        self.finish(p);
+                    }
+                    Ok(None)
+                }
+            },
+            Err(TryLockError::WouldBlock) => Ok(None),
+            Err(TryLockError::Poisoned(_)) => {
+                // A handler panicked outside the PE's own catch: the run has failed.
+                self.finish(p);
+                Ok(None)
+            }
+        }
+    }
+
+    /// DM and ADM: the next PE no other worker holds, every iteration.
+    fn dynamic(&self, me: &mut Worker) -> Result<(), Error> {
+        let m = self.slots.len();
+        while !self.all_finished() {
+            if self.policy.adapts() && !self.active[me.w].load(Acquire) {
+                self.sleep(me);
+                continue;
+            }
+            let mut ran = None;
+            for k in 0..m {
+                let p = (me.cursor + k) % m;
+                if self.slots[p].finished.load(Acquire) {
+                    continue;
+                }
+                if let Some(r) = self.try_run(me, p)? {
+                    ran = Some(r);
+                    me.cursor = p + 1;
+                    break;
+                }
+            }
+            self.pause(me, matches!(ran, Some(Iteration::Worked(_))));
+            if self.policy.adapts() {
+                self.adapt(me);
+            }
+        }
+        Ok(())
+    }
+
+    /// LADM: its own PEs, and orphans of inactive workers that fall behind.
+    fn ladm(&self, me: &mut Worker) -> Result<(), Error> {
+        let own: Vec<usize> = self.own(me.w).collect();
+        let m = self.slots.len();
+        while !self.all_finished() {
+            if !self.active[me.w].load(Acquire) {
+                self.sleep(me);
+                continue;
+            }
+            let mut worked = false;
+            let mut ahead = f64::INFINITY;
+            if let Some(&p) = own.get(me.own % own.len().max(1)) {
+                me.own += 1;
+                if !self.slots[p].finished.load(Acquire) {
+                    // A helper may hold it right after this worker woke.
+                    if let Some(r) = self.try_run(me, p)? {
+                        worked = matches!(r, Iteration::Worked(_));
+                    }
+                    ahead = f64::from_bits(self.slots[p].lvt.load(Relaxed));
+                }
+            }
+            if self.active_count.load(Relaxed) < self.workers {
+                worked |= self.help(me, m, worked, ahead)?;
+            }
+            self.pause(me, worked);
+            self.adapt(me);
+        }
+        Ok(())
+    }
+
+    /// LADM's help: up to `help` iterations on an orphan PE behind `ahead`
+    /// (any orphan when the worker's own PE had nothing to do, so a PE no
+    /// worker owns never holds GVT back); true if it did work.
+    fn help(&self, me: &mut Worker, m: usize, worked: bool, ahead: f64) -> Result<bool, Error> {
+        for k in 0..m {
+            let q = (me.orphan + k) % m;
+            let slot = &self.slots[q];
+            if self.active[self.primary(q)].load(Relaxed) || slot.finished.load(Acquire) {
+                continue;
+            }
+            if worked && f64::from_bits(slot.lvt.load(Relaxed)) >= ahead {
+                continue;
+            }
+            let Ok(mut g) = slot.pe.try_lock() else { continue };
+            let Some(pe) = g.as_mut() else { continue };
+            me.orphan = q + 1;
+            let mut did = false;
+            for _ in 0..self.adapt.help {
+                let r = self.run_one(me, q, pe)?;
+                me.stats.help_iterations += 1;
+                did |= matches!(r, Iteration::Worked(_));
+                if r == Iteration::Finished {
+                    break;
+                }
+            }
+            return Ok(did);
+        }
+        Ok(false)
+    }
+
+    /// ADM and LADM: measures APTE every `detect` iterations, deactivates
+    /// this worker if it is the slow one, and reactivates one inactive
+    /// worker every `reactivate` iterations of each active worker.
+    fn adapt(&self, me: &mut Worker) {
+        if let Some((w, at)) = self.adapt.force_deactivate {
+            // The hook's deactivation is the only one (no measurement races it).
+            if w == me.w && me.iter >= at && !self.forced[w].load(Relaxed) && self.deactivate(me.w) {
+                self.forced[w].store(true, Relaxed);
+                me.stats.deactivations += 1;
+            }
+            return;
+        }
+        me.period_iters += 1;
+        if me.period_iters < self.detect {
+            return;
+        }
+        me.period_iters = 0;
+        if me.period_events > 0 {
+            let apte = me.period_seconds / me.period_events as f64;
+            self.apte[me.w].store(apte.to_bits(), Relaxed);
+            let (mut lo, mut hi, mut slowest) = (f64::INFINITY, 0.0, usize::MAX);
+            for v in 0..self.workers {
+                let a = f64::from_bits(self.apte[v].load(Relaxed));
+                if a > 0.0 && self.active[v].load(Relaxed) {
+                    lo = lo.min(a);
+                    if a > hi {
+                        hi = a;
+                        slowest = v;
+                    }
+                }
+            }
+            if slowest == me.w && hi > self.adapt.threshold * lo && self.deactivate(me.w) {
+                me.stats.deactivations += 1;
+                me.period_seconds = 0.0;
+                me.period_events = 0;
+                return;
+            }
+        }
+        me.period_seconds = 0.0;
+        me.period_events = 0;
+        let since = self.since.fetch_add(self.detect, Relaxed) + self.detect;
+        let active = self.active_count.load(Relaxed);
+        let due = self.reactivate.saturating_mul(active as u64);
+        if active < self.workers && since >= due && self.since.swap(0, AcqRel) >= due {
+            self.reactivate_one();
+        }
+    }
+
+    /// Deactivates worker `w` unless it is the last active one.
+    fn deactivate(&self, w: usize) -> bool {
+        let mut n = self.active_count.load(Acquire);
+        while n > 1 {
+            match self.active_count.compare_exchange(n, n - 1, AcqRel, Acquire) {
+                Ok(_) => {
+                    self.apte[w].store(0, Relaxed);
+                    self.active[w].store(false, Release);
+                    self.since.store(0, Relaxed);
+                    return true;
+                }
+                Err(now) => n = now,
+            }
+        }
+        false
+    }
+
+    /// Wakes one inactive worker (not one the test hook deactivated).
+    fn reactivate_one(&self) {
+        for v in 0..self.workers {
+            if !self.active[v].load(Acquire) && !self.forced[v].load(Relaxed) {
+                self.active_count.fetch_add(1, AcqRel);
+                self.active[v].store(true, Release);
+                if let Some(t) = self.threads[v].get() {
+                    t.unpark();
+                }
+                return;
+            }
+        }
+    }
+
+    /// An inactive worker sleeps until reactivated or the run ends.
+    fn sleep(&self, me: &mut Worker) {
+        me.stats.active_seconds += me.active_since.elapsed().as_secs_f64();
+        while !self.active[me.w].load(Acquire) && !self.all_finished() {
+            std::thread::park_timeout(Duration::from_millis(1));
+        }
+        if self.active[me.w].load(Acquire) {
+            me.stats.reactivations += 1;
+        }
+        let now = Instant::now();
+        me.active_since = now;
+        me.clock = now;
+        me.period_iters = 0;
+        me.period_seconds = 0.0;
+        me.period_events = 0;
+    }
+}
+
+/// What the pool needs of a PE (keeps the pool's bounds short).
+pub(crate) trait Runnable {
+    /// One scheduler iteration.
+    fn step(&mut self) -> Result<Iteration, Error>;
+    /// Counts an iteration run by a worker other than its primary one.
+    fn count_foreign(&mut self);
+    /// How far it has got in virtual time.
+    fn progress_time(&self) -> f64;
+}
