@@ -381,11 +381,18 @@ pub(crate) struct Expanded {
     origins: Vec<(String, String)>,
 }
 
+impl Expanded {
+    /// A command line left as it is.
+    pub(crate) fn plain(argv: Vec<String>) -> Self {
+        Expanded { argv, ..Expanded::default() }
+    }
+}
+
 /// Takes `--config FILE` and `--print-config` out of `timewarp run ...`
 /// and puts the file's options in. Other commands pass through.
 pub(crate) fn expand(argv: Vec<String>) -> Result<Expanded, String> {
     if argv.get(1).map(String::as_str) != Some("run") {
-        return Ok(Expanded { argv, ..Expanded::default() });
+        return Ok(Expanded::plain(argv));
     }
     let (file, print, rest) = take_config(&argv[2..])?;
     let mut x = Expanded { print, ..Expanded::default() };

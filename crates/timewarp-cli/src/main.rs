@@ -145,7 +145,8 @@ impl Action for Run<'_> {
         }
         // What the statistics file records to reproduce the run: the version,
         // the command line and every option's value.
-        let config = config::Effective::of(&self.command, false)?.to_json(&std::env::args().collect::<Vec<_>>());
+        let config = config::Effective::of(&self.command, false)?
+            .to_json(&std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>());
         let out = Outputs { params, config };
         execute(model, &cfg, engine, self.procs, out, after, Checkpoints { plan, start, control: self.control })
     }
@@ -335,8 +336,11 @@ fn main() -> ExitCode {
     };
     let lead = procs.rank() == 0;
     // `run --config FILE`: the file's options go in as command-line tokens.
-    let argv: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
-    let expanded = match config::expand(argv) {
+    let os: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Paths that are not UTF-8 reach clap as they are (a run file is only read from UTF-8 command lines).
+    let utf8 = os.iter().all(|a| a.to_str().is_some());
+    let argv: Vec<String> = os.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let expanded = match if utf8 { config::expand(argv) } else { Ok(config::Expanded::plain(argv)) } {
         Ok(x) => x,
         Err(e) => {
             if lead {
@@ -345,7 +349,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cli = match Cli::try_parse_from(&expanded.argv) {
+    let parsed = if utf8 { Cli::try_parse_from(&expanded.argv) } else { Cli::try_parse_from(&os) };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // A value from the run file: one line naming its file, line and key.
