@@ -176,6 +176,10 @@ fn load(path: &Path) -> Result<RunFile, String> {
         let long = key.replace('_', "-");
         let Some(opt) = opts.iter().find(|o| o.long == long) else {
             let hint = match nearest(&long, opts.iter().map(|o| o.long.as_str())) {
+                Some(n) if opts.iter().any(|o| o.long == n && o.engine != (table == "engine")) => {
+                    let other = if table == "engine" { "model" } else { "engine" };
+                    format!("did you mean `{n}` (under [{other}])?")
+                }
                 Some(n) => format!("did you mean `{n}`?"),
                 None => format!("see `timewarp run {} --help` for the options", model.0),
             };

@@ -58,7 +58,7 @@ See docs/running.md."
     /// Continue a run from a checkpoint written with --checkpoint-dir, to its
     /// end time (or an earlier --end), in any mode, thread or process count.
     #[command(after_help = "OPTIONS are engine options of `timewarp run <model>` (--sync, --threads, --mapping, \
---end, --queue, --batch, --gvt-interval, --kps-per-pe, --event-memory, --optimism, --stats-json, --quiet, \
+--end, --queue, --batch, --gvt-interval, --kps-per-pe, --event-memory, --optimism, --stats-json, --stats-csv, --gvt-csv, --quiet, \
 --checkpoint-dir, --checkpoint-every, --checkpoint-wall, --checkpoint-keep); they replace those of the run that \
 wrote the checkpoint, and the others stay as they were. The model, its options and --seed come from the checkpoint.")]
     Resume {

@@ -189,6 +189,11 @@ fn run_file_mistakes_are_one_line_naming_the_key_and_line() {
             &["typo.toml:5", "remot", "did you mean `remote`"],
         ),
         (
+            "other-table.toml",
+            "[engine]\nremot = 0.5\n[model]\nname = \"phold\"\n",
+            &["other-table.toml:2", "did you mean `remote` (under [model])"],
+        ),
+        (
             "engine-typo.toml",
             "[engine]\ngvt-intervall = 2\n[model]\nname = \"phold\"\n",
             &["engine-typo.toml:2", "gvt-intervall", "`gvt-interval`"],
