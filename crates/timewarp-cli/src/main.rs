@@ -398,7 +398,15 @@ fn main() -> ExitCode {
             dispatch(model, &Run { procs: &procs, command, control: &control, resume: None.into() })
         }
         Cmd::Resume { file, options } => resume(&procs, &file, &options),
-        Cmd::Sweep(a) if lead => match sweep::run(&a) {
+        // Each run of a sweep is a process of its own; under mpirun every
+        // process would run the whole sweep's runs alone.
+        Cmd::Sweep(_) if procs.size() > 1 => {
+            if lead {
+                eprintln!("error: sweep starts its runs itself, one after another; run it without mpirun");
+            }
+            return ExitCode::from(2);
+        }
+        Cmd::Sweep(a) => match sweep::run(&a) {
             Err(sweep::Failure::Usage(e)) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
@@ -406,7 +414,6 @@ fn main() -> ExitCode {
             Err(sweep::Failure::Runs(e)) => Err(e),
             Ok(()) => Ok(()),
         },
-        Cmd::Sweep(_) => Ok(()),
         Cmd::Partition(a) if lead => partition::run(&a),
         Cmd::Partition(_) => Ok(()),
         Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),

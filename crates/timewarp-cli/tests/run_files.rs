@@ -375,3 +375,19 @@ fn sweep_mistakes_are_one_line() {
         &["no/such/folder"],
     );
 }
+
+#[test]
+fn a_checkpoint_of_a_run_file_s_run_resumes_without_the_file() {
+    let d = folder("checkpoint");
+    std::fs::write(d.join("run.toml"), RUN_TOML).unwrap();
+    ok(&d, &["run", "--config", "run.toml", "-q", "--stats-json", "whole.json"]);
+    let args = ["run", "--config", "run.toml", "-q", "--checkpoint-dir", "ck", "--checkpoint-every", "4"];
+    ok(&d, &args);
+    std::fs::remove_file(d.join("run.toml")).unwrap();
+    let mut ck: Vec<PathBuf> = std::fs::read_dir(d.join("ck")).unwrap().map(|e| e.unwrap().path()).collect();
+    ck.sort();
+    let first = ck.first().expect("a checkpoint was written").to_str().unwrap().to_string();
+    ok(&d, &["resume", &first, "-q", "--stats-json", "resumed.json"]);
+    assert_eq!(json(&d.join("resumed.json"))["digest"], json(&d.join("whole.json"))["digest"]);
+    assert_eq!(json(&d.join("resumed.json"))["config"]["model"]["lps"], 256);
+}
