@@ -106,6 +106,15 @@ pub(crate) struct EngineArgs {
     /// output; the summary then goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
+    /// Write per-PE statistics as CSV to this file, one row per PE (`-`:
+    /// standard output).
+    #[arg(long, value_name = "FILE")]
+    pub stats_csv: Option<PathBuf>,
+    /// Write the GVT series as CSV to this file: gvt, wall (seconds since
+    /// event processing began), committed (events so far), one row per GVT
+    /// round (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub gvt_csv: Option<PathBuf>,
     /// Print nothing on success (errors still go to stderr).
     #[arg(long, short)]
     pub quiet: bool,

@@ -1,10 +1,13 @@
 //! The `timewarp` command: run the shipped models under any synchronisation mode.
 
 mod args;
+mod config;
+mod csv_stats;
 mod models;
 mod partition;
 mod picture;
 mod resume;
+mod sweep;
 
 use args::EngineArgs;
 use clap::{Parser, Subcommand};
@@ -33,7 +36,14 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Run a model and print a summary (see `timewarp run <model> --help`).
-    #[command(arg_required_else_help = false)]
+    #[command(
+        arg_required_else_help = false,
+        after_help = "Run files: `timewarp run --config FILE [OPTIONS]` reads the model and its options from a TOML \
+file ([engine] and [model] tables, keys named like the options: threads = 2, kps-per-pe = 8; [model] name = \"phold\", \
+remote = 0.5) or from a --stats-json file of an earlier run (its `config` object), to reproduce that run. Options on \
+the command line replace the file's. `--print-config` prints the effective configuration as TOML and exits. \
+See docs/running.md."
+    )]
     Run {
         #[command(subcommand)]
         model: ModelCmd,
@@ -48,7 +58,7 @@ enum Cmd {
     /// Continue a run from a checkpoint written with --checkpoint-dir, to its
     /// end time (or an earlier --end), in any mode, thread or process count.
     #[command(after_help = "OPTIONS are engine options of `timewarp run <model>` (--sync, --threads, --mapping, \
---end, --queue, --batch, --gvt-interval, --kps-per-pe, --event-memory, --optimism, --stats-json, --quiet, \
+--end, --queue, --batch, --gvt-interval, --kps-per-pe, --event-memory, --optimism, --stats-json, --stats-csv, --gvt-csv, --quiet, \
 --checkpoint-dir, --checkpoint-every, --checkpoint-wall, --checkpoint-keep); they replace those of the run that \
 wrote the checkpoint, and the others stay as they were. The model, its options and --seed come from the checkpoint.")]
     Resume {
@@ -58,6 +68,9 @@ wrote the checkpoint, and the others stay as they were. The model, its options a
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "OPTIONS")]
         options: Vec<String>,
     },
+    /// Run a model over the cartesian product of option values, one run
+    /// after another, writing one CSV row per run.
+    Sweep(sweep::SweepArgs),
     /// List the shipped models.
     List,
     /// Partition a profile (`run ... --profile-out FILE`) into a mapping
@@ -130,8 +143,21 @@ impl Action for Run<'_> {
                 eprintln!("{note}");
             }
         }
-        execute(model, &cfg, engine, self.procs, params, after, Checkpoints { plan, start, control: self.control })
+        // What the statistics file records to reproduce the run: the version,
+        // the command line and every option's value.
+        let config = config::Effective::of(&self.command, false)?
+            .to_json(&std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>());
+        let out = Outputs { params, config };
+        execute(model, &cfg, engine, self.procs, out, after, Checkpoints { plan, start, control: self.control })
     }
+}
+
+/// What a run records besides its figures.
+struct Outputs<'a> {
+    /// The model's parsed options (written into profiles).
+    params: &'a str,
+    /// The effective configuration (the statistics file's `config`).
+    config: Value,
 }
 
 /// A run's checkpoint plan, the snapshot it starts from, and what can ask it to pause.
@@ -162,6 +188,11 @@ impl Action for Verify<'_> {
         }
         if engine.profile_out.is_some() {
             return Err("--profile-out profiles a run; use it with `timewarp run`, not verify".into());
+        }
+        if engine.stats_csv.is_some() || engine.gvt_csv.is_some() {
+            return Err("--stats-csv and --gvt-csv record a run; use them with `timewarp run` (verify writes both \
+                        runs' statistics with --stats-json)"
+                .into());
         }
         let cfg = engine.config_for_verify(model.name(), model.num_lps())?;
         fits(model, &cfg, 1, sizing)?;
@@ -304,9 +335,31 @@ fn main() -> ExitCode {
         }
     };
     let lead = procs.rank() == 0;
-    let cli = match Cli::try_parse() {
+    // `run --config FILE`: the file's options go in as command-line tokens.
+    let os: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Paths that are not UTF-8 reach clap as they are (a run file is only read from UTF-8 command lines).
+    let utf8 = os.iter().all(|a| a.to_str().is_some());
+    let argv: Vec<String> = os.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let expanded = match if utf8 { config::expand(argv) } else { Ok(config::Expanded::plain(argv)) } {
+        Ok(x) => x,
+        Err(e) => {
+            if lead {
+                eprintln!("error: {e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let parsed = if utf8 { Cli::try_parse_from(&expanded.argv) } else { Cli::try_parse_from(&os) };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
+            // A value from the run file: one line naming its file, line and key.
+            if let Some(line) = config::explain(&e, &expanded) {
+                if lead {
+                    eprintln!("error: {line}");
+                }
+                return ExitCode::from(2);
+            }
             // clap's whole message: what is wrong, the accepted values or the
             // nearest spelling, and the usage (help and version go to stdout, exit 0).
             if lead {
@@ -323,13 +376,44 @@ fn main() -> ExitCode {
             Ok(())
         }
         Cmd::Run { model } => {
-            // What followed `run`: a checkpoint stores it, a resume parses it again.
-            let command: Vec<String> = std::env::args().skip(2).collect();
+            // What followed `run` (with the run file's options put in): a
+            // checkpoint stores it, a resume parses it again.
+            let command: Vec<String> = expanded.argv[2..].to_vec();
+            if expanded.print {
+                return match config::Effective::of(&command, true) {
+                    Ok(eff) => {
+                        if lead {
+                            print!("{}", eff.to_toml());
+                        }
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
             let control = Control::default();
             signals::watch(&control, model.engine().checkpoint_dir.is_some() && procs.size() == 1);
             dispatch(model, &Run { procs: &procs, command, control: &control, resume: None.into() })
         }
         Cmd::Resume { file, options } => resume(&procs, &file, &options),
+        // Each run of a sweep is a process of its own; under mpirun every
+        // process would run the whole sweep's runs alone.
+        Cmd::Sweep(_) if procs.size() > 1 => {
+            if lead {
+                eprintln!("error: sweep starts its runs itself, one after another; run it without mpirun");
+            }
+            return ExitCode::from(2);
+        }
+        Cmd::Sweep(a) => match sweep::run(&a) {
+            Err(sweep::Failure::Usage(e)) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+            Err(sweep::Failure::Runs(e)) => Err(e),
+            Ok(()) => Ok(()),
+        },
         Cmd::Partition(a) if lead => partition::run(&a),
         Cmd::Partition(_) => Ok(()),
         Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),
@@ -645,19 +729,23 @@ fn execute<M: Model>(
     cfg: &timewarp::Config,
     engine: &EngineArgs,
     procs: &Procs,
-    params: &str,
+    rec: Outputs<'_>,
     after: After<'_, M::Results>,
     ck: Checkpoints<'_, M>,
 ) -> Result<Option<Value>, String> {
-    let stats_out = match &engine.stats_json {
-        Some(p) if procs.rank() == 0 => Some(StatsOut::open(p).map_err(|e| procs.alone(e))?),
-        _ => None,
+    let params = rec.params;
+    // Every output file is opened before the run: a bad path should not cost a whole run.
+    let open = |p: &Option<PathBuf>| match p {
+        Some(p) if procs.rank() == 0 => StatsOut::open(p).map(Some).map_err(|e| procs.alone(e)),
+        _ => Ok(None),
     };
+    let stats_out = open(&engine.stats_json)?;
+    let csv_outs = [open(&engine.stats_csv)?, open(&engine.gvt_csv)?];
     let run = match &engine.profile_out {
         Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
         None => procs.run(model, cfg, ck).map_err(|e| match e {
             timewarp::Error::Interrupted { checkpoint: Some(_) } => {
-                if let Some(out) = &stats_out {
+                for out in stats_out.iter().chain(csv_outs.iter().flatten()) {
                     out.remove_temporary();
                 }
                 eprintln!("{e}");
@@ -669,7 +757,7 @@ fn execute<M: Model>(
     let report = match run {
         Ok(Some(r)) => r,
         other => {
-            if let Some(out) = stats_out {
+            for out in stats_out.into_iter().chain(csv_outs.into_iter().flatten()) {
                 out.discard();
             }
             return other.map(|_| None);
@@ -678,7 +766,7 @@ fn execute<M: Model>(
     after(&report.results)?;
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     let summary = format!("{}{}", report.stats.table(), results_text(&results));
-    let to_stdout = stats_out.as_ref().is_some_and(StatsOut::is_stdout);
+    let to_stdout = stats_out.iter().chain(csv_outs.iter().flatten()).any(StatsOut::is_stdout);
     if !engine.quiet {
         if to_stdout {
             eprint!("{summary}");
@@ -689,6 +777,7 @@ fn execute<M: Model>(
     if let Some(out) = stats_out {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
         json["model_results"] = results.clone();
+        json["config"] = rec.config;
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         if let Err(e) = out.write(&text) {
             // The run's figures are not lost with the file: they go to stderr.
@@ -696,6 +785,12 @@ fn execute<M: Model>(
                 eprint!("{summary}");
             }
             return Err(e);
+        }
+    }
+    let [pes, gvt] = csv_outs;
+    for (file, text) in [(pes, csv_stats::pes(&report.stats)), (gvt, csv_stats::gvt(&report.stats))] {
+        if let Some(file) = file {
+            file.write(text?.trim_end_matches('\n'))?;
         }
     }
     Ok(Some(results))

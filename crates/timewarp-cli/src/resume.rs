@@ -37,7 +37,7 @@ fn long_form(t: &str) -> String {
 
 /// `tokens` as (option name, its tokens), in order; a token that is no
 /// option (a model name) stands alone.
-fn options(tokens: &[String], takes_value: impl Fn(&str) -> bool) -> Vec<(Option<String>, Vec<String>)> {
+pub(crate) fn options(tokens: &[String], takes_value: impl Fn(&str) -> bool) -> Vec<(Option<String>, Vec<String>)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < tokens.len() {

@@ -1,0 +1,426 @@
+//! `timewarp sweep`: a model run over the cartesian product of option
+//! values, one run after another, one CSV row per run.
+//!
+//! Each run is this program started again (`timewarp run ... --quiet
+//! --stats-json TMP`), not a call in this process: peak memory is a
+//! process' high-water mark (it would only grow over an in-process sweep),
+//! and a run that fails in any way (a refused value, a panic, running out
+//! of memory) ends its own process only, becomes a row with its error, and
+//! the sweep goes on. The run goes through the same parser and code path as
+//! a typed `timewarp run`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use clap::Args;
+use serde_json::Value as Json;
+
+use crate::args::whole;
+use crate::config::{self, Kind, Opt};
+use clap::Parser;
+
+/// Options a sweep cannot take: each run's statistics are its row.
+const REFUSED: &[&str] = &["stats-json", "stats-csv", "gvt-csv", "profile-out", "checkpoint-dir"];
+
+/// The columns after the swept options'.
+pub(crate) const COLUMNS: &[&str] = &[
+    "rep",
+    "committed_events",
+    "event_rate",
+    "efficiency",
+    "rolled_back_events",
+    "peak_memory_bytes",
+    "wall_seconds",
+    "digest",
+    "error",
+];
+
+/// `timewarp sweep` options.
+#[derive(Args, Debug)]
+#[command(after_help = "Example: timewarp sweep phold --lps 1024 --sync optimistic --set remote=0.1,0.5,1.0 \
+--set threads=1,2 --reps 3 -o sweep.csv
+
+The CSV has a header row; then a row per run: the swept options (by name), rep, committed_events, event_rate \
+(committed events per second), efficiency, rolled_back_events, peak_memory_bytes, wall_seconds, digest, and error \
+(empty unless the run failed). A failed run is a row with its error and the sweep goes on; the exit status is then 1. \
+Each run is the same program started again (see docs/running.md).")]
+pub(crate) struct SweepArgs {
+    /// An option (engine or model, named as on the command line without
+    /// `--`) and its values: NAME=V1,V2,... Repeat for more options; every
+    /// combination runs. A list-valued option separates values with `;`
+    /// (dims=8,8;16,16); a switch takes true,false.
+    #[arg(long = "set", value_name = "NAME=V1,V2,...")]
+    pub set: Vec<String>,
+    /// Runs of each combination (the same seed each time: the spread of the
+    /// timings; sweep --set seed=1,2,3 for different histories).
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(1, 1_000_000), allow_negative_numbers = true)]
+    pub reps: Option<u32>,
+    /// The CSV file to write (`-`: standard output).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// A run file (as for `timewarp run --config`) with the model and its fixed options.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The model and its fixed options, as for `timewarp run`.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "MODEL [OPTIONS]")]
+    pub run: Vec<String>,
+}
+
+/// How a sweep failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// A bad command line (exit 2): nothing ran.
+    Usage(String),
+    /// Some runs failed (or the CSV could not be written).
+    Runs(String),
+}
+
+/// The sweep's own options, wherever they were given (after the model name
+/// they reach clap as the model's tokens).
+#[derive(Debug, Default)]
+struct Plan {
+    sets: Vec<String>,
+    reps: Option<u32>,
+    output: Option<PathBuf>,
+    config: Option<PathBuf>,
+    run: Vec<String>,
+}
+
+impl Plan {
+    fn from(a: &SweepArgs) -> Result<Self, String> {
+        let mut p = Plan {
+            sets: a.set.clone(),
+            reps: a.reps,
+            output: a.output.clone(),
+            config: a.config.clone(),
+            run: Vec::new(),
+        };
+        let mut it = a.run.iter();
+        while let Some(t) = it.next() {
+            let (name, inline) = match t.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+                _ => (t.as_str(), None),
+            };
+            if !matches!(name, "--set" | "--reps" | "-o" | "--output" | "--config") {
+                p.run.push(t.clone());
+                continue;
+            }
+            let value = match inline {
+                Some(v) => v,
+                None => it.next().cloned().ok_or_else(|| format!("{name} needs a value"))?,
+            };
+            match name {
+                "--set" => p.sets.push(value),
+                "--reps" => p.reps = Some(whole::<u32>(1, 1_000_000)(&value).map_err(|e| format!("--reps: {e}"))?),
+                "--config" => p.config = Some(value.into()),
+                _ => p.output = Some(value.into()),
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// One swept option: its name and values.
+struct Axis {
+    opt: Opt,
+    values: Vec<String>,
+}
+
+impl Axis {
+    /// `NAME=V1,V2,...` for `model`.
+    fn parse(spec: &str, model: &str, opts: &[Opt]) -> Result<Self, String> {
+        let Some((name, values)) = spec.split_once('=') else {
+            return Err(format!("--set {spec}: expected NAME=V1,V2,... (e.g. --set remote=0.1,0.5)"));
+        };
+        let long = name.trim().trim_start_matches("--").replace('_', "-");
+        let Some(opt) = opts.iter().find(|o| o.long == long) else {
+            let hint = match config::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
+                Some(n) => format!("did you mean `{n}`?"),
+                None => format!("see `timewarp run {model} --help` for the options"),
+            };
+            return Err(format!("--set {spec}: {model} has no option `{long}`; {hint}"));
+        };
+        if REFUSED.contains(&long.as_str()) || long == "quiet" {
+            return Err(format!("--set {spec}: `{long}` is not swept (each run's statistics are its row)"));
+        }
+        let sep = if opt.kind == Kind::List || values.contains(';') { ';' } else { ',' };
+        let values: Vec<String> = values.split(sep).map(|v| v.trim().to_string()).collect();
+        if values.iter().any(String::is_empty) {
+            return Err(format!("--set {spec}: an empty value; give NAME=V1,V2,... with no empty item"));
+        }
+        if opt.kind == Kind::Flag && values.iter().any(|v| v != "true" && v != "false") {
+            return Err(format!("--set {spec}: `{long}` is a switch; its values are true and false"));
+        }
+        Ok(Axis { opt: opt.clone(), values })
+    }
+
+    /// The tokens that set this option to `value`.
+    fn tokens(&self, value: &str) -> Vec<String> {
+        match (self.opt.kind, value) {
+            (Kind::Flag, "true") => vec![format!("--{}", self.opt.long)],
+            (Kind::Flag, _) => vec![],
+            _ => vec![format!("--{}={value}", self.opt.long)],
+        }
+    }
+}
+
+/// Every combination of the axes' value indices, the first axis slowest.
+fn product(axes: &[Axis]) -> Vec<Vec<usize>> {
+    axes.iter().fold(vec![vec![]], |acc, a| {
+        acc.into_iter().flat_map(|p| (0..a.values.len()).map(move |i| [p.clone(), vec![i]].concat())).collect()
+    })
+}
+
+/// `timewarp sweep`.
+pub(crate) fn run(a: &SweepArgs) -> Result<(), Failure> {
+    let p = Plan::from(a).map_err(Failure::Usage)?;
+    // `timewarp sweep phold --help`: the model's options, which a sweep takes.
+    if p.run.iter().any(|t| t == "--help" || t == "-h") {
+        let argv = ["timewarp", "run"].into_iter().map(String::from).chain(p.run.iter().cloned());
+        if let Err(e) = crate::Cli::try_parse_from(argv) {
+            let _ = e.print();
+        }
+        return Ok(());
+    }
+    let Some(output) = p.output.clone() else {
+        return Err(Failure::Usage("sweep needs -o FILE: the CSV file to write (- for standard output)".into()));
+    };
+    if p.sets.is_empty() {
+        return Err(Failure::Usage(
+            "sweep needs at least one --set NAME=V1,V2,... (e.g. --set remote=0.1,0.5 --set threads=1,2)".into(),
+        ));
+    }
+    let base = match &p.config {
+        Some(file) => config::with_file(file, &p.run, &mut Vec::new()).map_err(Failure::Usage)?,
+        None => p.run.clone(),
+    };
+    let model = match base.first() {
+        Some(m) if !m.starts_with('-') => m.clone(),
+        _ => {
+            return Err(Failure::Usage(
+                "sweep needs a model: timewarp sweep <model> --set NAME=V1,V2,... -o FILE (or --config FILE)".into(),
+            ))
+        }
+    };
+    let Some(opts) = config::options(&model) else {
+        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `timewarp list`")));
+    };
+    let axes: Vec<Axis> =
+        p.sets.iter().map(|s| Axis::parse(s, &model, &opts)).collect::<Result<_, _>>().map_err(Failure::Usage)?;
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|b| b.opt.long == a.opt.long) {
+            return Err(Failure::Usage(format!("--set {}: given twice; list all its values in one --set", a.opt.long)));
+        }
+    }
+    // The fixed options must make a valid run by themselves (clap's checks).
+    let check = ["timewarp", "run"].into_iter().map(String::from).chain(base.iter().cloned());
+    if let Err(e) = crate::Cli::try_parse_from(check) {
+        let text = e.render().to_string();
+        let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+        return Err(Failure::Usage(format!("sweep: {first} (in the options of every run)")));
+    }
+    let given: Vec<String> = config::groups(&base, &opts).into_iter().filter_map(|(n, _)| n).collect();
+    if let Some(r) = REFUSED.iter().find(|r| given.iter().any(|g| g == *r)) {
+        return Err(Failure::Usage(format!(
+            "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `timewarp run` \
+             for its files)"
+        )));
+    }
+    let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();
+    let fixed = config::without(&base, &names, &opts);
+    let exe = std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?;
+
+    let mut csv = Csv::open(&output, &names).map_err(Failure::Runs)?;
+    let points = product(&axes);
+    let reps = p.reps.unwrap_or(1);
+    let total = points.len() * reps as usize;
+    let progress = Progress::new();
+    let (mut done, mut failed) = (0, 0);
+    for point in &points {
+        let values: Vec<&str> = axes.iter().zip(point).map(|(a, &i)| a.values[i].as_str()).collect();
+        let label: Vec<String> = names.iter().zip(&values).map(|(n, v)| format!("{n}={v}")).collect();
+        for rep in 1..=reps {
+            progress.show(&format!("sweep: run {}/{total}: {} rep {rep}", done + 1, label.join(" ")));
+            let mut tokens = fixed.clone();
+            for (a, v) in axes.iter().zip(&values) {
+                tokens.extend(a.tokens(v));
+            }
+            let outcome = run_one(&exe, &tokens);
+            failed += usize::from(outcome.is_err());
+            csv.row(&values, rep, outcome).map_err(Failure::Runs)?;
+            done += 1;
+        }
+    }
+    progress.clear();
+    let shown = if output.as_os_str() == "-" { "standard output".into() } else { output.display().to_string() };
+    let line = format!("sweep: {total} runs, {failed} failed; written to {shown}");
+    if output.as_os_str() == "-" {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+    if failed > 0 {
+        return Err(Failure::Runs(format!("{failed} of {total} runs failed; the error column of {shown} says why")));
+    }
+    Ok(())
+}
+
+/// One run's figures, as the CSV shows them.
+type Figures = Vec<String>;
+
+/// Runs `timewarp run tokens...` and reads its statistics file.
+fn run_one(exe: &Path, tokens: &[String]) -> Result<Figures, String> {
+    let stats = std::env::temp_dir().join(format!("timewarp-sweep-{}.json", std::process::id()));
+    let out = Command::new(exe)
+        .arg("run")
+        .args(tokens)
+        .arg("--quiet")
+        .arg("--stats-json")
+        .arg(&stats)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let text = std::fs::read_to_string(&stats);
+    let _ = std::fs::remove_file(&stats);
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("error: "))
+            .or_else(|| err.lines().rev().find(|l| !l.trim().is_empty()))
+            .map(str::trim)
+            .map(String::from);
+        return Err(line.unwrap_or_else(|| format!("the run ended with {}", out.status)));
+    }
+    let json: Json = text
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+        .map_err(|e| format!("the run's statistics could not be read: {e}"))?;
+    let field = |k: &str| match &json[k] {
+        Json::String(s) => s.clone(),
+        Json::Null => String::new(),
+        v => v.to_string(),
+    };
+    Ok([
+        "committed_events",
+        "event_rate",
+        "efficiency",
+        "rolled_back_events",
+        "peak_rss_bytes",
+        "wall_seconds",
+        "digest",
+    ]
+    .iter()
+    .map(|k| field(k))
+    .collect())
+}
+
+/// The sweep's CSV, a row written (and flushed) per run: an interrupted
+/// sweep keeps the rows of the runs it finished.
+struct Csv {
+    out: csv::Writer<Box<dyn Write>>,
+    path: PathBuf,
+}
+
+impl Csv {
+    fn open(path: &Path, names: &[String]) -> Result<Self, String> {
+        let sink: Box<dyn Write> = if path.as_os_str() == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            let f = std::fs::File::create(path)
+                .map_err(|e| format!("cannot write the sweep to {}: {e}", path.display()))?;
+            Box::new(std::io::BufWriter::new(f))
+        };
+        let mut c = Csv { out: csv::Writer::from_writer(sink), path: path.to_path_buf() };
+        let header: Vec<&str> = names.iter().map(String::as_str).chain(COLUMNS.iter().copied()).collect();
+        c.write(&header)?;
+        Ok(c)
+    }
+
+    fn row(&mut self, values: &[&str], rep: u32, outcome: Result<Figures, String>) -> Result<(), String> {
+        let rep = rep.to_string();
+        let (figures, error) = match outcome {
+            Ok(f) => (f, String::new()),
+            Err(e) => (vec![String::new(); COLUMNS.len() - 2], e),
+        };
+        let row: Vec<&str> = values
+            .iter()
+            .copied()
+            .chain([rep.as_str()])
+            .chain(figures.iter().map(String::as_str))
+            .chain([error.as_str()])
+            .collect();
+        self.write(&row)
+    }
+
+    fn write(&mut self, record: &[&str]) -> Result<(), String> {
+        self.out
+            .write_record(record)
+            .and_then(|()| self.out.flush().map_err(csv::Error::from))
+            .map_err(|e| format!("cannot write the sweep to {}: {e}", self.path.display()))
+    }
+}
+
+/// The progress line: shown on a terminal only (piped sweeps stay quiet).
+struct Progress {
+    on: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        use std::io::IsTerminal;
+        Progress { on: std::io::stderr().is_terminal() }
+    }
+
+    fn show(&self, line: &str) {
+        if self.on {
+            eprint!("\r\x1b[K{line}");
+        }
+    }
+
+    fn clear(&self) {
+        if self.on {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_product_varies_the_last_option_fastest() {
+        let opts = config::options("phold").unwrap();
+        let axes = vec![
+            Axis::parse("remote=0.1,0.5", "phold", &opts).unwrap(),
+            Axis::parse("threads=1,2,4", "phold", &opts).unwrap(),
+        ];
+        let p = product(&axes);
+        assert_eq!(p.len(), 6);
+        assert_eq!(p[0], vec![0, 0]);
+        assert_eq!(p[1], vec![0, 1]);
+        assert_eq!(p[5], vec![1, 2]);
+    }
+
+    #[test]
+    fn axes_take_lists_switches_and_refuse_typos() {
+        let opts = config::options("network").unwrap();
+        let dims = Axis::parse("dims=8,8;16,16", "network", &opts).unwrap();
+        assert_eq!(dims.values, vec!["8,8", "16,16"]);
+        assert_eq!(dims.tokens("8,8"), vec!["--dims=8,8"]);
+        let phold = config::options("phold").unwrap();
+        let flag = Axis::parse("interleave=true,false", "phold", &phold).unwrap();
+        assert_eq!(flag.tokens("true"), vec!["--interleave"]);
+        assert!(flag.tokens("false").is_empty());
+        let e = Axis::parse("remot=0.1", "phold", &phold).err().unwrap();
+        assert!(e.contains("did you mean `remote`"), "{e}");
+        assert!(Axis::parse("remote", "phold", &phold).err().unwrap().contains("NAME=V1,V2"));
+        assert!(Axis::parse("remote=0.1,,0.2", "phold", &phold).err().unwrap().contains("empty"));
+        assert!(Axis::parse("stats-json=a,b", "phold", &phold).err().unwrap().contains("not swept"));
+    }
+}
