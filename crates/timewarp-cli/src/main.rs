@@ -3,7 +3,8 @@
 mod args;
 mod models;
 mod partition;
-mod picture;
+mod plot;
+mod report;
 mod resume;
 
 use args::EngineArgs;
@@ -64,6 +65,10 @@ wrote the checkpoint, and the others stay as they were. The model, its options a
     /// for `run ... --mapping MAPPING`; prints the cut, the imbalance and
     /// the predicted remote fractions.
     Partition(partition::PartitionArgs),
+    /// Plot run statistics (--stats-json; several overlay) or a sweep's CSV as PNG or SVG.
+    Plot(plot::PlotArgs),
+    /// Write a self-contained HTML page of a run's statistics, configuration, plots and results.
+    Report(report::ReportArgs),
 }
 
 /// What to do with a model's typed results after a run (write its files).
@@ -332,6 +337,9 @@ fn main() -> ExitCode {
         Cmd::Resume { file, options } => resume(&procs, &file, &options),
         Cmd::Partition(a) if lead => partition::run(&a),
         Cmd::Partition(_) => Ok(()),
+        Cmd::Plot(a) if lead => plot::run(&a),
+        Cmd::Report(a) if lead => report::run(&a),
+        Cmd::Plot(_) | Cmd::Report(_) => Ok(()),
         Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),
     };
     match result {
@@ -384,7 +392,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
             model.bounded(&m, end)?;
             let after = |r: &timewarp_models::tlm::TlmResults| {
                 if let (Some(path), Some(field)) = (&model.image, &r.field) {
-                    picture::write_field(path, field)?;
+                    plot::picture::write_field(path, field)?;
                 }
                 match &model.receivers_csv {
                     Some(path) => write_signals(path, r),
