@@ -241,7 +241,8 @@ const STYLE: &str = "body{font-family:'DejaVu Sans',Verdana,sans-serif;margin:2e
 padding:0 1em;color:#222}h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;margin:.5em 0}th,td{padding:.2em .7em;border:1px solid #ddd;text-align:right}\
 table.pairs th{text-align:left;background:#f4f4f4}thead th{background:#f4f4f4}\
-.plots{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0}svg{max-width:100%;height:auto}\
+.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:12px}figure{margin:0}\
+svg{width:100%;height:auto}\
 .note{color:#666}pre{background:#f7f7f7;padding:.6em;overflow:auto}.wide{overflow-x:auto}";
 
 /// The whole page.
@@ -311,6 +312,15 @@ fn page(run: &Run) -> Result<String, String> {
         rows(&mut out, "ranks-table", "#", ranks, &[]);
     }
     out.push_str("</div>\n");
+
+    if let Some(links) = crate::plot::links::Links::of(&run.json, &run.path)? {
+        let svg = crate::plot::svg(crate::plot::links::SIZE, &links)?;
+        let _ = writeln!(
+            out,
+            "<h2 id=\"links\">Network links</h2>\n<figure class=\"model-picture\">\n{}</figure>",
+            svg.trim()
+        );
+    }
 
     out.push_str("<h2 id=\"results\">Model results</h2>\n<div class=\"wide\">\n");
     results(&mut out, map.get("model_results").unwrap_or(&Value::Null));

@@ -240,6 +240,40 @@ fn a_sequential_report_defaults_beside_its_input() {
     assert_eq!(html.matches("<svg").count(), 4);
 }
 
+#[test]
+fn a_network_run_with_link_stats_draws_its_link_heatmap_and_reports_it() {
+    let stats = tmp("network.json");
+    let csv = tmp("links.csv");
+    ok(&[
+        "run",
+        "network",
+        "--dims",
+        "4,4",
+        "--end",
+        "5000",
+        "--quiet",
+        "--link-stats",
+        s(&csv),
+        "--stats-json",
+        s(&stats),
+    ]);
+    let out = tmp("links.svg");
+    ok(&["plot", s(&stats), "--links", "-o", s(&out)]);
+    let (size, words, text) = svg_file(&out);
+    assert_eq!(size, (1200.0, 500.0));
+    assert!(words.contains("Link busy fraction (torus, 16 nodes)") && words.contains("output port"), "{words}");
+    // A cell per link (16 nodes × 4 ports) beside the colour bar's and the frame's rectangles.
+    assert!(text.matches("<rect").count() >= 64, "{}", text.matches("<rect").count());
+    let png = tmp("links.png");
+    ok(&["plot", s(&stats), "--links", "-o", s(&png)]);
+    assert_eq!(png_size(&png), (1200, 500));
+    let html = tmp("network.html");
+    ok(&["report", s(&stats), "-o", s(&html)]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("id=\"links\"") && page.contains("Link busy fraction"));
+    assert_eq!(page.matches("<svg").count(), 5, "four plots and the links");
+}
+
 /// Bad input: exit 1, one line on stderr naming the problem, no panic.
 fn assert_clear_error(args: &[&str], must_mention: &str) {
     let o = timewarp(args);
@@ -288,6 +322,8 @@ fn bad_input_gives_one_line_and_a_failure() {
         (vec!["plot", csv, "-o", o], "needs --x COLUMN and --y COLUMN; its columns: remote, threads"),
         (vec!["plot", csv, opt, "-o", o], "one CSV file at a time"),
         (vec!["plot", opt, "-o", opt], "is one of the inputs"),
+        (vec!["plot", opt, "--links", "-o", o], "run the network model with --link-stats"),
+        (vec!["plot", csv, "--links", "--x", "remote", "--y", "event_rate", "-o", o], "--links draws"),
         (vec!["report", "/nonexistent/stats.json", "-o", "/tmp/r.html"], "cannot read"),
         (vec!["report", s(&malformed), "-o", "/tmp/r.html"], "is not valid JSON"),
         (vec!["report", s(&other), "-o", "/tmp/r.html"], "not run statistics"),

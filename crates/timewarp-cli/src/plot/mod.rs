@@ -19,6 +19,7 @@ macro_rules! legend {
     };
 }
 
+pub(crate) mod links;
 pub(crate) mod picture;
 pub(crate) mod stats;
 pub(crate) mod sweep;
@@ -50,6 +51,10 @@ pub(crate) struct PlotArgs {
     /// CSV: one line per value of this column.
     #[arg(long, value_name = "COLUMN")]
     by: Option<String>,
+    /// Statistics of a network run with --link-stats: draw its links' busy
+    /// fractions as a heatmap instead.
+    #[arg(long)]
+    links: bool,
     /// Picture size in pixels [default: 1200x900 for statistics, 900x600 for a CSV].
     #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
     size: Option<(u32, u32)>,
@@ -95,6 +100,9 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
     let format = Format::of(&output)?;
     let csv: Vec<bool> = a.inputs.iter().map(|p| is_csv(p)).collect();
     if csv.iter().any(|&c| c) {
+        if a.links {
+            return Err("--links draws a network run's statistics JSON, not a CSV file".into());
+        }
         if a.inputs.len() > 1 {
             return Err("plot one CSV file at a time (several inputs overlay statistics JSON files only)".into());
         }
@@ -115,6 +123,18 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
         return Err(format!("{opt} picks a CSV column; statistics JSON files are plotted without it"));
     }
     let runs = a.inputs.iter().map(|p| stats::Run::read(p)).collect::<Result<Vec<_>, _>>()?;
+    if a.links {
+        let [run] = runs.as_slice() else {
+            return Err("--links draws one network run: give one statistics file".into());
+        };
+        let links = links::Links::of(&run.json, &run.path)?.ok_or_else(|| {
+            format!(
+                "{}: no per-link figures (model_results.links); run the network model with --link-stats FILE",
+                run.path.display()
+            )
+        })?;
+        return render(&output, format, a.size.unwrap_or(links::SIZE), &links);
+    }
     let runs = stats::label(runs);
     let size = a.size.unwrap_or(stats::SIZE);
     render(&output, format, size, &stats::Runs(runs))

@@ -12,8 +12,8 @@ const RAMP: [[f64; 3]; 5] =
 /// Obstacle cells.
 const WALL: [u8; 3] = [128, 128, 128];
 
-/// The colour of `t` in [0, 1].
-fn colour(t: f64) -> [u8; 3] {
+/// The colour of `t` in [0, 1] (also the network's link heatmap).
+pub(crate) fn colour(t: f64) -> [u8; 3] {
     let x = t.clamp(0.0, 1.0) * (RAMP.len() - 1) as f64;
     let i = (x as usize).min(RAMP.len() - 2);
     let f = x - i as f64;
