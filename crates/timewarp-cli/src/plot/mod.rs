@@ -98,7 +98,10 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
         return Err(format!("the output {} is one of the inputs: give another -o", output.display()));
     }
     let format = Format::of(&output)?;
-    let csv: Vec<bool> = a.inputs.iter().map(|p| is_csv(p)).collect();
+    // A CSV by its name, or any file but a .json one when columns are named.
+    let columns = a.x.is_some() || a.y.is_some() || a.by.is_some();
+    let csv: Vec<bool> =
+        a.inputs.iter().map(|p| has_extension(p, "csv") || columns && !has_extension(p, "json")).collect();
     if csv.iter().any(|&c| c) {
         if a.links {
             return Err("--links draws a network run's statistics JSON, not a CSV file".into());
@@ -140,9 +143,9 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
     render(&output, format, size, &stats::Runs(runs))
 }
 
-/// A CSV by its extension (a statistics file is JSON: `.json` or anything else).
-fn is_csv(p: &Path) -> bool {
-    p.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+/// Whether `p` ends in `.ext` (any case).
+fn has_extension(p: &Path, ext: &str) -> bool {
+    p.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case(ext))
 }
 
 /// What drawing returns: a message on failure.

@@ -173,6 +173,7 @@ impl Run {
     pub(crate) fn rate(&self, bins: usize) -> Vec<(f64, f64)> {
         let mut pts = self.committed.clone();
         pts.retain(|p| p.0.is_finite() && p.1.is_finite());
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         if pts.is_empty() {
             return Vec::new();
         }
