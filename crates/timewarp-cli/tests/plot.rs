@@ -192,6 +192,15 @@ fn a_text_x_column_plots_as_categories() {
 }
 
 #[test]
+fn a_csv_by_another_name_plots_when_columns_are_named() {
+    let input = tmp("sweep-results.txt");
+    std::fs::copy(sweep_csv(), &input).unwrap();
+    let out = tmp("txt.png");
+    ok(&["plot", s(&input), "--x", "threads", "--y", "event_rate", "-o", s(&out)]);
+    assert_eq!(png_size(&out), (900, 600));
+}
+
+#[test]
 fn the_report_is_one_page_with_every_part_and_nothing_fetched() {
     let out = tmp("report.html");
     ok(&["report", s(optimistic()), "-o", s(&out)]);
