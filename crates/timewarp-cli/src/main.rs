@@ -5,7 +5,8 @@ mod config;
 mod csv_stats;
 mod models;
 mod partition;
-mod picture;
+mod plot;
+mod report;
 mod resume;
 mod sweep;
 
@@ -77,6 +78,10 @@ wrote the checkpoint, and the others stay as they were. The model, its options a
     /// for `run ... --mapping MAPPING`; prints the cut, the imbalance and
     /// the predicted remote fractions.
     Partition(partition::PartitionArgs),
+    /// Plot run statistics (--stats-json; several overlay) or a sweep's CSV as PNG or SVG.
+    Plot(plot::PlotArgs),
+    /// Write a self-contained HTML page of a run's statistics, configuration, plots and results.
+    Report(report::ReportArgs),
 }
 
 /// What to do with a model's typed results after a run (write its files).
@@ -416,6 +421,9 @@ fn main() -> ExitCode {
         },
         Cmd::Partition(a) if lead => partition::run(&a),
         Cmd::Partition(_) => Ok(()),
+        Cmd::Plot(a) if lead => plot::run(&a),
+        Cmd::Report(a) if lead => report::run(&a),
+        Cmd::Plot(_) | Cmd::Report(_) => Ok(()),
         Cmd::Verify { model } => dispatch(model, &Verify { procs: &procs }),
     };
     match result {
@@ -468,7 +476,7 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
             model.bounded(&m, end)?;
             let after = |r: &timewarp_models::tlm::TlmResults| {
                 if let (Some(path), Some(field)) = (&model.image, &r.field) {
-                    picture::write_field(path, field)?;
+                    plot::picture::write_field(path, field)?;
                 }
                 match &model.receivers_csv {
                     Some(path) => write_signals(path, r),

@@ -1,6 +1,6 @@
-//! Colour pictures of a TLM field (`--image`).
+//! Colour pictures of a TLM field (`--image`): one pixel per cell, so
+//! written straight as PNG rather than through a chart.
 
-use std::io::BufWriter;
 use std::path::Path;
 use timewarp_models::tlm::Field;
 
@@ -12,8 +12,8 @@ const RAMP: [[f64; 3]; 5] =
 /// Obstacle cells.
 const WALL: [u8; 3] = [128, 128, 128];
 
-/// The colour of `t` in [0, 1].
-fn colour(t: f64) -> [u8; 3] {
+/// The colour of `t` in [0, 1] (also the network's link heatmap).
+pub(crate) fn colour(t: f64) -> [u8; 3] {
     let x = t.clamp(0.0, 1.0) * (RAMP.len() - 1) as f64;
     let i = (x as usize).min(RAMP.len() - 2);
     let f = x - i as f64;
@@ -24,7 +24,6 @@ fn colour(t: f64) -> [u8; 3] {
 /// Brightness is `sqrt(|V| / max |V|)`: the square root keeps the weak far
 /// field of a spreading wave visible beside the strong one near a source.
 pub(crate) fn write_field(path: &Path, field: &Field) -> Result<(), String> {
-    let fail = |e: &dyn std::fmt::Display| format!("cannot write image {}: {e}", path.display());
     let peak = field.values.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
     let (w, h) = (field.width as usize, field.height as usize);
     let mut rgb = Vec::with_capacity(w * h * 3);
@@ -40,13 +39,8 @@ pub(crate) fn write_field(path: &Path, field: &Field) -> Result<(), String> {
             rgb.extend_from_slice(&c);
         }
     }
-    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
-    let mut enc = png::Encoder::new(BufWriter::new(file), field.width, field.height);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(|e| fail(&e))?;
-    writer.write_image_data(&rgb).map_err(|e| fail(&e))?;
-    writer.finish().map_err(|e| fail(&e))
+    super::write_png(path, (field.width, field.height), &rgb)
+        .map_err(|e| format!("cannot write image {}: {e}", path.display()))
 }
 
 #[cfg(test)]
