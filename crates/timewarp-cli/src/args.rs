@@ -52,12 +52,13 @@ pub(crate) struct EngineArgs {
           allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
     pub apte_threshold: f64,
     /// Adaptive policies: iterations between two measurements of a worker's
-    /// time per event [default: gvt-interval / 4].
+    /// time per event [default: gvt-interval / 4, at least 1,024 events' worth].
     #[arg(long, value_name = "ITERATIONS", value_parser = whole::<u32>(1, u32::MAX as u64),
           allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
     pub detect_every: Option<u32>,
     /// Adaptive policies: iterations of each active worker between two
-    /// reactivations of a sleeping one [default: 10 × gvt-interval].
+    /// reactivations of a sleeping one (doubling while woken workers are
+    /// deactivated again at once) [default: 40 × detect-every].
     #[arg(long, value_name = "ITERATIONS", value_parser = whole::<u32>(1, u32::MAX as u64),
           allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
     pub reactivate_every: Option<u32>,

@@ -148,6 +148,9 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "nosuchmodel"], Clap, "nosuchmodel"),
         (&["run", "phold", "--frobnicate"], Clap, "--frobnicate"),
         (&["run", "phold", "--sync", "foo"], Clap, "possible values: sequential, check, optimistic, conservative"),
+        (&["run", "phold", "--scheduling", "round-robin"], Clap, "possible values: fixed, dynamic, adaptive, ladm"),
+        (&["run", "phold", "--pes", "0"], Clap, "from 1 to 65536"),
+        (&["run", "phold", "--apte-threshold", "-1"], Clap, "must be a finite number > 0"),
         (&["run", "phold", "--thread", "2"], Clap, "a similar argument exists: '--threads'"),
         (&["run", "phold", "--lps", "-5"], Clap, "must be a whole number from 1 to 4294967295, got -5"),
         (&["run", "phold", "--lps", "0"], Clap, "--lps"),
@@ -199,6 +202,9 @@ fn refused_values_get_one_line() {
     use End::Line;
     table(&[
         (&["run", "phold", "--threads", "2"], Line, "--threads"),
+        (&["run", "phold", "--sync", "optimistic", "--threads", "2", "--pes", "1"], Line, "give at least as many PEs as threads"),
+        (&["run", "phold", "--sync", "conservative", "--threads", "2", "--pes", "4"], Line, "only the optimistic mode runs more PEs"),
+        (&["run", "phold", "--sync", "optimistic", "--scheduling", "ladm", "--apte-threshold", "0.5"], Line, "must be a finite ratio > 1"),
         (&["run", "phold", "--lps", "8", "--checkpoint-every", "5"], Line, "need a directory"),
         (&["run", "phold", "--lps", "8", "--checkpoint-dir", "/proc/no-such/ck", "--checkpoint-every", "5"], Line, "cannot create the checkpoint directory"),
         (&["verify", "phold", "--lps", "8", "--checkpoint-dir", "ck"], Line, "verify does not write checkpoints"),
@@ -260,6 +266,7 @@ fn options_a_run_does_not_use_as_given_get_a_note() {
     use End::Note;
     table(&[
         (&["run", "phold", "--lps", "8", "--end", "2", "--event-memory", "0"], Note, "note: --event-memory applies to optimistic runs only"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--scheduling", "ladm"], Note, "note: --scheduling applies to optimistic runs only"),
         (&["run", "phold", "--lps", "64", "--end", "2", "--kps-per-pe", "4294967295", "--sync", "optimistic", "--threads", "2"], Note, "using 32 KPs per PE"),
     ]);
 }

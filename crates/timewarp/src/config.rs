@@ -215,13 +215,24 @@ impl std::str::FromStr for Scheduling {
     }
 }
 
-/// Parameters of the adaptive policies (the report's values by default).
+/// Parameters of the adaptive policies.
+///
+/// The threshold and the help period are the multicore report's (1.8, 10
+/// iterations). Its detection period, a quarter of the GVT interval, is
+/// 64 events with our defaults: two undisturbed workers' times per event
+/// over 64 events ranged 340–820 ns (5th–99th percentile) on the
+/// development machine, so 1.8 tripped dozens of times a run without any
+/// other process. The period is therefore at least [`DETECT_EVENTS`]
+/// events' worth of batches (a descheduled worker still stands out: a time
+/// slice of a few milliseconds is several times a period), and the
+/// reactivation period keeps the report's ratio to it, 40.
 ///
 /// ```
 /// let a = timewarp::Adaptivity::default();
 /// assert_eq!(a.threshold, 1.8);
-/// assert_eq!(a.detect_every(16), 4);      // T_gvt / 4 iterations
-/// assert_eq!(a.reactivate_every(16), 160); // 10 T_gvt iterations
+/// assert_eq!(a.detect_every(16, 16), 64);       // 1,024 events in batches of 16
+/// assert_eq!(a.detect_every(1024, 16), 256);    // T_gvt / 4 when that is longer
+/// assert_eq!(a.reactivate_every(16, 16), 2560); // 40 detection periods
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Adaptivity {
@@ -229,10 +240,10 @@ pub struct Adaptivity {
     /// than this many times the smallest active worker's deactivates.
     pub threshold: f64,
     /// Scheduler iterations between two APTE measurements of a worker
-    /// (`None`: a quarter of the GVT interval, at least 1).
+    /// (`None`: see [`Adaptivity::detect_every`]).
     pub detect: Option<usize>,
     /// Iterations of the active workers, each, between two reactivations
-    /// of an inactive worker (`None`: ten GVT intervals).
+    /// of an inactive worker (`None`: 40 detection periods).
     pub reactivate: Option<usize>,
     /// Iterations a LADM worker runs on an orphan PE before it goes back to its own.
     pub help: usize,
@@ -247,6 +258,9 @@ pub struct Adaptivity {
     pub stall: Option<(usize, u64, u64)>,
 }
 
+/// Events a default APTE measurement period covers at least.
+pub const DETECT_EVENTS: usize = 1024;
+
 impl Default for Adaptivity {
     fn default() -> Self {
         Adaptivity { threshold: 1.8, detect: None, reactivate: None, help: 10, force_deactivate: None, stall: None }
@@ -254,25 +268,32 @@ impl Default for Adaptivity {
 }
 
 impl Adaptivity {
-    /// Iterations between APTE measurements for a GVT interval of `gvt_interval` iterations.
-    pub fn detect_every(&self, gvt_interval: usize) -> usize {
-        self.detect.unwrap_or(gvt_interval / 4).max(1)
+    /// Iterations between APTE measurements for a GVT interval of
+    /// `gvt_interval` iterations of `batch` events: a quarter of the GVT
+    /// interval, but at least [`DETECT_EVENTS`] events.
+    pub fn detect_every(&self, gvt_interval: usize, batch: usize) -> usize {
+        self.detect.unwrap_or((gvt_interval / 4).max(DETECT_EVENTS.div_ceil(batch.max(1)))).max(1)
     }
 
-    /// Iterations between reactivations for a GVT interval of `gvt_interval` iterations.
-    pub fn reactivate_every(&self, gvt_interval: usize) -> usize {
-        self.reactivate.unwrap_or(gvt_interval.saturating_mul(10)).max(1)
+    /// Iterations between reactivations (40 detection periods unless set).
+    pub fn reactivate_every(&self, gvt_interval: usize, batch: usize) -> usize {
+        self.reactivate.unwrap_or(self.detect_every(gvt_interval, batch).saturating_mul(40)).max(1)
     }
 
-    fn check(&self) -> Result<(), String> {
+    /// The option at fault and what is wrong with it.
+    fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.threshold.is_finite() && self.threshold > 1.0) {
-            return Err(format!(
-                "the APTE threshold must be a finite ratio > 1 (the report uses 1.8), got {}",
-                self.threshold
+            return Err((
+                "apte_threshold",
+                format!("the APTE threshold must be a finite ratio > 1 (the report uses 1.8), got {}", self.threshold),
             ));
         }
-        if self.detect == Some(0) || self.reactivate == Some(0) || self.help == 0 {
-            return Err("detection, reactivation and help periods are iteration counts >= 1".into());
+        for (option, v) in
+            [("detect_every", self.detect), ("reactivate_every", self.reactivate), ("help_iterations", Some(self.help))]
+        {
+            if v == Some(0) {
+                return Err((option, "must be at least 1 (an iteration count)".into()));
+            }
         }
         Ok(())
     }
@@ -364,7 +385,7 @@ impl Config {
                 );
             }
         }
-        self.adaptivity.check().map_err(|problem| Error::Option { option: "adaptivity", problem })?;
+        self.adaptivity.check().map_err(|(option, problem)| Error::Option { option, problem })?;
         for (option, v) in [("kps_per_pe", self.kps_per_pe), ("batch", self.batch), ("gvt_interval", self.gvt_interval)]
         {
             if v == 0 {

@@ -38,7 +38,9 @@ mod stats;
 pub mod verify;
 mod wire;
 
-pub use config::{Adaptivity, Config, Optimism, Scheduling, SyncMode, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME};
+pub use config::{
+    Adaptivity, Config, Optimism, Scheduling, SyncMode, DETECT_EVENTS, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME,
+};
 pub use error::Error;
 pub use kernel::Report;
 pub use key::{Key, LpId, Time};

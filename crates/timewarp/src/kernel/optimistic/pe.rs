@@ -92,6 +92,10 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     t0: Option<Instant>,
     /// The progress line (shown by the process' PE 0 only).
     progress: Progress,
+    /// Whether to time event processing (for the adaptive policies' APTE).
+    timed: bool,
+    /// Seconds spent processing batches since the scheduler last asked.
+    busy: f64,
     batch: usize,
     gvt_interval: usize,
     pub(crate) stats: PeStats,
@@ -123,6 +127,11 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable f
     #[inline]
     fn step(&mut self) -> Result<Iteration, Error> {
         self.iterate()
+    }
+
+    #[inline]
+    fn take_busy(&mut self) -> f64 {
+        std::mem::take(&mut self.busy)
     }
 
     #[inline]
@@ -194,6 +203,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             since_round: 0,
             t0: None,
             progress: Progress::new(cfg.progress && id == 0, s.end),
+            timed: cfg.scheduling.adapts(),
+            busy: 0.0,
             batch: cfg.batch,
             gvt_interval: cfg.gvt_interval,
             stats: PeStats::default(),
@@ -303,6 +314,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         }
         // A handler's panic is its event's error, kept like any other
         // (caught per batch: per event would keep handlers from inlining).
+        let timed = self.timed.then(Instant::now);
         let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
             Ok(r) => r?,
             Err(p) => {
@@ -318,6 +330,9 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 (1, false)
             }
         };
+        if let Some(t) = timed {
+            self.busy += t.elapsed().as_secs_f64();
+        }
         self.transport.flush(gvt)?;
         self.since_round += 1;
         if self.since_round >= self.gvt_interval || throttled || (done == 0 && received == 0) {

@@ -19,15 +19,18 @@
 //!   more than `threshold` times the smallest, the worker with the largest
 //!   deactivates (sleeps), so the simulation stops competing with the other
 //!   process for the cores. Once every active worker has run `reactivate`
-//!   iterations since, one inactive worker is woken to try again. At least
-//!   one worker stays active.
+//!   iterations since, one inactive worker is woken to try again (a period
+//!   that doubles while woken workers deactivate again at once, up to 1,024
+//!   times, and is back to `reactivate` once one stays). At least one
+//!   worker stays active. The time is that of event processing only (an
+//!   iteration's GVT work, fossil collection included, is not an event's).
 //! * **ladm**: like fixed while no worker is inactive (each keeps its
 //!   primary PEs: their data stays in its caches); a deactivated worker's
 //!   PEs become orphans, and after each iteration on its own PE an active
 //!   worker helps an orphan that is behind its own PE in virtual time (or
 //!   any orphan, when its own PE had nothing to do), for `help` iterations.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -49,6 +52,14 @@ pub(crate) struct Slot<'a, M: Model, Q, N, P> {
     lvt: AtomicU64,
 }
 
+/// Most doublings of the reactivation period (2^10 = 1,024 times `reactivate`).
+const MAX_BACKOFF: u32 = 10;
+
+/// Measurement periods a worker skips after it starts or wakes: its first
+/// events run on caches the other workers filled (and, at the start, on
+/// memory touched for the first time), which looks like interference.
+const WARMUP: u32 = 1;
+
 /// A PE's lock, held.
 type Held<'g, 'a, M, Q, N, P> = MutexGuard<'g, Option<Pe<'a, M, Q, N, P>>>;
 
@@ -62,6 +73,8 @@ pub(crate) struct Pool<'a, M: Model, Q, N, P> {
     detect: u64,
     /// Iterations each active worker runs between two reactivations.
     reactivate: u64,
+    /// Events of a full batch: only full batches are timed.
+    full_batch: usize,
     shared: &'a Shared,
     /// PEs finished (or lost to a panic).
     finished: AtomicUsize,
@@ -71,6 +84,11 @@ pub(crate) struct Pool<'a, M: Model, Q, N, P> {
     apte: Vec<AtomicU64>,
     /// Iterations of active workers since the last (de)activation.
     since: AtomicU64,
+    /// The reactivation period is `reactivate << backoff`: it doubles each
+    /// time a reactivated worker deactivates again before it has run
+    /// `reactivate` iterations (the other process is still there), and is
+    /// back to `reactivate` once one stays that long.
+    backoff: AtomicU32,
     /// Workers deactivated by the test hook: never reactivated.
     forced: Vec<AtomicBool>,
     threads: Vec<OnceLock<Thread>>,
@@ -89,12 +107,15 @@ struct Worker {
     own: usize,
     cursor: usize,
     orphan: usize,
-    /// APTE measurement: end of the previous iteration, and the period so far.
-    clock: Instant,
+    /// APTE measurement: the period so far.
     period_iters: u64,
     period_seconds: f64,
     period_events: u64,
     active_since: Instant,
+    /// Iterations left before a reactivated worker counts as having stayed.
+    probation: u64,
+    /// Measurement periods still to skip (see [`WARMUP`]).
+    warmup: u32,
 }
 
 /// Locks `m`, taking the value of a lock poisoned by a panic (the panic
@@ -117,14 +138,16 @@ where
             workers,
             policy: cfg.scheduling,
             adapt: cfg.adaptivity.clone(),
-            detect: cfg.adaptivity.detect_every(cfg.gvt_interval) as u64,
-            reactivate: cfg.adaptivity.reactivate_every(cfg.gvt_interval) as u64,
+            detect: cfg.adaptivity.detect_every(cfg.gvt_interval, cfg.batch) as u64,
+            reactivate: cfg.adaptivity.reactivate_every(cfg.gvt_interval, cfg.batch) as u64,
+            full_batch: cfg.batch,
             shared,
             finished: AtomicUsize::new(0),
             active: (0..workers).map(|_| AtomicBool::new(true)).collect(),
             active_count: AtomicUsize::new(workers),
             apte: (0..workers).map(|_| AtomicU64::new(0)).collect(),
             since: AtomicU64::new(0),
+            backoff: AtomicU32::new(0),
             forced: (0..workers).map(|_| AtomicBool::new(false)).collect(),
             threads: (0..workers).map(|_| OnceLock::new()).collect(),
             oversubscribed: std::thread::available_parallelism().map_or(true, |n| workers > n.get()),
@@ -172,8 +195,9 @@ where
             own: 0,
             cursor: w,
             orphan: 0,
-            clock: now,
             period_iters: 0,
+            probation: 0,
+            warmup: WARMUP,
             period_seconds: 0.0,
             period_events: 0,
             active_since: now,
@@ -224,14 +248,15 @@ where
             self.finish(p);
         }
         if self.policy.adapts() {
-            let now = Instant::now();
+            // Event processing only: an iteration that also fossil-collects
+            // a round's events (or drains a burst) is not slower at events.
+            let busy = pe.take_busy();
             if let Iteration::Worked(n) = r {
-                if n > 0 {
-                    me.period_seconds += now.duration_since(me.clock).as_secs_f64();
+                if n >= self.full_batch {
+                    me.period_seconds += busy;
                     me.period_events += n as u64;
                 }
             }
-            me.clock = now;
         }
         Ok(r)
     }
@@ -357,9 +382,11 @@ where
         Ok(())
     }
 
-    /// LADM's help: up to `help` iterations on an orphan PE behind `ahead`
-    /// (any orphan when the worker's own PE had nothing to do, so a PE no
-    /// worker owns never holds GVT back); true if it did work.
+    /// LADM's help: up to `help` iterations on an orphan PE (of an inactive
+    /// worker) behind `ahead`, or on any orphan when the worker's own PE had
+    /// nothing to do (so a PE no worker owns never holds GVT back); true if
+    /// it did work. (Also running other workers' free PEs when idle, not
+    /// only orphans, measured no better with a hog on 2 cores.)
     fn help(&self, me: &mut Worker, m: usize, worked: bool, ahead: f64) -> Result<bool, Error> {
         for k in 0..m {
             let q = (me.orphan + k) % m;
@@ -404,7 +431,12 @@ where
             return;
         }
         me.period_iters = 0;
-        if me.period_events > 0 {
+        if me.warmup > 0 {
+            // The first periods after starting or waking are slow for
+            // reasons of their own (first touch, caches another worker
+            // filled): not a sign of interference.
+            me.warmup -= 1;
+        } else if me.period_events > 0 {
             let apte = me.period_seconds / me.period_events as f64;
             self.apte[me.w].store(apte.to_bits(), Relaxed);
             let (mut lo, mut hi, mut slowest) = (f64::INFINITY, 0.0, usize::MAX);
@@ -422,14 +454,27 @@ where
                 me.stats.deactivations += 1;
                 me.period_seconds = 0.0;
                 me.period_events = 0;
+                if me.probation > 0 {
+                    // Woken too early: the other process is still there.
+                    me.probation = 0;
+                    let b = self.backoff.load(Relaxed);
+                    self.backoff.store((b + 1).min(MAX_BACKOFF), Relaxed);
+                }
                 return;
+            }
+        }
+        if me.probation > 0 {
+            me.probation = me.probation.saturating_sub(self.detect);
+            if me.probation == 0 {
+                // It stayed: the cores are free again; wake others promptly.
+                self.backoff.store(0, Relaxed);
             }
         }
         me.period_seconds = 0.0;
         me.period_events = 0;
         let since = self.since.fetch_add(self.detect, Relaxed) + self.detect;
         let active = self.active_count.load(Relaxed);
-        let due = self.reactivate.saturating_mul(active as u64);
+        let due = (self.reactivate << self.backoff.load(Relaxed)).saturating_mul(active as u64);
         if active < self.workers && since >= due && self.since.swap(0, AcqRel) >= due {
             self.reactivate_one();
         }
@@ -441,7 +486,7 @@ where
         while n > 1 {
             match self.active_count.compare_exchange(n, n - 1, AcqRel, Acquire) {
                 Ok(_) => {
-                    self.apte[w].store(0, Relaxed);
+                    self.forget_aptes();
                     self.active[w].store(false, Release);
                     self.since.store(0, Relaxed);
                     return true;
@@ -452,11 +497,22 @@ where
         false
     }
 
+    /// After the active workers changed, times per event measured before
+    /// do not compare with those measured after (fewer workers share the
+    /// cores and memory, a woken one runs on cold caches): each worker
+    /// measures anew.
+    fn forget_aptes(&self) {
+        for a in &self.apte {
+            a.store(0, Relaxed);
+        }
+    }
+
     /// Wakes one inactive worker (not one the test hook deactivated).
     fn reactivate_one(&self) {
         for v in 0..self.workers {
             if !self.active[v].load(Acquire) && !self.forced[v].load(Relaxed) {
                 self.active_count.fetch_add(1, AcqRel);
+                self.forget_aptes();
                 self.active[v].store(true, Release);
                 if let Some(t) = self.threads[v].get() {
                     t.unpark();
@@ -474,10 +530,11 @@ where
         }
         if self.active[me.w].load(Acquire) {
             me.stats.reactivations += 1;
+            me.probation = self.reactivate;
         }
+        me.warmup = WARMUP;
         let now = Instant::now();
         me.active_since = now;
-        me.clock = now;
         me.period_iters = 0;
         me.period_seconds = 0.0;
         me.period_events = 0;
@@ -488,6 +545,9 @@ where
 pub(crate) trait Runnable {
     /// One scheduler iteration.
     fn step(&mut self) -> Result<Iteration, Error>;
+    /// Seconds spent processing events since the last call (timed only
+    /// under the adaptive policies).
+    fn take_busy(&mut self) -> f64;
     /// Counts an iteration run by a worker other than its primary one.
     fn count_foreign(&mut self);
     /// How far it has got in virtual time.
