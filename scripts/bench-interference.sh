@@ -4,7 +4,8 @@
 # here), in alternating rounds; prints the slowdown (median time with hogs /
 # median time without) beside the proportional slowdown of the multicore
 # report, S = (workers + hogs) / cores (equations 1-2), and each policy's
-# time without hogs against fixed's.
+# time without hogs against fixed's, and deactivations per run (without /
+# with hogs).
 #
 #   scripts/bench-interference.sh                 # 2 workers, 1 hog, PHOLD remote 0.2 and 1.0, 2 and 8 PEs
 #   THREADS=16 HOGS="1 8" scripts/bench-interference.sh   # on a 16-core machine
@@ -87,7 +88,7 @@ for rnd in range(reps):
                     e[2] += s["efficiency"]
                     e[3] += 1
 
-print(f"{'model':<18} {'PEs':>4} {'policy':<9} {'hogs':>4} {'no hog s':>9} {'hog s':>8} {'slowdown':>8} {'ideal S':>7} {'/S':>5} {'vs fixed':>8} {'deact/run':>9} {'eff':>5}")
+print(f"{'model':<18} {'PEs':>4} {'policy':<9} {'hogs':>4} {'no hog s':>9} {'hog s':>8} {'slowdown':>8} {'ideal S':>7} {'/S':>5} {'vs fixed':>8} {'deact/run':>11} {'eff':>5}")
 for name, _ in models:
     for k in pes:
         for h in hogs:
@@ -98,9 +99,11 @@ for name, _ in models:
                 m0, m1 = statistics.median(t0), statistics.median(t1)
                 s = (threads + h) / cores if threads + h > cores else 1.0
                 e = extra[(name, k, policy, h)]
+                e0 = extra[(name, k, policy, 0)]
+                deact = f"{e0[0] / e0[3]:.1f}/{e[0] / e[3]:.1f}"
                 vs = f"{m0 / base:.3f}" if base else "-"
                 print(f"{name:<18} {k * threads:>4} {policy:<9} {h:>4} {m0:>9.3f} {m1:>8.3f} {m1 / m0:>8.2f} {s:>7.2f} "
-                      f"{m1 / m0 / s:>5.2f} {vs:>8} {e[0] / e[3]:>9.1f} {e[2] / e[3]:>5.3f}")
+                      f"{m1 / m0 / s:>5.2f} {vs:>8} {deact:>11} {e[2] / e[3]:>5.3f}")
             ranges = {p: (min(times[(name, k, p, h)]), max(times[(name, k, p, h)])) for p in policies}
             print("    with hogs, min..max s: " + ", ".join(f"{p} {a:.2f}..{b:.2f}" for p, (a, b) in ranges.items()))
 bad = {n: d for n, d in digests.items() if len(d) != 1}

@@ -241,7 +241,9 @@ where
         if self.primary(p) != me.w {
             pe.count_foreign();
         }
-        if self.policy == Scheduling::Ladm {
+        // Read only while some worker sleeps (LADM's help compares them);
+        // an older value looks further behind, so its PE is helped sooner.
+        if self.policy == Scheduling::Ladm && self.active_count.load(Relaxed) < self.workers {
             self.slots[p].lvt.store(pe.progress_time().to_bits(), Relaxed);
         }
         if r == Iteration::Finished {
