@@ -1,27 +1,7 @@
 //! End-to-end tests of the `timewarp` binary: real runs and bad input.
 
-use std::process::{Command, Output};
-
-fn timewarp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_timewarp")).args(args).output().expect("binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Bad input the engine or a model refuses: exit 1, one line on stderr that
-/// says what is wrong, no panic (malformed command lines, which get clap's
-/// whole message, are in `bad_input.rs`).
-fn assert_clear_error(args: &[&str], must_mention: &str) {
-    let o = timewarp(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{args:?} should fail: {err}");
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?} should print one line, got: {err}");
-    assert!(err.starts_with("error"), "{err}");
-    assert!(err.contains(must_mention), "{args:?}: '{err}' should mention '{must_mention}'");
-}
+mod common;
+use common::{assert_clear_error, stderr, timewarp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("timewarp-cli-test-{}", std::process::id()));

@@ -2,17 +2,11 @@
 //! plotted to PNG and SVG (decoded and parsed, not just written), sweeps
 //! from a CSV, the HTML report parsed, and every kind of bad input.
 
+mod common;
+use common::{assert_clear_error, stderr, timewarp};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
-
-fn timewarp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_timewarp")).args(args).output().expect("binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn ok(args: &[&str]) {
     let o = timewarp(args);
@@ -281,17 +275,6 @@ fn a_network_run_with_link_stats_draws_its_link_heatmap_and_reports_it() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("id=\"links\"") && page.contains("Link busy fraction"));
     assert_eq!(page.matches("<svg").count(), 5, "four plots and the links");
-}
-
-/// Bad input: exit 1, one line on stderr naming the problem, no panic.
-fn assert_clear_error(args: &[&str], must_mention: &str) {
-    let o = timewarp(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{args:?} should fail: {err}");
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?} should print one line, got: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(must_mention), "{args:?}: '{err}' should mention '{must_mention}'");
 }
 
 #[test]
