@@ -6,7 +6,9 @@
 //!
 //! A model implements [`Model`]; [`run`] executes it under a [`Config`] and
 //! returns a [`Report`] with statistics ([`Stats`]) and the model's results.
-//! See the [`Model`] docs for a complete example and `examples/` in the
+//! Start with the [`guide`] for model writers: concepts, a complete model,
+//! choosing a mode, checking a model and troubleshooting. See also the
+//! [`Model`] docs and `examples/` in the
 //! repository for a commented model to copy.
 //!
 //! Determinism: events are totally ordered by [`Key`] — timestamp, zero-delay
@@ -22,6 +24,7 @@ mod config;
 pub mod digest;
 mod error;
 mod event;
+pub mod guide;
 mod kernel;
 mod key;
 mod lp;

@@ -1,0 +1,273 @@
+//! # A guide for model writers
+//!
+//! This page walks through what a model is made of, a complete model run in
+//! every mode, how to check a model, and what the errors users hit mean.
+//! Every example on it is a doctest.
+//!
+//! ## Concepts
+//!
+//! - **LP** (logical process): the unit of state. A model has
+//!   [`Model::num_lps`] LPs with ids ([`LpId`]) `0..num_lps`; each has a
+//!   [`Model::State`] created by [`Model::init`]. LPs change state only by
+//!   processing events; several LP kinds are expressed with an enum `State`.
+//! - **Event**: a [`Model::Msg`] delivered to one LP at one virtual time
+//!   ([`Time`]). A handler sends events with [`Ctx::send`]`(dst, delay, msg)`;
+//!   the event arrives at [`Ctx::now`]` + delay`. Events at or past
+//!   [`Config::end`] are never processed.
+//! - **Key and ties**: events are totally ordered by [`Key`]: timestamp, then
+//!   zero-delay generation, then sender LP, then the sender's send counter.
+//!   The order depends only on the model's own history, never on threads or
+//!   timing, so simultaneous events are processed in the same order in every
+//!   mode.
+//! - **Lookahead**: [`Model::lookahead`] (and per pair
+//!   [`Model::lookahead_between`]) is the smallest delay of a send to *another*
+//!   LP; a send to the LP itself may have any delay `>= 0`. A send below it is
+//!   an [`Error::Lookahead`]. Conservative runs need it positive; optimistic
+//!   runs use it too, so declare the largest value that is true.
+//! - **Reverse handler and undo record**: in an optimistic run an event may be
+//!   processed speculatively and later rolled back. With
+//!   [`Rollback::Reverse`] (the default) the engine calls [`Model::reverse`],
+//!   which must restore the state exactly; `forward` writes into a per-event
+//!   [`Model::Undo`] record whatever `reverse` cannot recompute (a branch
+//!   taken, an overwritten value). Sends and random draws are undone by the
+//!   engine. With [`Rollback::StateSaving`] the engine clones the state
+//!   before each event instead and `reverse` is never called.
+//! - **Random streams**: [`Ctx::rng`]`(s)` gives stream `s` of the LP
+//!   (`0..`[`Model::rng_streams`], at most [`MAX_STREAMS`]); its draws
+//!   ([`Random`] methods such as [`Random::exponential`]) are a function of
+//!   the seed, the LP, the stream and a counter the engine rewinds on
+//!   rollback. Use no other randomness in handlers.
+//! - **Commit**: [`Model::commit`] runs once per event that can no longer be
+//!   rolled back, in timestamp order per LP: the only place for irreversible
+//!   side effects (output, I/O, counters outside the state).
+//! - **Finalize**: [`Model::finalize`] runs once per LP, in id order, on the
+//!   final states and gathers [`Model::Results`], returned in
+//!   [`Report::results`].
+//!
+//! ## A complete model: a closed queueing network
+//!
+//! Jobs circulate among servers. Each server (an LP) holds a queue; a job
+//! arriving at an idle server starts service; when service ends the job goes
+//! to a random server after a travel time of at least the lookahead.
+//!
+//! ```
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//! use timewarp::{Config, Ctx, LpId, Model, Random, SyncMode, Time};
+//!
+//! struct Network { servers: u32, jobs_per_server: u32, committed_departures: AtomicU64 }
+//!
+//! #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+//! struct Server { queue: u32, served: u64 }
+//!
+//! #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+//! enum Msg { Arrive, Depart }
+//!
+//! impl Model for Network {
+//!     type State = Server;
+//!     type Msg = Msg;
+//!     type Undo = ();            // every change below can be undone from the message alone
+//!     type Results = (u64, u32); // jobs served, jobs queued at the end
+//!
+//!     fn name(&self) -> &str { "network" }
+//!     fn num_lps(&self) -> u32 { self.servers }
+//!     fn lookahead(&self) -> f64 { 1.0 }
+//!
+//!     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Server {
+//!         // The jobs start queued; the first starts service at once.
+//!         if self.jobs_per_server > 0 {
+//!             let service = ctx.rng(0).exponential(1.0);
+//!             ctx.send(lp, service, Msg::Depart);
+//!         }
+//!         Server { queue: self.jobs_per_server, served: 0 }
+//!     }
+//!
+//!     fn forward(&self, s: &mut Server, msg: &Msg, _: &mut (), ctx: &mut Ctx<'_, Self>) {
+//!         match msg {
+//!             Msg::Arrive => {
+//!                 s.queue += 1;
+//!                 if s.queue == 1 {
+//!                     let service = ctx.rng(0).exponential(1.0);
+//!                     ctx.send(ctx.lp(), service, Msg::Depart);
+//!                 }
+//!             }
+//!             Msg::Depart => {
+//!                 s.queue -= 1;
+//!                 s.served += 1;
+//!                 let next = ctx.rng(0).below(self.servers as u64) as LpId;
+//!                 let travel = self.lookahead() + ctx.rng(0).exponential(0.5);
+//!                 ctx.send(next, travel, Msg::Arrive);
+//!                 if s.queue > 0 {
+//!                     let service = ctx.rng(0).exponential(1.0);
+//!                     ctx.send(ctx.lp(), service, Msg::Depart);
+//!                 }
+//!             }
+//!         }
+//!     }
+//!
+//!     fn reverse(&self, s: &mut Server, msg: &Msg, _: &(), _: LpId, _: Time) {
+//!         // Sends and random draws are undone by the engine.
+//!         match msg {
+//!             Msg::Arrive => s.queue -= 1,
+//!             Msg::Depart => { s.queue += 1; s.served -= 1; }
+//!         }
+//!     }
+//!
+//!     fn commit(&self, msg: &Msg, _: &(), _: LpId, _: Time) {
+//!         if let Msg::Depart = msg {
+//!             self.committed_departures.fetch_add(1, Ordering::Relaxed);
+//!         }
+//!     }
+//!
+//!     fn finalize(&self, _: LpId, s: &Server, _end: Time, r: &mut (u64, u32)) {
+//!         r.0 += s.served;
+//!         r.1 += s.queue;
+//!     }
+//! }
+//!
+//! let network = || Network { servers: 16, jobs_per_server: 2, committed_departures: AtomicU64::new(0) };
+//!
+//! let seq_model = network();
+//! let seq = timewarp::run(&seq_model, &Config { end: 50.0, seed: 1, ..Config::default() }).unwrap();
+//!
+//! let opt_model = network();
+//! let cfg = Config { sync: SyncMode::Optimistic, threads: 2, end: 50.0, seed: 1, ..Config::default() };
+//! let opt = timewarp::run(&opt_model, &cfg).unwrap();
+//!
+//! // The same committed history, whatever the mode.
+//! assert_eq!(seq.stats.digest, opt.stats.digest);
+//! assert_eq!(seq.results, opt.results);
+//! // `commit` saw each committed departure exactly once, despite rollbacks.
+//! assert_eq!(seq.results.0, seq_model.committed_departures.load(Ordering::Relaxed));
+//! assert_eq!(opt.results.0, opt_model.committed_departures.load(Ordering::Relaxed));
+//! ```
+//!
+//! ## Choosing a mode
+//!
+//! [`Config::sync`] picks the [`SyncMode`]:
+//!
+//! - [`SyncMode::Sequential`] (the default): one event queue, no rollback
+//!   machinery. The baseline, and the reference for the others.
+//! - [`SyncMode::Check`]: sequential, but every event is run forward,
+//!   reversed, compared with a snapshot of the LP state and run again. Use it
+//!   on every model with a reverse handler before running it optimistically.
+//! - [`SyncMode::Optimistic`]: Time Warp on [`Config::threads`] worker
+//!   threads. Works with any lookahead, needs a correct `reverse` (or
+//!   [`Rollback::StateSaving`]). [`Config::optimism`] ([`Optimism`]) and
+//!   [`Config::scheduling`] ([`Scheduling`]) tune it.
+//! - [`SyncMode::Conservative`]: lookahead windows on worker threads, no
+//!   rollback; needs a positive lookahead, and gains with a large one.
+//!
+//! All modes commit the same history: compare [`Stats::digest`].
+//!
+//! ## Checking a model: `--sync check` and `verify`
+//!
+//! Check mode catches a reverse handler that does not restore the state, at
+//! the first event where it fails, as [`Error::Check`]:
+//!
+//! ```
+//! use timewarp::{Config, Ctx, Error, LpId, Model, SyncMode, Time};
+//!
+//! struct Leaky;
+//! impl Model for Leaky {
+//!     type State = u64; type Msg = (); type Undo = (); type Results = ();
+//!     fn name(&self) -> &str { "leaky" }
+//!     fn num_lps(&self) -> u32 { 2 }
+//!     fn lookahead(&self) -> f64 { 1.0 }
+//!     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> u64 { ctx.send(lp, 1.0, ()); 0 }
+//!     fn forward(&self, n: &mut u64, _: &(), _: &mut (), ctx: &mut Ctx<'_, Self>) {
+//!         *n += 1;
+//!         ctx.send(1 - ctx.lp(), 1.0, ());
+//!     }
+//!     fn reverse(&self, _n: &mut u64, _: &(), _: &(), _: LpId, _: Time) {
+//!         // Bug: forgets `*n -= 1`.
+//!     }
+//! }
+//!
+//! let err = timewarp::run(&Leaky, &Config { sync: SyncMode::Check, end: 10.0, ..Config::default() }).unwrap_err();
+//! assert!(matches!(err, Error::Check { .. }), "{err}");
+//! ```
+//!
+//! [`verify::verify`](crate::verify::verify) runs a model sequentially and
+//! under a parallel configuration and, if the digests differ, names the first
+//! LP and committed event where the runs part ways
+//! ([`verify::Divergence`](crate::verify::Divergence)):
+//!
+//! ```
+//! # use std::sync::atomic::AtomicU64;
+//! use timewarp::{Config, SyncMode};
+//! # use timewarp::{Ctx, LpId, Model, Random, Time};
+//! # struct Ring;
+//! # impl Model for Ring {
+//! #     type State = u64; type Msg = (); type Undo = (); type Results = ();
+//! #     fn name(&self) -> &str { "ring" }
+//! #     fn num_lps(&self) -> u32 { 8 }
+//! #     fn lookahead(&self) -> f64 { 1.0 }
+//! #     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> u64 { ctx.send(lp, 1.0, ()); 0 }
+//! #     fn forward(&self, n: &mut u64, _: &(), _: &mut (), ctx: &mut Ctx<'_, Self>) {
+//! #         *n += 1;
+//! #         let d = 1.0 + ctx.rng(0).exponential(1.0);
+//! #         ctx.send((ctx.lp() + 1) % 8, d, ());
+//! #     }
+//! #     fn reverse(&self, n: &mut u64, _: &(), _: &(), _: LpId, _: Time) { *n -= 1; }
+//! # }
+//! # let model = Ring;
+//! let par = Config { sync: SyncMode::Optimistic, threads: 2, end: 50.0, ..Config::default() };
+//! let verdict = timewarp::verify::verify(&model, &par).unwrap();
+//! assert_eq!(verdict.sequential.digest, verdict.parallel.digest);
+//! if let Some(d) = verdict.divergence {
+//!     panic!("modes disagree: {d}");
+//! }
+//! ```
+//!
+//! ## Troubleshooting
+//!
+//! Every failure is an [`Error`]; its message names the LP and time where
+//! that applies.
+//!
+//! - [`Error::BadDelay`] — *"event sent with delay …; delays must be finite
+//!   and >= 0 (an event cannot be scheduled into the past)"*: a handler passed
+//!   a negative, NaN or infinite delay to [`Ctx::send`]. Delays are relative
+//!   to [`Ctx::now`]; compute them as such.
+//! - [`Error::Lookahead`] — *"sent with delay … below the model's lookahead"*:
+//!   a send to another LP was shorter than [`Model::lookahead`] or
+//!   [`Model::lookahead_between`]. Raise the delay or declare a smaller
+//!   lookahead.
+//! - [`Error::Neighbours`]: in a conservative run, a send to an LP on another
+//!   PE that [`Model::neighbours`] did not list. List it, or run
+//!   optimistically.
+//! - [`Error::BadDestination`]: a send to an LP id `>= num_lps`.
+//! - [`Error::Model`]: the model reported a broken invariant with
+//!   [`Ctx::fail`]. [`Error::Panic`]: a handler panicked (in an optimistic
+//!   run, only an event that is committed stops the run).
+//! - [`Error::Stalled`] — *"events in a row at this one virtual time; the run
+//!   cannot advance"*: events keep scheduling events with delay 0. Give the
+//!   model positive delays, or raise [`Config::max_events_at_one_time`]
+//!   (default [`MAX_EVENTS_AT_ONE_TIME`]; 0: no limit).
+//! - [`Error::EventMemory`] — *"event memory too small"*: the optimistic
+//!   event memory cannot hold what the run needs; the message says what is
+//!   needed. Raise [`Config::event_memory`] (default
+//!   [`EVENT_MEMORY_FACTOR`]` × batch × gvt_interval`), or lower
+//!   [`Config::batch`] / [`Config::gvt_interval`].
+//! - [`Error::Memory`]: the run needs more memory than the machine has
+//!   (checked before allocating, from [`Model::initial_events`] and
+//!   [`Model::state_heap_bytes`]).
+//! - [`Error::Check`]: check mode found a `reverse` that does not restore the
+//!   state; the message gives the LP, the event and what differs. Fix
+//!   `reverse`, record what it needs in the undo record, or use
+//!   [`Rollback::StateSaving`].
+//! - [`Error::Config`] / [`Error::Option`]: an invalid configuration; the
+//!   message names the option.
+//! - **Different results across modes** (digests differ, or
+//!   [`verify::verify`](crate::verify::verify) reports a divergence): the
+//!   model is not deterministic in the engine's sense. Usual causes: a
+//!   `reverse` that is not exact (run [`SyncMode::Check`]), randomness that
+//!   does not come from [`Ctx::rng`], handler behaviour depending on state
+//!   shared outside the LP (globals, interior mutability), or side effects
+//!   in `forward` that belong in [`Model::commit`].
+
+// In scope only for the intra-doc links above.
+#[allow(unused_imports)]
+use crate::{
+    Config, Ctx, Error, Key, LpId, Model, Optimism, Random, Report, Rollback, Scheduling, Stats, SyncMode, Time,
+    EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME, MAX_STREAMS,
+};
