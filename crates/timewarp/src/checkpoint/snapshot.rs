@@ -16,7 +16,7 @@ pub(crate) struct Pending<Msg> {
     pub(crate) msg: Msg,
 }
 
-/// The state of a run at a cut: every event below [`cut`](Self::cut) is
+/// The state of a run at a cut: every event below the cut time ([`Snapshot::time`]) is
 /// committed and none at or after it processed. Kernels take one at the
 /// start of a segment and hand one back when they pause; a checkpoint file
 /// holds one.
