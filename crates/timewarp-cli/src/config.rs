@@ -21,11 +21,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use clap::{ArgAction, Args, Command, CommandFactory};
+use clap::{ArgAction, Args, Command};
 use serde_json::Value as Json;
 use toml::{Spanned, Value};
 
 use crate::args::EngineArgs;
+use crate::registry::Models;
 
 /// Options that name where a run's output goes (or how it is shown), not
 /// what is simulated: a statistics file's `config` leaves them out.
@@ -72,17 +73,17 @@ pub(crate) struct Opt {
 }
 
 /// The clap command of `timewarp run <model>`, if `model` is one.
-fn model_command(model: &str) -> Option<Command> {
-    crate::Cli::command().find_subcommand("run")?.find_subcommand(model).cloned()
+fn model_command(models: &Models, model: &str) -> Option<Command> {
+    models.get(model).map(|e| e.command())
 }
 
 /// The options of `timewarp run <model>` (None for an unknown model).
-pub(crate) fn options(model: &str) -> Option<Vec<Opt>> {
+pub(crate) fn options(models: &Models, model: &str) -> Option<Vec<Opt>> {
     let engine: Vec<String> = EngineArgs::augment_args(Command::new("engine"))
         .get_arguments()
         .filter_map(|a| a.get_long().map(String::from))
         .collect();
-    let cmd = model_command(model)?;
+    let cmd = model_command(models, model)?;
     let opts = cmd
         .get_arguments()
         .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
@@ -101,11 +102,6 @@ pub(crate) fn options(model: &str) -> Option<Vec<Opt>> {
         })
         .collect();
     Some(opts)
-}
-
-/// The shipped models' names.
-fn model_names() -> String {
-    crate::models::MODELS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
 }
 
 /// The closest of `names` to `key` (a typo), if any is close.
@@ -161,15 +157,15 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Reads a run file: TOML, or JSON (a `--stats-json` file, or a file that
 /// ends in `.json`).
-fn load(path: &Path) -> Result<RunFile, String> {
+fn load(models: &Models, path: &Path) -> Result<RunFile, String> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
         format!("--config {shown}: cannot read the run file ({e}); give a TOML run file or a --stats-json file")
     })?;
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || text.trim_start().starts_with('{');
-    let (model, raw) = if json { from_json(&shown, &text)? } else { from_toml(&shown, &text)? };
-    let opts = options(&model.0).ok_or_else(|| {
-        format!("{}: [model] name = \"{}\" is no model; the models are {}", model.1, model.0, model_names())
+    let (model, raw) = if json { from_json(&shown, &text)? } else { from_toml(models, &shown, &text)? };
+    let opts = options(models, &model.0).ok_or_else(|| {
+        format!("{}: [model] name = \"{}\" is no model; the models are {}", model.1, model.0, models.names())
     })?;
     let mut entries: Vec<Entry> = Vec::new();
     for (table, key, place, value) in raw {
@@ -200,15 +196,20 @@ fn load(path: &Path) -> Result<RunFile, String> {
 /// The model's name and where it was given, and every other setting as
 /// (table, key, place, value), of a TOML run file.
 #[allow(clippy::type_complexity)]
-fn from_toml(path: &str, text: &str) -> Result<((String, String), Vec<(&'static str, String, String, Value)>), String> {
+fn from_toml(
+    models: &Models,
+    path: &str,
+    text: &str,
+) -> Result<((String, String), Vec<(&'static str, String, String, Value)>), String> {
     let file: TomlFile = toml::from_str(text).map_err(|e| {
         let at = e.span().map(|s| format!(":{}", line_of(text, s.start))).unwrap_or_default();
         format!("{path}{at}: malformed run file: {}", e.message().trim().replace('\n', " "))
     })?;
     let Some(model) = file.model else {
         return Err(format!(
-            "{path}: no [model] table; name the model with [model] name = \"phold\" (one of {})",
-            model_names()
+            "{path}: no [model] table; name the model with [model] name = \"{}\" (one of {})",
+            models.example(),
+            models.names()
         ));
     };
     let model_line = line_of(text, model.span().start);
@@ -233,7 +234,11 @@ fn from_toml(path: &str, text: &str) -> Result<((String, String), Vec<(&'static 
         }
     }
     let name = name.ok_or_else(|| {
-        format!("{path}:{model_line}: [model] has no name; add name = \"phold\" (one of {})", model_names())
+        format!(
+            "{path}:{model_line}: [model] has no name; add name = \"{}\" (one of {})",
+            models.example(),
+            models.names()
+        )
     })?;
     Ok((name, out))
 }
@@ -394,7 +399,7 @@ impl Expanded {
 
 /// Takes `--config FILE` and `--print-config` out of `timewarp run ...`
 /// and puts the file's options in. Other commands pass through.
-pub(crate) fn expand(argv: Vec<String>) -> Result<Expanded, String> {
+pub(crate) fn expand(models: &Models, argv: Vec<String>) -> Result<Expanded, String> {
     if argv.get(1).map(String::as_str) != Some("run") {
         return Ok(Expanded::plain(argv));
     }
@@ -402,7 +407,7 @@ pub(crate) fn expand(argv: Vec<String>) -> Result<Expanded, String> {
     let mut x = Expanded { print, ..Expanded::default() };
     let tokens = match file {
         None => rest,
-        Some(path) => with_file(Path::new(&path), &rest, &mut x.origins)?,
+        Some(path) => with_file(models, Path::new(&path), &rest, &mut x.origins)?,
     };
     x.argv = argv[..2].iter().cloned().chain(tokens).collect();
     Ok(x)
@@ -435,11 +440,12 @@ fn take_config(tokens: &[String]) -> Result<(Option<String>, bool, Vec<String>),
 /// The tokens of run file `path` with the command line's `rest` (which may
 /// start with the same model name) replacing its options.
 pub(crate) fn with_file(
+    models: &Models,
     path: &Path,
     rest: &[String],
     origins: &mut Vec<(String, String)>,
 ) -> Result<Vec<String>, String> {
-    let f = load(path)?;
+    let f = load(models, path)?;
     let mut rest = rest;
     if let Some(first) = rest.first().filter(|t| !t.starts_with('-')) {
         if *first != f.model {
@@ -452,7 +458,7 @@ pub(crate) fn with_file(
         }
         rest = &rest[1..];
     }
-    let opts = options(&f.model).unwrap_or_default();
+    let opts = options(models, &f.model).unwrap_or_default();
     let given: Vec<String> = groups(rest, &opts).into_iter().filter_map(|(n, _)| n).collect();
     let mut base = vec![f.model.clone()];
     for e in f.entries.iter().filter(|e| !given.contains(&e.long)) {
@@ -499,13 +505,12 @@ fn typed(s: &str, path: bool) -> Value {
 impl Effective {
     /// The configuration of `timewarp run` followed by `command` (a model
     /// name and options); `outputs` keeps output destinations in.
-    pub(crate) fn of(command: &[String], outputs: bool) -> Result<Self, String> {
-        let argv = ["timewarp", "run"].into_iter().map(String::from).chain(command.iter().cloned());
-        let m = crate::Cli::command().try_get_matches_from(argv).map_err(|e| e.to_string())?;
-        let (model, m) =
-            m.subcommand_matches("run").and_then(|r| r.subcommand()).ok_or("the command line names no model")?;
-        let cmd = model_command(model).ok_or("unknown model")?;
-        let opts = options(model).unwrap_or_default();
+    pub(crate) fn of(models: &Models, command: &[String], outputs: bool) -> Result<Self, String> {
+        let model = command.first().ok_or("the command line names no model")?.as_str();
+        let cmd = model_command(models, model)
+            .ok_or_else(|| format!("no model {model}; the models are {}", models.names()))?;
+        let m = cmd.clone().try_get_matches_from(command).map_err(|e| e.to_string())?;
+        let opts = options(models, model).unwrap_or_default();
         let mut eff = Effective { model: model.to_string(), engine: vec![], params: vec![] };
         for a in cmd.get_arguments() {
             let Some(opt) = a.get_long().and_then(|l| opts.iter().find(|o| o.long == l)) else { continue };
@@ -565,6 +570,7 @@ impl Effective {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shipped;
 
     fn v(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
@@ -572,7 +578,7 @@ mod tests {
 
     #[test]
     fn values_become_tokens_by_the_option_s_kind() {
-        let opts = options("phold").unwrap();
+        let opts = options(&shipped(), "phold").unwrap();
         let o = |n: &str| opts.iter().find(|o| o.long == n).unwrap().clone();
         assert_eq!(tokens(&o("threads"), &Value::Integer(2)).unwrap(), v("--threads=2"));
         assert_eq!(tokens(&o("alpha"), &Value::Float(-2.5)).unwrap(), v("--alpha=-2.5"));
@@ -583,7 +589,7 @@ mod tests {
         assert!(tokens(&o("threads"), &Value::Boolean(true)).unwrap_err().contains("not true or false"));
         assert!(tokens(&o("quiet"), &Value::Integer(1)).unwrap_err().contains("expected true or false"));
         assert!(tokens(&o("threads"), &list).unwrap_err().contains("not a list"));
-        let tlm = options("tlm").unwrap();
+        let tlm = options(&shipped(), "tlm").unwrap();
         let at = tlm.iter().find(|o| o.long == "source-at").unwrap();
         assert_eq!(at.kind, Kind::Repeat);
         let two = Value::Array(vec![Value::String("1,2".into()), list]);
@@ -592,14 +598,16 @@ mod tests {
 
     #[test]
     fn options_are_taken_out_by_name() {
-        let opts = options("phold").unwrap();
+        let opts = options(&shipped(), "phold").unwrap();
         let names = vec!["threads".to_string(), "quiet".to_string()];
         assert_eq!(without(&v("phold --threads=2 --lps 64 -q --end 5"), &names, &opts), v("phold --lps 64 --end 5"));
     }
 
     #[test]
     fn effective_configuration_has_every_option_and_reads_back() {
-        let eff = Effective::of(&v("phold --lps 64 --threads 2 --hierarchy 3,4,2 --stats-json x.json"), false).unwrap();
+        let eff =
+            Effective::of(&shipped(), &v("phold --lps 64 --threads 2 --hierarchy 3,4,2 --stats-json x.json"), false)
+                .unwrap();
         let get = |list: &[(String, Option<Value>)], k: &str| list.iter().find(|(n, _)| n == k).unwrap().1.clone();
         assert_eq!(get(&eff.engine, "batch"), Some(Value::Integer(16)));
         assert_eq!(get(&eff.engine, "gvt-interval"), Some(Value::Integer(16)));

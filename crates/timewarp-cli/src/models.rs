@@ -1,6 +1,9 @@
 //! Command-line front ends of the shipped models: their options and defaults.
 
-use crate::args::{choice, non_negative_f64, probability, whole, EngineArgs};
+use crate::args::{choice, non_negative_f64, probability, whole};
+use crate::{ModelCli, RunInfo};
+use serde_json::Value;
+use std::io::Write;
 
 /// Most events a run may be expected to process: more would not finish in
 /// any reasonable time (10^14 events are days at 10^8 events per second),
@@ -45,7 +48,7 @@ fn bounded(events: f64, end: f64, what: &str, fix: &str) -> Result<(), String> {
     }
     Ok(())
 }
-use clap::{Args, Subcommand};
+use clap::Args;
 use std::path::PathBuf;
 use timewarp_models::network::{self, Network, Routing, Selection, Switch, Topology, Traffic};
 use timewarp_models::pcs::{Arrivals, Pcs};
@@ -590,65 +593,141 @@ fn random_ground_cells(
     Ok(out)
 }
 
-/// The models `run` knows.
-#[derive(Subcommand, Debug, Clone)]
-pub(crate) enum ModelCmd {
-    /// PHOLD synthetic benchmark: every event schedules one new event.
-    #[command(mut_arg("end", |a| a.default_value("20")
-        .help("Virtual end time, in the unit of --mean and --lookahead; events at or after it are not processed")))]
-    Phold {
-        #[command(flatten)]
-        model: PholdArgs,
-        #[command(flatten)]
-        engine: EngineArgs,
-    },
-    /// Interconnection network: packets through credit-based virtual cut-through
-    /// switches on a torus, mesh or hypercube (time in ns).
-    #[command(mut_arg("end", |a| a.default_value("20000")
-        .help("Virtual end time in ns; events at or after it are not processed")))]
-    Network {
-        #[command(flatten)]
-        model: NetworkArgs,
-        #[command(flatten)]
-        engine: EngineArgs,
-    },
-    /// TLM radio propagation: pulses scattered by a transmission-line matrix
-    /// over a 2-D or 3-D grid with obstacles (time in steps).
-    #[command(mut_arg("end", |a| a.default_value("150")
-        .help("Virtual end time in steps (Δt = 1); steps 0 up to it are simulated")))]
-    Tlm {
-        #[command(flatten)]
-        model: TlmArgs,
-        #[command(flatten)]
-        engine: EngineArgs,
-    },
-    /// PCS cellular network: calls, handoffs and blocking on a grid of cells.
-    #[command(mut_arg("end", |a| a.default_value("100")
-        .help("Virtual end time, in the unit of --call-duration (one mean call at the defaults); events at or after it are not processed")))]
-    Pcs {
-        #[command(flatten)]
-        model: PcsArgs,
-        #[command(flatten)]
-        engine: EngineArgs,
-    },
+impl ModelCli for PholdArgs {
+    type Model = Phold;
+    const NAME: &'static str = "phold";
+    const ABOUT: &'static str = "PHOLD synthetic benchmark: every event schedules one new event";
+    const SUMMARY: &'static str = "synthetic benchmark: every event schedules one new event (Fujimoto; ROSS's PHOLD)";
+    const END: &'static str = "20";
+    const END_HELP: &'static str =
+        "Virtual end time, in the unit of --mean and --lookahead; events at or after it are not processed";
+    fn build(&self, run: &RunInfo) -> Result<Phold, String> {
+        let m = self.model()?;
+        m.validate()?;
+        self.bounded(m.lps, run.end, run.max_events_at_one_time)?;
+        Ok(m)
+    }
+    fn sizing(&self) -> String {
+        // With --hierarchy the LP count follows from it.
+        let lps = self.model().map_or(self.lps, |m| m.lps);
+        format!("--lps {lps} with --population {}", self.population)
+    }
 }
 
-/// One line per model for `timewarp list`.
-pub(crate) const MODELS: &[(&str, &str)] = &[
-    ("phold", "synthetic benchmark: every event schedules one new event (Fujimoto; ROSS's PHOLD)"),
-    ("network", "interconnection network: torus, mesh, hypercube; credit-based virtual cut-through (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)"),
-    ("tlm", "radio propagation by transmission-line matrix over terrain (the Blue Gene paper's TLM; checked against direct time stepping, energy, phase velocity, symmetry)"),
-    ("pcs", "cellular network: call blocking and handoffs on a wrap-around grid (ROSS's PCS; checked against Engset / Erlang-B)"),
-];
-
-impl ModelCmd {
-    /// The engine options given with the model.
-    pub(crate) fn engine(&self) -> &EngineArgs {
-        match self {
-            ModelCmd::Phold { engine, .. }
-            | ModelCmd::Network { engine, .. }
-            | ModelCmd::Tlm { engine, .. }
-            | ModelCmd::Pcs { engine, .. } => engine,
+impl ModelCli for NetworkArgs {
+    type Model = Network;
+    const NAME: &'static str = "network";
+    const ABOUT: &'static str = "Interconnection network: packets through credit-based virtual cut-through \
+        switches on a torus, mesh or hypercube (time in ns)";
+    const SUMMARY: &'static str = "interconnection network: torus, mesh, hypercube; credit-based virtual cut-through \
+        (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)";
+    const END: &'static str = "20000";
+    const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
+    fn build(&self, run: &RunInfo) -> Result<Network, String> {
+        let m = self.model()?;
+        self.bounded(timewarp::Model::num_lps(&m), run.end)?;
+        Ok(m)
+    }
+    fn sizing(&self) -> String {
+        match self.topology.as_str() {
+            "hypercube" => format!("--nodes {}", self.nodes),
+            _ => format!("--dims {}", self.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
         }
     }
+    fn after(&self, r: &<Network as timewarp::Model>::Results) -> Result<(), String> {
+        match &self.link_stats {
+            Some(path) => write_link_stats(path, &serde_json::to_value(r).map_err(|e| e.to_string())?),
+            None => Ok(()),
+        }
+    }
+}
+
+impl ModelCli for TlmArgs {
+    type Model = Tlm;
+    const NAME: &'static str = "tlm";
+    const ABOUT: &'static str = "TLM radio propagation: pulses scattered by a transmission-line matrix over a 2-D \
+        or 3-D grid with obstacles (time in steps)";
+    const SUMMARY: &'static str = "radio propagation by transmission-line matrix over terrain (the Blue Gene \
+        paper's TLM; checked against direct time stepping, energy, phase velocity, symmetry)";
+    const END: &'static str = "150";
+    const END_HELP: &'static str = "Virtual end time in steps (Δt = 1); steps 0 up to it are simulated";
+    fn build(&self, run: &RunInfo) -> Result<Tlm, String> {
+        let m = self.model(run.seed, run.end)?;
+        self.bounded(&m, run.end)?;
+        Ok(m)
+    }
+    fn sizing(&self) -> String {
+        format!("--size {}", self.size.0.iter().map(u32::to_string).collect::<Vec<_>>().join("x"))
+    }
+    fn after(&self, r: &timewarp_models::tlm::TlmResults) -> Result<(), String> {
+        if let (Some(path), Some(field)) = (&self.image, &r.field) {
+            crate::plot::picture::write_field(path, field)?;
+        }
+        match &self.receivers_csv {
+            Some(path) => write_signals(path, r),
+            None => Ok(()),
+        }
+    }
+}
+
+impl ModelCli for PcsArgs {
+    type Model = Pcs;
+    const NAME: &'static str = "pcs";
+    const ABOUT: &'static str = "PCS cellular network: calls, handoffs and blocking on a grid of cells";
+    const SUMMARY: &'static str =
+        "cellular network: call blocking and handoffs on a wrap-around grid (ROSS's PCS; checked against Engset / Erlang-B)";
+    const END: &'static str = "100";
+    const END_HELP: &'static str = "Virtual end time, in the unit of --call-duration (one mean call at the \
+        defaults); events at or after it are not processed";
+    fn build(&self, run: &RunInfo) -> Result<Pcs, String> {
+        let m = self.model();
+        m.validate()?;
+        self.bounded(run.end)?;
+        Ok(m)
+    }
+    fn sizing(&self) -> String {
+        format!(
+            "--cells-x {} × --cells-y {} with --portables-per-cell {}",
+            self.cells_x, self.cells_y, self.portables_per_cell
+        )
+    }
+}
+
+/// Writes every receiver's node voltage per step (0 where its cell was quiet).
+fn write_signals(path: &std::path::Path, r: &timewarp_models::tlm::TlmResults) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write receiver signals to {}: {e}", path.display());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
+    write!(f, "step").map_err(fail)?;
+    for rx in &r.receivers {
+        write!(f, ",x{}_y{}_z{}", rx.x, rx.y, rx.z).map_err(fail)?;
+    }
+    writeln!(f).map_err(fail)?;
+    let mut next = vec![0usize; r.signals.len()];
+    for step in 0..r.steps as u32 {
+        write!(f, "{step}").map_err(fail)?;
+        for (sig, i) in r.signals.iter().zip(&mut next) {
+            let v = match sig.get(*i) {
+                Some(&(t, v)) if t == step => {
+                    *i += 1;
+                    v
+                }
+                _ => 0.0,
+            };
+            write!(f, ",{v}").map_err(fail)?;
+        }
+        writeln!(f).map_err(fail)?;
+    }
+    f.flush().map_err(fail)
+}
+
+/// Writes the network's per-link figures (`model_results.links`) as CSV.
+fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write link statistics to {}: {e}", path.display());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
+    writeln!(f, "link,source,destination,packets,busy_fraction").map_err(fail)?;
+    let links = results.get("links").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    for (i, l) in links.iter().enumerate() {
+        writeln!(f, "{i},{},{},{},{}", l["node"], l["neighbour"], l["packets"], l["busy"]).map_err(fail)?;
+    }
+    f.flush().map_err(fail)
 }

@@ -18,7 +18,7 @@ use serde_json::Value as Json;
 
 use crate::args::whole;
 use crate::config::{self, Kind, Opt};
-use clap::Parser;
+use crate::registry::Models;
 
 /// Options a sweep cannot take: each run's statistics are its row.
 const REFUSED: &[&str] = &["stats-json", "stats-csv", "gvt-csv", "profile-out", "checkpoint-dir"];
@@ -173,13 +173,17 @@ fn product(axes: &[Axis]) -> Vec<Vec<usize>> {
 }
 
 /// `timewarp sweep`.
-pub(crate) fn run(a: &SweepArgs) -> Result<(), Failure> {
+pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let p = Plan::from(a).map_err(Failure::Usage)?;
     // `timewarp sweep phold --help`: the model's options, which a sweep takes.
     if p.run.iter().any(|t| t == "--help" || t == "-h") {
-        let argv = ["timewarp", "run"].into_iter().map(String::from).chain(p.run.iter().cloned());
-        if let Err(e) = crate::Cli::try_parse_from(argv) {
-            let _ = e.print();
+        match p.run.first().and_then(|m| models.get(m)) {
+            Some(entry) => {
+                if let Err(e) = entry.command().try_get_matches_from(&p.run) {
+                    let _ = e.print();
+                }
+            }
+            None => eprintln!("sweep: name a model before --help (one of {})", models.names()),
         }
         return Ok(());
     }
@@ -192,7 +196,7 @@ pub(crate) fn run(a: &SweepArgs) -> Result<(), Failure> {
         ));
     }
     let base = match &p.config {
-        Some(file) => config::with_file(file, &p.run, &mut Vec::new()).map_err(Failure::Usage)?,
+        Some(file) => config::with_file(models, file, &p.run, &mut Vec::new()).map_err(Failure::Usage)?,
         None => p.run.clone(),
     };
     let model = match base.first() {
@@ -203,7 +207,7 @@ pub(crate) fn run(a: &SweepArgs) -> Result<(), Failure> {
             ))
         }
     };
-    let Some(opts) = config::options(&model) else {
+    let Some(opts) = config::options(models, &model) else {
         return Err(Failure::Usage(format!("sweep: no model `{model}`; see `timewarp list`")));
     };
     let axes: Vec<Axis> =
@@ -214,8 +218,8 @@ pub(crate) fn run(a: &SweepArgs) -> Result<(), Failure> {
         }
     }
     // The fixed options must make a valid run by themselves (clap's checks).
-    let check = ["timewarp", "run"].into_iter().map(String::from).chain(base.iter().cloned());
-    if let Err(e) = crate::Cli::try_parse_from(check) {
+    let entry = models.get(&model).expect("options found it");
+    if let Err(e) = entry.command().try_get_matches_from(&base) {
         let text = e.render().to_string();
         let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
         return Err(Failure::Usage(format!("sweep: {first} (in the options of every run)")));
@@ -395,7 +399,7 @@ mod tests {
 
     #[test]
     fn the_product_varies_the_last_option_fastest() {
-        let opts = config::options("phold").unwrap();
+        let opts = config::options(&crate::shipped(), "phold").unwrap();
         let axes = vec![
             Axis::parse("remote=0.1,0.5", "phold", &opts).unwrap(),
             Axis::parse("threads=1,2,4", "phold", &opts).unwrap(),
@@ -409,11 +413,11 @@ mod tests {
 
     #[test]
     fn axes_take_lists_switches_and_refuse_typos() {
-        let opts = config::options("network").unwrap();
+        let opts = config::options(&crate::shipped(), "network").unwrap();
         let dims = Axis::parse("dims=8,8;16,16", "network", &opts).unwrap();
         assert_eq!(dims.values, vec!["8,8", "16,16"]);
         assert_eq!(dims.tokens("8,8"), vec!["--dims=8,8"]);
-        let phold = config::options("phold").unwrap();
+        let phold = config::options(&crate::shipped(), "phold").unwrap();
         let flag = Axis::parse("interleave=true,false", "phold", &phold).unwrap();
         assert_eq!(flag.tokens("true"), vec!["--interleave"]);
         assert!(flag.tokens("false").is_empty());

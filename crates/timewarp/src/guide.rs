@@ -159,6 +159,17 @@
 //!
 //! All modes commit the same history: compare [`Stats::digest`].
 //!
+//! ## A command line for your model
+//!
+//! The `timewarp-cli` crate turns a model into a program with every engine
+//! option and the `run`, `verify`, `resume`, `sweep`, `plot` and `report`
+//! commands of `timewarp`: put the model's parameters in a clap-derived
+//! struct, implement `timewarp_cli::ModelCli` for it (name, description,
+//! default `--end`, and `build`, which makes the model from the options or
+//! says which option is wrong), and write
+//! `timewarp_cli::App::new("mymodel").model::<MyArgs>().main()` in `main`.
+//! `examples/tandem/src/main.rs` in the repository is a complete example.
+//!
 //! ## Checking a model: `--sync check` and `verify`
 //!
 //! Check mode catches a reverse handler that does not restore the state, at

@@ -1,0 +1,201 @@
+//! The models a program offers: each one's options (a clap-derived struct
+//! implementing [`ModelCli`]) registered by type, and the command line built
+//! from them at start-up. The shipped models and a model crate's own go
+//! through the same path (see [`crate::App`]).
+
+use crate::args::EngineArgs;
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use std::marker::PhantomData;
+use timewarp::Model;
+
+/// A model's command-line front end: its options as a clap-derived struct
+/// and how to build the model from them. Register it with
+/// [`App::model`](crate::App::model) and the program gets `run`, `verify`,
+/// `resume`, `sweep`, `plot`, `report`, run files and statistics files for it,
+/// exactly as `timewarp` has them for the shipped models.
+///
+/// # Example
+///
+/// ```
+/// use timewarp::{Ctx, LpId, Model};
+/// use timewarp_cli::{App, ModelCli, RunInfo};
+///
+/// /// Each LP bounces one token to its right neighbour and counts visits.
+/// struct Ring { lps: u32 }
+///
+/// impl Model for Ring {
+///     type State = u64;
+///     type Msg = ();
+///     type Undo = ();
+///     type Results = u64;
+///     fn name(&self) -> &str { "ring" }
+///     fn num_lps(&self) -> u32 { self.lps }
+///     fn lookahead(&self) -> f64 { 1.0 }
+///     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> u64 {
+///         if lp == 0 { ctx.send(0, 1.0, ()); }
+///         0
+///     }
+///     fn forward(&self, visits: &mut u64, _: &(), _: &mut (), ctx: &mut Ctx<'_, Self>) {
+///         *visits += 1;
+///         ctx.send((ctx.lp() + 1) % self.lps, 1.0, ());
+///     }
+///     fn reverse(&self, visits: &mut u64, _: &(), _: &(), _: LpId, _: f64) { *visits -= 1; }
+///     fn finalize(&self, _: LpId, visits: &u64, _end: f64, total: &mut u64) { *total += visits; }
+/// }
+///
+/// /// Ring options.
+/// #[derive(clap::Args, Debug, Clone)]
+/// struct RingArgs {
+///     /// Number of LPs.
+///     #[arg(long, default_value_t = 8)]
+///     lps: u32,
+/// }
+///
+/// impl ModelCli for RingArgs {
+///     type Model = Ring;
+///     const NAME: &'static str = "ring";
+///     const ABOUT: &'static str = "A ring of LPs passing tokens";
+///     const END: &'static str = "100";
+///     fn build(&self, _run: &RunInfo) -> Result<Ring, String> {
+///         if self.lps == 0 { return Err("--lps must be at least 1".into()) }
+///         Ok(Ring { lps: self.lps })
+///     }
+/// }
+///
+/// // In `main`: `fn main() -> std::process::ExitCode { App::new("ring").model::<RingArgs>().main() }`
+/// let app = App::new("ring").model::<RingArgs>();
+/// let code = app.main_from(["ring", "run", "ring", "--end", "10", "--quiet"]);
+/// assert_eq!(code, std::process::ExitCode::SUCCESS);
+/// ```
+pub trait ModelCli: Args + std::fmt::Debug + 'static {
+    /// The model these options build.
+    type Model: Model;
+    /// Its name on the command line (`run NAME`); lower case, no spaces.
+    const NAME: &'static str;
+    /// One line saying what it simulates (`run NAME --help`).
+    const ABOUT: &'static str;
+    /// The line `list` prints (what it is and what it is checked against).
+    const SUMMARY: &'static str = Self::ABOUT;
+    /// Default of `--end` (virtual time), as text.
+    const END: &'static str;
+    /// Help of `--end` (say the time unit).
+    const END_HELP: &'static str = "Virtual end time; events at or after it are not processed";
+
+    /// Builds the model, or says which option is wrong and how to fix it.
+    /// Refuse here parameters that cannot give a finite run.
+    fn build(&self, run: &RunInfo) -> Result<Self::Model, String>;
+
+    /// The options that set the model's size, as the user wrote them
+    /// (`--lps 1000`): named when a run would not fit in memory.
+    fn sizing(&self) -> String {
+        format!("the options of model {}", Self::NAME)
+    }
+
+    /// Writes the model's own output files from its results (after a
+    /// `run`, before the summary is printed).
+    fn after(&self, _results: &<Self::Model as Model>::Results) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Text printed after the summary of a `run` (not with `--quiet`):
+    /// the results set beside their expected values, say.
+    fn summary(&self, _results: &<Self::Model as Model>::Results) -> String {
+        String::new()
+    }
+}
+
+/// The engine settings a model may need to build itself.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct RunInfo {
+    /// Virtual end time (`--end`).
+    pub end: f64,
+    /// The run's seed (`--seed`).
+    pub seed: u64,
+    /// `--max-events-at-one-time` (0: no limit): whether a model whose
+    /// events can all fall at one time still ends.
+    pub max_events_at_one_time: u64,
+}
+
+impl RunInfo {
+    pub(crate) fn of(engine: &EngineArgs) -> Self {
+        RunInfo { end: engine.end(), seed: engine.seed, max_events_at_one_time: engine.max_events_at_one_time }
+    }
+}
+
+/// What `run` or `verify` does with a model once built (generic over the
+/// model type, so it stays out of the object-safe [`Entry`]).
+pub(crate) enum Act<'a, 'b> {
+    Run(&'a crate::Run<'b>),
+    Verify(&'a crate::Verify<'b>),
+}
+
+/// A registered model, its type erased: the command line and dispatch.
+pub(crate) trait Entry {
+    fn name(&self) -> &'static str;
+    fn summary(&self) -> &'static str;
+    /// `run NAME`'s command: the model's options, then the engine's.
+    fn command(&self) -> Command;
+    /// Parses `m` (matches of [`Entry::command`]), builds the model and applies `act`.
+    fn dispatch(&self, m: &ArgMatches, act: Act<'_, '_>) -> Result<(), String>;
+}
+
+/// The [`Entry`] of options type `A`.
+pub(crate) struct Registered<A>(pub PhantomData<fn() -> A>);
+
+impl<A: ModelCli> Entry for Registered<A> {
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+    fn summary(&self) -> &'static str {
+        A::SUMMARY
+    }
+    fn command(&self) -> Command {
+        // The options structs' doc comments would set the about: set it last.
+        EngineArgs::augment_args(A::augment_args(Command::new(A::NAME)))
+            .mut_arg("end", |a| a.default_value(A::END).help(A::END_HELP))
+            .about(A::ABOUT)
+            .long_about(None)
+    }
+    fn dispatch(&self, m: &ArgMatches, act: Act<'_, '_>) -> Result<(), String> {
+        let fail = |e: clap::Error| e.render().to_string().trim_start_matches("error: ").trim_end().to_string();
+        let args = A::from_arg_matches(m).map_err(fail)?;
+        let engine = EngineArgs::from_arg_matches(m).map_err(fail)?;
+        let model = args.build(&RunInfo::of(&engine))?;
+        let (sizing, params) = (args.sizing(), format!("{args:?}"));
+        let after = |r: &<A::Model as Model>::Results| args.after(r);
+        let summary = |r: &<A::Model as Model>::Results| args.summary(r);
+        let hooks = crate::Hooks { after: &after, summary: &summary };
+        match act {
+            Act::Run(run) => crate::Action::apply(run, &model, &engine, &sizing, &params, hooks),
+            Act::Verify(v) => crate::Action::apply(v, &model, &engine, &sizing, &params, hooks),
+        }
+        .map(drop)
+    }
+}
+
+/// The models of a program, in the order registered.
+#[derive(Default)]
+pub(crate) struct Models {
+    entries: Vec<Box<dyn Entry>>,
+}
+
+impl Models {
+    pub(crate) fn add(&mut self, e: Box<dyn Entry>) {
+        self.entries.push(e);
+    }
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &dyn Entry> {
+        self.entries.iter().map(|e| &**e)
+    }
+    pub(crate) fn get(&self, name: &str) -> Option<&dyn Entry> {
+        self.iter().find(|e| e.name() == name)
+    }
+    /// The models' names, for messages.
+    pub(crate) fn names(&self) -> String {
+        self.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+    }
+    /// The first model's name (examples in messages).
+    pub(crate) fn example(&self) -> &'static str {
+        self.iter().next().map_or("phold", |e| e.name())
+    }
+}
