@@ -9,16 +9,18 @@ const SUB: usize = 16;
 /// Powers of two covered above 1 (latencies up to 2^30 ns ≈ 1 s).
 const OCTAVES: usize = 30;
 
-/// Counts of values by log-linear bucket.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Histogram {
-    counts: Vec<u32>,
-}
+/// Last bucket (values of 2^OCTAVES and more).
+const LAST: usize = OCTAVES * SUB + 1;
 
-impl Default for Histogram {
-    fn default() -> Self {
-        Histogram { counts: vec![0; 1 + OCTAVES * SUB + 1] }
-    }
+/// Counts of values by log-linear bucket. Only the span of buckets from the
+/// lowest to the highest value seen is stored (`counts[i]` is bucket
+/// `first + i`): a network node's latencies fill a few dozen of the 482
+/// buckets, and a node's state stays a few cache lines, not 2 KB — which
+/// decides whether a large network's working set fits in the cache.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    first: u32,
+    counts: Vec<u32>,
 }
 
 impl Histogram {
@@ -28,7 +30,7 @@ impl Histogram {
         }
         let e = x.log2().floor() as usize;
         if e >= OCTAVES {
-            return OCTAVES * SUB + 1;
+            return LAST;
         }
         let sub = ((x / (1u64 << e) as f64 - 1.0) * SUB as f64) as usize;
         1 + e * SUB + sub.min(SUB - 1)
@@ -50,13 +52,31 @@ impl Histogram {
     /// Counts `x`.
     #[inline]
     pub fn add(&mut self, x: f64) {
-        self.counts[Self::bucket(x)] += 1;
+        self.add_n(Self::bucket(x), 1);
+    }
+
+    /// Adds `n` to bucket `b`, widening the stored span to hold it.
+    fn add_n(&mut self, b: usize, n: u32) {
+        let first = self.first as usize;
+        if self.counts.is_empty() {
+            self.first = b as u32;
+            self.counts.push(n);
+        } else if b < first {
+            self.counts.splice(0..0, std::iter::repeat(0).take(first - b));
+            self.first = b as u32;
+            self.counts[0] += n;
+        } else {
+            if b >= first + self.counts.len() {
+                self.counts.resize(b - first + 1, 0);
+            }
+            self.counts[b - first] += n;
+        }
     }
 
     /// Adds every count of `other`.
     pub fn merge(&mut self, other: &Histogram) {
-        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
-            *a += b;
+        for (i, &c) in other.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            self.add_n(other.first as usize + i, c);
         }
     }
 
@@ -77,7 +97,7 @@ impl Histogram {
         for (i, &c) in self.counts.iter().enumerate() {
             seen += c as u64;
             if seen >= rank {
-                let (a, b) = Self::edges(i);
+                let (a, b) = Self::edges(self.first as usize + i);
                 let mid = if b.is_finite() { 0.5 * (a + b) } else { a };
                 return mid.clamp(lo, hi);
             }
@@ -105,6 +125,31 @@ mod tests {
         let mut two = h.clone();
         two.merge(&h);
         assert_eq!(two.total(), 20_000);
+    }
+
+    #[test]
+    fn the_stored_span_grows_either_way_and_merges_like_full_counts() {
+        // Against a reference: full counts per bucket.
+        let xs = [300.0, 299.0, 5000.0, 12.0, 0.5, 2e9, 300.0, 77.0];
+        let mut full = vec![0u64; LAST + 1];
+        let (mut a, mut b) = (Histogram::default(), Histogram::default());
+        for (k, &x) in xs.iter().enumerate() {
+            full[Histogram::bucket(x)] += 1;
+            if k % 2 == 0 {
+                a.add(x)
+            } else {
+                b.add(x)
+            }
+        }
+        a.merge(&b);
+        assert_eq!(a.total(), xs.len() as u64);
+        for (i, &c) in full.iter().enumerate() {
+            let stored = i.checked_sub(a.first as usize).and_then(|j| a.counts.get(j)).copied().unwrap_or(0);
+            assert_eq!(stored as u64, c, "bucket {i}");
+        }
+        assert_eq!(a.quantile(0.0, 0.5, 2e9), 0.5);
+        assert_eq!(a.quantile(1.0, 0.5, 2e9), (1u64 << OCTAVES) as f64, "the open last bucket reads as its edge");
+        assert!(Histogram::default().counts.capacity() == 0, "an empty histogram allocates nothing");
     }
 
     #[test]

@@ -407,6 +407,17 @@ impl Network {
         if !(1..=4096).contains(&self.buffer_packets) {
             return Err(format!("--buffer-packets must be between 1 and 4096, got {}", self.buffer_packets));
         }
+        // A router's buffers are one pool addressed by u16 (node.rs, `Queues`).
+        let buffered = (self.ports() as u64 + 1) * self.vcs as u64 * self.buffer_packets as u64;
+        if buffered >= u16::MAX as u64 {
+            return Err(format!(
+                "a router of this topology would buffer up to {buffered} packets ({} ports + NIC × --vcs {} × \
+                 --buffer-packets {}); at most 65,534: lower --vcs or --buffer-packets",
+                self.ports(),
+                self.vcs,
+                self.buffer_packets
+            ));
+        }
         if !(self.warmup >= 0.0 && self.warmup.is_finite()) {
             return Err(format!("--warmup must be >= 0 and finite, got {}", self.warmup));
         }

@@ -38,27 +38,51 @@ pub struct Packet {
 /// Per queue: where its packets are, and (for a router's input queues) the
 /// credits of the output virtual channel with the same index. Kept together
 /// so that an event touches one cache line of them, not three vectors.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Lane {
+    /// First and last packet (slot indices; [`NIL`] when empty).
     head: u16,
+    tail: u16,
     len: u16,
     /// Free buffer slots at the far end of output (port, virtual channel) of this index.
     pub(crate) credits: u16,
 }
 
-/// Fixed-capacity FIFO queues in one flat buffer (one allocation however
-/// many ports and virtual channels: a state snapshot is one copy).
+impl Default for Lane {
+    fn default() -> Self {
+        Lane { head: NIL, tail: NIL, len: 0, credits: 0 }
+    }
+}
+
+/// "No slot": the end of a queue or of the free list.
+const NIL: u16 = u16::MAX;
+
+/// A packet in a buffer, and the next one of its queue (or of the free list).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Slot {
+    p: Packet,
+    next: u16,
+}
+
+/// Bounded FIFO queues (`cap` packets each) sharing one pool of packet
+/// slots, linked per queue. A router has dozens of queues of a few packets
+/// and most are empty: a slot per (queue, position) would be KBs per node,
+/// and a ring buffer walks through all of them, so a large network's working
+/// set would not fit in the cache. The pool holds only as many slots as the
+/// node ever had packets buffered at once, reused last-freed first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[repr(C)]
 pub(crate) struct Queues {
     pub(crate) lanes: Vec<Lane>,
-    slots: Vec<Packet>,
+    slots: Vec<Slot>,
+    /// First free slot ([`NIL`]: none; the pool grows).
+    free: u16,
     cap: u16,
 }
 
 impl Queues {
     pub(crate) fn new(queues: usize, cap: u16) -> Self {
-        Queues { cap, slots: vec![Packet::default(); queues * cap as usize], lanes: vec![Lane::default(); queues] }
+        Queues { cap, slots: Vec::new(), free: NIL, lanes: vec![Lane::default(); queues] }
     }
 
     #[inline]
@@ -69,52 +93,59 @@ impl Queues {
     #[inline]
     pub(crate) fn head(&self, q: usize) -> Option<&Packet> {
         let l = self.lanes[q];
-        (l.len > 0).then(|| &self.slots[q * self.cap as usize + l.head as usize])
+        (l.len > 0).then(|| &self.slots[l.head as usize].p)
     }
 
     /// Appends `p` to queue `q`; returns its new length, or `None` if the
     /// queue is full (a flow-control error, which the caller reports).
     #[inline]
     pub(crate) fn push(&mut self, q: usize, p: Packet) -> Option<usize> {
-        let cap = self.cap;
-        let l = &mut self.lanes[q];
-        if l.len >= cap {
+        if self.lanes[q].len >= self.cap {
             return None;
         }
-        let mut i = l.head + l.len;
-        if i >= cap {
-            i -= cap;
+        let s = match self.free {
+            NIL => {
+                // At most every queue full: queues × cap slots, which fits u16 (checked by `new`'s caller).
+                self.slots.push(Slot { p, next: NIL });
+                (self.slots.len() - 1) as u16
+            }
+            s => {
+                self.free = self.slots[s as usize].next;
+                self.slots[s as usize] = Slot { p, next: NIL };
+                s
+            }
+        };
+        let l = &mut self.lanes[q];
+        match l.tail {
+            NIL => l.head = s,
+            t => self.slots[t as usize].next = s,
         }
+        l.tail = s;
         l.len += 1;
-        let len = l.len as usize;
-        self.slots[q * cap as usize + i as usize] = p;
-        Some(len)
+        Some(l.len as usize)
     }
 
     #[inline]
     pub(crate) fn pop(&mut self, q: usize) -> Packet {
-        let cap = self.cap;
         let l = &mut self.lanes[q];
         debug_assert!(l.len > 0);
-        let p = self.slots[q * cap as usize + l.head as usize];
-        l.head += 1;
-        if l.head == cap {
-            l.head = 0;
-        }
+        let s = l.head;
+        let slot = &mut self.slots[s as usize];
+        l.head = slot.next;
         l.len -= 1;
-        p
+        if l.len == 0 {
+            l.tail = NIL;
+        }
+        slot.next = self.free;
+        self.free = s;
+        slot.p
     }
 
     /// The head of every non-empty queue, with the queue's index (a scan
     /// over the positions, which are small and adjacent, not the slots).
     #[inline]
     pub(crate) fn heads(&self) -> impl Iterator<Item = (usize, &Packet)> + '_ {
-        let cap = self.cap as usize;
-        self.lanes
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.len > 0)
-            .map(move |(q, l)| (q, &self.slots[q * cap + l.head as usize]))
+        self.lanes.iter().enumerate().filter(|(_, l)| l.len > 0).map(move |(q, l)| (q, &self.slots[l.head as usize].p))
     }
 
     /// Packets in every queue.
