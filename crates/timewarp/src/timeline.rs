@@ -241,7 +241,7 @@ impl Timeline {
     /// sorted by start, longer first, so a parent precedes its children.
     /// Events are written one at a time: a trace of a million spans is never
     /// a JSON tree in memory.
-    pub fn write_chrome(&self, about: &Value, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    pub fn write_chrome(&self, about: &Value, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let us = |ns: u64| ns as f64 / 1000.0;
         let mut first = true;
         let mut event = |out: &mut dyn std::io::Write, e: Value| -> std::io::Result<()> {
