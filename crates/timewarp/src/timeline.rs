@@ -5,7 +5,7 @@
 //! open ([`Timeline::write_chrome`]).
 //!
 //! Each PE (each worker of the conservative kernel, the one loop of the
-//! sequential kernel) records into its own [`Recorder`]: a plain vector of
+//! sequential kernel) records into its own recorder: a plain vector of
 //! small records with nanosecond times from one `Instant` taken when the
 //! process' run started, so recording needs no lock and no atomic. A
 //! recorder that is off is `None`: the kernels ask once per batch, window,
@@ -15,6 +15,31 @@
 //! Memory is bounded: `Config::timeline` is the most spans of the whole
 //! run, shared evenly among the tracks; a track that has its share counts
 //! what it drops instead, and the trace says so.
+//!
+//! ```
+//! use timewarp::{Config, Model, SyncMode};
+//! # use timewarp::{Ctx, LpId};
+//! # struct Ring;
+//! # impl Model for Ring {
+//! #     type State = (); type Msg = (); type Undo = (); type Results = ();
+//! #     fn name(&self) -> &str { "ring" }
+//! #     fn num_lps(&self) -> u32 { 4 }
+//! #     fn lookahead(&self) -> f64 { 1.0 }
+//! #     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) { ctx.send(lp, 1.0, ()) }
+//! #     fn forward(&self, _: &mut (), _: &(), _: &mut (), ctx: &mut Ctx<'_, Self>) {
+//! #         ctx.send((ctx.lp() + 1) % 4, 1.0, ());
+//! #     }
+//! #     fn reverse(&self, _: &mut (), _: &(), _: &(), _: LpId, _: f64) {}
+//! # }
+//! let cfg = Config { sync: SyncMode::Optimistic, threads: 2, end: 50.0, timeline: Some(10_000), ..Config::default() };
+//! let report = timewarp::run(&Ring, &cfg).unwrap();
+//! let timeline = report.timeline.expect("asked for");
+//! assert_eq!(timeline.tracks.len(), 2); // one per PE
+//! let mut json = Vec::new();
+//! timeline.write_chrome(&serde_json::json!({ "model": "ring" }), &mut json).unwrap();
+//! let trace: serde_json::Value = serde_json::from_slice(&json).unwrap();
+//! assert!(trace["traceEvents"].as_array().unwrap().iter().any(|e| e["name"] == "GVT round"));
+//! ```
 
 use std::time::Instant;
 
@@ -29,7 +54,7 @@ pub const DEFAULT_LIMIT: usize = 1_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum SpanKind {
-    /// Sequential kernel: a run of [`SEQUENTIAL_CHUNK`] events (fewer at the end).
+    /// Sequential kernel: a run of 4,096 events (fewer at the end).
     Events,
     /// Optimistic kernel: one scheduler batch (count: events processed,
     /// time: the PE's GVT when it started).
