@@ -116,6 +116,17 @@ pub(crate) struct EngineArgs {
     /// round (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     pub gvt_csv: Option<PathBuf>,
+    /// Write a timeline of the run to this file: per PE (and MPI rank)
+    /// spans of event batches, rollbacks, GVT rounds, fossil collection and
+    /// exchanges, in the Chrome trace-event format; open it in
+    /// https://ui.perfetto.dev or chrome://tracing (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub trace_out: Option<PathBuf>,
+    /// Most spans --trace-out records, all PEs together (each PE gets an
+    /// equal share; past it a PE stops recording and the trace says so)
+    /// [default: 1000000].
+    #[arg(long, value_name = "SPANS", value_parser = whole::<u64>(1, u64::MAX), allow_negative_numbers = true)]
+    pub trace_limit: Option<u64>,
     /// Print nothing on success (errors still go to stderr).
     #[arg(long, short)]
     pub quiet: bool,
@@ -149,6 +160,11 @@ impl EngineArgs {
             a.sync = SyncArg::Optimistic;
         }
         a.config_for(model, lps)
+    }
+
+    /// The most spans a timeline trace records (`--trace-limit`).
+    pub(crate) fn trace_limit(&self) -> usize {
+        self.trace_limit.map_or(timewarp::timeline::DEFAULT_LIMIT, |n| n.min(usize::MAX as u64) as usize)
     }
 
     /// The end time (each model sets the default of --end, see `ModelCmd`).
@@ -191,6 +207,7 @@ impl EngineArgs {
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
             optimism: self.optimism,
             trace_lp: None,
+            timeline: self.trace_out.as_ref().map(|_| self.trace_limit()),
             max_events_at_one_time: self.max_events_at_one_time,
             mapping: self.mapping(model, lps)?,
         };
@@ -238,6 +255,9 @@ impl EngineArgs {
                 "note: --scheduling applies to optimistic runs only; ignored with --sync {}",
                 cfg.sync.name()
             ));
+        }
+        if self.trace_limit.is_some() && self.trace_out.is_none() {
+            notes.push("note: --trace-limit bounds the --trace-out timeline; ignored without --trace-out".into());
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         if cfg.threads > 4 * cores {

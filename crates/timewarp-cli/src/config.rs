@@ -34,6 +34,8 @@ const OUTPUTS: &[&str] = &[
     "stats-json",
     "stats-csv",
     "gvt-csv",
+    "trace-out",
+    "trace-limit",
     "quiet",
     "profile-out",
     "checkpoint-dir",

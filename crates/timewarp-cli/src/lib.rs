@@ -30,6 +30,7 @@ mod registry;
 mod report;
 mod resume;
 mod sweep;
+mod trace_out;
 
 use args::EngineArgs;
 use clap::{CommandFactory, FromArgMatches, Subcommand};
@@ -161,6 +162,7 @@ impl Action for Run<'_> {
                 None
             }
         };
+        trace_out::usable(engine, start.is_some())?;
         if self.procs.rank() == 0 {
             for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process() * self.procs.size()) {
                 eprintln!("{note}");
@@ -211,6 +213,9 @@ impl Action for Verify<'_> {
         }
         if engine.profile_out.is_some() {
             return Err("--profile-out profiles a run; use it with `timewarp run`, not verify".into());
+        }
+        if engine.trace_out.is_some() {
+            return Err("--trace-out records a run; use it with `timewarp run`, not verify".into());
         }
         if engine.stats_csv.is_some() || engine.gvt_csv.is_some() {
             return Err("--stats-csv and --gvt-csv record a run; use them with `timewarp run` (verify writes both \
@@ -710,52 +715,77 @@ fn results_text(results: &serde_json::Value) -> String {
     out
 }
 
-/// Where `--stats-json` goes. A file is written through a temporary file
-/// in its folder and renamed at the end, so a failed write (a full disk)
-/// leaves no truncated JSON behind; a path that is no regular file
-/// (`/dev/stdout`, a pipe) is written directly; `-` is standard output.
-enum StatsOut {
+/// Where `--stats-json` (or another output file: the CSVs, the timeline
+/// trace) goes. A file is written through a temporary file in its folder
+/// and renamed at the end, so a failed write (a full disk) leaves no
+/// truncated file behind; a path that is no regular file (`/dev/stdout`, a
+/// pipe) is written directly; `-` is standard output.
+struct StatsOut {
+    /// What the file holds, for error messages ("statistics").
+    what: &'static str,
+    to: Dest,
+}
+
+/// Where a [`StatsOut`] writes.
+enum Dest {
     Stdout,
     Direct(PathBuf, std::fs::File),
     Renamed { path: PathBuf, tmp: PathBuf, file: std::fs::File },
 }
 
 impl StatsOut {
-    /// Opens the destination before the run: a bad path should not cost a whole run.
+    /// Opens the destination of statistics before the run: a bad path should not cost a whole run.
     fn open(path: &Path) -> Result<Self, String> {
-        let fail = |e: std::io::Error| format!("cannot write statistics to {}: {e}", path.display());
+        Self::open_for(path, "statistics")
+    }
+
+    /// As [`open`](Self::open), for a file holding `what`.
+    fn open_for(path: &Path, what: &'static str) -> Result<Self, String> {
+        let fail = |e: std::io::Error| format!("cannot write {what} to {}: {e}", path.display());
         if path.as_os_str() == "-" {
-            return Ok(StatsOut::Stdout);
+            return Ok(StatsOut { what, to: Dest::Stdout });
         }
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
             let file = std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
-            return Ok(StatsOut::Direct(path.to_path_buf(), file));
+            return Ok(StatsOut { what, to: Dest::Direct(path.to_path_buf(), file) });
         }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
         let file = std::fs::File::create(&tmp).map_err(fail)?;
-        Ok(StatsOut::Renamed { path: path.to_path_buf(), tmp, file })
+        Ok(StatsOut { what, to: Dest::Renamed { path: path.to_path_buf(), tmp, file } })
     }
 
     /// True when the statistics take standard output (the summary then goes to stderr).
     fn is_stdout(&self) -> bool {
-        matches!(self, StatsOut::Stdout)
+        matches!(self.to, Dest::Stdout)
     }
 
-    /// Writes `text` and puts it in place.
+    /// Writes `text` and a newline and puts it in place.
     fn write(self, text: &str) -> Result<(), String> {
-        fn at(p: &Path) -> impl Fn(std::io::Error) -> String + '_ {
-            move |e| format!("cannot write statistics to {}: {e}", p.display())
+        self.write_with(|w| writeln!(w, "{text}"))
+    }
+
+    /// Writes what `body` writes (through a buffer) and puts it in place.
+    fn write_with(self, body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), String> {
+        let what = self.what;
+        let at = |p: &Path| {
+            let p = p.display().to_string();
+            move |e: std::io::Error| format!("cannot write {what} to {p}: {e}")
+        };
+        fn buffered<W: Write>(w: W, body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<W> {
+            let mut b = std::io::BufWriter::new(w);
+            body(&mut b)?;
+            b.flush()?;
+            b.into_inner().map_err(|e| e.into_error())
         }
-        match self {
-            StatsOut::Stdout => {
-                let mut out = std::io::stdout().lock();
-                writeln!(out, "{text}").and_then(|()| out.flush()).map_err(at(Path::new("standard output")))
+        match self.to {
+            Dest::Stdout => {
+                buffered(std::io::stdout().lock(), body).map(drop).map_err(at(Path::new("standard output")))
             }
-            StatsOut::Direct(path, mut file) => writeln!(file, "{text}").and_then(|()| file.flush()).map_err(at(&path)),
-            StatsOut::Renamed { path, tmp, mut file } => {
-                let written = writeln!(file, "{text}")
-                    .and_then(|()| file.sync_all())
+            Dest::Direct(path, file) => buffered(file, body).map(drop).map_err(at(&path)),
+            Dest::Renamed { path, tmp, file } => {
+                let written = buffered(file, body)
+                    .and_then(|f| f.sync_all())
                     .and_then(|()| std::fs::rename(&tmp, &path))
                     .map_err(at(&path));
                 if written.is_err() {
@@ -773,7 +803,7 @@ impl StatsOut {
 
     /// Removes the temporary file (before the process exits with it open).
     fn remove_temporary(&self) {
-        if let StatsOut::Renamed { tmp, .. } = self {
+        if let Dest::Renamed { tmp, .. } = &self.to {
             let _ = std::fs::remove_file(tmp);
         }
     }
@@ -797,11 +827,15 @@ fn execute<M: Model>(
     };
     let stats_out = open(&engine.stats_json)?;
     let csv_outs = [open(&engine.stats_csv)?, open(&engine.gvt_csv)?];
+    let trace_out = match &engine.trace_out {
+        Some(p) if procs.rank() == 0 => Some(StatsOut::open_for(p, "the timeline trace").map_err(|e| procs.alone(e))?),
+        _ => None,
+    };
     let run = match &engine.profile_out {
         Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
         None => procs.run(model, cfg, ck).map_err(|e| match e {
             timewarp::Error::Interrupted { checkpoint: Some(_) } => {
-                for out in stats_out.iter().chain(csv_outs.iter().flatten()) {
+                for out in stats_out.iter().chain(csv_outs.iter().flatten()).chain(&trace_out) {
                     out.remove_temporary();
                 }
                 eprintln!("{e}");
@@ -813,7 +847,7 @@ fn execute<M: Model>(
     let report = match run {
         Ok(Some(r)) => r,
         other => {
-            for out in stats_out.into_iter().chain(csv_outs.into_iter().flatten()) {
+            for out in stats_out.into_iter().chain(csv_outs.into_iter().flatten()).chain(trace_out) {
                 out.discard();
             }
             return other.map(|_| None);
@@ -822,13 +856,16 @@ fn execute<M: Model>(
     (hooks.after)(&report.results)?;
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     let summary = format!("{}{}{}", report.stats.table(), results_text(&results), (hooks.summary)(&report.results));
-    let to_stdout = stats_out.iter().chain(csv_outs.iter().flatten()).any(StatsOut::is_stdout);
+    let to_stdout = stats_out.iter().chain(csv_outs.iter().flatten()).chain(&trace_out).any(StatsOut::is_stdout);
     if !engine.quiet {
         if to_stdout {
             eprint!("{summary}");
         } else {
             print!("{summary}");
         }
+    }
+    if let Some(out) = trace_out {
+        trace_out::write(out, &report, &rec.config, engine)?;
     }
     if let Some(out) = stats_out {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;

@@ -21,7 +21,7 @@ use crate::config::{self, Kind, Opt};
 use crate::registry::Models;
 
 /// Options a sweep cannot take: each run's statistics are its row.
-const REFUSED: &[&str] = &["stats-json", "stats-csv", "gvt-csv", "profile-out", "checkpoint-dir"];
+const REFUSED: &[&str] = &["stats-json", "stats-csv", "gvt-csv", "trace-out", "profile-out", "checkpoint-dir"];
 
 /// The columns after the swept options'.
 pub(crate) const COLUMNS: &[&str] = &[

@@ -153,6 +153,8 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "phold", "--apte-threshold", "-1"], Clap, "must be a finite number > 0"),
         (&["run", "phold", "--thread", "2"], Clap, "a similar argument exists: '--threads'"),
         (&["run", "phold", "--lps", "-5"], Clap, "must be a whole number from 1 to 4294967295, got -5"),
+        (&["run", "phold", "--trace-out", "t.json", "--trace-limit", "0"], Clap, "must be a whole number >= 1, got 0"),
+        (&["run", "phold", "--trace-out", "t.json", "--trace-limit", "many"], Clap, "must be a whole number >= 1, got 'many'"),
         (&["run", "phold", "--lps", "0"], Clap, "--lps"),
         (&["run", "phold", "--checkpoint-every", "0"], Clap, "--checkpoint-every"),
         (&["run", "phold", "--checkpoint-wall", "-3"], Clap, "--checkpoint-wall"),
@@ -247,6 +249,11 @@ fn refused_values_get_one_line() {
         (&["run", "phold", "--lps", "64", "--nodes", "3"], Line, "must be a multiple of --nodes 3"),
         (&["run", "phold", "--lps", "64", "--nodes", "2", "--pes-per-node", "2", "--remote", "0.8", "--regional", "0.5"], Line, "must be a probability (at most 1)"),
         (&["run", "phold", "--hierarchy", "2,8,1", "--nodes", "2"], Line, "two different topologies"),
+        // Timeline traces.
+        (&["run", "phold", "--lps", "8", "--end", "2", "--trace-out", "/nonexistent-dir/t.json"], Line, "cannot write the timeline trace to /nonexistent-dir/t.json"),
+        (&["verify", "phold", "--lps", "8", "--end", "2", "--trace-out", "t.json"], Line, "--trace-out records a run; use it with `timewarp run`"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--trace-out", "t.json", "--checkpoint-dir", "ck", "--checkpoint-every", "1"], Line, "--trace-out records one uninterrupted run"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--trace-out", "t.json", "--profile-out", "p.graph"], Line, "give one of them"),
         // Profiles and partitions.
         (&["run", "phold", "--lps", "16", "--end", "2", "--profile-out", "/nonexistent-dir/p.graph"], Line, "cannot write the profile to /nonexistent-dir/p.graph"),
         (&["run", "phold", "--lps", "16", "--end", "2", "--profile-out", "p.graph", "--sync", "optimistic", "--threads", "2"], Line, "run with --sync sequential, not optimistic"),
@@ -267,6 +274,7 @@ fn options_a_run_does_not_use_as_given_get_a_note() {
     table(&[
         (&["run", "phold", "--lps", "8", "--end", "2", "--event-memory", "0"], Note, "note: --event-memory applies to optimistic runs only"),
         (&["run", "phold", "--lps", "8", "--end", "2", "--scheduling", "ladm"], Note, "note: --scheduling applies to optimistic runs only"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--trace-limit", "10"], Note, "note: --trace-limit bounds the --trace-out timeline"),
         (&["run", "phold", "--lps", "64", "--end", "2", "--kps-per-pe", "4294967295", "--sync", "optimistic", "--threads", "2"], Note, "using 32 KPs per PE"),
     ]);
 }
@@ -280,6 +288,7 @@ fn statistics_that_cannot_be_written_are_not_lost() {
     table(&[
         (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Rescued, "cannot write statistics to /dev/full"),
         (&["verify", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Line, "cannot write statistics to /dev/full"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--trace-out", "/dev/full"], End::Line, "cannot write the timeline trace to /dev/full"),
     ]);
 }
 
@@ -386,6 +395,7 @@ fn random_command_lines_end_cleanly() {
         ("--mapping", &["block", "random", "/nonexistent-dir/map", "abc"]),
         ("--hierarchy", &["2,4,1", "1,2", "31,4294967295,1", "0,0,0", "abc"]),
         ("--profile-out", &["/dev/null", "/nonexistent-dir/p.graph"]),
+        ("--trace-out", &["/dev/null", "/nonexistent-dir/t.json"]),
         ("--size", &["0x4", "16x16", "4x4x4", "65536x65536", "abc", "10"]),
         ("--image", &["/dev/null", "/nonexistent-dir/x.png"]),
         ("--receivers-csv", &["/dev/null", "/nonexistent-dir/x.csv"]),

@@ -269,6 +269,27 @@ fn statistics_describe_the_traffic_between_processes() {
 }
 
 #[test]
+fn one_trace_file_holds_every_rank_and_changes_nothing() {
+    for sync in ["optimistic", "conservative"] {
+        let args = ["phold", "--lps", "1024", "--end", "10", "--sync", sync, "--threads", "2"];
+        let plain = distributed(2, &args);
+        let trace = tmp(&format!("trace-{sync}"));
+        let mut traced: Vec<&str> = args.to_vec();
+        traced.extend(["--trace-out", trace.to_str().unwrap()]);
+        let stats = distributed(2, &traced);
+        assert_eq!(stats["digest"], plain["digest"], "{sync}: tracing changed the digest");
+        let t: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).expect("valid JSON");
+        let spans: Vec<&Value> = t["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").collect();
+        // Rank r's PEs are r * 2 and r * 2 + 1: every one has spans in rank r's process.
+        let tracks: std::collections::BTreeSet<(u64, u64)> =
+            spans.iter().map(|e| (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap())).collect();
+        assert_eq!(tracks.into_iter().collect::<Vec<_>>(), [(0, 0), (0, 1), (1, 2), (1, 3)], "{sync}");
+        assert!(spans.iter().any(|e| e["name"] == "exchange"), "{sync}: exchanges between ranks are shown");
+        assert_eq!(t["otherData"]["about"]["ranks"], 2, "{sync}");
+    }
+}
+
+#[test]
 fn the_summary_is_printed_once() {
     let mut c = mpirun(3);
     c.args(["run", "phold", "--lps", "1024", "--end", "5", "--sync", "optimistic"]);

@@ -80,6 +80,13 @@ pub struct Config {
     pub optimism: Optimism,
     /// Record the committed events of this LP in the report (for `verify`).
     pub trace_lp: Option<u32>,
+    /// Record a timeline of at most this many spans, all PEs together, in
+    /// [`Report::timeline`](crate::Report::timeline) (see
+    /// [`timeline`](crate::timeline)); `None`: no timeline (the default).
+    /// Never changes what is committed. A checkpointed run
+    /// ([`checkpoint::run`](crate::checkpoint::run)) reports the timeline
+    /// of its last segment only.
+    pub timeline: Option<usize>,
     /// Placement of LPs on PEs (never changes what is committed).
     pub mapping: Mapping,
     /// Most events committed in a row at one virtual time before the run
@@ -323,6 +330,7 @@ impl Default for Config {
             event_memory: None,
             optimism: Optimism::Auto,
             trace_lp: None,
+            timeline: None,
             mapping: Mapping::Block,
             max_events_at_one_time: MAX_EVENTS_AT_ONE_TIME,
         }
@@ -414,6 +422,9 @@ impl Config {
             );
         }
         self.optimism.check().map_err(|problem| Error::Option { option: "optimism", problem })?;
+        if self.timeline == Some(0) {
+            return bad("timeline", "a timeline of at most 0 spans would record nothing; give at least 1".into());
+        }
         if matches!(self.sync, SyncMode::Sequential | SyncMode::Check) && self.threads != 1 {
             return bad(
                 "threads",

@@ -38,6 +38,7 @@ mod progress;
 pub mod queue;
 mod rng;
 mod stats;
+pub mod timeline;
 pub mod verify;
 mod wire;
 

@@ -31,6 +31,7 @@ use crate::model::{Model, Outgoing};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
+use crate::timeline::{Recorder, SpanKind, Timeline, Trace};
 use crate::wire::{open, sections, Section, Wire};
 use crate::Config;
 
@@ -154,6 +155,8 @@ pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     pub(crate) commits: Committer,
     /// Whether the run paused (for a checkpoint) rather than ended.
     pub(crate) paused: bool,
+    /// This PE's timeline track (`None`: not recording).
+    pub(crate) timeline: Option<Box<Recorder>>,
 }
 
 impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M, Q, W, P> {
@@ -246,6 +249,8 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
     fn run(&mut self, sh: &Shared<M::Msg>, seg: &Segment<'_, M>, progress: &mut Progress) -> Result<(), Error> {
         let pes = sh.pes;
         loop {
+            // From here to the window: hand-over, barriers, exchange.
+            let sync = self.timeline.mark();
             // Hand over what the last window sent to other PEs.
             for to in 0..pes {
                 if !self.outbox[to].is_empty() {
@@ -280,7 +285,9 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             }
             let m = if W::ACTIVE {
                 if self.local == 0 {
+                    let mark = self.timeline.mark();
                     self.exchange(sh)?;
+                    self.timeline.span(mark, SpanKind::Exchange, 0, 0.0);
                 }
                 if !sh.barrier.wait(sh.failure.flag()) {
                     return Ok(());
@@ -291,6 +298,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             } else {
                 sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min)
             };
+            self.timeline.span(sync, SpanKind::Sync, 0, m);
             if m == f64::INFINITY {
                 return Ok(());
             }
@@ -306,6 +314,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             // event at t >= m lands at or after `window`.
             let window = (m + self.lookahead).min(self.s.pause);
             self.windows += 1;
+            let (mark, before) = (self.timeline.mark(), self.stats.committed);
             while let Some(k) = self.q.peek() {
                 if k.time >= window {
                     break;
@@ -338,6 +347,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 }
                 self.route()?;
             }
+            self.timeline.span(mark, SpanKind::Window, self.stats.committed - before, window);
         }
     }
 }
@@ -425,6 +435,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         let mut report = finish(model, lps.into_iter(), stats);
         report.trace = trace;
+        report.timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
         Ok(Outcome::Done(report))
     })
 }
@@ -511,6 +522,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             at: (0, 0.0),
             commits: Committer::new(cfg),
             paused: false,
+            timeline: Recorder::new(cfg, s.started, ranks * pes, rank, id),
         };
         pe.init(seg)?;
         let init = t0.elapsed().as_secs_f64();

@@ -33,6 +33,8 @@ pub struct Report<R> {
     pub lp_digests: Vec<crate::digest::LpDigest>,
     /// Committed event keys of `Config::trace_lp`, in commit order.
     pub trace: Vec<Key>,
+    /// What each PE did when, if `Config::timeline` asked for it.
+    pub timeline: Option<crate::timeline::Timeline>,
 }
 
 /// Values every kernel derives once from the model and configuration.
@@ -45,6 +47,8 @@ pub(crate) struct Setup {
     /// Events at or past this time are kept, not processed: the run pauses
     /// there for a checkpoint (`end` or more: it runs to the end).
     pub(crate) pause: f64,
+    /// When this process' run started (timeline spans count from it).
+    pub(crate) started: std::time::Instant,
 }
 
 impl Setup {
@@ -75,6 +79,7 @@ impl Setup {
             end: cfg.end,
             rng_key: key_from_seed(cfg.seed),
             pause: f64::INFINITY,
+            started: std::time::Instant::now(),
         })
     }
 
@@ -316,7 +321,7 @@ pub(crate) fn finish_parts<'a, M: Model>(
     }
     stats.digest = run_digest(lp_digests.iter().copied());
     stats.event_rate = if stats.wall_seconds > 0.0 { stats.committed_events as f64 / stats.wall_seconds } else { 0.0 };
-    Report { stats, results, lp_digests, trace: Vec::new() }
+    Report { stats, results, lp_digests, trace: Vec::new(), timeline: None }
 }
 
 /// Statistics fields every kernel fills the same way at the start.

@@ -15,6 +15,7 @@ use crate::partition::Profile;
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
+use crate::timeline::{Recorder, SpanKind, Timeline, Trace, SEQUENTIAL_CHUNK};
 use crate::Config;
 
 use super::commit::Committer;
@@ -37,10 +38,11 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     cfg: &Config,
     seg: &Segment<'_, M>,
 ) -> Result<Outcome<M>, Error> {
-    if seg.pause.is_finite() || seg.control.is_some() {
-        run_segment::<M, Q, true, false>(model, cfg, seg, None)
-    } else {
-        run_segment::<M, Q, false, false>(model, cfg, seg, None)
+    match (seg.pause.is_finite() || seg.control.is_some(), cfg.timeline.is_some()) {
+        (true, false) => run_segment::<M, Q, true, false, false>(model, cfg, seg, None),
+        (false, false) => run_segment::<M, Q, false, false, false>(model, cfg, seg, None),
+        (true, true) => run_segment::<M, Q, true, false, true>(model, cfg, seg, None),
+        (false, true) => run_segment::<M, Q, false, false, true>(model, cfg, seg, None),
     }
 }
 
@@ -53,14 +55,21 @@ pub(crate) fn run_profiled<M: Model, Q: PendingQueue<Inline<M::Msg>>, const PROF
     cfg: &Config,
     profile: Option<&mut Profile>,
 ) -> Result<Report<M::Results>, Error> {
-    run_segment::<M, Q, false, PROFILE>(model, cfg, &Segment::whole(), profile)?.report()
+    run_segment::<M, Q, false, PROFILE, false>(model, cfg, &Segment::whole(), profile)?.report()
 }
 
 /// The loop: looking for a pause between events when `PAUSABLE`, profiling
-/// when `PROFILE` (constants, so the loop of a plain run is the loop that
-/// never had either: the pause tests cost 1.5 % of the instructions per
-/// event, callgrind).
-fn run_segment<M: Model, Q: PendingQueue<Inline<M::Msg>>, const PAUSABLE: bool, const PROFILE: bool>(
+/// when `PROFILE`, recording a timeline span every
+/// [`SEQUENTIAL_CHUNK`] events when `TRACE` (constants, so the loop of a
+/// plain run is the loop that never had any: the pause tests cost 1.5 % of
+/// the instructions per event, callgrind).
+fn run_segment<
+    M: Model,
+    Q: PendingQueue<Inline<M::Msg>>,
+    const PAUSABLE: bool,
+    const PROFILE: bool,
+    const TRACE: bool,
+>(
     model: &M,
     cfg: &Config,
     seg: &Segment<'_, M>,
@@ -94,6 +103,8 @@ fn run_segment<M: Model, Q: PendingQueue<Inline<M::Msg>>, const PAUSABLE: bool, 
     let mut progress = Progress::new(cfg.progress, s.end);
     let mut pe = PeStats::default();
     let mut commits = Committer::new(cfg);
+    let mut timeline = if TRACE { Recorder::new(cfg, s.started, 1, 0, 0) } else { None };
+    let mut chunk = timeline.mark();
     // The event being processed, for the error if a handler panics.
     let mut at = (0, 0.0);
     // The loop's result: whether it paused (rather than ran out of events).
@@ -131,6 +142,10 @@ fn run_segment<M: Model, Q: PendingQueue<Inline<M::Msg>>, const PAUSABLE: bool, 
             if pe.committed & (PROGRESS_EVERY - 1) == 0 {
                 progress.update(ev.key.time);
             }
+            if TRACE && pe.committed & (SEQUENTIAL_CHUNK - 1) == 0 {
+                timeline.span(chunk, SpanKind::Events, SEQUENTIAL_CHUNK, ev.key.time);
+                chunk = timeline.mark();
+            }
             if PAUSABLE && pe.committed & (CONTROL_EVERY - 1) == 0 && seg.stop_requested() && !q.is_empty() {
                 return Ok(true);
             }
@@ -142,6 +157,9 @@ fn run_segment<M: Model, Q: PendingQueue<Inline<M::Msg>>, const PAUSABLE: bool, 
         Err(p) => return Err(handler_panic(at.0, at.1, p.as_ref())),
     };
     progress.finish();
+    if TRACE && pe.committed & (SEQUENTIAL_CHUNK - 1) != 0 {
+        timeline.span(chunk, SpanKind::Events, pe.committed & (SEQUENTIAL_CHUNK - 1), at.1);
+    }
 
     stats.wall_seconds = t1.elapsed().as_secs_f64();
     stats.committed_events = pe.committed;
@@ -160,6 +178,7 @@ fn run_segment<M: Model, Q: PendingQueue<Inline<M::Msg>>, const PAUSABLE: bool, 
     }
     let mut report = finish(model, lps.iter().enumerate().map(|(i, l)| (i as u32, l)), stats);
     report.trace = commits.trace;
+    report.timeline = Timeline::gather(cfg, std::iter::once(timeline));
     Ok(Outcome::Done(report))
 }
 

@@ -18,6 +18,7 @@ use crate::key::Key;
 use crate::mapping::{with_place, Placement};
 use crate::model::Model;
 use crate::queue::PendingQueue;
+use crate::timeline::Timeline;
 use crate::Config;
 
 use super::courier::Figures;
@@ -94,7 +95,8 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
             return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
         }
         let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
+        let timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace)).map(Ended::Done)
+        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace, timeline)).map(Ended::Done)
     })
 }

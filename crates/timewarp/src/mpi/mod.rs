@@ -47,6 +47,7 @@ use crate::mapping::{with_place, Placement};
 use crate::model::Model;
 use crate::queue::{heap::QuadHeap, ladder::LadderQueue, PendingQueue};
 use crate::stats::{peak_rss_bytes, RankStats, Stats};
+use crate::timeline::Timeline;
 use crate::{Config, QueueKind, SyncMode};
 use courier::{Courier, Figures};
 
@@ -253,8 +254,9 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
             return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
         }
         let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
+        let timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace)).map(Ended::Done)
+        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace, timeline)).map(Ended::Done)
     })
 }
 
@@ -362,6 +364,7 @@ struct Part<'a, S> {
     digests: Vec<LpDigest>,
     states: Vec<&'a S>,
     trace: Vec<Key>,
+    timeline: Option<Timeline>,
 }
 
 /// The same, as rank 0 reads it back.
@@ -373,10 +376,18 @@ struct PartIn<S> {
     digests: Vec<LpDigest>,
     states: Vec<S>,
     trace: Vec<Key>,
+    timeline: Option<Timeline>,
 }
 
 impl<'a, S: Serialize> Part<'a, S> {
-    fn new(rank: usize, stats: Stats, fig: Figures, lps: &[(LpId, &'a Lp<S>)], trace: Vec<Key>) -> Self {
+    fn new(
+        rank: usize,
+        stats: Stats,
+        fig: Figures,
+        lps: &[(LpId, &'a Lp<S>)],
+        trace: Vec<Key>,
+        timeline: Option<Timeline>,
+    ) -> Self {
         let RankPart { stats, rank: rs } = RankPart::new(rank, stats, fig);
         Part {
             stats,
@@ -385,6 +396,7 @@ impl<'a, S: Serialize> Part<'a, S> {
             digests: lps.iter().map(|l| l.1.digest()).collect(),
             states: lps.iter().map(|l| &l.1.state).collect(),
             trace,
+            timeline,
         }
     }
 }
@@ -418,6 +430,13 @@ fn gather<M: Model>(
     all.sort_by_key(|x| x.0);
     let mut report = finish_parts(model, all.into_iter(), stats);
     report.trace = mine.trace.iter().chain(others.iter().flat_map(|p| p.trace.iter())).copied().collect();
+    // Every rank's tracks in one timeline (rank 0 writes one file).
+    report.timeline = mine.timeline;
+    for p in others {
+        if let (Some(all), Some(t)) = (report.timeline.as_mut(), p.timeline) {
+            all.merge(t);
+        }
+    }
     Ok(Some(report))
 }
 
@@ -443,6 +462,7 @@ fn merge_stats<M: Model>(model: &M, cfg: &Config, all: &[(&Stats, &RankStats)]) 
         end: cfg.end,
         rng_key: 0,
         pause: f64::INFINITY,
+        started: std::time::Instant::now(),
     };
     let mut t = base_stats(model, cfg, &s);
     t.ranks = all.len() as u64;

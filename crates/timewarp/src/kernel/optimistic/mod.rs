@@ -35,6 +35,7 @@ use super::{base_stats, by_id, finish, Outcome, Segment, Setup};
 use crate::checkpoint::{Pending, Snapshot};
 use crate::lp::Lp;
 use crate::stats::Stats;
+use crate::timeline::Timeline;
 use comm::Links;
 use net::{Network, NoNet};
 use pe::Pe;
@@ -162,12 +163,14 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
             }
             let mut report = finish(model, lps.iter().map(|(i, l)| (*i, l)), stats);
             report.trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
+            report.timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
             return Ok(Outcome::Done(report));
         }
         let trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
         let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
         let mut report = finish(model, lps.into_iter(), stats);
         report.trace = trace;
+        report.timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
         Ok(Outcome::Done(report))
     })
 }

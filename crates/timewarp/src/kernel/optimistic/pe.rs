@@ -29,6 +29,7 @@ use super::Shared;
 use crate::checkpoint::Pending;
 use crate::kernel::commit::Committer;
 use crate::stats::PeStats;
+use crate::timeline::{Recorder, SpanKind, Trace};
 use crate::wire::Wire;
 
 /// What one scheduler iteration of a PE did.
@@ -108,6 +109,10 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     parked: FxHashMap<(u64, u32, u64), (LpId, M::Msg)>,
     /// Whether the run paused (for a checkpoint) rather than ended.
     pub(crate) paused: bool,
+    /// This PE's timeline track (`None`: not recording).
+    pub(crate) timeline: Option<Box<Recorder>>,
+    /// When this PE entered the GVT round under way (while recording).
+    round_start: Option<u64>,
 }
 
 /// A key as a hash-map key.
@@ -212,6 +217,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             bound: shared.gvt.gate(),
             parked: FxHashMap::default(),
             paused: false,
+            timeline: Recorder::new(cfg, s.started, ranks * pes, rank, id),
+            round_start: None,
         }
     }
 
@@ -271,6 +278,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         match gvt.step(&mut self.part, self.net) {
             Step::Idle => {}
             Step::Enter => {
+                self.round_start = self.timeline.mark();
                 self.transport.enter_round(gvt, self.part.current())?;
                 gvt.enter(&mut self.part);
                 // Messages still spilled (their ring was full) reach the
@@ -279,6 +287,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 self.part.sent(self.transport.spilled_min());
             }
             Step::Report => {
+                let mark = self.timeline.mark();
                 let t = Instant::now();
                 self.drain()?;
                 let (pending, transit) = self.local_min();
@@ -286,6 +295,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 let lvt = lvt.fold(0.0, f64::max);
                 gvt.report(self.local, &mut self.part, pending, transit, lvt, self.net);
                 self.stats.gvt_seconds += t.elapsed().as_secs_f64();
+                self.timeline.span(mark, SpanKind::GvtReport, 0, 0.0);
             }
             Step::New(g) => {
                 let t = Instant::now();
@@ -293,7 +303,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 let h = if N::ACTIVE { g } else { gvt.horizon(self.local) };
                 self.gvt = h;
                 let before = self.stats.committed;
+                let mark = self.timeline.mark();
                 self.fossil_collect(h);
+                self.timeline.span(mark, SpanKind::FossilCollection, self.stats.committed - before, h.time);
+                self.timeline.span(self.round_start.take(), SpanKind::GvtRound, self.part.current() - 1, g.time);
                 self.window.new_gvt(h.time, self.stats.committed - before);
                 self.since_round = 0;
                 self.stats.gvt_seconds += t.elapsed().as_secs_f64();
@@ -315,6 +328,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         // A handler's panic is its event's error, kept like any other
         // (caught per batch: per event would keep handlers from inlining).
         let timed = self.timed.then(Instant::now);
+        let batch = self.timeline.mark();
         let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
             Ok(r) => r?,
             Err(p) => {
@@ -333,7 +347,13 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         if let Some(t) = timed {
             self.busy += t.elapsed().as_secs_f64();
         }
+        if done > 0 {
+            self.timeline.span(batch, SpanKind::Batch, done as u64, self.gvt.time);
+        }
+        // Only flushes that hand something to another process are exchanges.
+        let exchange = if N::ACTIVE && self.transport.waiting() { self.timeline.mark() } else { None };
         self.transport.flush(gvt)?;
+        self.timeline.span(exchange, SpanKind::Exchange, 0, 0.0);
         self.since_round += 1;
         if self.since_round >= self.gvt_interval || throttled || (done == 0 && received == 0) {
             gvt.request();
@@ -450,7 +470,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             if straggler {
                 self.stats.primary_rollbacks += 1;
                 self.window.rolled_back(key.time);
-                self.rollback(kp, key)?;
+                self.rollback(kp, key, SpanKind::Straggler)?;
             } else if self.uncommitted >= self.budget && !self.make_room(key)? {
                 // Optimistic memory used up and every processed event precedes
                 // this one: stop speculating until GVT moves past them.
@@ -472,7 +492,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     fn make_room(&mut self, next: Key) -> Result<bool, Error> {
         for kp in 0..self.kps.len() {
             if self.kps[kp].processed.back().is_some_and(|&h| self.arena[h].key > next) {
-                self.rollback(kp, next)?;
+                self.rollback(kp, next, SpanKind::Memory)?;
             }
         }
         Ok(self.uncommitted < self.budget)
@@ -565,14 +585,26 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         result
     }
 
-    /// Undoes, newest first, every processed event of KP `kp` whose key is `>= bound`.
-    fn rollback(&mut self, kp: usize, bound: Key) -> Result<(), Error> {
+    /// Undoes, newest first, every processed event of KP `kp` whose key is
+    /// `>= bound`; `why` names the cause in the timeline (looked at once
+    /// per rollback, not per event).
+    fn rollback(&mut self, kp: usize, bound: Key, why: SpanKind) -> Result<(), Error> {
+        let mark = self.timeline.mark();
+        let (mut undone, mut latest) = (0u64, bound.time);
         while let Some(&h) = self.kps[kp].processed.back() {
+            let time = self.arena[h].key.time;
             if self.arena[h].key < bound {
                 break;
             }
+            if undone == 0 {
+                latest = time;
+            }
+            undone += 1;
             self.kps[kp].processed.pop_back();
             self.undo(kp, h)?;
+        }
+        if undone > 0 {
+            self.timeline.span(mark, why, undone, latest - bound.time);
         }
         Ok(())
     }
@@ -659,7 +691,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             if self.arena[h].inc == inc {
                 self.stats.secondary_rollbacks += 1;
                 self.window.rolled_back(key.time);
-                self.rollback(kp, key)?;
+                self.rollback(kp, key, SpanKind::Cancellation)?;
             }
         }
         self.cancelled.insert(inc, key);

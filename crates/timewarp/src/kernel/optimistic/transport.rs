@@ -100,6 +100,12 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
         Ok(())
     }
 
+    /// Whether records wait to be handed to another process.
+    #[inline]
+    pub(crate) fn waiting(&self) -> bool {
+        N::ACTIVE && self.port.waiting()
+    }
+
     /// Messages waiting for room in their ring.
     #[inline]
     pub(crate) fn spilled(&self) -> usize {
