@@ -225,7 +225,8 @@ fn refused_values_get_one_line() {
         (&["verify", "phold", "--lps", "4294967295"], Line, "--lps 4294967295"),
         (&["run", "pcs", "--cells-x", "65535", "--cells-y", "65535"], Line, "--cells-x 65535 × --cells-y 65535"),
         (&["run", "network", "--topology", "hypercube", "--nodes", "8388608"], Line, "--nodes 8388608 needs about"),
-        (&["run", "network", "--dims", "2048,2048", "--vcs", "64", "--buffer-packets", "4096"], Line, "--dims 2048,2048"),
+        (&["run", "network", "--dims", "4096,4096", "--vcs", "64"], Line, "--dims 4096,4096"),
+        (&["run", "network", "--dims", "8,8", "--vcs", "64", "--buffer-packets", "4096"], Line, "lower --vcs or --buffer-packets"),
         // Parameters that cannot give a run that ends: refused up front.
         (&["run", "pcs", "--call-rate", "1e300"], Line, "--call-rate 1e300 with --move-rate 0.04 gives about"),
         (&["run", "phold", "--mean", "1e-300", "--lookahead", "0"], Line, "raise --mean or --lookahead"),

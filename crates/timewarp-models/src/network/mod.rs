@@ -924,13 +924,14 @@ impl Model for Network {
     }
 
     fn state_heap_bytes(&self) -> u64 {
-        // The buffers `init` gives each node: input queues on every port and
-        // virtual channel, output queues when output-buffered, the links.
+        // What `init` gives each node: the positions of the input queues on
+        // every port and virtual channel (and of the output queues when
+        // output-buffered), and the links. Packet slots come later, as
+        // packets are buffered (node.rs, `Queues`).
         let ports = self.ports() as u64;
-        let (v, b) = (self.vcs as u64, self.buffer_packets as u64);
-        let queues = |n: u64| n * (b * size_of::<Packet>() as u64 + size_of::<node::Lane>() as u64);
-        let output = if self.switch == Switch::OutputBuffered { queues((ports + 1) * v) } else { 0 };
-        let node = queues(ports * v) + output + (ports + 1) * size_of::<Link>() as u64;
+        let lanes = |n: u64| n * self.vcs as u64 * size_of::<node::Lane>() as u64;
+        let output = if self.switch == Switch::OutputBuffered { lanes(ports + 1) } else { 0 };
+        let node = lanes(ports) + output + (ports + 1) * size_of::<Link>() as u64;
         node.saturating_mul(self.num_lps() as u64)
     }
 
