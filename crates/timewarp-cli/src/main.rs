@@ -449,9 +449,14 @@ fn dispatch(cmd: ModelCmd, action: &impl Action) -> Result<(), String> {
         }
         ModelCmd::Network { model, engine } => {
             let m = model.model()?;
-            model.bounded(timewarp::Model::num_lps(&m), engine.end())?;
-            let sizing = match model.topology.as_str() {
-                "hypercube" => format!("--nodes {}", model.nodes),
+            model.bounded(m.topology.nodes(), engine.end())?;
+            let sizing = match (model.preset.as_deref(), model.topology.as_str()) {
+                (Some(p), _) => format!("--preset {p}"),
+                (_, "dragonfly") => format!(
+                    "--routers-per-group {} --terminals-per-router {} --global-links {}",
+                    model.routers_per_group, model.terminals_per_router, model.global_links
+                ),
+                (_, "hypercube") => format!("--nodes {}", model.nodes),
                 _ => format!("--dims {}", model.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
             };
             let results = action.apply(&m, &engine, &sizing, &format!("{model:?}"), &nothing)?;
