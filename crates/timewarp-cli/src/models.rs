@@ -642,7 +642,7 @@ pub(crate) enum ModelCmd {
         engine: EngineArgs,
     },
     /// Interconnection network: packets through credit-based virtual cut-through
-    /// switches on a torus, mesh or hypercube (time in ns).
+    /// switches on a torus, mesh, hypercube or dragonfly (time in ns).
     #[command(mut_arg("end", |a| a.default_value("20000")
         .help("Virtual end time in ns; events at or after it are not processed")))]
     Network {
@@ -675,7 +675,7 @@ pub(crate) enum ModelCmd {
 /// One line per model for `timewarp list`.
 pub(crate) const MODELS: &[(&str, &str)] = &[
     ("phold", "synthetic benchmark: every event schedules one new event (Fujimoto; ROSS's PHOLD)"),
-    ("network", "interconnection network: torus, mesh, hypercube; credit-based virtual cut-through (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)"),
+    ("network", "interconnection network: torus, mesh, hypercube, dragonfly; credit-based virtual cut-through (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)"),
     ("tlm", "radio propagation by transmission-line matrix over terrain (the Blue Gene paper's TLM; checked against direct time stepping, energy, phase velocity, symmetry)"),
     ("pcs", "cellular network: call blocking and handoffs on a wrap-around grid (ROSS's PCS; checked against Engset / Erlang-B)"),
 ];
