@@ -80,19 +80,25 @@ fn by_hand(local: u32, global: u32) -> f64 {
 #[test]
 fn a_single_packet_takes_exactly_the_zero_load_latency_between_every_pair_minimally() {
     let (topology, geo) = small();
-    for switch in [Switch::InputBuffered, Switch::OutputBuffered] {
-        let base = Network { switch, ..dragonfly(Routing::Minimal) };
-        for s in 0..topology.nodes() {
-            for d in 0..topology.nodes() {
-                let m = Network { probe: Some((s, d)), ..base.clone() };
-                let r = go(&m, 1e6).results;
-                let (l, g) = geo.minimal(s / geo.p, d / geo.p);
-                let what = format!("{switch:?} {s} -> {d}");
-                assert_eq!((r.delivered_packets, r.in_flight_packets), (1, 0), "{what}");
-                assert_eq!(r.latency_max, by_hand(l, g), "{what}");
-                assert_eq!(r.latency_mean, m.zero_load_latency_dragonfly(l, g, 256), "{what}");
-                assert_eq!(r.hops_mean, (l + g) as f64, "{what}");
+    // Each pair once, the switch kind alternating: with two nodes per router
+    // every pair of routers is still checked under both kinds. An unoptimised
+    // build (a run costs ~7 ms there) checks one pair of nodes per pair of
+    // routers, the NICs rotating, and the switch kinds in turn.
+    let every = !cfg!(debug_assertions);
+    for s in 0..topology.nodes() {
+        for d in 0..topology.nodes() {
+            if !every && (s % geo.p != (d / geo.p) % geo.p || d % geo.p != (s / geo.p) % geo.p) {
+                continue;
             }
+            let switch = if (s + d) % 2 == 0 { Switch::InputBuffered } else { Switch::OutputBuffered };
+            let m = Network { probe: Some((s, d)), switch, ..dragonfly(Routing::Minimal) };
+            let r = go(&m, 1e6).results;
+            let (l, g) = geo.minimal(s / geo.p, d / geo.p);
+            let what = format!("{switch:?} {s} -> {d}");
+            assert_eq!((r.delivered_packets, r.in_flight_packets), (1, 0), "{what}");
+            assert_eq!(r.latency_max, by_hand(l, g), "{what}");
+            assert_eq!(r.latency_mean, m.zero_load_latency_dragonfly(l, g, 256), "{what}");
+            assert_eq!(r.hops_mean, (l + g) as f64, "{what}");
         }
     }
 }
