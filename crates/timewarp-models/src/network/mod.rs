@@ -586,20 +586,10 @@ impl Network {
 
     /// Routes `p` at `node`: its output port, and its dateline class on
     /// that link (a dragonfly: its virtual channel, the hops taken so far).
-    #[inline]
+    #[inline(always)]
     fn route(&self, node: u32, p: &mut Packet) {
         if let Topology::Dragonfly(d) = &self.topology {
-            if p.via != NO_VIA && d.group(node) == p.via as u32 {
-                p.via = NO_VIA;
-            }
-            match d.step(node, p.dst / d.p, p.via) {
-                None => p.out = (self.ports() as u32 + p.dst % d.p) as u8,
-                Some(port) => {
-                    p.out = port;
-                    p.class = p.hops.min(u8::MAX as u16) as u8;
-                }
-            }
-            return;
+            return self.route_dragonfly(d, node, p);
         }
         match self.topology.route(node, p.dst) {
             None => p.out = self.ports() as u8,
@@ -616,15 +606,19 @@ impl Network {
         }
     }
 
-    /// The virtual channels a packet of dateline class `class` may use
-    /// under dimension-order routing: (first, step). On a dragonfly exactly
-    /// channel `class`, its hop number.
-    #[inline]
-    fn vc_range(&self, class: u8) -> (usize, usize) {
-        match self.topology {
-            Topology::Torus(_) => (class as usize, 2),
-            Topology::Dragonfly(_) => (class as usize, self.vcs as usize),
-            _ => (0, 1),
+    /// [`Network::route`] on a dragonfly; kept out of line so that the
+    /// cubes' routing stays small enough to be inlined into its callers.
+    #[inline(never)]
+    fn route_dragonfly(&self, d: &Dragonfly, node: u32, p: &mut Packet) {
+        if p.via != NO_VIA && d.group(node) == p.via as u32 {
+            p.via = NO_VIA;
+        }
+        match d.step(node, p.dst / d.p, p.via) {
+            None => p.out = (self.ports() as u32 + p.dst % d.p) as u8,
+            Some(port) => {
+                p.out = port;
+                p.class = p.hops.min(u8::MAX as u16) as u8;
+            }
         }
     }
 
@@ -646,6 +640,7 @@ impl Network {
     /// UGAL-L at the source router, as packet `p` becomes the head of its
     /// injection queue: keeps its Valiant route through `p.via` only if
     /// `q_min · H_min > q_val · H_val`, and routes it again.
+    #[inline(never)]
     fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
         let Topology::Dragonfly(d) = &self.topology else { return };
         if self.routing != Routing::Ugal || p.via == NO_VIA || p.hops > 0 {
@@ -719,8 +714,14 @@ impl Network {
                 if o != p.out as usize {
                     return None;
                 }
-                let (first, step) = self.vc_range(p.class);
-                best_of(&mut (first..v).step_by(step), 0)
+                // The channels the packet may use: on a torus those of its
+                // dateline class (`v mod 2`); on a dragonfly exactly its hop
+                // number; on a mesh or hypercube all.
+                match self.topology {
+                    Topology::Torus(_) => best_of(&mut (p.class as usize..v).step_by(2), 0),
+                    Topology::Dragonfly(_) => best_of(&mut std::iter::once(p.class as usize), 0),
+                    _ => best_of(&mut (0..v), 0),
+                }
             }
             Routing::Adaptive => {
                 let e = self.escape_vcs();
@@ -786,7 +787,7 @@ impl Network {
     }
 
     /// Head of input `i` (network inputs `0..ports·vcs`, then one injection queue per NIC).
-    #[inline]
+    #[inline(always)]
     fn input_head<'n>(&self, n: &'n Node, i: usize) -> Option<&'n Packet> {
         let inject = self.ports() * self.vcs as usize;
         if i >= inject {
@@ -804,10 +805,12 @@ impl Network {
         let p = if i >= inject {
             let p = n.inject[i - inject].queue.pop_front().expect("a packet at the head of the injection queue");
             // UGAL decides as the next packet becomes the queue's head, on the buffers as they are now.
-            if let (Routing::Ugal, Some(&h)) = (self.routing, n.inject[i - inject].queue.front()) {
-                let mut h = h;
-                self.ugal(n, ctx.lp(), &mut h);
-                n.inject[i - inject].queue[0] = h;
+            if self.routing == Routing::Ugal {
+                if let Some(&h) = n.inject[i - inject].queue.front() {
+                    let mut h = h;
+                    self.ugal(n, ctx.lp(), &mut h);
+                    n.inject[i - inject].queue[0] = h;
+                }
             }
             p
         } else {
@@ -1083,8 +1086,10 @@ impl Network {
         if was_empty {
             if let Some(&h) = n.inject[nic].queue.front() {
                 let mut h = h;
-                self.ugal(n, router, &mut h);
-                n.inject[nic].queue[0] = h;
+                if self.routing == Routing::Ugal {
+                    self.ugal(n, router, &mut h);
+                    n.inject[nic].queue[0] = h;
+                }
                 n.links[h.out as usize].heads += 1;
             }
             self.try_input(n, self.ports() * self.vcs as usize + nic, ctx);
