@@ -50,7 +50,7 @@ fn bounded(events: f64, end: f64, what: &str, fix: &str) -> Result<(), String> {
 }
 use clap::Args;
 use std::path::PathBuf;
-use timewarp_models::network::{self, Network, Routing, Selection, Switch, Topology, Traffic};
+use timewarp_models::network::{self, Dragonfly, Network, Routing, Selection, Switch, Topology, Traffic};
 use timewarp_models::pcs::{Arrivals, Pcs};
 use timewarp_models::phold::{Hierarchy, Phold, Regional};
 use timewarp_models::tlm::{Layout, Tlm, Waveform};
@@ -232,17 +232,37 @@ impl PcsArgs {
 /// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
 #[derive(Args, Debug, Clone)]
 pub(crate) struct NetworkArgs {
-    /// Topology: torus (k-ary n-cube), mesh, or hypercube.
-    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube"])]
+    /// Topology: torus (k-ary n-cube), mesh, hypercube, or dragonfly.
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly"])]
     pub topology: String,
+    /// A named machine: theta (ALCF Theta as CODES's dragonfly-custom model
+    /// has it: --topology dragonfly --routers-per-group 96
+    /// --terminals-per-router 4 --global-links 10 --groups 9, 864 routers,
+    /// 3,456 nodes; local links all-to-all, not Aries' rows and columns).
+    #[arg(long, value_parser = ["theta"], conflicts_with_all = ["topology", "dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups"])]
+    pub preset: Option<String>,
+    /// Dragonfly: routers per group (a), joined all-to-all by local links.
+    #[arg(long, value_name = "A", default_value_t = 4, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
+    pub routers_per_group: u32,
+    /// Dragonfly: terminals (nodes) per router (p).
+    #[arg(long, value_name = "P", default_value_t = 2, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
+    pub terminals_per_router: u32,
+    /// Dragonfly: global links per router (h).
+    #[arg(long, value_name = "H", default_value_t = 2, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
+    pub global_links: u32,
+    /// Dragonfly: groups (default the maximal a·h + 1, one global link
+    /// between every pair of groups; fewer must divide a·h evenly).
+    #[arg(long, value_name = "G", value_parser = whole::<u32>(2, u16::MAX as u64), allow_negative_numbers = true)]
+    pub groups: Option<u32>,
     /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
     #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
     pub dims: Vec<u32>,
     /// Nodes of a hypercube (a power of two).
     #[arg(long, default_value_t = 1024, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub nodes: u32,
-    /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot.
-    #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot"]))]
+    /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
+    /// group-shift (dragonfly: every node of group i to a random node of group i + 1).
+    #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot", "group-shift"]))]
     pub traffic: Traffic,
     /// Offset of --traffic shift (node s sends to s + K mod N).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
@@ -268,15 +288,21 @@ pub(crate) struct NetworkArgs {
     /// Link bandwidth in bytes per ns (4 = 32 Gb/s).
     #[arg(long, default_value_t = 4.0, value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
     pub link_bandwidth: f64,
-    /// Link latency in ns (the lookahead between nodes).
+    /// Link latency in ns (the lookahead between nodes; a dragonfly's local,
+    /// injection and ejection links).
     #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub link_latency: f64,
+    /// Dragonfly: global link latency in ns [default: --link-latency].
+    #[arg(long, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub global_link_latency: Option<f64>,
     /// Router delay in ns (head arrival to earliest departure).
     #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub router_delay: f64,
-    /// Virtual channels per port (a torus needs 2 or more: dateline classes).
-    #[arg(long, default_value_t = 2, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
-    pub vcs: u32,
+    /// Virtual channels per port (a torus needs 2 or more: dateline classes;
+    /// a dragonfly 3 for minimal routing, 5 for valiant and ugal: one per
+    /// hop) [default: 2; dragonfly 5].
+    #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub vcs: Option<u32>,
     /// Buffer per virtual channel, in packets.
     #[arg(long, default_value_t = 4, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub buffer_packets: u32,
@@ -284,9 +310,12 @@ pub(crate) struct NetworkArgs {
     #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered"]))]
     pub switch: Switch,
     /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
-    /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise).
-    #[arg(long, default_value = "dimension-order", value_parser = choice::<Routing>(&["dimension-order", "adaptive"]))]
-    pub routing: Routing,
+    /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise);
+    /// a dragonfly: minimal, valiant (random intermediate group) or ugal
+    /// (UGAL-L, minimal or Valiant by queue occupancy at the source router)
+    /// [default: dimension-order; dragonfly minimal].
+    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal"]))]
+    pub routing: Option<Routing>,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
     #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
@@ -311,9 +340,16 @@ impl NetworkArgs {
     }
 
     pub(crate) fn model(&self) -> Result<Network, String> {
-        let topology = match self.topology.as_str() {
-            "torus" => Topology::Torus(self.dims.clone()),
-            "mesh" => Topology::Mesh(self.dims.clone()),
+        let dragonfly = |a: u32, p: u32, h: u32, g: Option<u32>| {
+            Topology::Dragonfly(Dragonfly { a, p, h, g: g.unwrap_or(a * h + 1) })
+        };
+        let topology = match (self.preset.as_deref(), self.topology.as_str()) {
+            (Some(_theta), _) => dragonfly(96, 4, 10, Some(9)),
+            (_, "torus") => Topology::Torus(self.dims.clone()),
+            (_, "mesh") => Topology::Mesh(self.dims.clone()),
+            (_, "dragonfly") => {
+                dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)
+            }
             _ => {
                 if !self.nodes.is_power_of_two() || self.nodes < 2 {
                     return Err(format!("--nodes of a hypercube must be a power of two >= 2, got {}", self.nodes));
@@ -326,6 +362,8 @@ impl NetworkArgs {
             Traffic::Hotspot { .. } => Traffic::Hotspot { nodes: self.hotspot_nodes, fraction: self.hotspot_fraction },
             t => t,
         };
+        let is_dfly = matches!(topology, Topology::Dragonfly(_));
+        let routing = self.routing.unwrap_or(if is_dfly { Routing::Minimal } else { Routing::DimensionOrder });
         let m = Network {
             topology,
             traffic,
@@ -335,11 +373,12 @@ impl NetworkArgs {
             packet_bytes: self.packet_bytes,
             link_bandwidth: self.link_bandwidth,
             link_latency: self.link_latency,
+            global_link_latency: self.global_link_latency.unwrap_or(self.link_latency),
             router_delay: self.router_delay,
-            vcs: self.vcs,
+            vcs: self.vcs.unwrap_or(if is_dfly { 5 } else { 2 }),
             buffer_packets: self.buffer_packets,
             switch: self.switch,
-            routing: self.routing,
+            routing,
             selection: self.selection,
             warmup: self.warmup,
             probe: None,
@@ -618,19 +657,24 @@ impl ModelCli for NetworkArgs {
     type Model = Network;
     const NAME: &'static str = "network";
     const ABOUT: &'static str = "Interconnection network: packets through credit-based virtual cut-through \
-        switches on a torus, mesh or hypercube (time in ns)";
-    const SUMMARY: &'static str = "interconnection network: torus, mesh, hypercube; credit-based virtual cut-through \
+        switches on a torus, mesh, hypercube or dragonfly (time in ns)";
+    const SUMMARY: &'static str = "interconnection network: torus, mesh, hypercube, dragonfly; credit-based virtual cut-through \
         (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)";
     const END: &'static str = "20000";
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
     fn build(&self, run: &RunInfo) -> Result<Network, String> {
         let m = self.model()?;
-        self.bounded(timewarp::Model::num_lps(&m), run.end)?;
+        self.bounded(m.topology.nodes(), run.end)?;
         Ok(m)
     }
     fn sizing(&self) -> String {
-        match self.topology.as_str() {
-            "hypercube" => format!("--nodes {}", self.nodes),
+        match (self.preset.as_deref(), self.topology.as_str()) {
+            (Some(p), _) => format!("--preset {p}"),
+            (_, "dragonfly") => format!(
+                "--routers-per-group {} --terminals-per-router {} --global-links {}",
+                self.routers_per_group, self.terminals_per_router, self.global_links
+            ),
+            (_, "hypercube") => format!("--nodes {}", self.nodes),
             _ => format!("--dims {}", self.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
         }
     }

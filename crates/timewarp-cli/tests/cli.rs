@@ -191,6 +191,61 @@ fn network_runs_writes_link_stats_and_refuses_bad_shapes() {
 }
 
 #[test]
+fn dragonfly_options_and_the_theta_preset() {
+    let a = stats(&["run", "network", "--preset", "theta", "--routing", "ugal", "--load", "0.2", "--end", "1000"]);
+    let r = &a["model_results"];
+    // CODES's Theta: 9 groups of 96 routers with 4 nodes each.
+    assert_eq!(
+        (r["topology"].as_str(), r["nodes"].as_u64(), a["lps"].as_u64()),
+        (Some("dragonfly"), Some(3456), Some(864))
+    );
+    let a = stats(&[
+        "run",
+        "network",
+        "--topology",
+        "dragonfly",
+        "--routers-per-group",
+        "2",
+        "--terminals-per-router",
+        "3",
+        "--global-links",
+        "1",
+        "--traffic",
+        "group-shift",
+        "--routing",
+        "valiant",
+        "--end",
+        "3000",
+    ]);
+    let r = &a["model_results"];
+    assert_eq!((r["nodes"].as_u64(), a["lps"].as_u64()), (Some(18), Some(6)), "3 groups of 2 routers of 3 nodes");
+    assert!(r["delivered_packets"].as_u64().unwrap() > 0, "{r}");
+    let o = timewarp(&["run", "network", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in [
+        "--routers-per-group",
+        "--terminals-per-router",
+        "--global-links",
+        "--global-link-latency",
+        "--preset",
+        "group-shift",
+        "ugal",
+    ] {
+        assert!(help.contains(flag), "network help lacks {flag}");
+    }
+    assert_clear_error(&["run", "network", "--routing", "valiant"], "--topology dragonfly");
+    assert_clear_error(
+        &["run", "network", "--topology", "dragonfly", "--routing", "adaptive"],
+        "minimal, valiant or ugal",
+    );
+    assert_clear_error(&["run", "network", "--topology", "dragonfly", "--routing", "ugal", "--vcs", "4"], "--vcs 5");
+    assert_clear_error(&["run", "network", "--traffic", "group-shift"], "--topology dragonfly");
+    // A preset fixes the shape: clap refuses shape options beside it.
+    let o = timewarp(&["run", "network", "--preset", "theta", "--dims", "4,4"]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
+}
+
+#[test]
 fn stats_json_dash_is_standard_output_and_the_summary_goes_to_stderr() {
     let o = timewarp(&["run", "phold", "--lps", "64", "--end", "4", "--stats-json", "-"]);
     assert!(o.status.success(), "{}", stderr(&o));

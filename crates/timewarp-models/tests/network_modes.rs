@@ -2,7 +2,7 @@
 //! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
 
 use timewarp::{run, Config, Mapping, SyncMode};
-use timewarp_models::network::{Network, Routing, Selection, Switch, Topology, Traffic};
+use timewarp_models::network::{Dragonfly, Network, Routing, Selection, Switch, Topology, Traffic};
 
 #[test]
 fn every_mode_commits_the_same_network_history_and_results() {
@@ -31,6 +31,26 @@ fn every_mode_commits_the_same_network_history_and_results() {
             traffic: Traffic::Hotspot { nodes: 2, fraction: 0.3 },
             link_latency: 0.0,
             load: 0.7,
+            ..Network::default()
+        },
+        // Dragonflies: a router LP with two NICs, global links slower than local ones.
+        Network {
+            topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
+            routing: Routing::Ugal,
+            traffic: Traffic::GroupShift,
+            vcs: 5,
+            buffer_packets: 2,
+            global_link_latency: 20.0,
+            load: 0.7,
+            ..Network::default()
+        },
+        Network {
+            topology: Topology::Dragonfly(Dragonfly { a: 4, p: 2, h: 2, g: 5 }),
+            routing: Routing::Valiant,
+            switch: Switch::OutputBuffered,
+            vcs: 5,
+            message_bytes: 700,
+            load: 0.6,
             ..Network::default()
         },
     ];

@@ -1,11 +1,14 @@
 //! Interconnection networks: packets, credit-based virtual cut-through
-//! switches and direct topologies (torus, mesh, hypercube) under synthetic
-//! traffic, after BigNetSim (Wilmarth, Zheng and Kalé) and the CODES
-//! network models. Time unit: nanoseconds; sizes in bytes.
+//! switches and direct topologies (torus, mesh, hypercube, dragonfly) under
+//! synthetic traffic, after BigNetSim (Wilmarth, Zheng and Kalé) and the
+//! CODES network models. Time unit: nanoseconds; sizes in bytes.
 //!
 //! # Entities and LPs
 //!
-//! One LP per node: a router and its NIC. The NIC splits each message into
+//! One LP per router, with its NICs: one on the torus, mesh and hypercube
+//! (a node is a router and its NIC), `p` on a dragonfly (node `n` is NIC
+//! `n mod p` of router `n / p`; each NIC has its own injection queue,
+//! injection link and ejection port). The NIC splits each message into
 //! packets of at most `packet_bytes` and queues them for injection (its
 //! source queue is unbounded); its receive side reassembles messages.
 //! Routers have one port per link (torus and mesh: up and down each
@@ -48,6 +51,37 @@
 //! Within its allowed channels a packet takes the one with the most credits
 //! (lowest index on a tie).
 //!
+//! # Dragonfly
+//!
+//! Groups of `a` routers joined all-to-all by local links, `h` global links
+//! per router, `g` groups (the maximal `a·h + 1` by default); the link
+//! arrangement is [`Dragonfly`]'s. Global links have their own latency
+//! ([`Network::global_link_latency`]); local, injection and ejection links
+//! have `link_latency`. Routing ([`Routing`]):
+//!
+//! * **minimal**: to the router of the source group holding the global link
+//!   to the destination's group (a local hop unless it is the source), the
+//!   global hop, a local hop to the destination router unless the link
+//!   landed on it: at most local–global–local;
+//! * **Valiant**: minimally to an intermediate group drawn uniformly from the
+//!   groups other than the source's and the destination's (drawn per
+//!   message, at its creation), then minimally to the destination: at most
+//!   local–global–local–global–local; packets within one group go minimally;
+//! * **UGAL-L**: when a packet becomes the head of its injection queue, the
+//!   source router compares `q_min · H_min` with `q_val · H_val` (`q`: the
+//!   occupancy of the route's first output — downstream buffer slots
+//!   without a credit, heads waiting for the port, output-buffer packets;
+//!   `H`: the route's hops) and goes minimally if it is not larger, else by
+//!   the Valiant route through the message's intermediate group.
+//!
+//! Deadlock freedom: a packet's `k`-th router-to-router hop (from 0) uses
+//! virtual channel `k`, whatever the link class, so every packet climbs the
+//! channels strictly and the channel dependency graph has no cycle. Minimal
+//! routing needs `vcs ≥ 3`, Valiant and UGAL `vcs ≥ 5`; channels above the
+//! longest route's hop count are unused. The zero-load latency of a route of
+//! `l` local and `g` global hops is `(l + 2) L + g Lg + (l + g + 1) R + S`
+//! ([`Network::zero_load_latency_dragonfly`]).
+//!
 //! # Timing and the zero-load latency
 //!
 //! With link latency `L`, router delay `R` and serialisation time `S` of one
@@ -69,25 +103,29 @@
 //!
 //! # Traffic and measurement
 //!
-//! Each node creates messages as a Poisson process (or periodically, with a
-//! random phase) at the rate that offers `load` times its injection link's
-//! bandwidth, to destinations drawn by the [`Traffic`] pattern. Statistics
+//! Each node (NIC) creates messages as a Poisson process (or periodically,
+//! with a random phase) at the rate that offers `load` times its injection
+//! link's bandwidth, to destinations drawn by the [`Traffic`] pattern. Statistics
 //! cover packets created in `[warmup, end)` and delivered by `end`
 //! (latency, hops) and bytes delivered in `[warmup, end)` (accepted
 //! throughput, as a fraction of injection bandwidth per node).
 //!
 //! # Events
 //!
-//! `Generate` (a new message, self), `Arrive` (a packet's head at the next
+//! `Generate` (a new message at one NIC, self), `Arrive` (a packet's head at the next
 //! router), `Credit` (a buffer slot freed downstream), `Wake` (an output link
 //! becomes free while packets wait for it, self), `Ready` (the next injected
 //! packet reaches the router, self; multi-packet messages only) and
 //! `Deliver` (last byte at the destination NIC, self). At zero load a hop
 //! costs two events (arrive, credit). Every event between nodes has a delay
-//! of at least `L`: the model's lookahead, so conservative windows work.
+//! of at least `L` (a dragonfly: the smaller of `L` and the global link
+//! latency): the model's lookahead, so conservative windows work.
 //! Events within a node may have any delay (zero included). Rollback is by
 //! state saving: a node's buffers live in one flat array.
 
+mod dragonfly;
+#[cfg(test)]
+mod dragonfly_tests;
 mod histogram;
 mod node;
 #[cfg(test)]
@@ -100,12 +138,13 @@ use std::collections::VecDeque;
 use std::str::FromStr;
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
+pub use dragonfly::{Dragonfly, NO_VIA};
 pub use histogram::Histogram;
 pub use node::{Node, Packet};
 pub use topology::{Step, Topology};
 pub use traffic::Traffic;
 
-use node::{Counts, Link, Queues, NO_DIM};
+use node::{Counts, Link, Nic, Queues, NO_DIM};
 
 /// Where a switch buffers packets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +179,27 @@ pub enum Routing {
     /// channel, ranked by the [`Selection`] measure; the
     /// dimension-order escape channels when no adaptive one is free (Duato).
     Adaptive,
+    /// Dragonfly: minimal, local–global–local at most.
+    Minimal,
+    /// Dragonfly: Valiant, minimally to a random intermediate group, then
+    /// minimally to the destination.
+    Valiant,
+    /// Dragonfly: UGAL-L, minimal or Valiant chosen at the source router by
+    /// the occupancy of the two first outputs times the two routes' hops.
+    Ugal,
+}
+
+impl Routing {
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Routing::DimensionOrder => "dimension-order",
+            Routing::Adaptive => "adaptive",
+            Routing::Minimal => "minimal",
+            Routing::Valiant => "valiant",
+            Routing::Ugal => "ugal",
+        }
+    }
 }
 
 impl FromStr for Routing {
@@ -148,7 +208,10 @@ impl FromStr for Routing {
         match s {
             "dimension-order" | "dor" | "e-cube" => Ok(Routing::DimensionOrder),
             "adaptive" => Ok(Routing::Adaptive),
-            _ => Err(format!("unknown routing '{s}' (dimension-order, adaptive)")),
+            "minimal" => Ok(Routing::Minimal),
+            "valiant" => Ok(Routing::Valiant),
+            "ugal" | "ugal-l" => Ok(Routing::Ugal),
+            _ => Err(format!("unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal)")),
         }
     }
 }
@@ -214,8 +277,10 @@ pub struct Network {
     pub packet_bytes: u32,
     /// Bytes per ns on every link.
     pub link_bandwidth: f64,
-    /// ns from a link's sender to its receiver.
+    /// ns from a link's sender to its receiver (a dragonfly: local links, injection and ejection).
     pub link_latency: f64,
+    /// ns along a dragonfly's global links.
+    pub global_link_latency: f64,
     /// ns from a head's arrival at a router to its earliest departure.
     pub router_delay: f64,
     /// Virtual channels per port.
@@ -247,6 +312,7 @@ impl Default for Network {
             packet_bytes: 256,
             link_bandwidth: 4.0,
             link_latency: 8.0,
+            global_link_latency: 8.0,
             router_delay: 8.0,
             vcs: 2,
             buffer_packets: 4,
@@ -263,8 +329,9 @@ impl Default for Network {
 /// A network event.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub enum Msg {
-    /// Create a message here (and schedule the next).
-    Generate,
+    /// Create a message at NIC `nic` (and schedule its next).
+    #[allow(missing_docs)]
+    Generate { nic: u8 },
     /// A packet's head reaches this router's input `port`, virtual channel `vc`.
     #[allow(missing_docs)]
     Arrive { pkt: Packet, port: u8, vc: u8 },
@@ -274,8 +341,9 @@ pub enum Msg {
     /// Output link `port` is free again.
     #[allow(missing_docs)]
     Wake { port: u8 },
-    /// The next packet in the injection queue reaches the router.
-    Ready,
+    /// The next packet in NIC `nic`'s injection queue reaches the router.
+    #[allow(missing_docs)]
+    Ready { nic: u8 },
     /// A packet's last byte reaches this NIC.
     #[allow(missing_docs)]
     Deliver { pkt: Packet },
@@ -370,6 +438,10 @@ impl Network {
         if !(self.link_latency >= 0.0 && self.link_latency.is_finite()) {
             return Err(format!("--link-latency must be >= 0 and finite, got {}", self.link_latency));
         }
+        if !(self.global_link_latency >= 0.0 && self.global_link_latency.is_finite()) {
+            return Err(format!("--global-link-latency must be >= 0 and finite, got {}", self.global_link_latency));
+        }
+        self.validate_dragonfly()?;
         if !(self.router_delay >= 0.0 && self.router_delay.is_finite()) {
             return Err(format!("--router-delay must be >= 0 and finite, got {}", self.router_delay));
         }
@@ -430,6 +502,53 @@ impl Network {
         Ok(())
     }
 
+    /// Routing and traffic that only a dragonfly has (or has not).
+    fn validate_dragonfly(&self) -> Result<(), String> {
+        let dfly_routing = matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal);
+        if !matches!(self.topology, Topology::Dragonfly(_)) {
+            if dfly_routing {
+                return Err(format!(
+                    "--routing {} is for --topology dragonfly; a {} routes dimension-order or adaptive",
+                    self.routing.name(),
+                    self.topology.name()
+                ));
+            }
+            if self.traffic == Traffic::GroupShift {
+                return Err(
+                    "--traffic group-shift needs --topology dragonfly (it sends from group i to group i + 1)".into()
+                );
+            }
+            return Ok(());
+        }
+        if !dfly_routing {
+            return Err(format!(
+                "--routing {} is for the torus, mesh and hypercube; a dragonfly routes minimal, valiant or ugal",
+                self.routing.name()
+            ));
+        }
+        // Virtual channel = hops taken so far: a minimal route has at most 3, a Valiant one 5.
+        let need = if self.routing == Routing::Minimal { 3 } else { 5 };
+        if self.vcs < need {
+            return Err(format!(
+                "--routing {} on a dragonfly needs --vcs {need} or more (one virtual channel per hop of its longest route, against deadlock), got {}",
+                self.routing.name(),
+                self.vcs
+            ));
+        }
+        Ok(())
+    }
+
+    /// The exact zero-load latency on a dragonfly of a single packet of
+    /// `bytes` crossing `local` local and `global` global links:
+    /// `(l + 2) L + g Lg + (l + g + 1) R + S` (injection and ejection links cost L).
+    pub fn zero_load_latency_dragonfly(&self, local: u32, global: u32, bytes: u32) -> f64 {
+        let (l, g) = (local as f64, global as f64);
+        (l + 2.0) * self.link_latency
+            + g * self.global_link_latency
+            + (l + g + 1.0) * self.router_delay
+            + bytes as f64 / self.link_bandwidth
+    }
+
     /// The exact latency of a single packet of `bytes` crossing `hops`
     /// router-to-router links in an empty network: `(h+2) L + (h+1) R + S`.
     pub fn zero_load_latency(&self, hops: u32, bytes: u32) -> f64 {
@@ -437,10 +556,33 @@ impl Network {
         (h + 2.0) * self.link_latency + (h + 1.0) * self.router_delay + bytes as f64 / self.link_bandwidth
     }
 
-    /// Network ports per router; the NIC's port is this index.
+    /// Network ports per router; the NICs' ports follow from this index.
     #[inline]
     fn ports(&self) -> usize {
         self.topology.ports()
+    }
+
+    /// Output ports per router: network ports, then one ejection port per NIC.
+    #[inline]
+    fn outputs(&self) -> usize {
+        self.topology.ports() + self.topology.terminals() as usize
+    }
+
+    /// Whether the fixed route of a packet is its only candidate output
+    /// (every routing but the cubes' adaptive one: the decision, UGAL's
+    /// included, is taken once per router).
+    #[inline]
+    fn fixed_route(&self) -> bool {
+        self.routing != Routing::Adaptive
+    }
+
+    /// Latency of the link behind network port `o`.
+    #[inline]
+    fn latency(&self, o: usize) -> f64 {
+        match &self.topology {
+            Topology::Dragonfly(d) if d.is_global(o) => self.global_link_latency,
+            _ => self.link_latency,
+        }
     }
 
     #[inline]
@@ -453,9 +595,13 @@ impl Network {
         self.message_bytes as f64 / (self.load * self.link_bandwidth)
     }
 
-    /// Routes `p` at `node`: its output port, and its dateline class on that link.
-    #[inline]
+    /// Routes `p` at `node`: its output port, and its dateline class on
+    /// that link (a dragonfly: its virtual channel, the hops taken so far).
+    #[inline(always)]
     fn route(&self, node: u32, p: &mut Packet) {
+        if let Topology::Dragonfly(d) = &self.topology {
+            return self.route_dragonfly(d, node, p);
+        }
         match self.topology.route(node, p.dst) {
             None => p.out = self.ports() as u8,
             Some(step) => {
@@ -471,15 +617,55 @@ impl Network {
         }
     }
 
-    /// The virtual channels a packet of dateline class `class` may use
-    /// under dimension-order routing: (first, step).
-    #[inline]
-    fn vc_range(&self, class: u8) -> (usize, usize) {
-        if matches!(self.topology, Topology::Torus(_)) {
-            (class as usize, 2)
-        } else {
-            (0, 1)
+    /// [`Network::route`] on a dragonfly; kept out of line so that the
+    /// cubes' routing stays small enough to be inlined into its callers.
+    #[inline(never)]
+    fn route_dragonfly(&self, d: &Dragonfly, node: u32, p: &mut Packet) {
+        if p.via != NO_VIA && d.group(node) == p.via as u32 {
+            p.via = NO_VIA;
         }
+        match d.step(node, p.dst / d.p, p.via) {
+            None => p.out = (self.ports() as u32 + p.dst % d.p) as u8,
+            Some(port) => {
+                p.out = port;
+                p.class = p.hops.min(u8::MAX as u16) as u8;
+            }
+        }
+    }
+
+    /// UGAL-L's measure of output `o` here: packets in the downstream
+    /// buffers (buffer slots without a credit), heads waiting for it, and
+    /// packets in its output buffers.
+    fn occupancy(&self, n: &Node, o: usize) -> u32 {
+        let v = self.vcs as usize;
+        let mut q = n.links[o].heads;
+        for vc in 0..v {
+            q += self.buffer_packets - n.input.lanes[o * v + vc].credits as u32;
+            if self.switch == Switch::OutputBuffered {
+                q += n.output.len(o * v + vc) as u32;
+            }
+        }
+        q
+    }
+
+    /// UGAL-L at the source router, as packet `p` becomes the head of its
+    /// injection queue: keeps its Valiant route through `p.via` only if
+    /// `q_min · H_min > q_val · H_val`, and routes it again.
+    #[inline(never)]
+    fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
+        let Topology::Dragonfly(d) = &self.topology else { return };
+        if self.routing != Routing::Ugal || p.via == NO_VIA || p.hops > 0 {
+            return;
+        }
+        let to = p.dst / d.p;
+        let (min, val) = (d.step(router, to, NO_VIA), d.step(router, to, p.via));
+        let (Some(min), Some(val)) = (min, val) else { return };
+        let q_min = self.occupancy(n, min as usize) * d.hops(router, to, NO_VIA);
+        let q_val = self.occupancy(n, val as usize) * d.hops(router, to, p.via);
+        if q_min <= q_val {
+            p.via = NO_VIA;
+        }
+        self.route(router, p);
     }
 
     /// Escape virtual channels under adaptive routing (the dateline classes
@@ -500,7 +686,7 @@ impl Network {
         let q = o * self.vcs as usize + vc;
         if room {
             self.buffer_packets - n.output.len(q) as u32
-        } else if o == self.ports() {
+        } else if o >= self.ports() {
             1 // the NIC always takes a packet
         } else {
             n.input.lanes[q].credits as u32
@@ -531,16 +717,22 @@ impl Network {
             }
             best
         };
-        if o == eject {
-            return if p.out as usize == eject { best_of(&mut (0..v), 0) } else { None };
+        if o >= eject {
+            return if p.out as usize == o { best_of(&mut (0..v), 0) } else { None };
         }
         match self.routing {
-            Routing::DimensionOrder => {
+            Routing::DimensionOrder | Routing::Minimal | Routing::Valiant | Routing::Ugal => {
                 if o != p.out as usize {
                     return None;
                 }
-                let (first, step) = self.vc_range(p.class);
-                best_of(&mut (first..v).step_by(step), 0)
+                // The channels the packet may use: on a torus those of its
+                // dateline class (`v mod 2`); on a dragonfly exactly its hop
+                // number; on a mesh or hypercube all.
+                match self.topology {
+                    Topology::Torus(_) => best_of(&mut (p.class as usize..v).step_by(2), 0),
+                    Topology::Dragonfly(_) => best_of(&mut std::iter::once(p.class as usize), 0),
+                    _ => best_of(&mut (0..v), 0),
+                }
             }
             Routing::Adaptive => {
                 let e = self.escape_vcs();
@@ -564,7 +756,7 @@ impl Network {
     /// [`Selection`] measure, then by free slots, then the lowest port.
     fn best_route(&self, n: &Node, node: u32, p: &Packet, room: bool, now: f64) -> Option<(usize, usize)> {
         let mut best: Option<(usize, usize, (u32, u32))> = None;
-        for o in 0..=self.ports() {
+        for o in 0..self.outputs() {
             if !self.candidate(node, p, o) || (!room && n.links[o].free > now) {
                 continue;
             }
@@ -605,11 +797,12 @@ impl Network {
         }
     }
 
-    /// Head of input `i` (network inputs `0..ports·vcs`, then the injection queue).
-    #[inline]
+    /// Head of input `i` (network inputs `0..ports·vcs`, then one injection queue per NIC).
+    #[inline(always)]
     fn input_head<'n>(&self, n: &'n Node, i: usize) -> Option<&'n Packet> {
-        if i == self.ports() * self.vcs as usize {
-            n.inject.front()
+        let inject = self.ports() * self.vcs as usize;
+        if i >= inject {
+            n.inject[i - inject].queue.front()
         } else {
             n.input.head(i)
         }
@@ -619,9 +812,18 @@ impl Network {
     #[inline]
     fn take_input(&self, n: &mut Node, i: usize, ctx: &mut Ctx<'_, Self>) -> Packet {
         let v = self.vcs as usize;
-        let injected = i == self.ports() * v;
-        let p = if injected {
-            n.inject.pop_front().expect("a packet at the head of the injection queue")
+        let inject = self.ports() * v;
+        let p = if i >= inject {
+            let p = n.inject[i - inject].queue.pop_front().expect("a packet at the head of the injection queue");
+            // UGAL decides as the next packet becomes the queue's head, on the buffers as they are now.
+            if self.routing == Routing::Ugal {
+                if let Some(&h) = n.inject[i - inject].queue.front() {
+                    let mut h = h;
+                    self.ugal(n, ctx.lp(), &mut h);
+                    n.inject[i - inject].queue[0] = h;
+                }
+            }
+            p
         } else {
             n.input.pop(i)
         };
@@ -629,13 +831,13 @@ impl Network {
         if let Some(out) = self.input_head(n, i).map(|h| h.out as usize) {
             n.links[out].heads += 1;
         }
-        if injected {
+        if i >= inject {
             return p;
         }
         let (port, vc) = (i / v, i % v);
         let up = self.topology.neighbour(ctx.lp(), port).expect("an input port with a link");
-        let delay = self.serialisation(p.bytes) + self.link_latency;
-        ctx.send(up, delay, Msg::Credit { port: self.topology.peer_port(port) as u8, vc: vc as u8 });
+        let delay = self.serialisation(p.bytes) + self.latency(port);
+        ctx.send(up, delay, Msg::Credit { port: self.topology.peer_port(ctx.lp(), port) as u8, vc: vc as u8 });
         p
     }
 
@@ -649,7 +851,7 @@ impl Network {
         l.packets += 1;
         l.busy += ((now + s).min(end) - now.max(w)).max(0.0);
         let c = &mut n.counts;
-        if o == self.ports() {
+        if o >= self.ports() {
             let delay = self.link_latency + s;
             if now + delay >= end {
                 c.on_links += 1;
@@ -668,12 +870,13 @@ impl Network {
             p.dim = NO_DIM;
             p.class = 0;
         }
-        let delay = self.link_latency + self.router_delay;
+        let delay = self.latency(o) + self.router_delay;
         if now + delay >= end {
             c.on_links += 1;
         }
         let next = self.topology.neighbour(ctx.lp(), o).expect("a route takes existing links");
-        ctx.send(next, delay, Msg::Arrive { pkt: p, port: self.topology.peer_port(o) as u8, vc: vc as u8 });
+        let port = self.topology.peer_port(ctx.lp(), o) as u8;
+        ctx.send(next, delay, Msg::Arrive { pkt: p, port, vc: vc as u8 });
     }
 
     /// Tries to move the head of input `i` on (and, through `try_output`,
@@ -686,13 +889,14 @@ impl Network {
             let Some(&p) = self.input_head(n, i) else { return };
             if p.ready > now {
                 // Only injected packets wait for their head to reach the router.
-                if n.inject_wake != p.ready {
-                    n.inject_wake = p.ready;
-                    ctx.send(node, p.ready - now, Msg::Ready);
+                let nic = i - self.ports() * v;
+                if n.inject[nic].wake != p.ready {
+                    n.inject[nic].wake = p.ready;
+                    ctx.send(node, p.ready - now, Msg::Ready { nic: nic as u8 });
                 }
                 return;
             }
-            let adaptive = self.routing == Routing::Adaptive;
+            let adaptive = !self.fixed_route();
             match self.switch {
                 // The output picks the oldest packet that can go (this one or
                 // an older one) and moves the input it took from on.
@@ -704,7 +908,7 @@ impl Network {
                         return self.try_output(n, o, None, ctx);
                     }
                     // Wait for the first of its routes to free (credits come as events).
-                    for o in 0..=self.ports() {
+                    for o in 0..self.outputs() {
                         if self.candidate(node, &p, o) && n.links[o].free > now {
                             self.ensure_wake(n, o, ctx);
                         }
@@ -737,7 +941,8 @@ impl Network {
         let mut best: Option<(f64, usize, usize)> = None;
         let mut waiting = 0;
         let inject = self.ports() * self.vcs as usize;
-        for (i, p) in n.input.heads().chain(n.inject.front().map(|p| (inject, p))) {
+        let nics = n.inject.iter().enumerate().filter_map(|(t, nic)| nic.queue.front().map(|p| (inject + t, p)));
+        for (i, p) in n.input.heads().chain(nics) {
             if p.ready > now || !self.candidate(node, p, o) {
                 continue;
             }
@@ -760,7 +965,7 @@ impl Network {
         let v = self.vcs as usize;
         match self.switch {
             Switch::InputBuffered => {
-                let dor = self.routing == Routing::DimensionOrder;
+                let dor = self.fixed_route();
                 let (best, waiting) = match (from, n.links[o].heads) {
                     (_, 0) if dor => return,
                     // The caller's ready head is the only one for `o`.
@@ -792,7 +997,7 @@ impl Network {
                 let mut best: Option<(f64, usize)> = None;
                 for vc in 0..v {
                     let Some(p) = n.output.head(o * v + vc) else { continue };
-                    let credit = o == self.ports() || n.input.lanes[o * v + vc].credits > 0;
+                    let credit = o >= self.ports() || n.input.lanes[o * v + vc].credits > 0;
                     if credit && best.map_or(true, |b| p.ready < b.0) {
                         best = Some((p.ready, vc));
                     }
@@ -804,7 +1009,7 @@ impl Network {
                     self.ensure_wake(n, o, ctx);
                 }
                 // Room in an output buffer: the oldest input heads for `o` move in.
-                if self.routing == Routing::DimensionOrder && n.links[o].heads == 0 {
+                if self.fixed_route() && n.links[o].heads == 0 {
                     return;
                 }
                 while let (Some((i, _)), _) = self.oldest_for(n, ctx.lp(), o, true, now) {
@@ -814,10 +1019,28 @@ impl Network {
         }
     }
 
-    /// A new message at this node: its packets join the injection queue.
-    fn generate(&self, n: &mut Node, ctx: &mut Ctx<'_, Self>) {
+    /// The Valiant intermediate group of a packet from router `from` to
+    /// node `dst`: uniform over the groups other than both ends' ([`NO_VIA`]
+    /// when the route stays in one group, or no third group exists).
+    fn via(&self, from: u32, dst: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
+        let Topology::Dragonfly(d) = &self.topology else { return NO_VIA };
+        let (gs, gd) = (d.group(from), d.group(dst / d.p));
+        if self.routing == Routing::Minimal || gs == gd || d.g < 3 {
+            return NO_VIA;
+        }
+        let mut v = ctx.rng(0).below(d.g as u64 - 2) as u32;
+        // Skip the two ends' groups, lower one first.
+        for skip in [gs.min(gd), gs.max(gd)] {
+            v += (v >= skip) as u32;
+        }
+        v as u16
+    }
+
+    /// A new message at NIC `nic`: its packets join the NIC's injection queue.
+    fn generate(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
         let now = ctx.now();
-        let me = ctx.lp();
+        let router = ctx.lp();
+        let me = router * self.topology.terminals() + nic as u32;
         let nodes = self.topology.nodes();
         let dst = match self.probe {
             Some((_, d)) => d,
@@ -825,23 +1048,39 @@ impl Network {
                 let k0 = match &self.topology {
                     Topology::Torus(d) | Topology::Mesh(d) => d[0],
                     Topology::Hypercube(_) => 2,
+                    Topology::Dragonfly(d) => d.a * d.p,
                 };
                 self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
             }
         };
+        let via = self.via(router, dst, ctx);
         let npkts = self.message_bytes.div_ceil(self.packet_bytes);
-        let msg = n.next_msg;
-        n.next_msg = n.next_msg.wrapping_add(1);
-        let was_empty = n.inject.is_empty();
+        let q = &mut n.inject[nic];
+        let msg = q.next_msg;
+        q.next_msg = q.next_msg.wrapping_add(1);
+        let was_empty = q.queue.is_empty();
         let measured = now >= self.warmup;
         for j in 0..npkts {
             let bytes = (self.message_bytes - j * self.packet_bytes).min(self.packet_bytes);
-            let ready = (now + self.link_latency + self.router_delay).max(n.inject_next);
-            n.inject_next = ready + self.serialisation(bytes);
-            let mut p =
-                Packet { created: now, ready, src: me, dst, msg, npkts, bytes, hops: 0, dim: NO_DIM, class: 0, out: 0 };
-            self.route(me, &mut p);
-            n.inject.push_back(p);
+            let q = &mut n.inject[nic];
+            let ready = (now + self.link_latency + self.router_delay).max(q.next);
+            q.next = ready + self.serialisation(bytes);
+            let mut p = Packet {
+                created: now,
+                ready,
+                src: me,
+                dst,
+                msg,
+                npkts,
+                bytes,
+                hops: 0,
+                dim: NO_DIM,
+                class: 0,
+                out: 0,
+                via,
+            };
+            self.route(router, &mut p);
+            q.queue.push_back(p);
             n.counts.injected += 1;
             if measured {
                 n.counts.injected_w += 1;
@@ -853,12 +1092,18 @@ impl Network {
                 Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
                 Arrivals::Periodic => self.gap(),
             };
-            ctx.send(me, gap, Msg::Generate);
+            ctx.send(router, gap, Msg::Generate { nic: nic as u8 });
         }
         if was_empty {
-            let out = n.inject.front().map_or(0, |h| h.out as usize);
-            n.links[out].heads += 1;
-            self.try_input(n, self.ports() * self.vcs as usize, ctx);
+            if let Some(&h) = n.inject[nic].queue.front() {
+                let mut h = h;
+                if self.routing == Routing::Ugal {
+                    self.ugal(n, router, &mut h);
+                    n.inject[nic].queue[0] = h;
+                }
+                n.links[h.out as usize].heads += 1;
+            }
+            self.try_input(n, self.ports() * self.vcs as usize + nic, ctx);
         }
     }
 
@@ -911,10 +1156,13 @@ impl Model for Network {
         "network"
     }
     fn num_lps(&self) -> u32 {
-        self.topology.nodes()
+        self.topology.routers()
     }
     fn lookahead(&self) -> f64 {
-        self.link_latency
+        match self.topology {
+            Topology::Dragonfly(_) => self.link_latency.min(self.global_link_latency),
+            _ => self.link_latency,
+        }
     }
     fn neighbours(&self, lp: LpId) -> Option<Vec<LpId>> {
         Some(self.topology.neighbours(lp))
@@ -924,14 +1172,15 @@ impl Model for Network {
     }
 
     fn state_heap_bytes(&self) -> u64 {
-        // What `init` gives each node: the positions of the input queues on
-        // every port and virtual channel (and of the output queues when
-        // output-buffered), and the links. Packet slots come later, as
-        // packets are buffered (node.rs, `Queues`).
-        let ports = self.ports() as u64;
+        // What `init` gives each router: the positions of the input queues
+        // on every port and virtual channel (and of the output queues when
+        // output-buffered), the links and the NICs. Packet slots come later,
+        // as packets are buffered (node.rs, `Queues`).
+        let (ports, outs) = (self.ports() as u64, self.outputs() as u64);
         let lanes = |n: u64| n * self.vcs as u64 * size_of::<node::Lane>() as u64;
-        let output = if self.switch == Switch::OutputBuffered { lanes(ports + 1) } else { 0 };
-        let node = lanes(ports) + output + (ports + 1) * size_of::<Link>() as u64;
+        let output = if self.switch == Switch::OutputBuffered { lanes(outs) } else { 0 };
+        let nics = (outs - ports) * size_of::<Nic>() as u64;
+        let node = lanes(ports) + output + outs * size_of::<Link>() as u64 + nics;
         node.saturating_mul(self.num_lps() as u64)
     }
 
@@ -940,29 +1189,30 @@ impl Model for Network {
         let v = self.vcs as usize;
         let b = self.buffer_packets as u16;
         let out_cap = if self.switch == Switch::OutputBuffered { b } else { 0 };
+        let nics = self.topology.terminals();
         match self.probe {
-            Some((src, _)) if src == lp => ctx.send(lp, 0.0, Msg::Generate),
+            Some((src, _)) if src / nics == lp => ctx.send(lp, 0.0, Msg::Generate { nic: (src % nics) as u8 }),
             None if self.load > 0.0 => {
-                let first = match self.arrivals {
-                    Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
-                    Arrivals::Periodic => ctx.rng(1).uniform() * self.gap(),
-                };
-                ctx.send(lp, first, Msg::Generate);
+                for nic in 0..nics {
+                    let first = match self.arrivals {
+                        Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
+                        Arrivals::Periodic => ctx.rng(1).uniform() * self.gap(),
+                    };
+                    ctx.send(lp, first, Msg::Generate { nic: nic as u8 });
+                }
             }
             _ => {}
         }
+        let outs = self.outputs();
         let mut input = Queues::new(ports * v, b);
         for (i, lane) in input.lanes.iter_mut().enumerate() {
             lane.credits = if self.topology.neighbour(lp, i / v).is_some() { b } else { 0 };
         }
         Node {
             input,
-            inject: VecDeque::new(),
-            output: Queues::new(if out_cap > 0 { (ports + 1) * v } else { 0 }, out_cap.max(1)),
-            links: vec![Link { wake: -1.0, ..Link::default() }; ports + 1],
-            inject_wake: -1.0,
-            inject_next: 0.0,
-            next_msg: 0,
+            inject: vec![Nic { queue: VecDeque::new(), wake: -1.0, next: 0.0, next_msg: 0 }; nics as usize],
+            output: Queues::new(if out_cap > 0 { outs * v } else { 0 }, out_cap.max(1)),
+            links: vec![Link { wake: -1.0, ..Link::default() }; outs],
             partial: Vec::new(),
             counts: Counts { max_credits: b, ..Counts::default() },
         }
@@ -972,7 +1222,7 @@ impl Model for Network {
         n.counts.events += 1;
         let v = self.vcs as usize;
         match *msg {
-            Msg::Generate => self.generate(n, ctx),
+            Msg::Generate { nic } => self.generate(n, nic as usize, ctx),
             Msg::Arrive { mut pkt, port, vc } => {
                 pkt.ready = ctx.now();
                 self.route(ctx.lp(), &mut pkt);
@@ -1003,9 +1253,9 @@ impl Model for Network {
                 n.links[port as usize].wake = -1.0;
                 self.try_output(n, port as usize, None, ctx);
             }
-            Msg::Ready => {
-                n.inject_wake = -1.0;
-                self.try_input(n, self.ports() * v, ctx);
+            Msg::Ready { nic } => {
+                n.inject[nic as usize].wake = -1.0;
+                self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
             Msg::Deliver { pkt } => self.deliver(n, &pkt, ctx.now()),
         }
@@ -1020,7 +1270,8 @@ impl Model for Network {
         r.offered_load = if self.probe.is_some() { 0.0 } else { self.load };
         r.injected_packets += c.injected;
         r.delivered_packets += c.delivered;
-        r.in_flight_packets += n.input.total() + n.inject.len() as u64 + n.output.total() + c.on_links;
+        let queued: u64 = n.inject.iter().map(|q| q.queue.len() as u64).sum();
+        r.in_flight_packets += n.input.total() + queued + n.output.total() + c.on_links;
         r.delivered_messages += c.msg_n;
         r.measured_packets += c.lat_n;
         r.latency_max = r.latency_max.max(c.lat_max);

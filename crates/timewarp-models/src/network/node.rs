@@ -33,6 +33,9 @@ pub struct Packet {
     pub class: u8,
     /// Output port chosen at the current router (routing is done once, on arrival).
     pub out: u8,
+    /// Dragonfly: the Valiant intermediate group still to be reached, or
+    /// [`NO_VIA`](super::NO_VIA) (minimal routing, or past it).
+    pub via: u16,
 }
 
 /// Per queue: where its packets are, and (for a router's input queues) the
@@ -208,23 +211,30 @@ pub(crate) struct Counts {
     pub msg_lat_sum: f64,
 }
 
-/// One node: a router with its NIC.
+/// One NIC's injection side.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Nic {
+    /// The injection queue (unbounded: the source queue).
+    pub(crate) queue: VecDeque<Packet>,
+    /// Time of the pending injection wake-up (the next packet's head reaches the router), or -1.
+    pub(crate) wake: f64,
+    /// Earliest time the next injected packet's head can reach the router.
+    pub(crate) next: f64,
+    /// Messages created here so far.
+    pub(crate) next_msg: u32,
+}
+
+/// One LP: a router with its NICs (one, except on a dragonfly).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[repr(C)] // what every event touches first: two cache lines, not the struct's seven
 pub struct Node {
     /// Input buffers, one per (network port, virtual channel).
     pub(crate) input: Queues,
-    /// Output links: network ports, then ejection.
+    /// Output links: network ports, then one ejection link per NIC.
     pub(crate) links: Vec<Link>,
     pub(crate) counts: Counts,
-    /// The NIC's injection queue (unbounded: the source queue).
-    pub(crate) inject: VecDeque<Packet>,
-    /// Time of the pending injection wake-up (the next packet's head reaches the router), or -1.
-    pub(crate) inject_wake: f64,
-    /// Earliest time the next injected packet's head can reach the router.
-    pub(crate) inject_next: f64,
-    /// Messages created here so far.
-    pub(crate) next_msg: u32,
+    /// The NICs' injection sides.
+    pub(crate) inject: Vec<Nic>,
     /// Output buffers per (port incl. ejection, virtual channel); empty
     /// (capacity 0 queues) for input-buffered switches.
     pub(crate) output: Queues,

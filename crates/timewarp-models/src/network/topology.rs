@@ -1,6 +1,7 @@
-//! Direct-network topologies: k-ary n-cube tori, meshes and binary
-//! hypercubes. A topology names each router's ports, says where every link
-//! goes, and routes minimally in dimension order.
+//! Direct-network topologies: k-ary n-cube tori, meshes, binary
+//! hypercubes and dragonflies. A topology names each router's ports, says
+//! where every link goes, and routes minimally (dimension order on the
+//! cubes; local–global–local on a dragonfly, see [`Dragonfly`]).
 //!
 //! Ports of a torus or mesh router: `2d` leads to the neighbour one step up
 //! dimension `d` (coordinate + 1), `2d + 1` one step down. A hypercube router
@@ -8,6 +9,8 @@
 //! are mixed-radix: coordinate 0 varies fastest.
 
 use serde::{Deserialize, Serialize};
+
+use super::dragonfly::{Dragonfly, NO_VIA};
 
 /// A direct network's shape.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,6 +22,8 @@ pub enum Topology {
     Mesh(Vec<u32>),
     /// Binary n-cube of `2^n` routers (`n` is the field).
     Hypercube(u32),
+    /// Groups of all-to-all routers joined by global links, several terminals per router.
+    Dragonfly(Dragonfly),
 }
 
 /// One step of a route: the output port, and whether the link it takes is a
@@ -34,19 +39,35 @@ pub struct Step {
 }
 
 impl Topology {
-    /// Routers (one per node).
+    /// Nodes (terminals): one per router, except on a dragonfly.
     pub fn nodes(&self) -> u32 {
+        self.routers() * self.terminals()
+    }
+
+    /// Routers (one LP each).
+    pub fn routers(&self) -> u32 {
         match self {
             Topology::Torus(d) | Topology::Mesh(d) => d.iter().product(),
             Topology::Hypercube(n) => 1 << n,
+            Topology::Dragonfly(d) => d.routers(),
         }
     }
 
-    /// Network ports per router (the NIC's port comes after them).
+    /// Terminals (NICs) per router; node `n` is terminal `n mod t` of router `n / t`.
+    #[inline]
+    pub fn terminals(&self) -> u32 {
+        match self {
+            Topology::Dragonfly(d) => d.p,
+            _ => 1,
+        }
+    }
+
+    /// Network ports per router (the NICs' ports come after them).
     pub fn ports(&self) -> usize {
         match self {
             Topology::Torus(d) | Topology::Mesh(d) => 2 * d.len(),
             Topology::Hypercube(n) => *n as usize,
+            Topology::Dragonfly(d) => d.ports(),
         }
     }
 
@@ -56,6 +77,7 @@ impl Topology {
             Topology::Torus(_) => "torus",
             Topology::Mesh(_) => "mesh",
             Topology::Hypercube(_) => "hypercube",
+            Topology::Dragonfly(_) => "dragonfly",
         }
     }
 
@@ -78,6 +100,7 @@ impl Topology {
                     return Err(format!("a hypercube needs 2 to 2^24 nodes (a power of two), got 2^{n}"));
                 }
             }
+            Topology::Dragonfly(d) => d.validate()?,
         }
         Ok(())
     }
@@ -94,6 +117,7 @@ impl Topology {
     pub fn neighbour(&self, node: u32, port: usize) -> Option<u32> {
         match self {
             Topology::Hypercube(_) => Some(node ^ (1 << port)),
+            Topology::Dragonfly(d) => Some(d.neighbour(node, port).0),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let d = port / 2;
                 let (c, stride) = Self::coord(dims, node, d);
@@ -110,16 +134,17 @@ impl Topology {
         }
     }
 
-    /// The port of the neighbour behind `port` that the link arrives on.
+    /// The port of the neighbour behind `port` of `node` that the link arrives on.
     #[inline]
-    pub fn peer_port(&self, port: usize) -> usize {
+    pub fn peer_port(&self, node: u32, port: usize) -> usize {
         match self {
             Topology::Hypercube(_) => port,
+            Topology::Dragonfly(d) => d.neighbour(node, port).1,
             _ => port ^ 1,
         }
     }
 
-    /// The routers `node` has links to.
+    /// The routers router `node` has links to.
     pub fn neighbours(&self, node: u32) -> Vec<u32> {
         let mut v: Vec<u32> = (0..self.ports()).filter_map(|p| self.neighbour(node, p)).collect();
         v.sort_unstable();
@@ -129,10 +154,12 @@ impl Topology {
 
     /// The next step from `node` towards `dst` in dimension order (lowest
     /// dimension first; on a torus ring the shorter way, half-way round up
-    /// from even coordinates and down from odd ones; on a hypercube e-cube order), or `None` at `dst`.
+    /// from even coordinates and down from odd ones; on a hypercube e-cube
+    /// order; on a dragonfly the minimal route), or `None` at `dst` (routers).
     #[inline]
     pub fn route(&self, node: u32, dst: u32) -> Option<Step> {
         match self {
+            Topology::Dragonfly(d) => d.step(node, dst, NO_VIA).map(|port| Step { port, dim: 0, wraps: false }),
             Topology::Hypercube(_) => {
                 let diff = node ^ dst;
                 (diff != 0).then(|| {
@@ -172,6 +199,8 @@ impl Topology {
     #[inline]
     pub fn productive(&self, node: u32, dst: u32, port: usize) -> bool {
         match self {
+            // One minimal route (the gateway is fixed): only its port.
+            Topology::Dragonfly(d) => d.step(node, dst, NO_VIA) == Some(port as u8),
             Topology::Hypercube(_) => (node ^ dst) >> port & 1 == 1,
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let d = port / 2;
@@ -194,9 +223,10 @@ impl Topology {
         }
     }
 
-    /// Router-to-router hops of the route from `a` to `b`.
+    /// Router-to-router hops of the (minimal) route from router `a` to router `b`.
     pub fn distance(&self, a: u32, b: u32) -> u32 {
         match self {
+            Topology::Dragonfly(d) => d.hops(a, b, NO_VIA),
             Topology::Hypercube(_) => (a ^ b).count_ones(),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let torus = matches!(self, Topology::Torus(_));
@@ -216,10 +246,19 @@ impl Topology {
     /// Mean hops under uniform random traffic (destination uniform over the
     /// other nodes), from the closed forms: hypercube `n/2 · N/(N−1)`; torus
     /// `Σ_d a(k_d) · N/(N−1)` with `a(k) = k/4` for even `k`, `(k²−1)/(4k)`
-    /// for odd; mesh `Σ_d (k_d²−1)/(3k_d) · N/(N−1)`.
+    /// for odd; mesh `Σ_d (k_d²−1)/(3k_d) · N/(N−1)`. A dragonfly's minimal
+    /// routes have no closed form here (the gateway depends on the link
+    /// arrangement): the mean over every pair of nodes, by enumeration.
     pub fn mean_uniform_hops(&self) -> f64 {
         let n = self.nodes() as f64;
         let per_dim: f64 = match self {
+            Topology::Dragonfly(d) => {
+                // Nodes on one router are 0 hops apart; p² pairs per router pair.
+                let r = d.routers();
+                let total: u64 = (0..r).flat_map(|x| (0..r).map(move |y| d.hops(x, y, NO_VIA) as u64)).sum();
+                let p = d.p as f64;
+                return total as f64 * p * p / (n * (n - 1.0));
+            }
             Topology::Hypercube(d) => *d as f64 / 2.0,
             Topology::Torus(dims) => dims
                 .iter()
@@ -258,7 +297,7 @@ mod tests {
             for a in 0..t.nodes() {
                 for p in 0..t.ports() {
                     if let Some(b) = t.neighbour(a, p) {
-                        assert_eq!(t.neighbour(b, t.peer_port(p)), Some(a), "{t:?} {a} port {p}");
+                        assert_eq!(t.neighbour(b, t.peer_port(a, p)), Some(a), "{t:?} {a} port {p}");
                     }
                 }
             }

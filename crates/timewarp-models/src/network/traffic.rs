@@ -23,6 +23,10 @@ pub enum Traffic {
     BitComplement,
     /// One step up dimension 0 (`x + 1 mod k`): nearest-neighbour traffic.
     Neighbour,
+    /// Dragonfly adversarial pattern: every node of group `i` sends to a node
+    /// of group `i + 1 mod g`, drawn uniformly (all of a group's traffic
+    /// needs the global links between two groups).
+    GroupShift,
     /// With probability `fraction` to one of the first `nodes` nodes (the hot
     /// spots, uniformly), otherwise uniform over every other node.
     Hotspot {
@@ -45,6 +49,7 @@ impl Traffic {
             Traffic::BitComplement => "bit-complement",
             Traffic::Neighbour => "neighbour",
             Traffic::Hotspot { .. } => "hotspot",
+            Traffic::GroupShift => "group-shift",
         }
     }
 
@@ -82,7 +87,8 @@ impl Traffic {
     }
 
     /// The destination of a message from `src` in a network of `nodes` nodes
-    /// whose dimension 0 has `k0` routers (a hypercube: 2).
+    /// whose dimension 0 has `k0` routers (a hypercube: 2; a dragonfly: the
+    /// nodes of one group, for `GroupShift`).
     #[inline]
     pub fn destination(&self, src: u32, nodes: u32, k0: u32, rng: &mut impl Random) -> u32 {
         let bits = nodes.trailing_zeros();
@@ -106,6 +112,10 @@ impl Traffic {
             Traffic::Neighbour => {
                 let x = src % k0;
                 src - x + (x + 1) % k0
+            }
+            Traffic::GroupShift => {
+                let next = (src / k0 + 1) % (nodes / k0);
+                next * k0 + rng.below(k0 as u64) as u32
             }
             Traffic::Hotspot { nodes: h, fraction } => {
                 if rng.bernoulli(fraction) {
@@ -139,9 +149,10 @@ impl FromStr for Traffic {
             "bit-complement" => Traffic::BitComplement,
             "neighbour" | "neighbor" => Traffic::Neighbour,
             "hotspot" => Traffic::Hotspot { nodes: 1, fraction: 0.1 },
+            "group-shift" => Traffic::GroupShift,
             _ => {
                 return Err(format!(
-                    "unknown traffic pattern '{s}' (uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot)"
+                    "unknown traffic pattern '{s}' (uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot, group-shift)"
                 ))
             }
         })

@@ -1,0 +1,247 @@
+//! Dragonfly geometry (Kim, Dally, Scott and Abts, ISCA 2008): groups of
+//! `a` routers with `p` terminals each; the routers of a group are joined
+//! all-to-all by local links and every router has `h` global links to other
+//! groups.
+//!
+//! Numbering: router `r` is router `r mod a` of group `r / a`; terminal
+//! (node) `n` hangs off router `n / p`. Ports of router `i`: `0..a−1` local,
+//! port `j` to router `j` of the group for `j < i` and `j + 1` otherwise;
+//! then `a−1 .. a−1+h` global. A group's `a·h` global links are numbered
+//! `k = i·h + port − (a−1)`; link `k` leads to the `k mod (g−1)`-th other
+//! group (other groups in id order, the group itself skipped), as its
+//! parallel link number `k / (g−1)`. With the maximal `g = a·h + 1` groups
+//! every pair of groups has exactly one global link; with fewer groups
+//! (`a·h` must be a multiple of `g − 1`) every pair has `a·h / (g−1)`.
+
+use serde::{Deserialize, Serialize};
+
+/// "No intermediate group": a packet routed minimally (or already past its
+/// Valiant intermediate group).
+pub const NO_VIA: u16 = u16::MAX;
+
+/// A dragonfly's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dragonfly {
+    /// Routers per group.
+    pub a: u32,
+    /// Terminals (nodes) per router.
+    pub p: u32,
+    /// Global links per router.
+    pub h: u32,
+    /// Groups (at most `a·h + 1`, with `a·h` a multiple of `g − 1`).
+    pub g: u32,
+}
+
+impl Dragonfly {
+    /// The maximal dragonfly of these routers: `g = a·h + 1` groups, one
+    /// global link between every pair of groups.
+    pub fn maximal(a: u32, p: u32, h: u32) -> Self {
+        Dragonfly { a, p, h, g: a * h + 1 }
+    }
+
+    /// Routers in the network.
+    pub fn routers(&self) -> u32 {
+        self.a * self.g
+    }
+
+    /// Network ports per router (local, then global).
+    pub fn ports(&self) -> usize {
+        (self.a - 1 + self.h) as usize
+    }
+
+    /// Checks the shape; the message names the option to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        let Dragonfly { a, p, h, g } = *self;
+        if a == 0 || p == 0 || h == 0 {
+            return Err("a dragonfly needs --routers-per-group, --terminals-per-router and --global-links >= 1".into());
+        }
+        // Ports are numbered in a byte: network ports, then one ejection port per terminal.
+        if a as u64 - 1 + h as u64 + p as u64 > 255 {
+            return Err(format!(
+                "a dragonfly router may have at most 255 ports (a − 1 local + h global + p terminals), got {}",
+                a as u64 - 1 + h as u64 + p as u64
+            ));
+        }
+        if g < 2 || g as u64 > a as u64 * h as u64 + 1 {
+            return Err(format!("--groups must be between 2 and a·h + 1 = {}, got {g}", a as u64 * h as u64 + 1));
+        }
+        if (a * h) % (g - 1) != 0 {
+            return Err(format!(
+                "--groups {g}: the a·h = {} global links of a group must split evenly over the {} other groups",
+                a * h,
+                g - 1
+            ));
+        }
+        if g > NO_VIA as u32 || a as u64 * g as u64 * p as u64 > 1 << 24 {
+            return Err(format!("a dragonfly of {g} groups of {a} routers of {p} terminals is too large (2^24 nodes)"));
+        }
+        Ok(())
+    }
+
+    /// Group of router `r`.
+    #[inline]
+    pub fn group(&self, r: u32) -> u32 {
+        r / self.a
+    }
+
+    /// The far end of global link `k` of group `grp`: (group, its link number back).
+    #[inline]
+    fn global_peer(&self, grp: u32, k: u32) -> (u32, u32) {
+        let others = self.g - 1;
+        let (other, m) = (k % others, k / others);
+        let to = other + (other >= grp) as u32;
+        let back = grp - (grp > to) as u32;
+        (to, m * others + back)
+    }
+
+    /// The router and port at the other end of `port` of router `r`.
+    #[inline]
+    pub fn neighbour(&self, r: u32, port: usize) -> (u32, usize) {
+        let (grp, i) = (r / self.a, r % self.a);
+        let port = port as u32;
+        if port < self.a - 1 {
+            let j = port + (port >= i) as u32;
+            // Router j's port back to i skips j itself.
+            (grp * self.a + j, (i - (i > j) as u32) as usize)
+        } else {
+            let k = i * self.h + port - (self.a - 1);
+            let (to, back) = self.global_peer(grp, k);
+            (to * self.a + back / self.h, (self.a - 1 + back % self.h) as usize)
+        }
+    }
+
+    /// Whether `port` is a global port.
+    #[inline]
+    pub fn is_global(&self, port: usize) -> bool {
+        port >= (self.a - 1) as usize && port < self.ports()
+    }
+
+    /// The local port of router `i` (index in its group) to router `j` of the same group.
+    #[inline]
+    fn local_port(i: u32, j: u32) -> u8 {
+        (j - (j > i) as u32) as u8
+    }
+
+    /// The global link number (in group `grp`) a packet at router index `i`
+    /// uses to reach group `to`: the lowest of the parallel links to `to`
+    /// that `i` owns, else the parallel link `i mod (a·h / (g−1))`, so the
+    /// routers of a group spread their traffic over the parallel links.
+    #[inline]
+    fn gateway_link(&self, grp: u32, i: u32, to: u32) -> u32 {
+        let others = self.g - 1;
+        let other = to - (to > grp) as u32;
+        let parallel = self.a * self.h / others;
+        // Links i·h .. i·h + h − 1 are router i's.
+        let first = i * self.h;
+        let mut m = if first > other { (first - other).div_ceil(others) } else { 0 };
+        if m < parallel && m * others + other < first + self.h {
+            return m * others + other;
+        }
+        m = i % parallel;
+        m * others + other
+    }
+
+    /// The next network port from router `r` towards router `dst` through
+    /// group `via` ([`NO_VIA`]: minimally), or `None` at `dst`. Minimal
+    /// routes are local–global–local at most: a local hop to the router
+    /// holding the global link to the destination's group, the global hop,
+    /// a local hop to the destination. A packet that has reached `via` must
+    /// be routed with [`NO_VIA`] (the caller clears it).
+    #[inline]
+    pub fn step(&self, r: u32, dst: u32, via: u16) -> Option<u8> {
+        let (grp, i) = (r / self.a, r % self.a);
+        let to = if via == NO_VIA { dst / self.a } else { via as u32 };
+        if to == grp {
+            let j = dst % self.a;
+            return (r != dst).then(|| Self::local_port(i, j));
+        }
+        let k = self.gateway_link(grp, i, to);
+        let gw = k / self.h;
+        Some(if gw == i { (self.a - 1 + k % self.h) as u8 } else { Self::local_port(i, gw) })
+    }
+
+    /// Router-to-router hops from `r` to `dst` through group `via`
+    /// ([`NO_VIA`]: minimally), by walking [`Dragonfly::step`].
+    pub fn hops(&self, mut r: u32, dst: u32, mut via: u16) -> u32 {
+        let mut h = 0;
+        loop {
+            if via != NO_VIA && self.group(r) == via as u32 {
+                via = NO_VIA;
+            }
+            let Some(port) = self.step(r, dst, via) else { return h };
+            r = self.neighbour(r, port as usize).0;
+            h += 1;
+            debug_assert!(h <= 5, "dragonfly routes have at most 5 hops");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shapes() -> Vec<Dragonfly> {
+        vec![
+            Dragonfly::maximal(4, 2, 2),
+            Dragonfly::maximal(2, 1, 1),
+            Dragonfly::maximal(3, 1, 2),
+            Dragonfly { a: 4, p: 1, h: 2, g: 5 },
+            Dragonfly { a: 6, p: 1, h: 2, g: 4 },
+        ]
+    }
+
+    #[test]
+    fn links_are_symmetric_and_every_pair_of_groups_is_joined_evenly() {
+        for d in shapes() {
+            d.validate().unwrap();
+            let mut between = vec![0u32; (d.g * d.g) as usize];
+            for r in 0..d.routers() {
+                for port in 0..d.ports() {
+                    let (s, back) = d.neighbour(r, port);
+                    assert_ne!(s, r, "{d:?}: router {r} port {port} loops");
+                    assert_eq!(d.neighbour(s, back), (r, port), "{d:?}: {r} port {port}");
+                    assert_eq!(d.is_global(port), d.group(s) != d.group(r), "{d:?}: {r} port {port}");
+                    between[(d.group(r) * d.g + d.group(s)) as usize] += d.is_global(port) as u32;
+                }
+            }
+            for x in 0..d.g {
+                for y in 0..d.g {
+                    let want = if x == y { 0 } else { d.a * d.h / (d.g - 1) };
+                    assert_eq!(between[(x * d.g + y) as usize], want, "{d:?}: groups {x}, {y}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn routes_reach_the_destination_in_at_most_local_global_local() {
+        for d in shapes() {
+            for r in 0..d.routers() {
+                for t in 0..d.routers() {
+                    let h = d.hops(r, t, NO_VIA);
+                    let want = if r == t {
+                        0
+                    } else if d.group(r) == d.group(t) {
+                        1
+                    } else {
+                        (1..=3).contains(&h).then_some(h).expect("1 to 3 hops between groups")
+                    };
+                    assert_eq!(h, want, "{d:?}: {r} -> {t}");
+                    for via in 0..d.g {
+                        if via != d.group(r) && via != d.group(t) {
+                            assert!(d.hops(r, t, via as u16) <= 5, "{d:?}: {r} -> {t} via {via}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shapes_that_do_not_fit_are_refused() {
+        assert!(Dragonfly { a: 4, p: 2, h: 2, g: 10 }.validate().is_err());
+        assert!(Dragonfly { a: 4, p: 2, h: 2, g: 4 }.validate().is_err()); // 8 links over 3 groups
+        assert!(Dragonfly { a: 200, p: 60, h: 4, g: 2 }.validate().is_err());
+        assert!(Dragonfly::maximal(0, 2, 2).validate().is_err());
+    }
+}
