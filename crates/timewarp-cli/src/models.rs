@@ -658,7 +658,8 @@ impl ModelCli for NetworkArgs {
     const NAME: &'static str = "network";
     const ABOUT: &'static str = "Interconnection network: packets through credit-based virtual cut-through \
         switches on a torus, mesh, hypercube or dragonfly (time in ns)";
-    const SUMMARY: &'static str = "interconnection network: torus, mesh, hypercube, dragonfly; credit-based virtual cut-through \
+    const SUMMARY: &'static str =
+        "interconnection network: torus, mesh, hypercube, dragonfly; credit-based virtual cut-through \
         (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)";
     const END: &'static str = "20000";
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";

@@ -224,7 +224,7 @@ fn refused_values_get_one_line() {
         (&["run", "phold", "--lps", "4294967295", "--sync", "optimistic", "--threads", "2"], Line, "make the model smaller"),
         (&["verify", "phold", "--lps", "4294967295"], Line, "--lps 4294967295"),
         (&["run", "pcs", "--cells-x", "65535", "--cells-y", "65535"], Line, "--cells-x 65535 × --cells-y 65535"),
-        (&["run", "network", "--topology", "hypercube", "--nodes", "8388608"], Line, "--nodes 8388608 needs about"),
+        (&["run", "network", "--topology", "hypercube", "--nodes", "16777216", "--vcs", "8"], Line, "--nodes 16777216 needs about"),
         (&["run", "network", "--dims", "4096,4096", "--vcs", "64"], Line, "--dims 4096,4096"),
         (&["run", "network", "--dims", "8,8", "--vcs", "64", "--buffer-packets", "4096"], Line, "lower --vcs or --buffer-packets"),
         // Parameters that cannot give a run that ends: refused up front.
@@ -386,7 +386,7 @@ fn random_command_lines_end_cleanly() {
         ("--cells-x", &["0", "1", "3", "65535", "-1"]),
         ("--cells-y", &["0", "1", "3", "65535", "-1"]),
         ("--dims", &["4,4", "2,2,2", "1,4", "65536,65536", "-2", "abc"]),
-        ("--nodes", &["0", "3", "16", "8388608", "4294967295"]),
+        ("--nodes", &["0", "3", "16", "16777216", "4294967295"]),
         ("--threads", &["0", "1", "2", "3", "5000", "-1"]),
         ("--call-rate", &["0", "-1", "0.5", "4", "1e300", "inf", "abc"]),
         ("--move-rate", &["0", "-1", "0.5", "4", "1e300", "inf", "abc"]),
