@@ -122,6 +122,12 @@ fn verify_sweep_and_resume_work_for_the_model() {
         &d,
     );
     assert_eq!(json(&d.join("res.json"))["digest"], json(&d.join("full.json"))["digest"]);
+    // Plots and the HTML report read the model's statistics file like any other.
+    ok(&["plot", "full.json", "-o", "run.svg"], &d);
+    assert!(std::fs::read_to_string(d.join("run.svg")).unwrap().contains("<svg"));
+    ok(&["report", "full.json", "-o", "run.html"], &d);
+    let html = std::fs::read_to_string(d.join("run.html")).unwrap();
+    assert!(html.contains("tandem") && html.contains("<svg"), "the report names the model and inlines its plots");
     let list = ok(&["list"], &d);
     assert!(list.starts_with("tandem "), "{list}");
 }
