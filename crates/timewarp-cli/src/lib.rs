@@ -600,7 +600,7 @@ fn resume(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Re
             let _ = e.print();
             return Ok(());
         }
-        Err(e) => return Err(format!("resume: {}", e.render().to_string().trim_start_matches("error: ").trim_end())),
+        Err(e) => return Err(format!("resume: {}", registry::clap_message(&e))),
     };
     let control = Control::default();
     signals::watch(&control, m.get_one::<PathBuf>("checkpoint_dir").is_some() && procs.size() == 1);

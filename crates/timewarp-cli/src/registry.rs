@@ -123,6 +123,11 @@ impl RunInfo {
     }
 }
 
+/// clap's message for `e` without its `error: ` prefix, to be put in a message of ours.
+pub(crate) fn clap_message(e: &clap::Error) -> String {
+    e.render().to_string().trim_start_matches("error: ").trim_end().to_string()
+}
+
 /// What `run` or `verify` does with a model once built (generic over the
 /// model type, so it stays out of the object-safe [`Entry`]).
 pub(crate) enum Act<'a, 'b> {
@@ -158,7 +163,7 @@ impl<A: ModelCli> Entry for Registered<A> {
             .long_about(None)
     }
     fn dispatch(&self, m: &ArgMatches, act: Act<'_, '_>) -> Result<(), String> {
-        let fail = |e: clap::Error| e.render().to_string().trim_start_matches("error: ").trim_end().to_string();
+        let fail = |e: clap::Error| clap_message(&e);
         let args = A::from_arg_matches(m).map_err(fail)?;
         let engine = EngineArgs::from_arg_matches(m).map_err(fail)?;
         let model = args.build(&RunInfo::of(&engine))?;

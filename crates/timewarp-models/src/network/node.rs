@@ -108,7 +108,7 @@ impl Queues {
         }
         let s = match self.free {
             NIL => {
-                // At most every queue full: queues × cap slots, which fits u16 (checked by `new`'s caller).
+                // At most every queue full: queues × cap slots, below u16::MAX (`Network::validate` checks it).
                 self.slots.push(Slot { p, next: NIL });
                 (self.slots.len() - 1) as u16
             }
