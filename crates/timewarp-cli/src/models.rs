@@ -282,7 +282,7 @@ pub(crate) struct NetworkArgs {
     /// Bytes per message.
     #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub message_bytes: u32,
-    /// Most bytes per packet.
+    /// Most bytes per packet (at most 65,535; a longer message is split into packets).
     #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub packet_bytes: u32,
     /// Link bandwidth in bytes per ns (4 = 32 Gb/s).

@@ -140,7 +140,7 @@ use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 pub use dragonfly::{Dragonfly, NO_VIA};
 pub use histogram::Histogram;
-pub use node::{Node, Packet};
+pub use node::{Header, Node, Packet};
 pub use topology::{Step, Topology};
 pub use traffic::Traffic;
 
@@ -334,7 +334,7 @@ pub enum Msg {
     Generate { nic: u8 },
     /// A packet's head reaches this router's input `port`, virtual channel `vc`.
     #[allow(missing_docs)]
-    Arrive { pkt: Packet, port: u8, vc: u8 },
+    Arrive { pkt: Header, port: u8, vc: u8 },
     /// A buffer slot freed behind this router's output `port`, virtual channel `vc`.
     #[allow(missing_docs)]
     Credit { port: u8, vc: u8 },
@@ -346,7 +346,7 @@ pub enum Msg {
     Ready { nic: u8 },
     /// A packet's last byte reaches this NIC.
     #[allow(missing_docs)]
-    Deliver { pkt: Packet },
+    Deliver { pkt: Header },
 }
 
 /// What a run reports (`model_results`; the names say what each is, the
@@ -456,6 +456,13 @@ impl Network {
         }
         if self.packet_bytes == 0 || self.message_bytes == 0 {
             return Err("--packet-bytes and --message-bytes must be at least 1".into());
+        }
+        if self.packet_bytes > u16::MAX as u32 {
+            return Err(format!(
+                "--packet-bytes may be at most 65,535 (a packet header carries its size in 16 bits), got {}; \
+                 a larger --message-bytes is split into packets",
+                self.packet_bytes
+            ));
         }
         if self.message_bytes.div_ceil(self.packet_bytes) > 1 << 20 {
             return Err("a message may have at most 2^20 packets (--message-bytes / --packet-bytes)".into());
@@ -856,7 +863,7 @@ impl Network {
             if now + delay >= end {
                 c.on_links += 1;
             }
-            ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p });
+            ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
         let v = self.vcs as usize;
@@ -876,7 +883,7 @@ impl Network {
         }
         let next = self.topology.neighbour(ctx.lp(), o).expect("a route takes existing links");
         let port = self.topology.peer_port(ctx.lp(), o) as u8;
-        ctx.send(next, delay, Msg::Arrive { pkt: p, port, vc: vc as u8 });
+        ctx.send(next, delay, Msg::Arrive { pkt: p.header(), port, vc: vc as u8 });
     }
 
     /// Tries to move the head of input `i` on (and, through `try_output`,
@@ -1108,7 +1115,7 @@ impl Network {
     }
 
     /// A packet's last byte arrived here.
-    fn deliver(&self, n: &mut Node, p: &Packet, now: f64) {
+    fn deliver(&self, n: &mut Node, p: &Header, now: f64) {
         let c = &mut n.counts;
         c.delivered += 1;
         if now >= self.warmup {
@@ -1223,8 +1230,8 @@ impl Model for Network {
         let v = self.vcs as usize;
         match *msg {
             Msg::Generate { nic } => self.generate(n, nic as usize, ctx),
-            Msg::Arrive { mut pkt, port, vc } => {
-                pkt.ready = ctx.now();
+            Msg::Arrive { pkt, port, vc } => {
+                let mut pkt = Packet::arrived(&pkt, ctx.now());
                 self.route(ctx.lp(), &mut pkt);
                 let q = port as usize * v + vc as usize;
                 let Some(len) = n.input.push(q, pkt) else {

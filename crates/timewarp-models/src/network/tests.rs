@@ -164,3 +164,11 @@ fn bad_parameters_are_refused_with_the_option_to_fix() {
         assert!(e.contains(want), "{e}");
     }
 }
+
+#[test]
+fn a_packet_message_stays_small() {
+    // Every pending event is a queue entry holding a `Msg`; a packet's
+    // `Header` is what keeps an `Arrive` at 40 bytes (it was 56).
+    assert_eq!(size_of::<Header>(), 32);
+    assert!(size_of::<Msg>() <= 40, "Msg grew to {} bytes", size_of::<Msg>());
+}
