@@ -74,6 +74,18 @@ pub(crate) fn prefetch<T>(r: &T) {
     let _ = r;
 }
 
+/// Prefetches every cache line of `*r` (its first and last byte's lines: a
+/// record of up to 128 bytes).
+#[inline]
+pub(crate) fn prefetch_all<T>(r: &T) {
+    prefetch(r);
+    if size_of::<T>() > 1 {
+        let last = (r as *const T).cast::<u8>().wrapping_add(size_of::<T>() - 1);
+        // SAFETY: as above; `last` is inside `*r`.
+        prefetch(unsafe { &*last });
+    }
+}
+
 impl<T> std::ops::Index<u32> for Arena<T> {
     type Output = T;
     #[inline]

@@ -41,6 +41,8 @@ pub const THRES: usize = 50;
 pub const MAX_RUNGS: usize = 8;
 /// Cap on rung 0's extra buckets per event (see the module docs).
 pub const MAX_GROWTH: f64 = 16.0;
+/// Buckets looked at past the one being drained for the next one to prefetch.
+const PREFETCH_SCAN: usize = 64;
 /// Bottom larger than this (after an insert) becomes a rung of its own.
 const BOTTOM_LIMIT: usize = 4 * THRES;
 
@@ -218,6 +220,8 @@ pub struct LadderQueue<P = u32> {
     overflow: std::collections::BinaryHeap<Low<P>>,
     /// Largest key put in `overflow` since it was last empty.
     overflow_max: (u64, u32, u64),
+    /// Next node of the next bucket's list to prefetch (0: none).
+    warm: Link,
 }
 
 /// An entry ordered for a min-heap (`BinaryHeap` is a max-heap).
@@ -257,6 +261,7 @@ impl<P> Default for LadderQueue<P> {
             spill: Vec::new(),
             overflow: std::collections::BinaryHeap::new(),
             overflow_max: (0, 0, 0),
+            warm: 0,
         }
     }
 }
@@ -342,6 +347,19 @@ impl<P: Copy> LadderQueue<P> {
         self.nrungs += 1;
     }
 
+    /// Prefetches the node at the warm-up cursor and moves the cursor to its
+    /// successor (read from the node the previous step prefetched). The
+    /// cursor may have gone stale (its bucket drained, its node reused):
+    /// a link is always an index into the pool, so that costs a useless
+    /// prefetch at worst.
+    #[inline(always)]
+    fn warm_step(&mut self) {
+        if let Some(n) = self.warm.checked_sub(1).and_then(|i| self.pool.nodes.get(i as usize)) {
+            crate::arena::prefetch_all(n);
+            self.warm = n.next;
+        }
+    }
+
     /// Makes sure rung `k` exists.
     #[inline]
     fn ensure_rung(&mut self, k: usize) {
@@ -420,8 +438,14 @@ impl<P: Copy> LadderQueue<P> {
         }
         rung.cur = b + 1;
         let head = std::mem::take(&mut rung.heads[b]);
+        // Reading a bucket's list is a chain of cache misses when the queue
+        // is larger than the cache (nodes are reused in no time order): warm
+        // the next bucket's list while this bucket's events run, its first
+        // node now and one more at each pop (`warm_step`).
+        self.warm = rung.heads[b + 1..rung.nb].iter().take(PREFETCH_SCAN).copied().find(|&h| h != 0).unwrap_or(0);
         self.pool.drain(head, &mut self.bottom);
         rung.count -= self.bottom.len();
+        self.warm_step();
         if self.bottom.len() > THRES && k + 1 < MAX_RUNGS {
             let (lo, hi) = time_range(&self.bottom);
             if lo < hi {
@@ -535,6 +559,7 @@ impl<P: Copy + Send> PendingQueue<P> for LadderQueue<P> {
             return None;
         }
         self.len -= 1;
+        self.warm_step();
         self.pop_low()
     }
 
