@@ -222,6 +222,9 @@ pub struct LadderQueue<P = u32> {
     overflow_max: (u64, u32, u64),
     /// Next node of the next bucket's list to prefetch (0: none).
     warm: Link,
+    /// The item of the node `warm` last passed: an event of the next
+    /// bucket, [`PendingQueue::upcoming`]'s answer past Bottom's end.
+    warmed: Option<P>,
 }
 
 /// An entry ordered for a min-heap (`BinaryHeap` is a max-heap).
@@ -262,6 +265,7 @@ impl<P> Default for LadderQueue<P> {
             overflow: std::collections::BinaryHeap::new(),
             overflow_max: (0, 0, 0),
             warm: 0,
+            warmed: None,
         }
     }
 }
@@ -357,6 +361,7 @@ impl<P: Copy> LadderQueue<P> {
         if let Some(n) = self.warm.checked_sub(1).and_then(|i| self.pool.nodes.get(i as usize)) {
             crate::arena::prefetch_all(n);
             self.warm = n.next;
+            self.warmed = Some(n.e.item);
         }
     }
 
@@ -603,7 +608,10 @@ impl<P: Copy + Send> PendingQueue<P> for LadderQueue<P> {
         if !self.overflow.is_empty() {
             return None;
         }
-        self.bottom.len().checked_sub(k + 1).map(|i| self.bottom[i].item)
+        match self.bottom.len().checked_sub(k + 1) {
+            Some(i) => Some(self.bottom[i].item),
+            None => self.warmed,
+        }
     }
 }
 
