@@ -279,6 +279,15 @@ pub(crate) struct NetworkArgs {
     /// Offered load per node, as a fraction of the injection link's bandwidth (0..1).
     #[arg(long, default_value_t = 0.3, value_parser = probability, allow_negative_numbers = true)]
     pub load: f64,
+    /// Mean gap between a node's messages in ns, instead of --load (the
+    /// load it offers is --message-bytes / (gap × --link-bandwidth), and may
+    /// exceed 1 when --messages bounds the run: the papers' "20 ns
+    /// inter-arrival" floods the injection queues).
+    #[arg(long, value_name = "NS", conflicts_with = "load", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub interarrival: Option<f64>,
+    /// Messages each node creates, then stops [default: no limit].
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub messages: Option<u32>,
     /// Bytes per message.
     #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub message_bytes: u32,
@@ -333,10 +342,21 @@ impl NetworkArgs {
     pub(crate) fn bounded(&self, nodes: u32, end: f64) -> Result<(), String> {
         // Each packet is a few events per hop; 16 covers a few hops.
         let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
-        let messages = end * self.load * self.link_bandwidth / self.message_bytes as f64;
+        let mut messages = end * self.offered() * self.link_bandwidth / self.message_bytes as f64;
+        if let Some(m) = self.messages {
+            messages = messages.min(m as f64);
+        }
         let events = nodes as f64 * messages * packets * 16.0;
-        let what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.load));
+        let what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.offered()));
         bounded(events, end, &what, "lower --link-bandwidth, --load or --end")
+    }
+
+    /// The offered load: --load, or what --interarrival gives.
+    fn offered(&self) -> f64 {
+        match self.interarrival {
+            Some(gap) => self.message_bytes as f64 / (gap * self.link_bandwidth),
+            None => self.load,
+        }
     }
 
     pub(crate) fn model(&self) -> Result<Network, String> {
@@ -368,7 +388,8 @@ impl NetworkArgs {
             topology,
             traffic,
             arrivals: self.arrivals,
-            load: self.load,
+            load: self.offered(),
+            messages: self.messages,
             message_bytes: self.message_bytes,
             packet_bytes: self.packet_bytes,
             link_bandwidth: self.link_bandwidth,

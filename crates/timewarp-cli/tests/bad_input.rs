@@ -228,6 +228,7 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--dims", "4096,4096", "--vcs", "64"], Line, "--dims 4096,4096"),
         (&["run", "network", "--dims", "8,8", "--vcs", "64", "--buffer-packets", "4096"], Line, "lower --vcs or --buffer-packets"),
         (&["run", "network", "--packet-bytes", "70000", "--message-bytes", "70000"], Line, "--packet-bytes may be at most 65,535"),
+        (&["run", "network", "--interarrival", "1", "--message-bytes", "2048"], Line, "bound the run with --messages N"),
         // Parameters that cannot give a run that ends: refused up front.
         (&["run", "pcs", "--call-rate", "1e300"], Line, "--call-rate 1e300 with --move-rate 0.04 gives about"),
         (&["run", "phold", "--mean", "1e-300", "--lookahead", "0"], Line, "raise --mean or --lookahead"),

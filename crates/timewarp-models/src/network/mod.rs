@@ -269,8 +269,12 @@ pub struct Network {
     pub traffic: Traffic,
     /// When messages are created.
     pub arrivals: Arrivals,
-    /// Offered load per node, as a fraction of the injection link's bandwidth.
+    /// Offered load per node, as a fraction of the injection link's
+    /// bandwidth (above 1 only with [`Network::messages`]: the source
+    /// queues then grow, but the run still ends).
     pub load: f64,
+    /// Messages each node creates, then stops (`None`: until the end).
+    pub messages: Option<u32>,
     /// Bytes per message.
     pub message_bytes: u32,
     /// Most bytes per packet (a message is split into packets).
@@ -308,6 +312,7 @@ impl Default for Network {
             traffic: Traffic::Uniform,
             arrivals: Arrivals::Poisson,
             load: 0.3,
+            messages: None,
             message_bytes: 256,
             packet_bytes: 256,
             link_bandwidth: 4.0,
@@ -448,11 +453,15 @@ impl Network {
         if !(self.load >= 0.0 && self.load.is_finite()) {
             return Err(format!("--load must be >= 0 and finite, got {}", self.load));
         }
-        if self.load > 1.0 {
+        if self.load > 1.0 && self.messages.is_none() {
             return Err(format!(
-                "--load {} offers more than the injection link can carry (1.0 is its full bandwidth)",
+                "--load {} offers more than the injection link can carry (1.0 is its full bandwidth), \
+                 so the source queues would grow without bound: lower the load, or bound the run with --messages N",
                 self.load
             ));
+        }
+        if self.messages == Some(0) {
+            return Err("--messages must be at least 1 (leave it out for no limit)".into());
         }
         if self.packet_bytes == 0 || self.message_bytes == 0 {
             return Err("--packet-bytes and --message-bytes must be at least 1".into());
@@ -834,12 +843,16 @@ impl Network {
         } else {
             n.input.pop(i)
         };
-        n.links[p.out as usize].heads -= 1;
-        if let Some(out) = self.input_head(n, i).map(|h| h.out as usize) {
-            n.links[out].heads += 1;
-        }
         if i >= inject {
+            n.links[p.out as usize].heads -= 1;
+            if let Some(h) = n.inject[i - inject].queue.front() {
+                n.links[h.out as usize].heads += 1;
+            }
             return p;
+        }
+        n.done_waiting(i, p.out as usize);
+        if let Some(out) = n.input.head(i).map(|h| h.out as usize) {
+            n.wait_for(i, out);
         }
         let (port, vc) = (i / v, i % v);
         let up = self.topology.neighbour(ctx.lp(), port).expect("an input port with a link");
@@ -949,17 +962,27 @@ impl Network {
         let mut waiting = 0;
         let inject = self.ports() * self.vcs as usize;
         let nics = n.inject.iter().enumerate().filter_map(|(t, nic)| nic.queue.front().map(|p| (inject + t, p)));
-        for (i, p) in n.input.heads().chain(nics) {
+        let mut consider = |i: usize, p: &Packet| {
             if p.ready > now || !self.candidate(node, p, o) {
-                continue;
+                return;
             }
             waiting += 1;
-            if best.is_some_and(|b| b.0 <= p.ready) {
-                continue;
+            // The oldest, the lowest input on a tie (inputs come in any order).
+            if best.is_some_and(|b| (b.0, b.1) <= (p.ready, i)) {
+                return;
             }
             if let Some((vc, _)) = self.usable(n, node, p, o, room) {
                 best = Some((p.ready, i, vc));
             }
+        };
+        if self.fixed_route() {
+            // Only the heads routed to `o` can take it: its waiting list.
+            for i in n.waiting(o) {
+                consider(i, n.input.head(i).expect("a waiting queue has a head"));
+            }
+            nics.for_each(|(i, p)| consider(i, p));
+        } else {
+            n.input.heads().chain(nics).for_each(|(i, p)| consider(i, p));
         }
         (best.map(|b| (b.1, b.2)), waiting)
     }
@@ -1094,7 +1117,8 @@ impl Network {
                 n.counts.injected_bytes_w += bytes as u64;
             }
         }
-        if self.probe.is_none() && self.load > 0.0 {
+        let more = self.messages.is_none_or(|m| n.inject[nic].next_msg < m);
+        if self.probe.is_none() && self.load > 0.0 && more {
             let gap = match self.arrivals {
                 Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
                 Arrivals::Periodic => self.gap(),
@@ -1184,7 +1208,7 @@ impl Model for Network {
         // output-buffered), the links and the NICs. Packet slots come later,
         // as packets are buffered (node.rs, `Queues`).
         let (ports, outs) = (self.ports() as u64, self.outputs() as u64);
-        let lanes = |n: u64| n * self.vcs as u64 * size_of::<node::Lane>() as u64;
+        let lanes = |n: u64| Queues::heap_bytes(n * self.vcs as u64);
         let output = if self.switch == Switch::OutputBuffered { lanes(outs) } else { 0 };
         let nics = (outs - ports) * size_of::<Nic>() as u64;
         let node = lanes(ports) + output + outs * size_of::<Link>() as u64 + nics;
@@ -1219,7 +1243,7 @@ impl Model for Network {
             input,
             inject: vec![Nic { queue: VecDeque::new(), wake: -1.0, next: 0.0, next_msg: 0 }; nics as usize],
             output: Queues::new(if out_cap > 0 { outs * v } else { 0 }, out_cap.max(1)),
-            links: vec![Link { wake: -1.0, ..Link::default() }; outs],
+            links: vec![Link::default(); outs],
             partial: Vec::new(),
             counts: Counts { max_credits: b, ..Counts::default() },
         }
@@ -1241,7 +1265,7 @@ impl Model for Network {
                 };
                 n.counts.max_input = n.counts.max_input.max(len as u16);
                 if len == 1 {
-                    n.links[pkt.out as usize].heads += 1;
+                    n.wait_for(q, pkt.out as usize);
                     self.try_input(n, q, ctx);
                 }
             }

@@ -108,16 +108,19 @@ pub(crate) struct Lane {
     len: u16,
     /// Free buffer slots at the far end of output (port, virtual channel) of this index.
     pub(crate) credits: u16,
+    /// Next input queue whose head is routed to the same output as this
+    /// one's ([`Link::waiting`]; input queues only).
+    pub(crate) wait: u16,
 }
 
 impl Default for Lane {
     fn default() -> Self {
-        Lane { head: NIL, tail: NIL, len: 0, credits: 0 }
+        Lane { head: NIL, tail: NIL, len: 0, credits: 0, wait: NIL }
     }
 }
 
-/// "No slot": the end of a queue or of the free list.
-const NIL: u16 = u16::MAX;
+/// "No slot": the end of a queue, of the free list or of a waiting list.
+pub(crate) const NIL: u16 = u16::MAX;
 
 /// A packet in a buffer, and the next one of its queue (or of the free list).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -136,6 +139,10 @@ struct Slot {
 #[repr(C)]
 pub(crate) struct Queues {
     pub(crate) lanes: Vec<Lane>,
+    /// One bit per queue, set while it holds a packet: a high-radix router
+    /// (a dragonfly's or fat-tree's, hundreds of queues) finds its few
+    /// non-empty ones without reading every position.
+    busy: Vec<u64>,
     slots: Vec<Slot>,
     /// First free slot ([`NIL`]: none; the pool grows).
     free: u16,
@@ -144,7 +151,13 @@ pub(crate) struct Queues {
 
 impl Queues {
     pub(crate) fn new(queues: usize, cap: u16) -> Self {
-        Queues { cap, slots: Vec::new(), free: NIL, lanes: vec![Lane::default(); queues] }
+        Queues {
+            cap,
+            slots: Vec::new(),
+            free: NIL,
+            lanes: vec![Lane::default(); queues],
+            busy: vec![0; queues.div_ceil(64)],
+        }
     }
 
     #[inline]
@@ -179,7 +192,10 @@ impl Queues {
         };
         let l = &mut self.lanes[q];
         match l.tail {
-            NIL => l.head = s,
+            NIL => {
+                l.head = s;
+                self.busy[q / 64] |= 1 << (q % 64);
+            }
             t => self.slots[t as usize].next = s,
         }
         l.tail = s;
@@ -197,17 +213,32 @@ impl Queues {
         l.len -= 1;
         if l.len == 0 {
             l.tail = NIL;
+            self.busy[q / 64] &= !(1 << (q % 64));
         }
         slot.next = self.free;
         self.free = s;
         slot.p
     }
 
-    /// The head of every non-empty queue, with the queue's index (a scan
-    /// over the positions, which are small and adjacent, not the slots).
+    /// The head of every non-empty queue, with the queue's index, in index
+    /// order (a scan over the busy bits, not the positions or the slots).
     #[inline]
     pub(crate) fn heads(&self) -> impl Iterator<Item = (usize, &Packet)> + '_ {
-        self.lanes.iter().enumerate().filter(|(_, l)| l.len > 0).map(move |(q, l)| (q, &self.slots[l.head as usize].p))
+        self.busy.iter().enumerate().flat_map(move |(w, &bits)| {
+            let mut bits = bits;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let q = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    (q, &self.slots[self.lanes[q].head as usize].p)
+                })
+            })
+        })
+    }
+
+    /// Bytes of the positions and busy bits of `queues` queues (what a node has before any packet).
+    pub(crate) fn heap_bytes(queues: u64) -> u64 {
+        queues * size_of::<Lane>() as u64 + queues.div_ceil(64) * 8
     }
 
     /// Packets in every queue.
@@ -217,7 +248,7 @@ impl Queues {
 }
 
 /// One output link (a network port's, or the ejection link to the NIC).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Link {
     /// When it is next free.
     pub(crate) free: f64,
@@ -231,6 +262,19 @@ pub(crate) struct Link {
     /// routing, when it is 0 nothing waits here and when it is 1 the caller's
     /// packet is the only candidate, so the output need not scan its inputs.
     pub(crate) heads: u32,
+    /// First network input queue whose head is routed here, linked through
+    /// [`Lane::wait`]: with fixed routes the output finds its contenders
+    /// without scanning a high-radix router's hundreds of queues.
+    pub(crate) waiting: u16,
+    /// The last queue of that list: heads join at the end, so the list is
+    /// roughly oldest first and the scan for the oldest rarely replaces its pick.
+    pub(crate) waiting_last: u16,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link { free: 0.0, wake: -1.0, packets: 0, busy: 0.0, heads: 0, waiting: NIL, waiting_last: NIL }
+    }
 }
 
 /// What a node counts.
@@ -281,6 +325,54 @@ pub(crate) struct Nic {
     pub(crate) next: f64,
     /// Messages created here so far.
     pub(crate) next_msg: u32,
+}
+
+impl Node {
+    /// Input queue `q`'s head (routed to `out`) starts waiting for its output.
+    #[inline]
+    pub(crate) fn wait_for(&mut self, q: usize, out: usize) {
+        let l = &mut self.links[out];
+        l.heads += 1;
+        let last = std::mem::replace(&mut l.waiting_last, q as u16);
+        match last {
+            NIL => l.waiting = q as u16,
+            t => self.input.lanes[t as usize].wait = q as u16,
+        }
+        self.input.lanes[q].wait = NIL;
+    }
+
+    /// Input queue `q`'s head (routed to `out`) leaves.
+    #[inline]
+    pub(crate) fn done_waiting(&mut self, q: usize, out: usize) {
+        self.links[out].heads -= 1;
+        let next = self.input.lanes[q].wait;
+        let (mut prev, mut at) = (NIL, self.links[out].waiting);
+        while at as usize != q {
+            debug_assert!(at != NIL, "input {q} was not waiting for output {out}");
+            prev = at;
+            at = self.input.lanes[at as usize].wait;
+        }
+        match prev {
+            NIL => self.links[out].waiting = next,
+            p => self.input.lanes[p as usize].wait = next,
+        }
+        if next == NIL {
+            self.links[out].waiting_last = prev;
+        }
+    }
+
+    /// The network input queues whose heads wait for output `o`.
+    #[inline]
+    pub(crate) fn waiting(&self, o: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut at = self.links[o].waiting;
+        std::iter::from_fn(move || {
+            (at != NIL).then(|| {
+                let q = at as usize;
+                at = self.input.lanes[q].wait;
+                q
+            })
+        })
+    }
 }
 
 /// One LP: a router with its NICs (one, except on a dragonfly).

@@ -146,11 +146,33 @@ fn the_torus_never_beats_the_channel_load_bound_and_saturates_below_it() {
 }
 
 #[test]
+fn a_bounded_workload_creates_exactly_its_messages_and_delivers_them_all() {
+    // Four times what the injection links carry, three packets a message,
+    // 7 messages a node: every one is delivered and the run ends by itself
+    // (no events left long before the end time).
+    let m = Network {
+        topology: Topology::Torus(vec![4, 4]),
+        load: 4.0,
+        messages: Some(7),
+        message_bytes: 600,
+        packet_bytes: 256,
+        ..Network::default()
+    };
+    let r = go(&m, 1e9).results;
+    assert_eq!(r.injected_packets, 16 * 7 * 3);
+    assert_eq!(r.delivered_packets, r.injected_packets);
+    assert_eq!(r.delivered_messages, 16 * 7);
+    assert_eq!(r.in_flight_packets, 0);
+}
+
+#[test]
 fn bad_parameters_are_refused_with_the_option_to_fix() {
     let bad = [
         (Network { vcs: 1, ..Network::default() }, "--vcs"),
         (Network { vcs: 2, routing: Routing::Adaptive, ..Network::default() }, "--vcs 3"),
         (Network { load: 1.5, ..Network::default() }, "--load"),
+        (Network { load: 1.5, messages: Some(0), ..Network::default() }, "--messages must be at least 1"),
+        (Network { packet_bytes: 70_000, message_bytes: 70_000, ..Network::default() }, "--packet-bytes"),
         (Network { link_bandwidth: 0.0, ..Network::default() }, "--link-bandwidth"),
         (Network { buffer_packets: 0, ..Network::default() }, "--buffer-packets"),
         (
