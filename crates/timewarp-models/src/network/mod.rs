@@ -1117,7 +1117,7 @@ impl Network {
                 n.counts.injected_bytes_w += bytes as u64;
             }
         }
-        let more = self.messages.is_none_or(|m| n.inject[nic].next_msg < m);
+        let more = self.messages.map_or(true, |m| n.inject[nic].next_msg < m);
         if self.probe.is_none() && self.load > 0.0 && more {
             let gap = match self.arrivals {
                 Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
