@@ -89,6 +89,10 @@ impl FatTree {
         if radix < 2 || radix % 2 != 0 {
             return Err(format!("--radix must be even and at least 2 (half the ports down, half up), got {radix}"));
         }
+        // Ports are numbered in a byte: 2k network ports, then k NICs.
+        if radix > 170 {
+            return Err(format!("--radix {radix} is too large: a switch may have at most 170 ports"));
+        }
         let k = radix / 2;
         if levels != 2 && levels != 3 {
             return Err(format!("--levels of a fat-tree must be 2 or 3, got {levels}"));
@@ -259,7 +263,10 @@ impl FatTree {
 
     /// The next hop at switch `r` of a packet for node `dst`: up until the
     /// lowest common ancestor level, then the unique down path (the parallel
-    /// link down chosen by the destination).
+    /// link down chosen by the destination). Destination-based up ports
+    /// (D-mod-k): a leaf of a 3-level tree goes to aggregation switch
+    /// `dst mod k`; the switches below the top take up port
+    /// `(destination leaf) mod u` (3 levels) or `dst mod u` (2 levels).
     #[inline]
     pub fn hop(&self, r: u32, dst: u32) -> Hop {
         let k = self.k;
@@ -277,8 +284,12 @@ impl FatTree {
                 }
             }
             _ => {
-                let s = if self.levels == 2 { leaf } else { leaf / k };
-                Hop::Down((s * self.parallel() + dst % self.parallel()) as usize)
+                // The parallel link the deterministic route would have come
+                // up on (up port m = the destination digit, link m / c): so
+                // destinations that share a top switch spread over its links
+                // to their pod (a digit fixed by the first up hop would not).
+                let (s, digit) = if self.levels == 2 { (leaf, dst % self.up) } else { (leaf / k, leaf % self.up) };
+                Hop::Down((s * self.parallel() + digit / self.top) as usize)
             }
         }
     }

@@ -194,7 +194,8 @@ pub enum Routing {
     /// Fat-tree: up to the lowest common ancestor on the up port named by a
     /// digit of the destination, then the unique way down.
     UpDown,
-    /// Fat-tree: up on the least occupied up port (lowest on a tie), then down.
+    /// Fat-tree: up on the least occupied up port (on a tie updown's, then
+    /// the lowest), then down.
     UpDownAdaptive,
 }
 
@@ -673,7 +674,7 @@ impl Network {
 
     /// [`Network::route`] on a fat-tree (out of line, as the dragonfly's):
     /// up/down; updown-adaptive takes the up port with the least
-    /// [`Network::occupancy`] now (the lowest on a tie). The virtual
+    /// [`Network::occupancy`] now (updown's port on a tie, then the lowest). The virtual
     /// channel is free: up/down routes cannot deadlock (every route climbs
     /// then descends, so no cycle of channel dependencies exists).
     #[inline(never)]
@@ -682,8 +683,10 @@ impl Network {
             Hop::Eject(nic) => self.ports() as u32 + nic,
             Hop::Down(port) => port as u32,
             Hop::Up { pick, .. } if self.routing == Routing::UpDown => pick as u32,
-            Hop::Up { base, n: up, .. } => {
-                let best = (base..base + up).min_by_key(|&o| (self.occupancy(n, o), o));
+            Hop::Up { base, n: up, pick } => {
+                // Ties go to updown's destination-digit port, not the lowest:
+                // at low load every port ties, and the lowest would take it all.
+                let best = (base..base + up).min_by_key(|&o| (self.occupancy(n, o), o != pick, o));
                 best.expect("a switch below the top has up ports") as u32
             }
         } as u8;
