@@ -1,5 +1,6 @@
 //! Interconnection networks: packets, credit-based virtual cut-through
-//! switches and direct topologies (torus, mesh, hypercube, dragonfly) under
+//! switches and topologies (direct: torus, mesh, hypercube, dragonfly;
+//! indirect: fat-tree) under
 //! synthetic traffic, after BigNetSim (Wilmarth, Zheng and Kalé) and the
 //! CODES network models. Time unit: nanoseconds; sizes in bytes.
 //!
@@ -8,7 +9,9 @@
 //! One LP per router, with its NICs: one on the torus, mesh and hypercube
 //! (a node is a router and its NIC), `p` on a dragonfly (node `n` is NIC
 //! `n mod p` of router `n / p`; each NIC has its own injection queue,
-//! injection link and ejection port). The NIC splits each message into
+//! injection link and ejection port), `k` on a fat-tree's leaf switches and
+//! none on its other switches (leaves are numbered first, so node `n` is
+//! again NIC `n mod k` of switch `n / k`; see [`Topology::nics`]). The NIC splits each message into
 //! packets of at most `packet_bytes` and queues them for injection (its
 //! source queue is unbounded); its receive side reassembles messages.
 //! Routers have one port per link (torus and mesh: up and down each
@@ -81,6 +84,28 @@
 //! longest route's hop count are unused. The zero-load latency of a route of
 //! `l` local and `g` global hops is `(l + 2) L + g Lg + (l + g + 1) R + S`
 //! ([`Network::zero_load_latency_dragonfly`]).
+//!
+//! # Fat-tree
+//!
+//! Two or three levels of switches of radix `2k` ([`FatTree`] has the
+//! construction: pods of `k` leaves and `k` aggregation switches, core
+//! groups, pruning by fewer nodes and fewer up links into the top). Every
+//! link (injection and ejection included) has `link_latency`. Routing:
+//! up to the lowest common ancestor of source and destination leaf, then
+//! the only way down (among parallel links, the one the destination names):
+//!
+//! * **updown**: the up port named by a digit of the destination (D-mod-k);
+//! * **updown-adaptive**: at each up hop the up port of least occupancy (as
+//!   UGAL measures it; a tie goes to updown's port, then the lowest), chosen
+//!   when the head arrives (at the source leaf: when it becomes the head of
+//!   its injection queue).
+//!
+//! Deadlock freedom: every route climbs and then only descends, so a
+//! channel dependency always goes from an up channel to a higher one, or
+//! from a down channel to a lower one, or from up to down: no cycle, with
+//! any number of virtual channels (a packet may take any; one suffices).
+//! A route of `h` switch-to-switch hops (`h = 2 ·` the level of the lowest
+//! common ancestor) has the zero-load latency `T0(h)` below.
 //!
 //! # Timing and the zero-load latency
 //!
