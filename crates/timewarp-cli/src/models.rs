@@ -50,7 +50,7 @@ fn bounded(events: f64, end: f64, what: &str, fix: &str) -> Result<(), String> {
 }
 use clap::Args;
 use std::path::PathBuf;
-use timewarp_models::network::{self, Dragonfly, Network, Routing, Selection, Switch, Topology, Traffic};
+use timewarp_models::network::{self, Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic};
 use timewarp_models::pcs::{Arrivals, Pcs};
 use timewarp_models::phold::{Hierarchy, Phold, Regional};
 use timewarp_models::tlm::{Layout, Tlm, Waveform};
@@ -232,14 +232,18 @@ impl PcsArgs {
 /// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
 #[derive(Args, Debug, Clone)]
 pub(crate) struct NetworkArgs {
-    /// Topology: torus (k-ary n-cube), mesh, hypercube, or dragonfly.
-    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly"])]
+    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, or fattree
+    /// (2 or 3 levels of --radix-port switches, nodes on the leaves).
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree"])]
     pub topology: String,
     /// A named machine: theta (ALCF Theta as CODES's dragonfly-custom model
     /// has it: --topology dragonfly --routers-per-group 96
     /// --terminals-per-router 4 --global-links 10 --groups 9, 864 routers,
-    /// 3,456 nodes; local links all-to-all, not Aries' rows and columns).
-    #[arg(long, value_parser = ["theta"], conflicts_with_all = ["topology", "dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups"])]
+    /// 3,456 nodes; local links all-to-all, not Aries' rows and columns);
+    /// summit (OLCF Summit as CODES models it: --topology fattree --radix 36
+    /// --levels 3 --nodes 3564, 11 pods, 198 leaf + 198 aggregation + 108
+    /// core switches = 504, full bisection).
+    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["topology", "dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks"])]
     pub preset: Option<String>,
     /// Dragonfly: routers per group (a), joined all-to-all by local links.
     #[arg(long, value_name = "A", default_value_t = 4, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
@@ -257,9 +261,22 @@ pub(crate) struct NetworkArgs {
     /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
     #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
     pub dims: Vec<u32>,
-    /// Nodes of a hypercube (a power of two).
-    #[arg(long, default_value_t = 1024, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
-    pub nodes: u32,
+    /// Nodes of a hypercube (a power of two) [default: 1024]; of a fat-tree
+    /// (a multiple of radix/2, of (radix/2)² on 3 levels) [default: the full
+    /// tree, 2(radix/2)^levels].
+    #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub nodes: Option<u32>,
+    /// Fat-tree: ports per switch (even; half down, half up).
+    #[arg(long, default_value_t = 8, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub radix: u32,
+    /// Fat-tree: levels of switches, 2 (leaves and spines) or 3 (pods of leaves and aggregation switches, core).
+    #[arg(long, default_value_t = 3, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub levels: u32,
+    /// Fat-tree: up links of each switch below the top level into it (1 to
+    /// radix/2; fewer than radix/2 prunes the top level's bandwidth by
+    /// radix/2 : U) [default: radix/2, full bisection].
+    #[arg(long, value_name = "U", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub top_uplinks: Option<u32>,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
     /// group-shift (dragonfly: every node of group i to a random node of group i + 1).
     #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot", "group-shift"]))]
@@ -321,9 +338,11 @@ pub(crate) struct NetworkArgs {
     /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
     /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise);
     /// a dragonfly: minimal, valiant (random intermediate group) or ugal
-    /// (UGAL-L, minimal or Valiant by queue occupancy at the source router)
-    /// [default: dimension-order; dragonfly minimal].
-    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal"]))]
+    /// (UGAL-L, minimal or Valiant by queue occupancy at the source router);
+    /// a fat-tree: updown (up port by a digit of the destination) or
+    /// updown-adaptive (the least occupied up port)
+    /// [default: dimension-order; dragonfly minimal; fattree updown].
+    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "updown", "updown-adaptive"]))]
     pub routing: Option<Routing>,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
@@ -364,17 +383,26 @@ impl NetworkArgs {
             Topology::Dragonfly(Dragonfly { a, p, h, g: g.unwrap_or(a * h + 1) })
         };
         let topology = match (self.preset.as_deref(), self.topology.as_str()) {
+            (Some("summit"), _) => Topology::FatTree(FatTree::new(36, 3, 3564, None)?),
             (Some(_theta), _) => dragonfly(96, 4, 10, Some(9)),
+            (_, "fattree") => {
+                let k = self.radix as u64 / 2;
+                // The full tree; an impossible shape is named by FatTree::new.
+                let full = k.checked_pow(self.levels.min(4)).map_or(u64::MAX, |n| n.saturating_mul(2));
+                let nodes = self.nodes.unwrap_or(full.min(u32::MAX as u64) as u32);
+                Topology::FatTree(FatTree::new(self.radix, self.levels, nodes, self.top_uplinks)?)
+            }
             (_, "torus") => Topology::Torus(self.dims.clone()),
             (_, "mesh") => Topology::Mesh(self.dims.clone()),
             (_, "dragonfly") => {
                 dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)
             }
             _ => {
-                if !self.nodes.is_power_of_two() || self.nodes < 2 {
-                    return Err(format!("--nodes of a hypercube must be a power of two >= 2, got {}", self.nodes));
+                let nodes = self.nodes.unwrap_or(1024);
+                if !nodes.is_power_of_two() || nodes < 2 {
+                    return Err(format!("--nodes of a hypercube must be a power of two >= 2, got {nodes}"));
                 }
-                Topology::Hypercube(self.nodes.trailing_zeros())
+                Topology::Hypercube(nodes.trailing_zeros())
             }
         };
         let traffic = match self.traffic {
@@ -383,7 +411,11 @@ impl NetworkArgs {
             t => t,
         };
         let is_dfly = matches!(topology, Topology::Dragonfly(_));
-        let routing = self.routing.unwrap_or(if is_dfly { Routing::Minimal } else { Routing::DimensionOrder });
+        let routing = self.routing.unwrap_or(match topology {
+            Topology::Dragonfly(_) => Routing::Minimal,
+            Topology::FatTree(_) => Routing::UpDown,
+            _ => Routing::DimensionOrder,
+        });
         let m = Network {
             topology,
             traffic,
@@ -678,9 +710,9 @@ impl ModelCli for NetworkArgs {
     type Model = Network;
     const NAME: &'static str = "network";
     const ABOUT: &'static str = "Interconnection network: packets through credit-based virtual cut-through \
-        switches on a torus, mesh, hypercube or dragonfly (time in ns)";
+        switches on a torus, mesh, hypercube, dragonfly or fat-tree (time in ns)";
     const SUMMARY: &'static str =
-        "interconnection network: torus, mesh, hypercube, dragonfly; credit-based virtual cut-through \
+        "interconnection network: torus, mesh, hypercube, dragonfly, fat-tree; credit-based virtual cut-through \
         (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)";
     const END: &'static str = "20000";
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
@@ -696,7 +728,11 @@ impl ModelCli for NetworkArgs {
                 "--routers-per-group {} --terminals-per-router {} --global-links {}",
                 self.routers_per_group, self.terminals_per_router, self.global_links
             ),
-            (_, "hypercube") => format!("--nodes {}", self.nodes),
+            (_, "hypercube") => format!("--nodes {}", self.nodes.unwrap_or(1024)),
+            (_, "fattree") => {
+                let nodes = self.nodes.map_or(String::new(), |n| format!(" --nodes {n}"));
+                format!("--radix {} --levels {}{nodes}", self.radix, self.levels)
+            }
             _ => format!("--dims {}", self.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
         }
     }

@@ -246,6 +246,41 @@ fn dragonfly_options_and_the_theta_preset() {
 }
 
 #[test]
+fn fattree_options_and_the_summit_preset() {
+    let a = stats(&[
+        "run",
+        "network",
+        "--preset",
+        "summit",
+        "--routing",
+        "updown-adaptive",
+        "--load",
+        "0.2",
+        "--end",
+        "1000",
+    ]);
+    let r = &a["model_results"];
+    // CODES's Summit: a pruned 3-level fat-tree of 36-port switches, 3,564 nodes, 504 switch LPs.
+    assert_eq!(
+        (r["topology"].as_str(), r["nodes"].as_u64(), a["lps"].as_u64()),
+        (Some("fattree"), Some(3564), Some(504))
+    );
+    assert!(r["delivered_packets"].as_u64().unwrap() > 0, "{r}");
+    // Radix 4, 2 levels, default nodes: the full 2-level tree, 8 nodes on 4 leaves and 2 spines.
+    let a = stats(&["run", "network", "--topology", "fattree", "--radix", "4", "--levels", "2", "--end", "3000"]);
+    let r = &a["model_results"];
+    assert_eq!((r["nodes"].as_u64(), a["lps"].as_u64()), (Some(8), Some(6)));
+    let injected = r["injected_packets"].as_u64().unwrap();
+    let done = r["delivered_packets"].as_u64().unwrap() + r["in_flight_packets"].as_u64().unwrap();
+    assert!(injected > 0 && injected == done, "{r}");
+    let o = timewarp(&["run", "network", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in ["fattree", "--radix", "--levels", "--top-uplinks", "summit", "updown-adaptive"] {
+        assert!(help.contains(flag), "network help lacks {flag}");
+    }
+}
+
+#[test]
 fn stats_json_dash_is_standard_output_and_the_summary_goes_to_stderr() {
     let o = timewarp(&["run", "phold", "--lps", "64", "--end", "4", "--stats-json", "-"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -2,7 +2,7 @@
 //! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
 
 use timewarp::{run, Config, Mapping, SyncMode};
-use timewarp_models::network::{Dragonfly, Network, Routing, Selection, Switch, Topology, Traffic};
+use timewarp_models::network::{Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic};
 
 #[test]
 fn every_mode_commits_the_same_network_history_and_results() {
@@ -53,12 +53,32 @@ fn every_mode_commits_the_same_network_history_and_results() {
             load: 0.6,
             ..Network::default()
         },
+        // Fat-trees: interior switch LPs without NICs; adaptive up ports
+        // chosen from buffer occupancy, which must not depend on the mode.
+        Network {
+            topology: Topology::FatTree(FatTree::new(6, 3, 54, None).unwrap()),
+            routing: Routing::UpDownAdaptive,
+            vcs: 1,
+            buffer_packets: 2,
+            load: 0.8,
+            ..Network::default()
+        },
+        Network {
+            topology: Topology::FatTree(FatTree::new(8, 2, 24, Some(2)).unwrap()),
+            routing: Routing::UpDown,
+            switch: Switch::OutputBuffered,
+            message_bytes: 700,
+            load: 0.7,
+            ..Network::default()
+        },
     ];
     for m in models {
         let end = 2_500.0;
         let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
         let want = serde_json::to_value(&seq.results).unwrap();
         assert!(seq.results.delivered_packets > 100, "{m:?}");
+        let r = &seq.results;
+        assert_eq!(r.injected_packets, r.delivered_packets + r.in_flight_packets, "{m:?}");
         let mut configs = vec![
             Config { sync: SyncMode::Check, ..Config::default() },
             Config { sync: SyncMode::Optimistic, threads: 1, ..Config::default() },

@@ -1,5 +1,6 @@
 //! Interconnection networks: packets, credit-based virtual cut-through
-//! switches and direct topologies (torus, mesh, hypercube, dragonfly) under
+//! switches and topologies (direct: torus, mesh, hypercube, dragonfly;
+//! indirect: fat-tree) under
 //! synthetic traffic, after BigNetSim (Wilmarth, Zheng and Kalé) and the
 //! CODES network models. Time unit: nanoseconds; sizes in bytes.
 //!
@@ -8,7 +9,9 @@
 //! One LP per router, with its NICs: one on the torus, mesh and hypercube
 //! (a node is a router and its NIC), `p` on a dragonfly (node `n` is NIC
 //! `n mod p` of router `n / p`; each NIC has its own injection queue,
-//! injection link and ejection port). The NIC splits each message into
+//! injection link and ejection port), `k` on a fat-tree's leaf switches and
+//! none on its other switches (leaves are numbered first, so node `n` is
+//! again NIC `n mod k` of switch `n / k`; see [`Topology::nics`]). The NIC splits each message into
 //! packets of at most `packet_bytes` and queues them for injection (its
 //! source queue is unbounded); its receive side reassembles messages.
 //! Routers have one port per link (torus and mesh: up and down each
@@ -82,6 +85,28 @@
 //! `l` local and `g` global hops is `(l + 2) L + g Lg + (l + g + 1) R + S`
 //! ([`Network::zero_load_latency_dragonfly`]).
 //!
+//! # Fat-tree
+//!
+//! Two or three levels of switches of radix `2k` ([`FatTree`] has the
+//! construction: pods of `k` leaves and `k` aggregation switches, core
+//! groups, pruning by fewer nodes and fewer up links into the top). Every
+//! link (injection and ejection included) has `link_latency`. Routing:
+//! up to the lowest common ancestor of source and destination leaf, then
+//! the only way down (among parallel links, the one the destination names):
+//!
+//! * **updown**: the up port named by a digit of the destination (D-mod-k);
+//! * **updown-adaptive**: at each up hop the up port of least occupancy (as
+//!   UGAL measures it; a tie goes to updown's port, then the lowest), chosen
+//!   when the head arrives (at the source leaf: when it becomes the head of
+//!   its injection queue).
+//!
+//! Deadlock freedom: every route climbs and then only descends, so a
+//! channel dependency always goes from an up channel to a higher one, or
+//! from a down channel to a lower one, or from up to down: no cycle, with
+//! any number of virtual channels (a packet may take any; one suffices).
+//! A route of `h` switch-to-switch hops (`h = 2 ·` the level of the lowest
+//! common ancestor) has the zero-load latency `T0(h)` below.
+//!
 //! # Timing and the zero-load latency
 //!
 //! With link latency `L`, router delay `R` and serialisation time `S` of one
@@ -126,6 +151,9 @@
 mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
+mod fattree;
+#[cfg(test)]
+mod fattree_tests;
 mod histogram;
 mod node;
 #[cfg(test)]
@@ -139,6 +167,7 @@ use std::str::FromStr;
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 pub use dragonfly::{Dragonfly, NO_VIA};
+pub use fattree::{FatTree, Hop};
 pub use histogram::Histogram;
 pub use node::{Header, Node, Packet};
 pub use topology::{Step, Topology};
@@ -187,6 +216,12 @@ pub enum Routing {
     /// Dragonfly: UGAL-L, minimal or Valiant chosen at the source router by
     /// the occupancy of the two first outputs times the two routes' hops.
     Ugal,
+    /// Fat-tree: up to the lowest common ancestor on the up port named by a
+    /// digit of the destination, then the unique way down.
+    UpDown,
+    /// Fat-tree: up on the least occupied up port (on a tie updown's, then
+    /// the lowest), then down.
+    UpDownAdaptive,
 }
 
 impl Routing {
@@ -198,6 +233,8 @@ impl Routing {
             Routing::Minimal => "minimal",
             Routing::Valiant => "valiant",
             Routing::Ugal => "ugal",
+            Routing::UpDown => "updown",
+            Routing::UpDownAdaptive => "updown-adaptive",
         }
     }
 }
@@ -211,7 +248,11 @@ impl FromStr for Routing {
             "minimal" => Ok(Routing::Minimal),
             "valiant" => Ok(Routing::Valiant),
             "ugal" | "ugal-l" => Ok(Routing::Ugal),
-            _ => Err(format!("unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal)")),
+            "updown" | "up-down" => Ok(Routing::UpDown),
+            "updown-adaptive" => Ok(Routing::UpDownAdaptive),
+            _ => Err(format!(
+                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, updown, updown-adaptive)"
+            )),
         }
     }
 }
@@ -521,12 +562,33 @@ impl Network {
     /// Routing and traffic that only a dragonfly has (or has not).
     fn validate_dragonfly(&self) -> Result<(), String> {
         let dfly_routing = matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal);
+        let tree_routing = matches!(self.routing, Routing::UpDown | Routing::UpDownAdaptive);
+        if matches!(self.topology, Topology::FatTree(_)) {
+            if !tree_routing {
+                return Err(format!(
+                    "--routing {} is not for a fat-tree; a fattree routes updown or updown-adaptive",
+                    self.routing.name()
+                ));
+            }
+        } else if tree_routing {
+            return Err(format!(
+                "--routing {} is for --topology fattree; a {} routes {}",
+                self.routing.name(),
+                self.topology.name(),
+                if matches!(self.topology, Topology::Dragonfly(_)) {
+                    "minimal, valiant or ugal"
+                } else {
+                    "dimension-order or adaptive"
+                }
+            ));
+        }
         if !matches!(self.topology, Topology::Dragonfly(_)) {
             if dfly_routing {
                 return Err(format!(
-                    "--routing {} is for --topology dragonfly; a {} routes dimension-order or adaptive",
+                    "--routing {} is for --topology dragonfly; a {} routes {}",
                     self.routing.name(),
-                    self.topology.name()
+                    self.topology.name(),
+                    if tree_routing { "updown or updown-adaptive" } else { "dimension-order or adaptive" }
                 ));
             }
             if self.traffic == Traffic::GroupShift {
@@ -614,9 +676,11 @@ impl Network {
     /// Routes `p` at `node`: its output port, and its dateline class on
     /// that link (a dragonfly: its virtual channel, the hops taken so far).
     #[inline(always)]
-    fn route(&self, node: u32, p: &mut Packet) {
-        if let Topology::Dragonfly(d) = &self.topology {
-            return self.route_dragonfly(d, node, p);
+    fn route(&self, n: &Node, node: u32, p: &mut Packet) {
+        match &self.topology {
+            Topology::Dragonfly(d) => return self.route_dragonfly(d, node, p),
+            Topology::FatTree(f) => return self.route_fattree(f, n, node, p),
+            _ => {}
         }
         match self.topology.route(node, p.dst) {
             None => p.out = self.ports() as u8,
@@ -649,6 +713,26 @@ impl Network {
         }
     }
 
+    /// [`Network::route`] on a fat-tree (out of line, as the dragonfly's):
+    /// up/down; updown-adaptive takes the up port with the least
+    /// [`Network::occupancy`] now (updown's port on a tie, then the lowest). The virtual
+    /// channel is free: up/down routes cannot deadlock (every route climbs
+    /// then descends, so no cycle of channel dependencies exists).
+    #[inline(never)]
+    fn route_fattree(&self, f: &FatTree, n: &Node, node: u32, p: &mut Packet) {
+        p.out = match f.hop(node, p.dst) {
+            Hop::Eject(nic) => self.ports() as u32 + nic,
+            Hop::Down(port) => port as u32,
+            Hop::Up { pick, .. } if self.routing == Routing::UpDown => pick as u32,
+            Hop::Up { base, n: up, pick } => {
+                // Ties go to updown's destination-digit port, not the lowest:
+                // at low load every port ties, and the lowest would take it all.
+                let best = (base..base + up).min_by_key(|&o| (self.occupancy(n, o), o != pick, o));
+                best.expect("a switch below the top has up ports") as u32
+            }
+        } as u8;
+    }
+
     /// UGAL-L's measure of output `o` here: packets in the downstream
     /// buffers (buffer slots without a credit), heads waiting for it, and
     /// packets in its output buffers.
@@ -667,8 +751,12 @@ impl Network {
     /// UGAL-L at the source router, as packet `p` becomes the head of its
     /// injection queue: keeps its Valiant route through `p.via` only if
     /// `q_min · H_min > q_val · H_val`, and routes it again.
+    /// On a fat-tree with updown-adaptive routing: chooses the first up port again, on the buffers now.
     #[inline(never)]
     fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
+        if self.routing == Routing::UpDownAdaptive {
+            return self.route(n, router, p);
+        }
         let Topology::Dragonfly(d) = &self.topology else { return };
         if self.routing != Routing::Ugal || p.via == NO_VIA || p.hops > 0 {
             return;
@@ -681,7 +769,7 @@ impl Network {
         if q_min <= q_val {
             p.via = NO_VIA;
         }
-        self.route(router, p);
+        self.route(n, router, p);
     }
 
     /// Escape virtual channels under adaptive routing (the dateline classes
@@ -737,13 +825,18 @@ impl Network {
             return if p.out as usize == o { best_of(&mut (0..v), 0) } else { None };
         }
         match self.routing {
-            Routing::DimensionOrder | Routing::Minimal | Routing::Valiant | Routing::Ugal => {
+            Routing::DimensionOrder
+            | Routing::Minimal
+            | Routing::Valiant
+            | Routing::Ugal
+            | Routing::UpDown
+            | Routing::UpDownAdaptive => {
                 if o != p.out as usize {
                     return None;
                 }
                 // The channels the packet may use: on a torus those of its
                 // dateline class (`v mod 2`); on a dragonfly exactly its hop
-                // number; on a mesh or hypercube all.
+                // number; on a mesh, hypercube or fat-tree all.
                 match self.topology {
                     Topology::Torus(_) => best_of(&mut (p.class as usize..v).step_by(2), 0),
                     Topology::Dragonfly(_) => best_of(&mut std::iter::once(p.class as usize), 0),
@@ -832,7 +925,7 @@ impl Network {
         let p = if i >= inject {
             let p = n.inject[i - inject].queue.pop_front().expect("a packet at the head of the injection queue");
             // UGAL decides as the next packet becomes the queue's head, on the buffers as they are now.
-            if self.routing == Routing::Ugal {
+            if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
                 if let Some(&h) = n.inject[i - inject].queue.front() {
                     let mut h = h;
                     self.ugal(n, ctx.lp(), &mut h);
@@ -1079,6 +1172,7 @@ impl Network {
                     Topology::Torus(d) | Topology::Mesh(d) => d[0],
                     Topology::Hypercube(_) => 2,
                     Topology::Dragonfly(d) => d.a * d.p,
+                    Topology::FatTree(f) => f.k,
                 };
                 self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
             }
@@ -1109,8 +1203,8 @@ impl Network {
                 out: 0,
                 via,
             };
-            self.route(router, &mut p);
-            q.queue.push_back(p);
+            self.route(n, router, &mut p);
+            n.inject[nic].queue.push_back(p);
             n.counts.injected += 1;
             if measured {
                 n.counts.injected_w += 1;
@@ -1128,7 +1222,7 @@ impl Network {
         if was_empty {
             if let Some(&h) = n.inject[nic].queue.front() {
                 let mut h = h;
-                if self.routing == Routing::Ugal {
+                if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
                     self.ugal(n, router, &mut h);
                     n.inject[nic].queue[0] = h;
                 }
@@ -1224,7 +1318,8 @@ impl Model for Network {
         match self.probe {
             Some((src, _)) if src / nics == lp => ctx.send(lp, 0.0, Msg::Generate { nic: (src % nics) as u8 }),
             None if self.load > 0.0 => {
-                for nic in 0..nics {
+                // Only a fat-tree's leaves have NICs behind their slots.
+                for nic in 0..self.topology.nics(lp) {
                     let first = match self.arrivals {
                         Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
                         Arrivals::Periodic => ctx.rng(1).uniform() * self.gap(),
@@ -1256,7 +1351,7 @@ impl Model for Network {
             Msg::Generate { nic } => self.generate(n, nic as usize, ctx),
             Msg::Arrive { pkt, port, vc } => {
                 let mut pkt = Packet::arrived(&pkt, ctx.now());
-                self.route(ctx.lp(), &mut pkt);
+                self.route(n, ctx.lp(), &mut pkt);
                 let q = port as usize * v + vc as usize;
                 let Some(len) = n.input.push(q, pkt) else {
                     return ctx.fail(format!(

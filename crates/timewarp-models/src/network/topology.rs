@@ -1,5 +1,6 @@
-//! Direct-network topologies: k-ary n-cube tori, meshes, binary
-//! hypercubes and dragonflies. A topology names each router's ports, says
+//! Network topologies: k-ary n-cube tori, meshes, binary hypercubes,
+//! dragonflies and fat-trees (indirect: only leaf switches have nodes, see
+//! [`FatTree`]). A topology names each router's ports, says
 //! where every link goes, and routes minimally (dimension order on the
 //! cubes; local–global–local on a dragonfly, see [`Dragonfly`]).
 //!
@@ -11,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dragonfly::{Dragonfly, NO_VIA};
+use super::fattree::{FatTree, Hop};
 
 /// A direct network's shape.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +26,9 @@ pub enum Topology {
     Hypercube(u32),
     /// Groups of all-to-all routers joined by global links, several terminals per router.
     Dragonfly(Dragonfly),
+    /// Two- or three-level fat-tree of switches; nodes on the leaves only.
+    #[serde(rename = "fattree")]
+    FatTree(FatTree),
 }
 
 /// One step of a route: the output port, and whether the link it takes is a
@@ -39,9 +44,22 @@ pub struct Step {
 }
 
 impl Topology {
-    /// Nodes (terminals): one per router, except on a dragonfly.
+    /// Nodes (terminals): one per router, except on a dragonfly (`p` per
+    /// router) and a fat-tree (`k` per leaf switch, none on the others).
     pub fn nodes(&self) -> u32 {
-        self.routers() * self.terminals()
+        match self {
+            Topology::FatTree(f) => f.nodes(),
+            _ => self.routers() * self.terminals(),
+        }
+    }
+
+    /// NICs that router `r` really has: [`Topology::terminals`], except on a
+    /// fat-tree's switches above the leaves (none).
+    pub fn nics(&self, r: u32) -> u32 {
+        match self {
+            Topology::FatTree(f) if f.level(r) > 0 => 0,
+            _ => self.terminals(),
+        }
     }
 
     /// Routers (one LP each).
@@ -50,14 +68,18 @@ impl Topology {
             Topology::Torus(d) | Topology::Mesh(d) => d.iter().product(),
             Topology::Hypercube(n) => 1 << n,
             Topology::Dragonfly(d) => d.routers(),
+            Topology::FatTree(f) => f.switches(),
         }
     }
 
-    /// Terminals (NICs) per router; node `n` is terminal `n mod t` of router `n / t`.
+    /// Terminals (NIC slots) per router; node `n` is terminal `n mod t` of
+    /// router `n / t` (a fat-tree's leaves come first; its other switches
+    /// have the slots but no NICs behind them, see [`Topology::nics`]).
     #[inline]
     pub fn terminals(&self) -> u32 {
         match self {
             Topology::Dragonfly(d) => d.p,
+            Topology::FatTree(f) => f.k,
             _ => 1,
         }
     }
@@ -68,6 +90,7 @@ impl Topology {
             Topology::Torus(d) | Topology::Mesh(d) => 2 * d.len(),
             Topology::Hypercube(n) => *n as usize,
             Topology::Dragonfly(d) => d.ports(),
+            Topology::FatTree(f) => f.ports(),
         }
     }
 
@@ -78,6 +101,7 @@ impl Topology {
             Topology::Mesh(_) => "mesh",
             Topology::Hypercube(_) => "hypercube",
             Topology::Dragonfly(_) => "dragonfly",
+            Topology::FatTree(_) => "fattree",
         }
     }
 
@@ -101,6 +125,7 @@ impl Topology {
                 }
             }
             Topology::Dragonfly(d) => d.validate()?,
+            Topology::FatTree(f) => f.validate()?,
         }
         Ok(())
     }
@@ -118,6 +143,7 @@ impl Topology {
         match self {
             Topology::Hypercube(_) => Some(node ^ (1 << port)),
             Topology::Dragonfly(d) => Some(d.neighbour(node, port).0),
+            Topology::FatTree(f) => f.neighbour(node, port).map(|n| n.0),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let d = port / 2;
                 let (c, stride) = Self::coord(dims, node, d);
@@ -140,6 +166,7 @@ impl Topology {
         match self {
             Topology::Hypercube(_) => port,
             Topology::Dragonfly(d) => d.neighbour(node, port).1,
+            Topology::FatTree(f) => f.neighbour(node, port).map_or(port, |n| n.1),
             _ => port ^ 1,
         }
     }
@@ -160,6 +187,11 @@ impl Topology {
     pub fn route(&self, node: u32, dst: u32) -> Option<Step> {
         match self {
             Topology::Dragonfly(d) => d.step(node, dst, NO_VIA).map(|port| Step { port, dim: 0, wraps: false }),
+            // Towards leaf `dst` (its first node), the destination-based up port.
+            Topology::FatTree(f) => match f.hop(node, dst * f.k) {
+                Hop::Eject(_) => None,
+                Hop::Down(port) | Hop::Up { pick: port, .. } => Some(Step { port: port as u8, dim: 0, wraps: false }),
+            },
             Topology::Hypercube(_) => {
                 let diff = node ^ dst;
                 (diff != 0).then(|| {
@@ -201,6 +233,7 @@ impl Topology {
         match self {
             // One minimal route (the gateway is fixed): only its port.
             Topology::Dragonfly(d) => d.step(node, dst, NO_VIA) == Some(port as u8),
+            Topology::FatTree(_) => self.route(node, dst).is_some_and(|s| s.port as usize == port),
             Topology::Hypercube(_) => (node ^ dst) >> port & 1 == 1,
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let d = port / 2;
@@ -227,6 +260,8 @@ impl Topology {
     pub fn distance(&self, a: u32, b: u32) -> u32 {
         match self {
             Topology::Dragonfly(d) => d.hops(a, b, NO_VIA),
+            // Leaves only (the routers with nodes).
+            Topology::FatTree(f) => f.leaf_hops(a, b),
             Topology::Hypercube(_) => (a ^ b).count_ones(),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let torus = matches!(self, Topology::Torus(_));
@@ -259,6 +294,7 @@ impl Topology {
                 let p = d.p as f64;
                 return total as f64 * p * p / (n * (n - 1.0));
             }
+            Topology::FatTree(f) => return f.mean_uniform_hops(),
             Topology::Hypercube(d) => *d as f64 / 2.0,
             Topology::Torus(dims) => dims
                 .iter()

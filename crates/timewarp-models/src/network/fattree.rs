@@ -1,0 +1,319 @@
+//! Fat-tree geometry: two- or three-level folded Clos networks of switches
+//! of radix `2k`, optionally pruned (fewer nodes than the full tree, fewer
+//! switches at the top, and optionally fewer up links into the top level).
+//!
+//! # Construction
+//!
+//! * **Leaves** (level 0) have `k` down ports, each with one node (NIC), and
+//!   `k` up ports. `nodes` must be a multiple of `k`: `W = nodes / k` leaves.
+//! * **Three levels**: leaves form **pods** of `k` leaves and `k`
+//!   aggregation switches (level 1), joined all-to-all inside the pod (leaf
+//!   `i`'s up port `j` goes to aggregation switch `j`'s down port `i`); `W`
+//!   must be a multiple of `k`, giving `P = W / k` pods (at most `2k`).
+//!   Aggregation switch `j` of every pod uses `u` of its `k` up ports
+//!   (`--top-uplinks`, default `k`) to reach **core group** `j` of `c`
+//!   core switches (the top level, all `2k` ports down).
+//! * **Two levels**: the leaves themselves are the switches below the top
+//!   (one group, `S = W` leaves, at most `2k`); each uses `u` up ports to
+//!   reach the `c` spine switches.
+//!
+//! Top level: below each group are `S` switches (`P` aggregation switches, or
+//! the `W` leaves), each with `u` up links; `c` is the smallest divisor of
+//! `u` such that a top switch has room for its `S · u / c` down links. Each
+//! lower switch then has `u / c` parallel links to every top switch of its
+//! group, so every top switch reaches every pod (leaf): up/down routing can
+//! turn at any of them. Up port `m < u` (counting from the first up port)
+//! leads to top switch `m mod c` of the group, as its parallel link `m / c`,
+//! arriving on that switch's down port `s · (u / c) + m / c` (`s`: the pod or
+//! leaf). With `u = k` the tree has full bisection; `u < k` prunes the top
+//! level's bandwidth by `k : u`.
+//!
+//! The full three-level tree (`nodes = 2k³`) has `2k` pods and `5k²`
+//! switches (`2k²` leaves, `2k²` aggregation, `k²` core). Summit (radix 36,
+//! 3 levels, 3,564 nodes): `k = 18`, 198 leaves, 11 pods, 198 aggregation
+//! switches, `c = 6` core switches in each of 18 groups (the smallest
+//! divisor of 18 with `11 · 18 / c ≤ 36`), 108 core, 504 switches in all;
+//! each core switch uses 33 of its 36 ports, three parallel links per pod.
+//!
+//! # Numbering
+//!
+//! Switches: leaves `0..W` first (node `n` is NIC `n mod k` of leaf `n / k`,
+//! so only the first `W` LPs have NICs), then (three levels) aggregation
+//! switch `j` of pod `p` is `W + p·k + j`, then top switch `i` of group `g`
+//! is `T + g·c + i` (`T` = the first top switch). Ports `0..k` of a leaf or
+//! aggregation switch go down (a leaf's have no link: its NICs are the
+//! ports after the network ports, as on every topology), `k..2k` go up; a
+//! top switch's `0..2k` all go down.
+
+use serde::{Deserialize, Serialize};
+
+/// A fat-tree's shape (see the module docs for the construction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FatTree {
+    /// Half the switch radix: down (and up) ports of a leaf.
+    pub k: u32,
+    /// Levels of switches: 2 or 3.
+    pub levels: u32,
+    /// Leaf switches (`nodes / k`).
+    pub leaves: u32,
+    /// Up links of each switch just below the top level (`k`: full bisection).
+    pub up: u32,
+    /// Top switches per group (per aggregation index; one group on two levels).
+    pub top: u32,
+}
+
+/// Where a fat-tree switch sends a packet next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hop {
+    /// Deliver to this NIC of the (leaf) switch.
+    Eject(u32),
+    /// The unique down port towards the destination.
+    Down(usize),
+    /// Up: any of the `n` ports from `base`; `pick` is the deterministic
+    /// (destination-digit) choice.
+    Up {
+        /// First up port that may be taken.
+        base: usize,
+        /// How many consecutive up ports may be taken.
+        n: usize,
+        /// The destination-based choice among them.
+        pick: usize,
+    },
+}
+
+impl FatTree {
+    /// The tree of `radix`-port switches with `levels` levels and `nodes`
+    /// nodes, `up` links from each switch below the top into it (`None`:
+    /// `radix / 2`, full bisection); the message names the option to fix.
+    pub fn new(radix: u32, levels: u32, nodes: u32, up: Option<u32>) -> Result<Self, String> {
+        if radix < 2 || radix % 2 != 0 {
+            return Err(format!("--radix must be even and at least 2 (half the ports down, half up), got {radix}"));
+        }
+        // Ports are numbered in a byte: 2k network ports, then k NICs.
+        if radix > 170 {
+            return Err(format!("--radix {radix} is too large: a switch may have at most 170 ports"));
+        }
+        let k = radix / 2;
+        if levels != 2 && levels != 3 {
+            return Err(format!("--levels of a fat-tree must be 2 or 3, got {levels}"));
+        }
+        if nodes == 0 || nodes % k != 0 {
+            return Err(format!(
+                "--nodes {nodes} of a fat-tree must be a positive multiple of radix / 2 = {k} (whole leaf switches)"
+            ));
+        }
+        let leaves = nodes / k;
+        let up = up.unwrap_or(k);
+        if up == 0 || up > k {
+            return Err(format!("--top-uplinks must be between 1 and radix / 2 = {k}, got {up}"));
+        }
+        let subs = if levels == 2 {
+            leaves
+        } else {
+            if leaves % k != 0 {
+                return Err(format!(
+                    "--nodes {nodes}: a 3-level fat-tree is built of whole pods of radix / 2 = {k} leaves of {k} nodes, \
+                     so --nodes must be a multiple of {}",
+                    k as u64 * k as u64
+                ));
+            }
+            leaves / k
+        };
+        let max = 2 * k as u64 * if levels == 2 { k as u64 } else { k as u64 * k as u64 };
+        if subs > 2 * k {
+            return Err(format!(
+                "--nodes {nodes} is too many for {levels} levels of radix {radix} (at most {max}: a top switch has {radix} ports)"
+            ));
+        }
+        // Fewest top switches per group that leave room for every link up.
+        let top = (1..=up).find(|c| up % c == 0 && subs * (up / c) <= 2 * k).expect("c = up always fits");
+        let t = FatTree { k, levels, leaves, up, top };
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// Checks a shape built by hand (as [`FatTree::new`] builds it).
+    pub fn validate(&self) -> Result<(), String> {
+        let FatTree { k, levels, leaves, up, top } = *self;
+        if k == 0 || !(2..=3).contains(&levels) || leaves == 0 || up == 0 || up > k || top == 0 || up % top != 0 {
+            return Err(format!("inconsistent fat-tree {self:?} (build it with --radix, --levels and --nodes)"));
+        }
+        if levels == 3 && leaves % k != 0 || self.subs() * (up / top) > 2 * k {
+            return Err(format!("inconsistent fat-tree {self:?} (build it with --radix, --levels and --nodes)"));
+        }
+        // Ports are numbered in a byte: 2k network ports, then k NICs.
+        if 3 * k as u64 > 255 {
+            return Err(format!("--radix {} is too large: a switch may have at most 170 ports", 2 * k));
+        }
+        if leaves as u64 * k as u64 > 1 << 24 {
+            return Err("a fat-tree may have at most 2^24 nodes (--nodes)".into());
+        }
+        Ok(())
+    }
+
+    /// Switches below each top group: pods (three levels) or leaves (two).
+    #[inline]
+    fn subs(&self) -> u32 {
+        if self.levels == 2 {
+            self.leaves
+        } else {
+            self.leaves / self.k
+        }
+    }
+
+    /// Parallel links between a switch below the top and each top switch of its group.
+    #[inline]
+    fn parallel(&self) -> u32 {
+        self.up / self.top
+    }
+
+    /// The first top-level switch.
+    #[inline]
+    fn top_base(&self) -> u32 {
+        if self.levels == 2 {
+            self.leaves
+        } else {
+            2 * self.leaves
+        }
+    }
+
+    /// Nodes (NICs): `k` per leaf.
+    pub fn nodes(&self) -> u32 {
+        self.leaves * self.k
+    }
+
+    /// Switches (one LP each): leaves, aggregation switches (three levels), top.
+    pub fn switches(&self) -> u32 {
+        self.top_base() + self.groups() * self.top
+    }
+
+    /// Groups at the top level: one per aggregation index (`k`), or one.
+    fn groups(&self) -> u32 {
+        if self.levels == 2 {
+            1
+        } else {
+            self.k
+        }
+    }
+
+    /// Network ports per switch (`2k`).
+    pub fn ports(&self) -> usize {
+        2 * self.k as usize
+    }
+
+    /// The level of switch `r`: 0 leaf, 1 aggregation, `levels − 1` top.
+    #[inline]
+    pub fn level(&self, r: u32) -> u32 {
+        if r < self.leaves {
+            0
+        } else if r < self.top_base() {
+            1
+        } else {
+            self.levels - 1
+        }
+    }
+
+    /// The switch below the top that is the `s`-th of group `g`.
+    #[inline]
+    fn sub(&self, g: u32, s: u32) -> u32 {
+        if self.levels == 2 {
+            s
+        } else {
+            self.leaves + s * self.k + g
+        }
+    }
+
+    /// The switch and port at the other end of `port` of switch `r`, if it has a link.
+    #[inline]
+    pub fn neighbour(&self, r: u32, port: usize) -> Option<(u32, usize)> {
+        let (k, port) = (self.k, port as u32);
+        let level = self.level(r);
+        if level == self.levels - 1 {
+            // A top switch: down port d is parallel link d mod (u/c) to switch d / (u/c) of the group.
+            let t = r - self.top_base();
+            let (g, i) = (t / self.top, t % self.top);
+            let pl = self.parallel();
+            let s = port / pl;
+            if s >= self.subs() {
+                return None;
+            }
+            let m = (port % pl) * self.top + i;
+            return Some((self.sub(g, s), (k + m) as usize));
+        }
+        if level == 0 && port < k {
+            return None; // a NIC's port
+        }
+        if level == 1 && port < k {
+            let (p, j) = ((r - self.leaves) / k, (r - self.leaves) % k);
+            return Some((p * k + port, (k + j) as usize));
+        }
+        let m = port - k;
+        if level == 0 && self.levels == 3 {
+            // Leaf i of pod p, up port j: aggregation switch j of the pod, its down port i.
+            let (p, i) = (r / k, r % k);
+            return Some((self.leaves + p * k + m, i as usize));
+        }
+        if m >= self.up {
+            return None; // pruned
+        }
+        let (g, s) = if level == 0 { (0, r) } else { ((r - self.leaves) % k, (r - self.leaves) / k) };
+        let to = self.top_base() + g * self.top + m % self.top;
+        Some((to, (s * self.parallel() + m / self.top) as usize))
+    }
+
+    /// The next hop at switch `r` of a packet for node `dst`: up until the
+    /// lowest common ancestor level, then the unique down path (the parallel
+    /// link down chosen by the destination). Destination-based up ports
+    /// (D-mod-k): a leaf of a 3-level tree goes to aggregation switch
+    /// `dst mod k`; the switches below the top take up port
+    /// `(destination leaf) mod u` (3 levels) or `dst mod u` (2 levels).
+    #[inline]
+    pub fn hop(&self, r: u32, dst: u32) -> Hop {
+        let k = self.k;
+        let leaf = dst / k;
+        match self.level(r) {
+            0 if r == leaf => Hop::Eject(dst % k),
+            0 if self.levels == 3 => Hop::Up { base: k as usize, n: k as usize, pick: (k + dst % k) as usize },
+            0 => Hop::Up { base: k as usize, n: self.up as usize, pick: (k + dst % self.up) as usize },
+            1 if self.levels == 3 => {
+                let p = (r - self.leaves) / k;
+                if leaf / k == p {
+                    Hop::Down((leaf % k) as usize)
+                } else {
+                    Hop::Up { base: k as usize, n: self.up as usize, pick: (k + leaf % self.up) as usize }
+                }
+            }
+            _ => {
+                // The parallel link the deterministic route would have come
+                // up on (up port m = the destination digit, link m / c): so
+                // destinations that share a top switch spread over its links
+                // to their pod (a digit fixed by the first up hop would not).
+                let (s, digit) = if self.levels == 2 { (leaf, dst % self.up) } else { (leaf / k, leaf % self.up) };
+                Hop::Down((s * self.parallel() + digit / self.top) as usize)
+            }
+        }
+    }
+
+    /// Switch-to-switch hops between leaves `a` and `b`: twice the level of
+    /// their lowest common ancestor.
+    pub fn leaf_hops(&self, a: u32, b: u32) -> u32 {
+        if a == b {
+            0
+        } else if self.levels == 3 && a / self.k == b / self.k {
+            2
+        } else {
+            2 * (self.levels - 1)
+        }
+    }
+
+    /// Mean switch-to-switch hops under uniform random traffic (destination
+    /// uniform over the other `N − 1` nodes): of them `k − 1` share the
+    /// source's leaf (0 hops), on three levels `k² − k` more share its pod
+    /// (2 hops), the rest cross the top (`2 (levels − 1)` hops).
+    pub fn mean_uniform_hops(&self) -> f64 {
+        let (n, k) = (self.nodes() as f64, self.k as f64);
+        let pod = if self.levels == 3 { k * k } else { k };
+        let top = 2.0 * (self.levels - 1) as f64;
+        (2.0 * (pod - k) + top * (n - pod)) / (n - 1.0)
+    }
+}
