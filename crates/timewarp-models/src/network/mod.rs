@@ -128,21 +128,28 @@ mod dragonfly;
 mod dragonfly_tests;
 mod histogram;
 mod node;
+mod rank;
 #[cfg(test)]
 mod tests;
 mod topology;
 mod traffic;
+mod workload;
+#[cfg(test)]
+mod workload_tests;
 
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::str::FromStr;
+use std::sync::Arc;
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 pub use dragonfly::{Dragonfly, NO_VIA};
 pub use histogram::Histogram;
 pub use node::{Node, Packet};
+pub use rank::RankResult;
 pub use topology::{Step, Topology};
 pub use traffic::Traffic;
+pub use workload::{grid3, read_mapping, trace_file, Kind, Mapping, Op, SendInfo, Workload, COLLECTIVE_TAG, NO_RANK};
 
 use node::{Counts, Link, Nic, Queues, NO_DIM};
 
@@ -299,6 +306,9 @@ pub struct Network {
     pub probe: Option<(u32, u32)>,
     /// Report every link's figures in [`Results::links`].
     pub link_stats: bool,
+    /// Instead of traffic: ranks running these programs (placed with
+    /// [`Workload::place`]); see docs/network.md, "Trace-driven workloads".
+    pub workload: Option<Arc<Workload>>,
 }
 
 impl Default for Network {
@@ -322,6 +332,7 @@ impl Default for Network {
             warmup: 0.0,
             probe: None,
             link_stats: false,
+            workload: None,
         }
     }
 }
@@ -347,6 +358,9 @@ pub enum Msg {
     /// A packet's last byte reaches this NIC.
     #[allow(missing_docs)]
     Deliver { pkt: Packet },
+    /// NIC `nic`'s rank starts or ends a compute (trace workloads).
+    #[allow(missing_docs)]
+    Step { nic: u8 },
 }
 
 /// What a run reports (`model_results`; the names say what each is, the
@@ -389,6 +403,12 @@ pub struct Results {
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
+    /// Trace workloads: when the last rank finished (0 if one did not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_time_ns: Option<f64>,
+    /// Trace workloads: every rank's figures, by rank.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankResult>,
     #[serde(skip)]
     acc: Sums,
 }
@@ -1038,7 +1058,6 @@ impl Network {
 
     /// A new message at NIC `nic`: its packets join the NIC's injection queue.
     fn generate(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
-        let now = ctx.now();
         let router = ctx.lp();
         let me = router * self.topology.terminals() + nic as u32;
         let nodes = self.topology.nodes();
@@ -1053,15 +1072,41 @@ impl Network {
                 self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
             }
         };
-        let via = self.via(router, dst, ctx);
-        let npkts = self.message_bytes.div_ceil(self.packet_bytes);
         let q = &mut n.inject[nic];
         let msg = q.next_msg;
         q.next_msg = q.next_msg.wrapping_add(1);
-        let was_empty = q.queue.is_empty();
+        self.enqueue(n, nic, me, dst, self.message_bytes, msg, ctx);
+        if self.probe.is_none() && self.load > 0.0 {
+            let gap = match self.arrivals {
+                Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
+                Arrivals::Periodic => self.gap(),
+            };
+            ctx.send(router, gap, Msg::Generate { nic: nic as u8 });
+        }
+    }
+
+    /// Message `msg` of `message_bytes` from node `me` (NIC `nic` here) to
+    /// node `dst`: its packets join the NIC's injection queue.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn enqueue(
+        &self,
+        n: &mut Node,
+        nic: usize,
+        me: u32,
+        dst: u32,
+        message_bytes: u32,
+        msg: u32,
+        ctx: &mut Ctx<'_, Self>,
+    ) {
+        let now = ctx.now();
+        let router = ctx.lp();
+        let via = self.via(router, dst, ctx);
+        let npkts = message_bytes.div_ceil(self.packet_bytes);
+        let was_empty = n.inject[nic].queue.is_empty();
         let measured = now >= self.warmup;
         for j in 0..npkts {
-            let bytes = (self.message_bytes - j * self.packet_bytes).min(self.packet_bytes);
+            let bytes = (message_bytes - j * self.packet_bytes).min(self.packet_bytes);
             let q = &mut n.inject[nic];
             let ready = (now + self.link_latency + self.router_delay).max(q.next);
             q.next = ready + self.serialisation(bytes);
@@ -1087,13 +1132,6 @@ impl Network {
                 n.counts.injected_bytes_w += bytes as u64;
             }
         }
-        if self.probe.is_none() && self.load > 0.0 {
-            let gap = match self.arrivals {
-                Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
-                Arrivals::Periodic => self.gap(),
-            };
-            ctx.send(router, gap, Msg::Generate { nic: nic as u8 });
-        }
         if was_empty {
             if let Some(&h) = n.inject[nic].queue.front() {
                 let mut h = h;
@@ -1107,8 +1145,8 @@ impl Network {
         }
     }
 
-    /// A packet's last byte arrived here.
-    fn deliver(&self, n: &mut Node, p: &Packet, now: f64) {
+    /// A packet's last byte arrived here; whether its message is now whole.
+    fn deliver(&self, n: &mut Node, p: &Packet, now: f64) -> bool {
         let c = &mut n.counts;
         c.delivered += 1;
         if now >= self.warmup {
@@ -1142,6 +1180,7 @@ impl Network {
             c.msg_n += 1;
             c.msg_lat_sum += now - p.created;
         }
+        done
     }
 }
 
@@ -1192,7 +1231,7 @@ impl Model for Network {
         let nics = self.topology.terminals();
         match self.probe {
             Some((src, _)) if src / nics == lp => ctx.send(lp, 0.0, Msg::Generate { nic: (src % nics) as u8 }),
-            None if self.load > 0.0 => {
+            None if self.load > 0.0 && self.workload.is_none() => {
                 for nic in 0..nics {
                     let first = match self.arrivals {
                         Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
@@ -1215,6 +1254,7 @@ impl Model for Network {
             links: vec![Link { wake: -1.0, ..Link::default() }; outs],
             partial: Vec::new(),
             counts: Counts { max_credits: b, ..Counts::default() },
+            ranks: if self.workload.is_some() { self.start_ranks(lp, ctx) } else { Vec::new() },
         }
     }
 
@@ -1257,7 +1297,12 @@ impl Model for Network {
                 n.inject[nic as usize].wake = -1.0;
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
-            Msg::Deliver { pkt } => self.deliver(n, &pkt, ctx.now()),
+            Msg::Deliver { pkt } => {
+                if self.deliver(n, &pkt, ctx.now()) && self.workload.is_some() {
+                    self.message_arrived(n, &pkt, ctx);
+                }
+            }
+            Msg::Step { nic } => self.step(n, nic as usize, ctx),
         }
     }
 
@@ -1285,6 +1330,9 @@ impl Model for Network {
             if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
                 r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
             }
+        }
+        if self.workload.is_some() {
+            self.finalize_ranks(lp, n, r);
         }
         let a = &mut r.acc;
         a.hist.merge(&c.hist);
