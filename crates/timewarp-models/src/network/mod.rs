@@ -519,6 +519,9 @@ impl Network {
                 return Err(format!("probe {a} -> {b} names a node outside 0..{n}"));
             }
         }
+        if let Some(w) = &self.workload {
+            w.check(self.topology.nodes(), self.packet_bytes)?;
+        }
         Ok(())
     }
 
@@ -1312,7 +1315,7 @@ impl Model for Network {
         r.topology = self.topology.name().to_string();
         r.nodes = nodes;
         r.buffer_packets = self.buffer_packets;
-        r.offered_load = if self.probe.is_some() { 0.0 } else { self.load };
+        r.offered_load = if self.probe.is_some() || self.workload.is_some() { 0.0 } else { self.load };
         r.injected_packets += c.injected;
         r.delivered_packets += c.delivered;
         let queued: u64 = n.inject.iter().map(|q| q.queue.len() as u64).sum();

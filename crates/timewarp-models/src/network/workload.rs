@@ -394,6 +394,23 @@ impl Workload {
         b.finish(format!("halo3d on {p} ranks ({}x{}x{})", g[0], g[1], g[2]))
     }
 
+    /// Refuses a workload not placed on `nodes` nodes, or with a message
+    /// of more packets than the model allows (2^20 of `packet_bytes`).
+    pub fn check(&self, nodes: u32, packet_bytes: u32) -> Result<(), String> {
+        if self.rank_of.len() != nodes as usize || self.node_of.len() != self.ops.len() {
+            return Err(format!("the workload is not placed on this network's {nodes} nodes (Workload::place)"));
+        }
+        for (r, sends) in self.sends.iter().enumerate() {
+            if let Some(s) = sends.iter().find(|s| s.bytes.div_ceil(packet_bytes) > 1 << 20) {
+                return Err(format!(
+                    "rank {r} sends a message of {} bytes: more than 2^20 packets of --packet-bytes {packet_bytes}",
+                    s.bytes
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Ranks.
     pub fn ranks(&self) -> u32 {
         self.ops.len() as u32
