@@ -8,6 +8,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use timewarp_models::network::{read_mapping, Mapping, Results, Workload};
 
+/// Most messages a generated workload may send (its programs are held in memory).
+const MAX_MESSAGES: u64 = 50_000_000;
+
 /// What the network's nodes do.
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Workload")]
@@ -54,6 +57,24 @@ impl WorkloadArgs {
                 .into());
         }
         let p = self.ranks.unwrap_or(nodes);
+        if generated && p > nodes {
+            return Err(format!("--ranks {p} is more than the network's {nodes} nodes (one rank per node)"));
+        }
+        // Generated programs are held whole in memory: refuse one too big
+        // before building it (messages per rank per iteration: 2 (p − 1)
+        // for the ring, 6 for halo3d, p − 1 for all-to-all).
+        let per = match self.workload.as_str() {
+            "allreduce" => 2 * p.saturating_sub(1) as u64,
+            "halo3d" => 6,
+            _ => p.saturating_sub(1) as u64,
+        };
+        let sends = p as u64 * per * self.iterations as u64;
+        if generated && sends > MAX_MESSAGES {
+            return Err(format!(
+                "--workload {} on {p} ranks for --iterations {} sends {sends} messages, more than the                  {MAX_MESSAGES} a run holds; lower --iterations or --ranks",
+                self.workload, self.iterations
+            ));
+        }
         let (i, c) = (self.iterations, self.compute_ns);
         let mut w = match self.workload.as_str() {
             "synthetic" => return Ok(None),
