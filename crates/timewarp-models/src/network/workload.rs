@@ -103,7 +103,8 @@ impl Builder {
         self.ops[r as usize].push(Op { kind, line, collective });
     }
 
-    fn send(&mut self, r: u32, dst: u32, bytes: u32, tag: u32, blocking: bool, line: u32, coll: &'static str) {
+    /// Rank `r` sends; `at`: the line and collective it comes from.
+    fn send(&mut self, r: u32, dst: u32, bytes: u32, tag: u32, blocking: bool, at: (u32, &'static str)) {
         let pairs = &mut self.pairs[r as usize];
         let ord = match pairs.iter_mut().find(|p| p.0 == dst) {
             Some(p) => {
@@ -117,7 +118,7 @@ impl Builder {
         };
         let k = self.sends[r as usize].len() as u32;
         self.sends[r as usize].push(SendInfo { dst, bytes, tag, ord });
-        self.push(r, Kind::Send { k, blocking }, line, coll);
+        self.push(r, Kind::Send { k, blocking }, at.0, at.1);
     }
 
     /// A tag of its own for rank `r`'s next collective (every rank numbers
@@ -135,7 +136,7 @@ impl Builder {
             let tag = self.collective_tag(r);
             let mut d = 1;
             while d < p {
-                self.send(r, r ^ d, bytes, tag, true, line, "allreduce");
+                self.send(r, r ^ d, bytes, tag, true, (line, "allreduce"));
                 self.push(r, Kind::Recv { src: r ^ d, tag, blocking: true }, line, "allreduce");
                 d <<= 1;
             }
@@ -154,7 +155,7 @@ impl Builder {
         }
         let chunk = bytes.div_ceil(p);
         for _ in 0..2 * (p - 1) {
-            self.send(r, (r + 1) % p, chunk, tag, true, line, "allreduce");
+            self.send(r, (r + 1) % p, chunk, tag, true, (line, "allreduce"));
             self.push(r, Kind::Recv { src: (r + p - 1) % p, tag, blocking: true }, line, "allreduce");
         }
     }
@@ -165,7 +166,7 @@ impl Builder {
         let tag = self.collective_tag(r);
         let mut d = 1;
         while d < p {
-            self.send(r, (r + d) % p, 0, tag, true, line, "barrier");
+            self.send(r, (r + d) % p, 0, tag, true, (line, "barrier"));
             self.push(r, Kind::Recv { src: (r + p - d) % p, tag, blocking: true }, line, "barrier");
             d <<= 1;
         }
@@ -274,7 +275,7 @@ impl Workload {
                         let (dst, bytes, t) = (peer(args[0], "destination")?, whole(args[1], "bytes")?, tag(args[2])?);
                         let blocking = op == "send";
                         outstanding += !blocking as u64;
-                        b.send(r, dst, bytes, t, blocking, line, "");
+                        b.send(r, dst, bytes, t, blocking, (line, ""));
                     }
                     "recv" | "irecv" => {
                         want(2, &format!("{op} <src> <tag>"))?;
@@ -343,7 +344,7 @@ impl Workload {
                     b.push(r, Kind::Recv { src: (r + p - i) % p, tag: 0, blocking: false }, 0, "");
                 }
                 for i in 1..p {
-                    b.send(r, (r + i) % p, bytes, 0, false, 0, "");
+                    b.send(r, (r + i) % p, bytes, 0, false, (0, ""));
                 }
                 if p > 1 {
                     b.push(r, Kind::WaitAll, 0, "");
@@ -384,7 +385,7 @@ impl Workload {
                     b.push(r, Kind::Recv { src: n, tag: d ^ 1, blocking: false }, 0, "");
                 }
                 for &(n, d) in &dirs {
-                    b.send(r, n, bytes, d, false, 0, "");
+                    b.send(r, n, bytes, d, false, (0, ""));
                 }
                 if !dirs.is_empty() {
                     b.push(r, Kind::WaitAll, 0, "");
