@@ -663,7 +663,8 @@ impl ModelCli for NetworkArgs {
         switches on a torus, mesh, hypercube or dragonfly (time in ns)";
     const SUMMARY: &'static str =
         "interconnection network: torus, mesh, hypercube, dragonfly; credit-based virtual cut-through \
-        (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)";
+        (BigNetSim; checked against zero-load latency, hop counts, channel-load bound); synthetic traffic or \
+        MPI-like traces (checked against analytic ping-pong and all-reduce times)";
     const END: &'static str = "20000";
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
     fn build(&self, run: &RunInfo) -> Result<Network, String> {

@@ -110,13 +110,24 @@
 //! (latency, hops) and bytes delivered in `[warmup, end)` (accepted
 //! throughput, as a fraction of injection bandwidth per node).
 //!
+//! # Trace-driven workloads
+//!
+//! Instead of traffic, each node can run one rank of an MPI-like program
+//! ([`Network::workload`]: read from trace files or generated, collectives
+//! expanded into point-to-point messages; workload.rs). A rank's messages go
+//! through its NIC like any other; sends are eager (complete when queued),
+//! receives complete when the whole message is here, matching is by
+//! (source, tag) in the source's send order. The ranks' state lives in the
+//! node (rank.rs); docs/network.md has the format and semantics.
+//!
 //! # Events
 //!
 //! `Generate` (a new message at one NIC, self), `Arrive` (a packet's head at the next
 //! router), `Credit` (a buffer slot freed downstream), `Wake` (an output link
 //! becomes free while packets wait for it, self), `Ready` (the next injected
 //! packet reaches the router, self; multi-packet messages only) and
-//! `Deliver` (last byte at the destination NIC, self). At zero load a hop
+//! `Deliver` (last byte at the destination NIC, self), and with a trace
+//! workload `Step` (a rank starts or ends a compute, self). At zero load a hop
 //! costs two events (arrive, credit). Every event between nodes has a delay
 //! of at least `L` (a dragonfly: the smaller of `L` and the global link
 //! latency): the model's lookahead, so conservative windows work.
