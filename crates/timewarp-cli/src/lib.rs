@@ -31,6 +31,7 @@ mod report;
 mod resume;
 mod sweep;
 mod trace_out;
+mod workload_args;
 
 use args::EngineArgs;
 use clap::{CommandFactory, FromArgMatches, Subcommand};

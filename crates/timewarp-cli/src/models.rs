@@ -354,6 +354,8 @@ pub(crate) struct NetworkArgs {
     /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
+    #[command(flatten)]
+    pub workload: crate::workload_args::WorkloadArgs,
 }
 
 impl NetworkArgs {
@@ -436,6 +438,7 @@ impl NetworkArgs {
             warmup: self.warmup,
             probe: None,
             link_stats: self.link_stats.is_some(),
+            workload: None,
         };
         m.validate()?;
         Ok(m)
@@ -713,12 +716,18 @@ impl ModelCli for NetworkArgs {
         switches on a torus, mesh, hypercube, dragonfly or fat-tree (time in ns)";
     const SUMMARY: &'static str =
         "interconnection network: torus, mesh, hypercube, dragonfly, fat-tree; credit-based virtual cut-through \
-        (BigNetSim; checked against zero-load latency, hop counts, channel-load bound)";
+        (BigNetSim; checked against zero-load latency, hop counts, channel-load bound); synthetic traffic or \
+        MPI-like traces (checked against analytic ping-pong and all-reduce times)";
     const END: &'static str = "20000";
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
     fn build(&self, run: &RunInfo) -> Result<Network, String> {
-        let m = self.model()?;
-        self.bounded(m.topology.nodes(), run.end)?;
+        let mut m = self.model()?;
+        // A trace workload is finite: it ends when its ranks do.
+        match self.workload.build(m.topology.nodes(), self.message_bytes, run.seed)? {
+            Some(w) => m.workload = Some(w),
+            None => self.bounded(m.topology.nodes(), run.end)?,
+        }
+        m.validate()?;
         Ok(m)
     }
     fn sizing(&self) -> String {
@@ -737,10 +746,14 @@ impl ModelCli for NetworkArgs {
         }
     }
     fn after(&self, r: &<Network as timewarp::Model>::Results) -> Result<(), String> {
-        match &self.link_stats {
-            Some(path) => write_link_stats(path, &serde_json::to_value(r).map_err(|e| e.to_string())?),
-            None => Ok(()),
+        if let Some(path) = &self.link_stats {
+            write_link_stats(path, &serde_json::to_value(r).map_err(|e| e.to_string())?)?;
         }
+        // A trace workload whose ranks did not all finish has no application time to report.
+        r.unfinished().map_or(Ok(()), Err)
+    }
+    fn summary(&self, r: &<Network as timewarp::Model>::Results) -> String {
+        crate::workload_args::summary(r)
     }
 }
 

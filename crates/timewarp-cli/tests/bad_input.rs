@@ -493,3 +493,54 @@ fn random_command_lines_end_cleanly() {
         failures.join("\n\n")
     );
 }
+
+/// Trace workloads: unreadable, malformed or deadlocking traces and bad
+/// placements end with one line naming the file and line, the ranks and
+/// what they wait for, or the option to fix.
+#[test]
+fn trace_workloads_refuse_bad_input_with_one_line() {
+    let root = std::env::temp_dir().join(format!("timewarp-bad-traces-{}", std::process::id()));
+    let dir = |name: &str, files: &[(&str, &str)]| {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for (f, text) in files {
+            std::fs::write(d.join(f), text).unwrap();
+        }
+        d.display().to_string()
+    };
+    let parse = dir("parse", &[("rank.0.txt", "compute 5\njump 1\n"), ("rank.1.txt", "")]);
+    let gap = dir("gap", &[("rank.0.txt", ""), ("rank.2.txt", "")]);
+    let three = dir("three", &[("rank.0.txt", ""), ("rank.1.txt", ""), ("rank.2.txt", "")]);
+    let stuck = dir("stuck", &[("rank.0.txt", "recv 1 7\n"), ("rank.1.txt", "# nothing sent\nrecv 0 3\n")]);
+    let late = dir("late", &[("rank.0.txt", "compute 1e6\nsend 1 8 0\n"), ("rank.1.txt", "recv 0 0\n")]);
+    let twice = dir("map", &[("twice.txt", "1\n1\n")]);
+    let map = format!("{twice}/twice.txt");
+    let net = ["run", "network", "--dims", "4,4", "--end", "1e12"];
+    let with = |extra: &[&str]| net.iter().copied().chain(extra.iter().copied()).map(String::from).collect::<Vec<_>>();
+    let cases: Vec<(Vec<String>, End, String)> = vec![
+        (with(&["--workload", "trace"]), End::Line, "--workload trace needs --trace-dir".into()),
+        (with(&["--workload", "trace", "--trace-dir", "/nonexistent-dir/t"]), End::Line, "--trace-dir /nonexistent-dir/t".into()),
+        (with(&["--workload", "trace", "--trace-dir", &parse]), End::Line, "rank.0.txt:2: unknown operation 'jump'".into()),
+        (with(&["--workload", "trace", "--trace-dir", &gap]), End::Line, "rank.1.txt is missing".into()),
+        (vec!["run".into(), "network".into(), "--dims".into(), "2".into(), "--workload".into(), "trace".into(), "--trace-dir".into(), three.clone()], End::Line, "3 ranks but the network only 2 nodes".into()),
+        (with(&["--workload", "trace", "--trace-dir", &stuck]), End::Line, "deadlock: no event is left that could complete these operations): rank 0 waits in recv from 1 tag 7 (line 1); rank 1 waits in recv from 0 tag 3 (line 2)".into()),
+        (["run", "network", "--dims", "4,4", "--end", "500", "--workload", "trace", "--trace-dir", &late].map(String::from).to_vec(), End::Line, "reached its end time (--end) before the application finished; raise --end): rank 0 is computing (line 1)".into()),
+        (with(&["--workload", "trace", "--trace-dir", &three, "--rank-mapping", &map]), End::Line, "--rank-mapping lists 2 nodes for 3 ranks".into()),
+        (with(&["--workload", "halo3d", "--ranks", "2", "--rank-mapping", &map]), End::Line, "ranks 0 and 1 on node 1".into()),
+        (with(&["--workload", "halo3d", "--rank-mapping", "/nonexistent-dir/m"]), End::Line, "--rank-mapping /nonexistent-dir/m".into()),
+        (with(&["--workload", "halo3d", "--ranks", "17"]), End::Line, "--ranks 17 is more than the network's 16 nodes".into()),
+        (with(&["--workload", "alltoall", "--iterations", "4294967295"]), End::Line, "lower --iterations or --ranks".into()),
+        (with(&["--trace-dir", &three]), End::Line, "--trace-dir is for --workload trace".into()),
+        (with(&["--workload", "trace", "--ranks", "3", "--trace-dir", &three]), End::Line, "a trace has as many ranks as files".into()),
+        (with(&["--workload", "mpi"]), End::Clap, "trace".into()),
+    ];
+    let mut bad = vec![];
+    for (args, end, mention) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if let Err(e) = check(&args, &[], *end, mention) {
+            bad.push(e);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+}

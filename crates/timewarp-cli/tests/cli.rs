@@ -467,3 +467,52 @@ fn pcs_profiles_and_partitions_too() {
     let s = stats(&[&base[..], &["--sync", "optimistic", "--threads", "2", "--mapping", m]].concat());
     assert_eq!(s["digest"], seq["digest"]);
 }
+
+/// A trace directory replays to the analytic time: a 3-hop ping-pong of
+/// one-packet messages takes 2 × (5 L + 4 R + S) per round trip; the
+/// results list every rank; a generated ring all-reduce matches
+/// `I (C + 2 (P − 1) M(1, ceil(b / P)))` (docs/network.md); the summary
+/// shows the application time.
+#[test]
+fn network_trace_workloads_report_application_times() {
+    let dir = tmp("pingpong");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("rank.0.txt"), "# ping\nsend 1 100 0\nrecv 1 0\nsend 1 100 0\nrecv 1 0\n").unwrap();
+    std::fs::write(dir.join("rank.1.txt"), "recv 0 0\nsend 0 100 0\nrecv 0 0\nsend 0 100 0\n").unwrap();
+    std::fs::write(tmp("pingpong-map.txt"), "0\n3\n").unwrap();
+    let (d, m) = (dir.to_str().unwrap(), tmp("pingpong-map.txt"));
+    let args =
+        ["run", "network", "--dims", "8", "--end", "1e15", "--workload", "trace", "--trace-dir", d, "--rank-mapping"];
+    let a = stats(&[&args[..], &[m.to_str().unwrap()]].concat());
+    let r = &a["model_results"];
+    // L = R = 8 ns, 100 bytes at 4 bytes/ns.
+    let round = 2.0 * (5.0 * 8.0 + 4.0 * 8.0 + 25.0);
+    assert_eq!(r["app_time_ns"], 2.0 * round);
+    assert_eq!(r["ranks"][1]["node"], 3);
+    assert_eq!(r["ranks"][0]["comm_ns"], 2.0 * round);
+    let g = stats(&[
+        "run",
+        "network",
+        "--dims",
+        "8",
+        "--end",
+        "1e15",
+        "--workload",
+        "allreduce",
+        "--message-bytes",
+        "8192",
+        "--iterations",
+        "3",
+        "--compute-ns",
+        "500",
+        "--sync",
+        "optimistic",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(g["model_results"]["app_time_ns"], 3.0 * (500.0 + 14.0 * (24.0 + 16.0 + 256.0)));
+    assert_eq!(g["model_results"]["ranks"].as_array().unwrap().len(), 8);
+    let o = timewarp(&["run", "network", "--dims", "4,4", "--workload", "halo3d", "--end", "1e15"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("application: 16 ranks finished at"));
+}

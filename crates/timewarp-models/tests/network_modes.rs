@@ -110,3 +110,71 @@ fn zero_link_latency_is_refused_by_conservative_windows_with_a_reason() {
     let e = run(&m, &Config { end: 100.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() }).unwrap_err();
     assert!(e.to_string().contains("lookahead"), "{e}");
 }
+
+/// Trace-driven workloads: the ranks' state is rolled back with the nodes,
+/// so every mode gives the same history, rank times and application time
+/// (a deadlocked trace included: the same ranks wait for the same things).
+#[test]
+fn every_mode_gives_the_same_trace_workload_results() {
+    use std::sync::Arc;
+    use timewarp_models::network::{Mapping as Place, Workload};
+    let texts: Vec<String> = (0..6)
+        .map(|r| {
+            let (a, b) = ((r + 1) % 6, (r + 5) % 6);
+            format!("irecv {b} 1\nisend {a} 700 1\ncompute {}\nwait\nallreduce 300\nwaitall\nbarrier\n", 10 * r)
+        })
+        .collect();
+    let traced = Workload::parse(&texts, |r| r.to_string(), "t".into()).unwrap();
+    let mut stuck = texts.clone();
+    stuck[4] = "recv 2 9\n".into();
+    let stuck = Workload::parse(&stuck, |r| r.to_string(), "t".into()).unwrap();
+    let torus = Network { topology: Topology::Torus(vec![4, 4]), packet_bytes: 64, ..Network::default() };
+    let dfly = Network {
+        topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
+        routing: Routing::Valiant,
+        vcs: 5,
+        packet_bytes: 64,
+        ..Network::default()
+    };
+    let cases = [
+        (torus.clone(), Workload::halo3d(16, 500, 3, 100.0), Place::Random(5)),
+        (dfly.clone(), Workload::all_to_all(20, 300, 2, 50.0), Place::Random(7)),
+        (dfly, traced, Place::Random(1)),
+        (torus.clone(), Workload::ring_allreduce(16, 4096, 2, 0.0), Place::Linear),
+        (torus, stuck, Place::Linear),
+        // Ranks on a fat-tree: its switches above the leaves have no nodes.
+        (
+            Network {
+                topology: Topology::FatTree(FatTree::new(4, 3, 16, None).unwrap()),
+                routing: Routing::UpDownAdaptive,
+                packet_bytes: 64,
+                ..Network::default()
+            },
+            Workload::halo3d(16, 500, 2, 100.0),
+            Place::Random(3),
+        ),
+    ];
+    let mut unfinished = 0;
+    for (mut m, mut w, place) in cases {
+        w.place(m.topology.nodes(), &place).unwrap();
+        let name = w.name.clone();
+        m.workload = Some(Arc::new(w));
+        let end = 1e9;
+        let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+        let want = serde_json::to_value(&seq.results).unwrap();
+        assert!(seq.results.delivered_packets > 20, "{name}");
+        assert_eq!(seq.results.app_time_ns.is_none(), seq.results.unfinished().is_some(), "{name}");
+        unfinished += seq.results.unfinished().is_some() as u32;
+        for cfg in [
+            Config { sync: SyncMode::Optimistic, threads: 2, kps_per_pe: 1, ..Config::default() },
+            Config { sync: SyncMode::Optimistic, threads: 3, mapping: Mapping::Random, ..Config::default() },
+            Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() },
+        ] {
+            let what = format!("{name} {:?} threads {}", cfg.sync, cfg.threads);
+            let r = run(&m, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
+            assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{what}");
+        }
+    }
+    assert_eq!(unfinished, 1, "only the stuck trace deadlocks");
+}

@@ -135,13 +135,24 @@
 //! (latency, hops) and bytes delivered in `[warmup, end)` (accepted
 //! throughput, as a fraction of injection bandwidth per node).
 //!
+//! # Trace-driven workloads
+//!
+//! Instead of traffic, each node can run one rank of an MPI-like program
+//! ([`Network::workload`]: read from trace files or generated, collectives
+//! expanded into point-to-point messages; workload.rs). A rank's messages go
+//! through its NIC like any other; sends are eager (complete when queued),
+//! receives complete when the whole message is here, matching is by
+//! (source, tag) in the source's send order. The ranks' state lives in the
+//! node (rank.rs); docs/network.md has the format and semantics.
+//!
 //! # Events
 //!
 //! `Generate` (a new message at one NIC, self), `Arrive` (a packet's head at the next
 //! router), `Credit` (a buffer slot freed downstream), `Wake` (an output link
 //! becomes free while packets wait for it, self), `Ready` (the next injected
 //! packet reaches the router, self; multi-packet messages only) and
-//! `Deliver` (last byte at the destination NIC, self). At zero load a hop
+//! `Deliver` (last byte at the destination NIC, self), and with a trace
+//! workload `Step` (a rank starts or ends a compute, self). At zero load a hop
 //! costs two events (arrive, credit). Every event between nodes has a delay
 //! of at least `L` (a dragonfly: the smaller of `L` and the global link
 //! latency): the model's lookahead, so conservative windows work.
@@ -156,22 +167,29 @@ mod fattree;
 mod fattree_tests;
 mod histogram;
 mod node;
+mod rank;
 #[cfg(test)]
 mod tests;
 mod topology;
 mod traffic;
+mod workload;
+#[cfg(test)]
+mod workload_tests;
 
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::str::FromStr;
+use std::sync::Arc;
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 pub use dragonfly::{Dragonfly, NO_VIA};
 pub use fattree::{FatTree, Hop};
 pub use histogram::Histogram;
 pub use node::{Header, Node, Packet};
+pub use rank::RankResult;
 pub use topology::{Step, Topology};
 pub use traffic::Traffic;
+pub use workload::{grid3, read_mapping, trace_file, Kind, Mapping, Op, SendInfo, Workload, COLLECTIVE_TAG, NO_RANK};
 
 use node::{Counts, Link, Nic, Queues, NO_DIM};
 
@@ -344,6 +362,9 @@ pub struct Network {
     pub probe: Option<(u32, u32)>,
     /// Report every link's figures in [`Results::links`].
     pub link_stats: bool,
+    /// Instead of traffic: ranks running these programs (placed with
+    /// [`Workload::place`]); see docs/network.md, "Trace-driven workloads".
+    pub workload: Option<Arc<Workload>>,
 }
 
 impl Default for Network {
@@ -368,6 +389,7 @@ impl Default for Network {
             warmup: 0.0,
             probe: None,
             link_stats: false,
+            workload: None,
         }
     }
 }
@@ -393,6 +415,9 @@ pub enum Msg {
     /// A packet's last byte reaches this NIC.
     #[allow(missing_docs)]
     Deliver { pkt: Header },
+    /// NIC `nic`'s rank starts or ends a compute (trace workloads).
+    #[allow(missing_docs)]
+    Step { nic: u8 },
 }
 
 /// What a run reports (`model_results`; the names say what each is, the
@@ -435,6 +460,12 @@ pub struct Results {
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
+    /// Trace workloads: when the last rank finished (0 if one did not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_time_ns: Option<f64>,
+    /// Trace workloads: every rank's figures, by rank.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankResult>,
     #[serde(skip)]
     acc: Sums,
 }
@@ -555,6 +586,9 @@ impl Network {
             if a >= n || b >= n {
                 return Err(format!("probe {a} -> {b} names a node outside 0..{n}"));
             }
+        }
+        if let Some(w) = &self.workload {
+            w.check(self.topology.nodes(), self.packet_bytes)?;
         }
         Ok(())
     }
@@ -1161,7 +1195,6 @@ impl Network {
 
     /// A new message at NIC `nic`: its packets join the NIC's injection queue.
     fn generate(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
-        let now = ctx.now();
         let router = ctx.lp();
         let me = router * self.topology.terminals() + nic as u32;
         let nodes = self.topology.nodes();
@@ -1177,15 +1210,42 @@ impl Network {
                 self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
             }
         };
-        let via = self.via(router, dst, ctx);
-        let npkts = self.message_bytes.div_ceil(self.packet_bytes);
         let q = &mut n.inject[nic];
         let msg = q.next_msg;
         q.next_msg = q.next_msg.wrapping_add(1);
-        let was_empty = q.queue.is_empty();
+        self.enqueue(n, nic, me, dst, self.message_bytes, msg, ctx);
+        let more = self.messages.map_or(true, |m| n.inject[nic].next_msg < m);
+        if self.probe.is_none() && self.load > 0.0 && more {
+            let gap = match self.arrivals {
+                Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
+                Arrivals::Periodic => self.gap(),
+            };
+            ctx.send(router, gap, Msg::Generate { nic: nic as u8 });
+        }
+    }
+
+    /// Message `msg` of `message_bytes` from node `me` (NIC `nic` here) to
+    /// node `dst`: its packets join the NIC's injection queue.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn enqueue(
+        &self,
+        n: &mut Node,
+        nic: usize,
+        me: u32,
+        dst: u32,
+        message_bytes: u32,
+        msg: u32,
+        ctx: &mut Ctx<'_, Self>,
+    ) {
+        let now = ctx.now();
+        let router = ctx.lp();
+        let via = self.via(router, dst, ctx);
+        let npkts = message_bytes.div_ceil(self.packet_bytes);
+        let was_empty = n.inject[nic].queue.is_empty();
         let measured = now >= self.warmup;
         for j in 0..npkts {
-            let bytes = (self.message_bytes - j * self.packet_bytes).min(self.packet_bytes);
+            let bytes = (message_bytes - j * self.packet_bytes).min(self.packet_bytes);
             let q = &mut n.inject[nic];
             let ready = (now + self.link_latency + self.router_delay).max(q.next);
             q.next = ready + self.serialisation(bytes);
@@ -1211,14 +1271,6 @@ impl Network {
                 n.counts.injected_bytes_w += bytes as u64;
             }
         }
-        let more = self.messages.map_or(true, |m| n.inject[nic].next_msg < m);
-        if self.probe.is_none() && self.load > 0.0 && more {
-            let gap = match self.arrivals {
-                Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
-                Arrivals::Periodic => self.gap(),
-            };
-            ctx.send(router, gap, Msg::Generate { nic: nic as u8 });
-        }
         if was_empty {
             if let Some(&h) = n.inject[nic].queue.front() {
                 let mut h = h;
@@ -1232,8 +1284,8 @@ impl Network {
         }
     }
 
-    /// A packet's last byte arrived here.
-    fn deliver(&self, n: &mut Node, p: &Header, now: f64) {
+    /// A packet's last byte arrived here; whether its message is now whole.
+    fn deliver(&self, n: &mut Node, p: &Header, now: f64) -> bool {
         let c = &mut n.counts;
         c.delivered += 1;
         if now >= self.warmup {
@@ -1267,6 +1319,7 @@ impl Network {
             c.msg_n += 1;
             c.msg_lat_sum += now - p.created;
         }
+        done
     }
 }
 
@@ -1317,7 +1370,7 @@ impl Model for Network {
         let nics = self.topology.terminals();
         match self.probe {
             Some((src, _)) if src / nics == lp => ctx.send(lp, 0.0, Msg::Generate { nic: (src % nics) as u8 }),
-            None if self.load > 0.0 => {
+            None if self.load > 0.0 && self.workload.is_none() => {
                 // Only a fat-tree's leaves have NICs behind their slots.
                 for nic in 0..self.topology.nics(lp) {
                     let first = match self.arrivals {
@@ -1341,6 +1394,7 @@ impl Model for Network {
             links: vec![Link::default(); outs],
             partial: Vec::new(),
             counts: Counts { max_credits: b, ..Counts::default() },
+            ranks: if self.workload.is_some() { self.start_ranks(lp, ctx) } else { Vec::new() },
         }
     }
 
@@ -1383,7 +1437,12 @@ impl Model for Network {
                 n.inject[nic as usize].wake = -1.0;
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
-            Msg::Deliver { pkt } => self.deliver(n, &pkt, ctx.now()),
+            Msg::Deliver { pkt } => {
+                if self.deliver(n, &pkt, ctx.now()) && self.workload.is_some() {
+                    self.message_arrived(n, &pkt, ctx);
+                }
+            }
+            Msg::Step { nic } => self.step(n, nic as usize, ctx),
         }
     }
 
@@ -1393,7 +1452,7 @@ impl Model for Network {
         r.topology = self.topology.name().to_string();
         r.nodes = nodes;
         r.buffer_packets = self.buffer_packets;
-        r.offered_load = if self.probe.is_some() { 0.0 } else { self.load };
+        r.offered_load = if self.probe.is_some() || self.workload.is_some() { 0.0 } else { self.load };
         r.injected_packets += c.injected;
         r.delivered_packets += c.delivered;
         let queued: u64 = n.inject.iter().map(|q| q.queue.len() as u64).sum();
@@ -1411,6 +1470,9 @@ impl Model for Network {
             if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
                 r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
             }
+        }
+        if self.workload.is_some() {
+            self.finalize_ranks(lp, n, r);
         }
         let a = &mut r.acc;
         a.hist.merge(&c.hist);

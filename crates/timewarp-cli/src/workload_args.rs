@@ -1,0 +1,114 @@
+//! The network model's workload options: synthetic traffic, or ranks
+//! running traces (`--trace-dir`) or a generated program (all-reduce, 3-D
+//! halo exchange, all-to-all), their placement, and the application
+//! figures in the summary.
+
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::Arc;
+use timewarp_models::network::{read_mapping, Mapping, Results, Workload};
+
+/// Most messages a generated workload may send (its programs are held in memory).
+const MAX_MESSAGES: u64 = 50_000_000;
+
+/// What the network's nodes do.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Workload")]
+pub(crate) struct WorkloadArgs {
+    /// synthetic (--traffic and --load), trace (ranks replay the files of
+    /// --trace-dir), or generated ranks: allreduce (ring all-reduce of
+    /// --message-bytes), halo3d (periodic 3-D stencil, 6 neighbours,
+    /// --halo-bytes), alltoall (--message-bytes to every other rank). Trace
+    /// workloads run until the application ends: give a large --end (e.g. 1e15).
+    #[arg(long, default_value = "synthetic", value_parser = ["synthetic", "trace", "allreduce", "halo3d", "alltoall"])]
+    pub workload: String,
+    /// Directory of trace files rank.0.txt, rank.1.txt, ... (--workload trace;
+    /// the format is in docs/network.md).
+    #[arg(long, value_name = "DIR")]
+    pub trace_dir: Option<PathBuf>,
+    /// Ranks on nodes: linear (rank r on node r), random (a permutation drawn
+    /// from --seed), or a file with one node per line.
+    #[arg(long, value_name = "linear|random|FILE", default_value = "linear")]
+    pub rank_mapping: String,
+    /// Ranks of a generated workload [default: every node].
+    #[arg(long, value_name = "N", value_parser = crate::args::whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
+    pub ranks: Option<u32>,
+    /// Iterations of a generated workload (each: compute, then communicate).
+    #[arg(long, default_value_t = 1, value_parser = crate::args::whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
+    pub iterations: u32,
+    /// ns of computation at the start of each iteration of a generated workload.
+    #[arg(long, default_value_t = 1000.0, value_parser = crate::args::non_negative_f64, allow_negative_numbers = true)]
+    pub compute_ns: f64,
+    /// Bytes sent to each neighbour per iteration of --workload halo3d.
+    #[arg(long, default_value_t = 4096, value_parser = crate::args::whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub halo_bytes: u32,
+}
+
+impl WorkloadArgs {
+    /// The placed workload (`None`: synthetic traffic).
+    pub(crate) fn build(&self, nodes: u32, message_bytes: u32, seed: u64) -> Result<Option<Arc<Workload>>, String> {
+        let generated = self.workload != "synthetic" && self.workload != "trace";
+        if self.trace_dir.is_some() && self.workload != "trace" {
+            return Err(format!("--trace-dir is for --workload trace (the workload is {})", self.workload));
+        }
+        if self.ranks.is_some() && !generated {
+            return Err("--ranks sets the size of a generated workload (allreduce, halo3d, alltoall); \
+                        a trace has as many ranks as files"
+                .into());
+        }
+        let p = self.ranks.unwrap_or(nodes);
+        if generated && p > nodes {
+            return Err(format!("--ranks {p} is more than the network's {nodes} nodes (one rank per node)"));
+        }
+        // Generated programs are held whole in memory: refuse one too big
+        // before building it (messages per rank per iteration: 2 (p − 1)
+        // for the ring, 6 for halo3d, p − 1 for all-to-all).
+        let per = match self.workload.as_str() {
+            "allreduce" => 2 * p.saturating_sub(1) as u64,
+            "halo3d" => 6,
+            _ => p.saturating_sub(1) as u64,
+        };
+        let sends = p as u64 * per * self.iterations as u64;
+        if generated && sends > MAX_MESSAGES {
+            return Err(format!(
+                "--workload {} on {p} ranks for --iterations {} sends {sends} messages, more than the                  {MAX_MESSAGES} a run holds; lower --iterations or --ranks",
+                self.workload, self.iterations
+            ));
+        }
+        let (i, c) = (self.iterations, self.compute_ns);
+        let mut w = match self.workload.as_str() {
+            "synthetic" => return Ok(None),
+            "trace" => match &self.trace_dir {
+                Some(dir) => Workload::read(dir)?,
+                None => return Err("--workload trace needs --trace-dir DIR (files rank.0.txt, rank.1.txt, ...)".into()),
+            },
+            "allreduce" => Workload::ring_allreduce(p, message_bytes, i, c),
+            "halo3d" => Workload::halo3d(p, self.halo_bytes, i, c),
+            _ => Workload::all_to_all(p, message_bytes, i, c),
+        };
+        let mapping = match self.rank_mapping.as_str() {
+            "linear" => Mapping::Linear,
+            "random" => Mapping::Random(seed),
+            file => Mapping::List(read_mapping(std::path::Path::new(file))?),
+        };
+        w.place(nodes, &mapping)?;
+        Ok(Some(Arc::new(w)))
+    }
+}
+
+/// The application's figures: its time, and per-rank finish and blocked
+/// (communication) times as min / mean / max.
+pub(crate) fn summary(r: &Results) -> String {
+    let Some(app) = r.app_time_ns else { return String::new() };
+    let stats = |v: Vec<f64>| {
+        let n = v.len().max(1) as f64;
+        let (lo, hi) = v.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+        format!("min {lo:.1}, mean {:.1}, max {hi:.1} ns", v.iter().sum::<f64>() / n)
+    };
+    format!(
+        "application: {} ranks finished at {app:.1} ns\n  rank finish: {}\n  rank communication: {}\n",
+        r.ranks.len(),
+        stats(r.ranks.iter().filter_map(|x| x.finish_ns).collect()),
+        stats(r.ranks.iter().map(|x| x.comm_ns).collect()),
+    )
+}

@@ -1,0 +1,358 @@
+//! The ranks of a trace-driven workload at run time: each NIC with a rank
+//! runs its program ([`Workload`]), sends through the NIC, matches arriving
+//! messages to receives, and blocks in `recv`, `wait` and `waitall`. Its
+//! state is a [`Rank`] in the node (rolled back with it); nothing here runs
+//! under synthetic traffic.
+
+use super::workload::{Kind, Workload, NO_RANK};
+use super::{Header, Msg, Network, Node, Results};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use timewarp::Ctx;
+
+/// What a rank is doing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Phase {
+    /// Not started (or the NIC has no rank).
+    #[default]
+    Idle,
+    /// In a `compute`, until its `Step` event.
+    Computing,
+    /// Blocked until request `.0` completes (`recv`, `wait`).
+    WaitFor(u32),
+    /// Blocked until every outstanding request completes.
+    WaitAll,
+    /// Past its last operation.
+    Done,
+}
+
+/// One rank's run-time state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Rank {
+    /// Index of its current operation.
+    pc: u32,
+    phase: Phase,
+    /// When the current block began, total time blocked, finish time.
+    since: f64,
+    comm: f64,
+    finish: f64,
+    /// Next request id and next message number.
+    next_req: u32,
+    next_send: u32,
+    /// Outstanding isend/irecv requests in order: (id, complete, operation).
+    reqs: VecDeque<(u32, bool, u32)>,
+    /// Receives posted and not matched: (source, tag, request, operation).
+    posted: Vec<(u32, u32, u32, u32)>,
+    /// Messages released and not matched, in release order: (source, k).
+    unexpected: Vec<(u32, u32)>,
+    /// Per source, the ordinal of its next message to release.
+    expect: Vec<(u32, u32)>,
+    /// Messages complete but ahead of an earlier one from their source.
+    early: Vec<(u32, u32)>,
+}
+
+impl Rank {
+    /// Message `k` of rank `src` is whole here: the messages of `src` now
+    /// releasable in its send order (`k` and any held back behind it; none
+    /// while an earlier message of `src` to this rank is still missing).
+    pub(crate) fn in_order(&mut self, w: &Workload, src: u32, k: u32) -> Vec<u32> {
+        let ord = |k: u32| w.sends[src as usize][k as usize].ord;
+        let e = match self.expect.iter().position(|e| e.0 == src) {
+            Some(e) => e,
+            None => {
+                self.expect.push((src, 0));
+                self.expect.len() - 1
+            }
+        };
+        if ord(k) != self.expect[e].1 {
+            self.early.push((src, k));
+            return vec![];
+        }
+        let mut out = vec![k];
+        self.expect[e].1 += 1;
+        while let Some(i) = self.early.iter().position(|&(s, k)| s == src && ord(k) == self.expect[e].1) {
+            out.push(self.early.swap_remove(i).1);
+            self.expect[e].1 += 1;
+        }
+        out
+    }
+}
+
+/// One rank's figures in [`super::Results::ranks`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[allow(missing_docs)]
+pub struct RankResult {
+    /// The rank and its node.
+    pub rank: u32,
+    pub node: u32,
+    /// When it finished its last operation (absent: it did not).
+    pub finish_ns: Option<f64>,
+    /// Time blocked in recv, wait, waitall and collectives.
+    pub comm_ns: f64,
+    /// What an unfinished rank waits for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
+}
+
+impl Network {
+    fn workload(&self) -> &Workload {
+        self.workload.as_deref().expect("a trace workload")
+    }
+
+    /// The first events: every NIC with a rank starts its program at 0.
+    #[inline(never)]
+    pub(crate) fn start_ranks(&self, lp: u32, ctx: &mut Ctx<'_, Self>) -> Vec<Rank> {
+        let t = self.topology.terminals();
+        let w = self.workload();
+        (0..t)
+            .map(|nic| {
+                // A fat-tree's switches above the leaves have NIC slots but no nodes.
+                if nic < self.topology.nics(lp) && w.rank_of[(lp * t + nic) as usize] != NO_RANK {
+                    ctx.send(lp, 0.0, Msg::Step { nic: nic as u8 });
+                }
+                Rank::default()
+            })
+            .collect()
+    }
+
+    /// NIC `nic`'s rank resumes (start, or the end of a compute).
+    #[inline(never)]
+    pub(crate) fn step(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
+        n.ranks[nic].phase = Phase::Idle;
+        self.run_rank(n, nic, ctx);
+    }
+
+    /// Runs NIC `nic`'s rank until it blocks, computes or ends.
+    fn run_rank(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
+        let w = self.workload();
+        let t = self.topology.terminals();
+        let me_node = ctx.lp() * t + nic as u32;
+        let r = w.rank_of[me_node as usize];
+        let ops = &w.ops[r as usize];
+        let now = ctx.now();
+        loop {
+            let rk = &mut n.ranks[nic];
+            let Some(op) = ops.get(rk.pc as usize) else {
+                rk.phase = Phase::Done;
+                rk.finish = now;
+                return;
+            };
+            match op.kind {
+                Kind::Compute(ns) => {
+                    rk.pc += 1;
+                    if ns > 0.0 {
+                        rk.phase = Phase::Computing;
+                        return ctx.send(ctx.lp(), ns, Msg::Step { nic: nic as u8 });
+                    }
+                }
+                Kind::Send { k, blocking } => {
+                    debug_assert_eq!(k, rk.next_send);
+                    rk.next_send += 1;
+                    if !blocking {
+                        let id = rk.next_req;
+                        rk.next_req += 1;
+                        rk.reqs.push_back((id, true, rk.pc));
+                    }
+                    rk.pc += 1;
+                    let s = w.sends[r as usize][k as usize];
+                    let dst = w.node_of[s.dst as usize];
+                    self.enqueue(n, nic, me_node, dst, s.bytes.max(1), k, ctx);
+                }
+                Kind::Recv { src, tag, blocking } => {
+                    let id = rk.next_req;
+                    rk.next_req += 1;
+                    let found =
+                        rk.unexpected.iter().position(|&(s, k)| s == src && w.sends[s as usize][k as usize].tag == tag);
+                    if let Some(i) = found {
+                        rk.unexpected.remove(i);
+                    } else {
+                        rk.posted.push((src, tag, id, rk.pc));
+                    }
+                    if !blocking {
+                        rk.reqs.push_back((id, found.is_some(), rk.pc));
+                    } else if found.is_none() {
+                        rk.phase = Phase::WaitFor(id);
+                        rk.since = now;
+                        return;
+                    }
+                    rk.pc += 1;
+                }
+                Kind::Wait => match rk.reqs.front() {
+                    Some(&(_, true, _)) | None => {
+                        rk.reqs.pop_front();
+                        rk.pc += 1;
+                    }
+                    Some(&(id, false, _)) => {
+                        rk.phase = Phase::WaitFor(id);
+                        rk.since = now;
+                        return;
+                    }
+                },
+                Kind::WaitAll => {
+                    if rk.reqs.iter().all(|q| q.1) {
+                        rk.reqs.clear();
+                        rk.pc += 1;
+                    } else {
+                        rk.phase = Phase::WaitAll;
+                        rk.since = now;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A whole message arrived at this NIC: released in its source's send
+    /// order (earlier ones held back until their predecessors arrive), then
+    /// matched to the oldest posted receive of its source and tag.
+    #[inline(never)]
+    pub(crate) fn message_arrived(&self, n: &mut Node, p: &Header, ctx: &mut Ctx<'_, Self>) {
+        let w = self.workload();
+        let nic = (p.dst % self.topology.terminals()) as usize;
+        let src = w.rank_of[p.src as usize];
+        for k in n.ranks[nic].in_order(w, src, p.msg) {
+            self.release(n, nic, src, k, ctx);
+        }
+    }
+
+    /// Message `k` of rank `src`, in order: completes a posted receive or waits.
+    fn release(&self, n: &mut Node, nic: usize, src: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
+        let tag = self.workload().sends[src as usize][k as usize].tag;
+        let rk = &mut n.ranks[nic];
+        let Some(i) = rk.posted.iter().position(|q| q.0 == src && q.1 == tag) else {
+            rk.unexpected.push((src, k));
+            return;
+        };
+        let id = rk.posted.remove(i).2;
+        if let Some(q) = rk.reqs.iter_mut().find(|q| q.0 == id) {
+            q.1 = true;
+        }
+        let resume = match rk.phase {
+            Phase::WaitFor(w) => w == id,
+            Phase::WaitAll => rk.reqs.iter().all(|q| q.1),
+            _ => false,
+        };
+        if resume {
+            let now = ctx.now();
+            rk.comm += now - rk.since;
+            match rk.phase {
+                Phase::WaitAll => rk.reqs.clear(),
+                _ => rk.reqs.retain(|q| q.0 != id),
+            }
+            rk.pc += 1;
+            rk.phase = Phase::Idle;
+            self.run_rank(n, nic, ctx);
+        }
+    }
+
+    /// NIC `nic` of router `lp`'s rank figures, if it has a rank.
+    pub(crate) fn rank_result(&self, lp: u32, nic: usize, n: &Node) -> Option<RankResult> {
+        let w = self.workload();
+        if nic as u32 >= self.topology.nics(lp) {
+            return None;
+        }
+        let node = lp * self.topology.terminals() + nic as u32;
+        let r = w.rank_of[node as usize];
+        if r == NO_RANK {
+            return None;
+        }
+        let rk = &n.ranks[nic];
+        let done = rk.phase == Phase::Done;
+        Some(RankResult {
+            rank: r,
+            node,
+            finish_ns: done.then_some(rk.finish),
+            comm_ns: rk.comm,
+            waiting: (!done).then(|| self.describe(r, rk)),
+        })
+    }
+
+    /// What an unfinished rank is doing, for the error message.
+    fn describe(&self, r: u32, rk: &Rank) -> String {
+        let ops = &self.workload().ops[r as usize];
+        let at = |pc: u32| {
+            let op = ops[pc as usize];
+            let mut s = String::new();
+            if !op.collective.is_empty() {
+                s += &format!(" in {}", op.collective);
+            }
+            if op.line > 0 {
+                s += &format!(" (line {})", op.line);
+            }
+            s
+        };
+        let recv = |id: u32| match rk.posted.iter().find(|q| q.2 == id) {
+            Some(&(src, tag, _, pc)) => format!("recv from {src} tag {}{}", tag_name(tag), at(pc)),
+            None => "a request".into(),
+        };
+        match rk.phase {
+            Phase::Idle => format!("rank {r} has not started"),
+            Phase::Computing => format!("rank {r} is computing{}", at(rk.pc - 1)),
+            Phase::WaitFor(id) => match ops[rk.pc as usize].kind {
+                Kind::Wait => format!("rank {r} waits in wait{} for {}", at(rk.pc), recv(id)),
+                _ => format!("rank {r} waits in {}", recv(id)),
+            },
+            Phase::WaitAll => {
+                let open: Vec<String> = rk.reqs.iter().filter(|q| !q.1).map(|q| recv(q.0)).collect();
+                format!("rank {r} waits in waitall{} for {}", at(rk.pc), open.join(", "))
+            }
+            Phase::Done => format!("rank {r} finished"),
+        }
+    }
+}
+
+impl Network {
+    /// Adds router `lp`'s ranks to the results (kept in rank order) and
+    /// the application time once every rank is in.
+    pub(crate) fn finalize_ranks(&self, lp: u32, n: &Node, r: &mut Results) {
+        for nic in 0..n.ranks.len() {
+            if let Some(x) = self.rank_result(lp, nic, n) {
+                r.ranks.push(x);
+            }
+        }
+        // Appends to a sorted list: near linear.
+        r.ranks.sort_by_key(|x| x.rank);
+        let all = r.ranks.len() as u32 == self.workload().ranks();
+        r.app_time_ns = if all && r.ranks.iter().all(|x| x.finish_ns.is_some()) {
+            Some(r.ranks.iter().filter_map(|x| x.finish_ns).fold(0.0, f64::max))
+        } else {
+            None
+        };
+    }
+}
+
+impl Results {
+    /// With a trace workload whose ranks did not all finish: an error
+    /// naming each unfinished rank and what it waits for (`end`: the
+    /// run's end time, named when packets or computes were still pending,
+    /// so the run stopped there rather than in a deadlock).
+    pub fn unfinished(&self) -> Option<String> {
+        let waiting: Vec<&str> = self.ranks.iter().filter_map(|x| x.waiting.as_deref()).collect();
+        if waiting.is_empty() {
+            return None;
+        }
+        let computing = waiting.iter().any(|w| w.contains("is computing") || w.contains("not started"));
+        let why = if self.in_flight_packets > 0 || computing {
+            "the run reached its end time (--end) before the application finished; raise --end".to_string()
+        } else {
+            "deadlock: no event is left that could complete these operations".to_string()
+        };
+        let shown: Vec<&str> = waiting.iter().take(20).copied().collect();
+        let more = if waiting.len() > 20 { format!("; and {} more", waiting.len() - 20) } else { String::new() };
+        Some(format!(
+            "{} of {} ranks did not finish ({why}): {}{more}",
+            waiting.len(),
+            self.ranks.len(),
+            shown.join("; ")
+        ))
+    }
+}
+
+/// A tag as the trace wrote it (collectives' tags by their number).
+fn tag_name(tag: u32) -> String {
+    if tag >= super::workload::COLLECTIVE_TAG {
+        format!("(collective #{})", tag - super::workload::COLLECTIVE_TAG)
+    } else {
+        tag.to_string()
+    }
+}
