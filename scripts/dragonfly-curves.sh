@@ -26,12 +26,7 @@ for traffic in uniform group-shift; do
       # shellcheck disable=SC2086 # SHAPE is a list of options
       $bin run network --topology dragonfly $SHAPE --routing "$routing" --traffic "$traffic" --load "$load" \
         --end "$END" --warmup "$WARMUP" -q --stats-json "$tmp"
-      row+=$(python3 - "$tmp" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["model_results"]
-print(f" {r['accepted_throughput']:.3f} | {r['latency_mean']:.0f} | {r['hops_mean']:.2f} |", end="")
-PY
-)
+      row+=$(python3 scripts/network-row.py "$tmp")
     done
     echo "$row"
   done

@@ -28,12 +28,7 @@ for shape in "$FULL" "$PRUNED"; do
       # shellcheck disable=SC2086 # shape and COMMON are lists of options
       $bin run network --topology fattree $shape $COMMON --routing "$routing" --load "$load" \
         --end "$END" --warmup "$WARMUP" -q --stats-json "$tmp"
-      row+=$(python3 - "$tmp" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["model_results"]
-print(f" {r['accepted_throughput']:.3f} | {r['latency_mean']:.0f} | {r['hops_mean']:.2f} |", end="")
-PY
-)
+      row+=$(python3 scripts/network-row.py "$tmp")
     done
     echo "$row"
   done

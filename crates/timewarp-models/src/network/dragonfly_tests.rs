@@ -8,13 +8,9 @@
 //! `y` is its link number `y − [y > x]`, held by router `number / h`), not
 //! from the routing code.
 
+use super::tests::{assert_saturated_but_sound, go};
 use super::*;
-use timewarp::{run, Config, Report};
-
-fn go(m: &Network, end: f64) -> Report<Results> {
-    m.validate().unwrap();
-    run(m, &Config { end, ..Config::default() }).unwrap_or_else(|e| panic!("{m:?}: {e}"))
-}
+use timewarp::{run, Config};
 
 /// The test's own arithmetic for a maximal dragonfly.
 struct Geo {
@@ -239,13 +235,7 @@ fn packets_are_conserved_buffers_never_overflow_and_nothing_deadlocks() {
                     };
                     let r = go(&m, 10_000.0).results;
                     let what = format!("{routing:?} {traffic:?} {switch:?} buffers {buffer_packets}");
-                    assert_eq!(r.injected_packets, r.delivered_packets + r.in_flight_packets, "{what}");
-                    assert!(r.in_flight_packets > 0, "{what}: saturated, packets must be waiting");
-                    assert!(r.max_input_buffer as u32 <= buffer_packets, "{what}");
-                    assert!(r.max_credits as u32 <= buffer_packets, "{what}");
-                    assert!(r.max_output_buffer as u32 <= buffer_packets, "{what}");
-                    // The second half still delivers: no deadlock.
-                    assert!(r.accepted_throughput > 0.1, "{what}: {}", r.accepted_throughput);
+                    assert_saturated_but_sound(&r, buffer_packets, &what);
                 }
             }
         }

@@ -5,9 +5,22 @@
 use super::*;
 use timewarp::{run, Config, Report};
 
-fn go(m: &Network, end: f64) -> Report<Results> {
+/// Runs `m` sequentially to `end` (the other topologies' tests use it too).
+pub(super) fn go(m: &Network, end: f64) -> Report<Results> {
     m.validate().unwrap();
     run(m, &Config { end, ..Config::default() }).unwrap_or_else(|e| panic!("{m:?}: {e}"))
+}
+
+/// What a saturated run must show whatever the topology: packets conserved
+/// and waiting, no buffer or credit count above capacity, and still
+/// delivering (no deadlock).
+pub(super) fn assert_saturated_but_sound(r: &Results, buffer_packets: u32, what: &str) {
+    assert_eq!(r.injected_packets, r.delivered_packets + r.in_flight_packets, "{what}");
+    assert!(r.in_flight_packets > 0, "{what}: saturated, packets must be waiting");
+    assert!(r.max_input_buffer as u32 <= buffer_packets, "{what}");
+    assert!(r.max_credits as u32 <= buffer_packets, "{what}");
+    assert!(r.max_output_buffer as u32 <= buffer_packets, "{what}");
+    assert!(r.accepted_throughput > 0.1, "{what}: {}", r.accepted_throughput);
 }
 
 fn shapes() -> Vec<Topology> {
