@@ -1355,7 +1355,7 @@ impl Model for Network {
         // output-buffered), the links and the NICs. Packet slots come later,
         // as packets are buffered (node.rs, `Queues`).
         let (ports, outs) = (self.ports() as u64, self.outputs() as u64);
-        let lanes = |n: u64| Queues::heap_bytes(n * self.vcs as u64);
+        let lanes = |n: u64| n * self.vcs as u64 * size_of::<node::Lane>() as u64;
         let output = if self.switch == Switch::OutputBuffered { lanes(outs) } else { 0 };
         let nics = (outs - ports) * size_of::<Nic>() as u64;
         let node = lanes(ports) + output + outs * size_of::<Link>() as u64 + nics;

@@ -139,10 +139,6 @@ struct Slot {
 #[repr(C)]
 pub(crate) struct Queues {
     pub(crate) lanes: Vec<Lane>,
-    /// One bit per queue, set while it holds a packet: a high-radix router
-    /// (a dragonfly's or fat-tree's, hundreds of queues) finds its few
-    /// non-empty ones without reading every position.
-    busy: Vec<u64>,
     slots: Vec<Slot>,
     /// First free slot ([`NIL`]: none; the pool grows).
     free: u16,
@@ -151,13 +147,7 @@ pub(crate) struct Queues {
 
 impl Queues {
     pub(crate) fn new(queues: usize, cap: u16) -> Self {
-        Queues {
-            cap,
-            slots: Vec::new(),
-            free: NIL,
-            lanes: vec![Lane::default(); queues],
-            busy: vec![0; queues.div_ceil(64)],
-        }
+        Queues { cap, slots: Vec::new(), free: NIL, lanes: vec![Lane::default(); queues] }
     }
 
     #[inline]
@@ -192,10 +182,7 @@ impl Queues {
         };
         let l = &mut self.lanes[q];
         match l.tail {
-            NIL => {
-                l.head = s;
-                self.busy[q / 64] |= 1 << (q % 64);
-            }
+            NIL => l.head = s,
             t => self.slots[t as usize].next = s,
         }
         l.tail = s;
@@ -213,32 +200,19 @@ impl Queues {
         l.len -= 1;
         if l.len == 0 {
             l.tail = NIL;
-            self.busy[q / 64] &= !(1 << (q % 64));
         }
         slot.next = self.free;
         self.free = s;
         slot.p
     }
 
-    /// The head of every non-empty queue, with the queue's index, in index
-    /// order (a scan over the busy bits, not the positions or the slots).
+    /// The head of every non-empty queue, with the queue's index (a scan
+    /// over the positions, which are small and adjacent, not the slots).
+    /// Only adaptive routing needs it, on the cubes' routers of a few dozen
+    /// queues: fixed routes read an output's waiting list instead.
     #[inline]
     pub(crate) fn heads(&self) -> impl Iterator<Item = (usize, &Packet)> + '_ {
-        self.busy.iter().enumerate().flat_map(move |(w, &bits)| {
-            let mut bits = bits;
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let q = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    (q, &self.slots[self.lanes[q].head as usize].p)
-                })
-            })
-        })
-    }
-
-    /// Bytes of the positions and busy bits of `queues` queues (what a node has before any packet).
-    pub(crate) fn heap_bytes(queues: u64) -> u64 {
-        queues * size_of::<Lane>() as u64 + queues.div_ceil(64) * 8
+        self.lanes.iter().enumerate().filter(|(_, l)| l.len > 0).map(move |(q, l)| (q, &self.slots[l.head as usize].p))
     }
 
     /// Packets in every queue.
