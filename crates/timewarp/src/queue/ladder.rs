@@ -222,9 +222,9 @@ pub struct LadderQueue<P = u32> {
     overflow_max: (u64, u32, u64),
     /// Next node of the next bucket's list to prefetch (0: none).
     warm: Link,
-    /// The item of the node `warm` last passed: an event of the next
-    /// bucket, [`PendingQueue::upcoming`]'s answer past Bottom's end.
-    warmed: Option<P>,
+    /// The node `warm` last passed (0: none): an event of the next bucket,
+    /// [`PendingQueue::upcoming`]'s answer past Bottom's end.
+    warmed: Link,
 }
 
 /// An entry ordered for a min-heap (`BinaryHeap` is a max-heap).
@@ -265,7 +265,7 @@ impl<P> Default for LadderQueue<P> {
             overflow: std::collections::BinaryHeap::new(),
             overflow_max: (0, 0, 0),
             warm: 0,
-            warmed: None,
+            warmed: 0,
         }
     }
 }
@@ -360,8 +360,8 @@ impl<P: Copy> LadderQueue<P> {
     fn warm_step(&mut self) {
         if let Some(n) = self.warm.checked_sub(1).and_then(|i| self.pool.nodes.get(i as usize)) {
             crate::arena::prefetch_all(n);
+            self.warmed = self.warm;
             self.warm = n.next;
-            self.warmed = Some(n.e.item);
         }
     }
 
@@ -610,7 +610,7 @@ impl<P: Copy + Send> PendingQueue<P> for LadderQueue<P> {
         }
         match self.bottom.len().checked_sub(k + 1) {
             Some(i) => Some(self.bottom[i].item),
-            None => self.warmed,
+            None => self.warmed.checked_sub(1).and_then(|i| self.pool.nodes.get(i as usize)).map(|n| n.e.item),
         }
     }
 }
