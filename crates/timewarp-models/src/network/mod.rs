@@ -1196,7 +1196,7 @@ impl Network {
     /// A new message at NIC `nic`: its packets join the NIC's injection queue.
     fn generate(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
         let router = ctx.lp();
-        let me = router * self.topology.terminals() + nic as u32;
+        let me = self.topology.node(router, nic as u32).expect("only NICs with a node create messages");
         let nodes = self.topology.nodes();
         let dst = match self.probe {
             Some((_, d)) => d,

@@ -102,12 +102,10 @@ impl Network {
     /// The first events: every NIC with a rank starts its program at 0.
     #[inline(never)]
     pub(crate) fn start_ranks(&self, lp: u32, ctx: &mut Ctx<'_, Self>) -> Vec<Rank> {
-        let t = self.topology.terminals();
         let w = self.workload();
-        (0..t)
+        (0..self.topology.terminals())
             .map(|nic| {
-                // A fat-tree's switches above the leaves have NIC slots but no nodes.
-                if nic < self.topology.nics(lp) && w.rank_of[(lp * t + nic) as usize] != NO_RANK {
+                if self.topology.node(lp, nic).is_some_and(|x| w.rank_of[x as usize] != NO_RANK) {
                     ctx.send(lp, 0.0, Msg::Step { nic: nic as u8 });
                 }
                 Rank::default()
@@ -125,8 +123,7 @@ impl Network {
     /// Runs NIC `nic`'s rank until it blocks, computes or ends.
     fn run_rank(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
         let w = self.workload();
-        let t = self.topology.terminals();
-        let me_node = ctx.lp() * t + nic as u32;
+        let me_node = self.topology.node(ctx.lp(), nic as u32).expect("a rank's NIC has a node");
         let r = w.rank_of[me_node as usize];
         let ops = &w.ops[r as usize];
         let now = ctx.now();
@@ -248,10 +245,7 @@ impl Network {
     /// NIC `nic` of router `lp`'s rank figures, if it has a rank.
     pub(crate) fn rank_result(&self, lp: u32, nic: usize, n: &Node) -> Option<RankResult> {
         let w = self.workload();
-        if nic as u32 >= self.topology.nics(lp) {
-            return None;
-        }
-        let node = lp * self.topology.terminals() + nic as u32;
+        let node = self.topology.node(lp, nic as u32)?;
         let r = w.rank_of[node as usize];
         if r == NO_RANK {
             return None;

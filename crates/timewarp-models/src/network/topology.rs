@@ -62,6 +62,14 @@ impl Topology {
         }
     }
 
+    /// The node behind NIC `nic` of router `r` (`None`: a slot with no node,
+    /// on a fat-tree's switches above the leaves). Nodes are numbered
+    /// router by router: NIC `nic` of router `r` is node `r · t + nic`.
+    #[inline]
+    pub fn node(&self, r: u32, nic: u32) -> Option<u32> {
+        (nic < self.nics(r)).then(|| r * self.terminals() + nic)
+    }
+
     /// Routers (one LP each).
     pub fn routers(&self) -> u32 {
         match self {
