@@ -806,6 +806,21 @@ impl Network {
         self.route(n, router, p);
     }
 
+    /// The packet now at the front of NIC `nic`'s injection queue (if any)
+    /// becomes a head: the routings that decide at the source (UGAL-L,
+    /// updown-adaptive) decide now, on the buffers as they are, and its
+    /// output counts it.
+    #[inline]
+    fn injection_head(&self, n: &mut Node, router: u32, nic: usize) {
+        let Some(&h) = n.inject[nic].queue.front() else { return };
+        let mut h = h;
+        if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
+            self.ugal(n, router, &mut h);
+            n.inject[nic].queue[0] = h;
+        }
+        n.links[h.out as usize].heads += 1;
+    }
+
     /// Escape virtual channels under adaptive routing (the dateline classes
     /// of a torus, one channel otherwise); the channels above are adaptive.
     #[inline]
@@ -956,27 +971,13 @@ impl Network {
     fn take_input(&self, n: &mut Node, i: usize, ctx: &mut Ctx<'_, Self>) -> Packet {
         let v = self.vcs as usize;
         let inject = self.ports() * v;
-        let p = if i >= inject {
-            let p = n.inject[i - inject].queue.pop_front().expect("a packet at the head of the injection queue");
-            // UGAL decides as the next packet becomes the queue's head, on the buffers as they are now.
-            if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
-                if let Some(&h) = n.inject[i - inject].queue.front() {
-                    let mut h = h;
-                    self.ugal(n, ctx.lp(), &mut h);
-                    n.inject[i - inject].queue[0] = h;
-                }
-            }
-            p
-        } else {
-            n.input.pop(i)
-        };
         if i >= inject {
+            let p = n.inject[i - inject].queue.pop_front().expect("a packet at the head of the injection queue");
+            self.injection_head(n, ctx.lp(), i - inject);
             n.links[p.out as usize].heads -= 1;
-            if let Some(h) = n.inject[i - inject].queue.front() {
-                n.links[h.out as usize].heads += 1;
-            }
             return p;
         }
+        let p = n.input.pop(i);
         n.done_waiting(i, p.out as usize);
         if let Some(out) = n.input.head(i).map(|h| h.out as usize) {
             n.wait_for(i, out);
@@ -1272,14 +1273,7 @@ impl Network {
             }
         }
         if was_empty {
-            if let Some(&h) = n.inject[nic].queue.front() {
-                let mut h = h;
-                if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
-                    self.ugal(n, router, &mut h);
-                    n.inject[nic].queue[0] = h;
-                }
-                n.links[h.out as usize].heads += 1;
-            }
+            self.injection_head(n, router, nic);
             self.try_input(n, self.ports() * self.vcs as usize + nic, ctx);
         }
     }
