@@ -103,6 +103,13 @@ impl Builder {
         self.ops[r as usize].push(Op { kind, line, collective });
     }
 
+    /// A generated compute phase of rank `r` (none when `ns` is 0).
+    fn compute(&mut self, r: u32, ns: f64) {
+        if ns > 0.0 {
+            self.push(r, Kind::Compute(ns), 0, "");
+        }
+    }
+
     /// Rank `r` sends; `at`: the line and collective it comes from.
     fn send(&mut self, r: u32, dst: u32, bytes: u32, tag: u32, blocking: bool, at: (u32, &'static str)) {
         let pairs = &mut self.pairs[r as usize];
@@ -322,9 +329,7 @@ impl Workload {
         let mut b = Builder::new(p);
         for r in 0..p {
             for _ in 0..iterations {
-                if compute_ns > 0.0 {
-                    b.push(r, Kind::Compute(compute_ns), 0, "");
-                }
+                b.compute(r, compute_ns);
                 b.ring_allreduce(r, p, bytes, 0);
             }
         }
@@ -337,9 +342,7 @@ impl Workload {
         let mut b = Builder::new(p);
         for r in 0..p {
             for _ in 0..iterations {
-                if compute_ns > 0.0 {
-                    b.push(r, Kind::Compute(compute_ns), 0, "");
-                }
+                b.compute(r, compute_ns);
                 for i in 1..p {
                     b.push(r, Kind::Recv { src: (r + p - i) % p, tag: 0, blocking: false }, 0, "");
                 }
@@ -377,9 +380,7 @@ impl Workload {
                 }
             }
             for _ in 0..iterations {
-                if compute_ns > 0.0 {
-                    b.push(r, Kind::Compute(compute_ns), 0, "");
-                }
+                b.compute(r, compute_ns);
                 // From the neighbour in direction d comes what it sent the opposite way.
                 for &(n, d) in &dirs {
                     b.push(r, Kind::Recv { src: n, tag: d ^ 1, blocking: false }, 0, "");
