@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (the README's test command; .ci/run calls it):
-#   1. every crate's unit, integration and doc tests (`cargo test --workspace`);
+#   1. every crate's unit, integration and doc tests (`cargo test --workspace
+#      --no-fail-fast`: a failing test binary never hides the ones after it);
 #   2. where MPI is installed, the MPI build's tests: end-to-end runs under
 #      `mpirun -n 2` and `-n 3` (crates/timewarp-cli/tests/mpi.rs).
 # Without `mpirun` part 2 is skipped with a note, unless TIMEWARP_REQUIRE_MPI=1
@@ -12,8 +13,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 
-echo "== cargo test --workspace"
-cargo test --workspace 2>&1 | tee -a "$log" || status=1
+echo "== cargo test --workspace --no-fail-fast"
+cargo test --workspace --no-fail-fast 2>&1 | tee -a "$log" || status=1
 
 # The mpi crate generates its bindings with bindgen, which needs libclang:
 # look for it before a build that would fail deep inside a dependency.
@@ -36,8 +37,8 @@ if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 && ! ha
   fi
 elif command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1; then
   echo "== MPI tests (cargo feature mpi, mpirun -n 2 and -n 3)"
-  cargo test -p timewarp --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --doc 2>&1 | tee -a "$log" || status=1
-  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --test mpi 2>&1 | tee -a "$log" || status=1
+  cargo test -p timewarp --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --doc 2>&1 | tee -a "$log" || status=1
+  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi 2>&1 | tee -a "$log" || status=1
 elif [ "${TIMEWARP_REQUIRE_MPI:-0}" = 1 ]; then
   echo "error: TIMEWARP_REQUIRE_MPI=1 but mpirun/mpicc are not installed (see README: MPI)" | tee -a "$log"
   status=1
@@ -48,4 +49,8 @@ fi
 # cargo's last block is often a crate with no doc-tests ("0 passed"): close
 # with the totals of every test binary instead.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+# A test binary that crashed, or a build that failed, counts no failed test.
+if [ "$status" != 0 ] && ! grep -q '^test result: FAILED' "$log"; then
+  echo "error: a build or a test binary failed outside the counts above (see the output)"
+fi
 exit "$status"

@@ -99,6 +99,11 @@ fn every_mode_writes_a_trace_that_nests_and_changes_nothing() {
     let modes: &[(&str, &[&str])] = &[
         ("sequential", &["--sync", "sequential"]),
         ("optimistic", &["--sync", "optimistic", "--threads", "2", "--remote", "1.0"]),
+        // One worker running two PEs in turn is deterministic: it rolls back on every machine.
+        (
+            "one-worker",
+            &["--sync", "optimistic", "--threads", "1", "--pes", "2", "--remote", "1.0", "--lookahead", "0"],
+        ),
         ("optimistic-dynamic", &["--sync", "optimistic", "--threads", "2", "--pes", "4", "--scheduling", "dynamic"]),
         ("conservative", &["--sync", "conservative", "--threads", "2"]),
     ];
@@ -127,8 +132,9 @@ fn every_mode_writes_a_trace_that_nests_and_changes_nothing() {
                 assert_eq!(tracks.len(), stats["pes_per_process"].as_u64().unwrap() as usize, "{what}: a track per PE");
             }
         }
-        if *what == "optimistic" {
-            assert!(count("rollback") > 0, "--remote 1.0 on two threads rolls back: {names:?}");
+        // Whether two threads roll back depends on how the OS schedules them.
+        if *what == "one-worker" {
+            assert!(count("rollback") > 0, "two PEs on one worker roll back: {names:?}");
         }
     }
 }

@@ -50,14 +50,18 @@ fn heavy_rollback_configuration_commits_the_same_history() {
     let m = Phold { lps: 64, population: 1, remote: 1.0, ..Phold::default() };
     let end = 100.0;
     let seq = stats(&m, Config { end, ..Config::default() });
-    let mut rolled_back = 0;
     for threads in [2, 4, 8] {
         let par = stats(&m, Config { sync: SyncMode::Optimistic, end, threads, batch: 16, ..Config::default() });
         assert_same(&seq, &par, &format!("heavy rollback, {threads} threads"));
         assert!(par.efficiency > 0.0 && par.efficiency <= 1.0);
-        rolled_back += par.rolled_back_events;
     }
-    assert!(rolled_back > 0, "this configuration is meant to roll back");
+    // Whether the threaded runs roll back depends on how the OS schedules
+    // them; one worker running three PEs in turn is deterministic and does.
+    let one = Config { sync: SyncMode::Optimistic, end, threads: 1, pes: Some(3), batch: 16, ..Config::default() };
+    let par = stats(&m, one);
+    assert_same(&seq, &par, "heavy rollback, 3 PEs on one worker");
+    assert!(par.rolled_back_events > 0, "this configuration is meant to roll back");
+    assert!(par.efficiency < 1.0, "rolled-back work lowers efficiency");
 }
 
 #[test]
