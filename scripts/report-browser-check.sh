@@ -7,9 +7,8 @@
 #
 # Without REPORT.html it builds timewarp (release), runs the default PHOLD
 # model optimistically on 2 threads and reports that run. Needs Chromium
-# (Debian: apt-get install chromium). CI checks the page with an HTML parser
-# instead (crates/timewarp-cli/tests/plot.rs): installing a browser there
-# costs more than the rest of the tests.
+# (Debian: apt-get install chromium). The test suite runs this check on a
+# report (crates/timewarp-cli/tests/browser.rs); CI installs Chromium for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
