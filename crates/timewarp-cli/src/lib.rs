@@ -865,27 +865,42 @@ fn execute<M: Model>(
             print!("{summary}");
         }
     }
+    // Every file is written even when an earlier one fails (the others keep
+    // the run's figures); the first failure is the error.
+    let mut failed: Option<String> = None;
+    let mut keep = |written: Result<(), String>| {
+        if let Err(e) = written {
+            failed.get_or_insert(e);
+        }
+    };
     if let Some(out) = trace_out {
-        trace_out::write(out, &report, &rec.config, engine)?;
+        keep(trace_out::write(out, &report, &rec.config, engine));
     }
     if let Some(out) = stats_out {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
         json["model_results"] = results.clone();
         json["config"] = rec.config;
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-        if let Err(e) = out.write(&text) {
-            // The run's figures are not lost with the file: they go to stderr.
-            if engine.quiet {
-                eprint!("{summary}");
-            }
-            return Err(e);
-        }
+        keep(out.write(&text));
     }
     let [pes, gvt] = csv_outs;
     for (file, text) in [(pes, csv_stats::pes(&report.stats)), (gvt, csv_stats::gvt(&report.stats))] {
         if let Some(file) = file {
-            file.write(text?.trim_end_matches('\n'))?;
+            match text {
+                Ok(text) => keep(file.write(text.trim_end_matches('\n'))),
+                Err(e) => {
+                    file.discard();
+                    keep(Err(e));
+                }
+            }
         }
+    }
+    if let Some(e) = failed {
+        // The run's figures are not lost with a file: a quiet run prints them on stderr.
+        if engine.quiet {
+            eprint!("{summary}");
+        }
+        return Err(e);
     }
     Ok(Some(results))
 }

@@ -105,7 +105,8 @@ fn check(args: &[&str], env: &[(&str, &str)], end: End, mention: &str) -> Result
         }
         End::Rescued => {
             let last = err.trim_end().lines().last().unwrap_or_default();
-            if code != 1 || !last.starts_with("error: ") || !err.contains("committed events") {
+            if code != 1 || !last.starts_with("error: ") || !err.contains("committed events") || !err.contains("digest")
+            {
                 return fail("expected the summary on stderr, then one 'error: ' line, and exit 1");
             }
         }
@@ -310,7 +311,11 @@ fn statistics_that_cannot_be_written_are_not_lost() {
     table(&[
         (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Rescued, "cannot write statistics to /dev/full"),
         (&["verify", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Line, "cannot write statistics to /dev/full"),
-        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--trace-out", "/dev/full"], End::Line, "cannot write the timeline trace to /dev/full"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--trace-out", "/dev/full"], End::Rescued, "cannot write the timeline trace to /dev/full"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-csv", "/dev/full"], End::Rescued, "cannot write statistics to /dev/full"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--gvt-csv", "/dev/full", "--sync", "optimistic"], End::Rescued, "cannot write statistics to /dev/full"),
+        // One file failing does not stop the others (they keep the figures too).
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-csv", "/dev/full", "--stats-json", "/dev/null"], End::Rescued, "cannot write statistics to /dev/full"),
     ]);
 }
 
