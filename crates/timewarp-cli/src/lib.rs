@@ -223,7 +223,12 @@ impl Action for Verify<'_> {
                         runs' statistics with --stats-json)"
                 .into());
         }
-        let cfg = engine.config_for_verify(model.name(), model.num_lps())?;
+        if engine.sync == args::SyncArg::Sequential {
+            return Err("verify compares a sequential run with a parallel one, and --sync names the parallel one: \
+                        give --sync optimistic (the default), conservative or check"
+                .into());
+        }
+        let cfg = engine.config_for(model.name(), model.num_lps())?;
         fits(model, &cfg, 1, sizing)?;
         for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process()) {
             eprintln!("{note}");
@@ -454,7 +459,17 @@ pub(crate) fn command(name: &'static str, models: &Models) -> clap::Command {
         .mut_subcommand("run", |c| {
             add(c.about(format!("Run a model and print a summary (see `{name} run <model> --help`)")))
         })
-        .mut_subcommand("verify", add)
+        // verify's --sync names its parallel half (the other is sequential).
+        .mut_subcommand("verify", |c| {
+            add(c).mut_subcommands(|m| {
+                m.mut_arg("sync", |a| {
+                    a.default_value("optimistic").help(
+                        "Synchronisation mode of the parallel run (compared with a sequential run): optimistic, \
+                         conservative or check",
+                    )
+                })
+            })
+        })
 }
 
 fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode {
@@ -648,7 +663,10 @@ fn verify<M: Model>(model: &M, mut cfg: timewarp::Config, engine: &EngineArgs) -
             return Err(args::describe(&e));
         }
     };
-    let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
+    let par = match cfg.pes {
+        Some(pes) if pes != cfg.threads => format!("{} with {} thread(s) on {pes} PEs", cfg.sync.name(), cfg.threads),
+        _ => format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads),
+    };
     let line = match &v.divergence {
         None => format!(
             "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",

@@ -232,6 +232,8 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--dims", "8,8", "--vcs", "64", "--buffer-packets", "4096"], Line, "lower --vcs or --buffer-packets"),
         (&["run", "network", "--packet-bytes", "70000", "--message-bytes", "70000"], Line, "--packet-bytes may be at most 65,535"),
         (&["run", "network", "--interarrival", "1", "--message-bytes", "2048"], Line, "bound the run with --messages N"),
+        // verify's --sync names its parallel run; sequential is the other one.
+        (&["verify", "phold", "--lps", "8", "--sync", "sequential"], Line, "--sync names the parallel one: give --sync optimistic"),
         // Fat-trees: impossible shapes and other topologies' routings, named.
         (&["run", "network", "--topology", "fattree", "--radix", "7"], Line, "--radix must be even"),
         (&["run", "network", "--topology", "fattree", "--radix", "0"], Line, "--radix must be even"),

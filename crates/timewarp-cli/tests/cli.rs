@@ -516,3 +516,32 @@ fn network_trace_workloads_report_application_times() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("application: 16 ranks finished at"));
 }
+
+#[test]
+fn verify_describes_the_parallel_run_only() {
+    // --pes and --scheduling are the parallel run's: the sequential one runs one PE.
+    let o = timewarp(&[
+        "verify",
+        "phold",
+        "--lps",
+        "32",
+        "--end",
+        "5",
+        "--sync",
+        "optimistic",
+        "--threads",
+        "2",
+        "--pes",
+        "4",
+        "--scheduling",
+        "dynamic",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("verify: OK: sequential and optimistic with 2 thread(s) on 4 PEs"), "{out}");
+    // Without --sync: optimistic, as its help says.
+    let o = timewarp(&["verify", "phold", "--lps", "32", "--end", "5"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sequential and optimistic"), "{}", stderr(&o));
+    let help = String::from_utf8_lossy(&timewarp(&["verify", "phold", "--help"]).stdout).into_owned();
+    assert!(help.contains("[default: optimistic]"), "{help}");
+}
