@@ -504,6 +504,15 @@ fn typed(s: &str, path: bool) -> Value {
     Value::String(s.to_string())
 }
 
+/// Whether an option given on the command line `m` conflicts with `a` (either way round).
+fn excluded(cmd: &clap::Command, a: &clap::Arg, m: &clap::ArgMatches) -> bool {
+    let given = |b: &clap::Arg| m.value_source(b.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine);
+    cmd.get_arg_conflicts_with(a).into_iter().any(given)
+        || cmd
+            .get_arguments()
+            .any(|b| given(b) && cmd.get_arg_conflicts_with(b).iter().any(|c| c.get_id() == a.get_id()))
+}
+
 impl Effective {
     /// The configuration of `timewarp run` followed by `command` (a model
     /// name and options); `outputs` keeps output destinations in.
@@ -520,6 +529,14 @@ impl Effective {
                 continue;
             }
             let id = a.get_id().as_str();
+            // A default beside an option given that excludes it (a shape
+            // option beside --preset) is not set: written out, it would be refused.
+            let defaulted = m.value_source(id) == Some(clap::parser::ValueSource::DefaultValue);
+            if defaulted && excluded(&cmd, a, &m) {
+                let list = if opt.engine { &mut eff.engine } else { &mut eff.params };
+                list.push((opt.long.clone(), None));
+                continue;
+            }
             let value = match opt.kind {
                 Kind::Flag => Some(Value::Boolean(m.get_flag(id))),
                 kind => m.get_raw(id).map(|vals| {

@@ -184,7 +184,7 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "phold", "--mean", "1e308"], Clap, "--mean"),
         (&["run", "phold", "--lookahead", "inf"], Clap, "--lookahead"),
         (&["run", "phold", "--mean", "NaN"], Clap, "--mean"),
-        (&["run", "network", "--load", "2"], Clap, "--load"),
+        (&["run", "network", "--load", "-1"], Clap, "--load"),
         (&["run", "network", "--traffic", "zigzag"], Clap, "zigzag"),
         (&["run", "pcs", "--channels", "0"], Clap, "--channels"),
         (&["run", "pcs", "--call-duration", "-2"], Clap, "--call-duration"),
@@ -232,6 +232,11 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--dims", "8,8", "--vcs", "64", "--buffer-packets", "4096"], Line, "lower --vcs or --buffer-packets"),
         (&["run", "network", "--packet-bytes", "70000", "--message-bytes", "70000"], Line, "--packet-bytes may be at most 65,535"),
         (&["run", "network", "--interarrival", "1", "--message-bytes", "2048"], Line, "bound the run with --messages N"),
+        // A load above 1 floods the injection queues: only a bounded message count ends.
+        (&["run", "network", "--load", "2"], Line, "bound the run with --messages N"),
+        // A preset beside another topology than its own.
+        (&["run", "network", "--topology", "torus", "--preset", "theta"], Line, "--preset theta is a dragonfly, not a torus: give --topology dragonfly"),
+        (&["run", "network", "--topology", "dragonfly", "--preset", "summit"], Line, "--preset summit is a fattree, not a dragonfly"),
         // verify's --sync names its parallel run; sequential is the other one.
         (&["verify", "phold", "--lps", "8", "--sync", "sequential"], Line, "--sync names the parallel one: give --sync optimistic"),
         // Fat-trees: impossible shapes and other topologies' routings, named.

@@ -518,6 +518,37 @@ fn network_trace_workloads_report_application_times() {
 }
 
 #[test]
+fn a_preset_may_name_its_own_topology_and_prints_a_configuration_that_runs() {
+    let a = stats(&["run", "network", "--topology", "dragonfly", "--preset", "theta", "--end", "10"]);
+    assert_eq!((a["model_results"]["topology"].as_str(), a["lps"].as_u64()), (Some("dragonfly"), Some(864)));
+    let a = stats(&["run", "network", "--topology", "fattree", "--preset", "summit", "--end", "10"]);
+    assert_eq!((a["model_results"]["topology"].as_str(), a["lps"].as_u64()), (Some("fattree"), Some(504)));
+    // --print-config of a preset run: the shape options it fixes stay unset, and the file runs.
+    let o = timewarp(&["run", "network", "--preset", "theta", "--end", "10", "--print-config"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("topology = \"dragonfly\"") && text.contains("# dims: not set"), "{text}");
+    let file = tmp("theta.toml");
+    std::fs::write(&file, text.as_bytes()).unwrap();
+    let a = stats(&["run", "--config", file.to_str().unwrap()]);
+    assert_eq!(a["lps"].as_u64(), Some(864));
+}
+
+#[test]
+fn a_bounded_message_count_lets_the_load_exceed_one() {
+    // (offered load, packets per message of 256-byte packets)
+    for (offered, packets) in [(&["--load", "2"][..], 1), (&["--interarrival", "1", "--message-bytes", "2048"], 8)] {
+        let mut args = vec!["run", "network", "--dims", "4,4", "--messages", "5", "--end", "1e9"];
+        args.extend(offered);
+        let a = stats(&args);
+        let r = &a["model_results"];
+        // 16 nodes × 5 messages, all delivered once the queues drain.
+        assert_eq!(r["injected_packets"].as_u64(), Some(16 * 5 * packets), "{args:?}: {r}");
+        assert_eq!(r["delivered_packets"], r["injected_packets"], "{args:?}: {r}");
+    }
+}
+
+#[test]
 fn verify_describes_the_parallel_run_only() {
     // --pes and --scheduling are the parallel run's: the sequential one runs one PE.
     let o = timewarp(&[
