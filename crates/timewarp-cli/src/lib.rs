@@ -250,7 +250,7 @@ impl Procs {
             return Err(format!(
                 "this timewarp was built without MPI, but an MPI launcher started it as one of {size} processes \
                  ({var}={size}): each would run the whole model alone; build it with \
-                 `cargo build --release --features mpi` (see the README, MPI), or run it without mpirun"
+                 `cargo build --release -p timewarp-cli --features mpi --target-dir target/mpi` (see the README, MPI), or run it without mpirun"
             ));
         }
         Ok(Procs {

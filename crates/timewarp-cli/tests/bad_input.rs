@@ -337,10 +337,19 @@ fn environments_that_cannot_run_get_one_line() {
     ];
     // A binary without MPI started by mpirun: say so instead of running N copies.
     if cfg!(not(feature = "mpi")) {
-        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("OMPI_COMM_WORLD_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0")], End::Line, "--features mpi"));
+        // The build command it gives is the README's.
+        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("OMPI_COMM_WORLD_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0")], End::Line, MPI_BUILD));
         cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("PMI_SIZE", "4"), ("PMI_RANK", "0")], End::Line, "one of 4 processes"));
     }
     table_env(&cases);
+}
+
+/// How the README builds the MPI binary (the non-MPI binary's message under mpirun says the same).
+const MPI_BUILD: &str = "cargo build --release -p timewarp-cli --features mpi --target-dir target/mpi";
+
+#[test]
+fn the_readme_builds_the_mpi_binary_as_the_message_says() {
+    assert!(include_str!("../../../README.md").contains(MPI_BUILD));
 }
 
 /// SplitMix64: a seeded, dependency-free source for the fuzz test.
