@@ -553,10 +553,10 @@ impl Effective {
         Ok(eff)
     }
 
-    /// As a TOML run file (unset options as comments).
-    pub(crate) fn to_toml(&self) -> String {
+    /// As a TOML run file of program `program` (unset options as comments).
+    pub(crate) fn to_toml(&self, program: &str) -> String {
         let mut out = format!(
-            "# timewarp {}: effective configuration (run it with: timewarp run --config FILE)\n\n[engine]\n",
+            "# {program} {}: effective configuration (run it with: {program} run --config FILE)\n\n[engine]\n",
             env!("CARGO_PKG_VERSION")
         );
         let line = |(k, v): &(String, Option<Value>)| match v {
@@ -635,7 +635,7 @@ mod tests {
         assert_eq!(get(&eff.params, "remote"), Some(Value::Float(0.1)));
         assert_eq!(get(&eff.params, "interleave"), Some(Value::Boolean(false)));
         assert!(eff.engine.iter().all(|(k, _)| k != "stats-json"), "outputs are left out");
-        let text = eff.to_toml();
+        let text = eff.to_toml("timewarp");
         assert!(text.contains("hierarchy = [3, 4, 2]"), "{text}");
         let file: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(file["model"]["name"].as_str(), Some("phold"));

@@ -34,7 +34,7 @@ mod trace_out;
 mod workload_args;
 
 use args::EngineArgs;
-use clap::{CommandFactory, FromArgMatches, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Subcommand};
 use registry::{Act, Models, Registered};
 pub use registry::{ModelCli, RunInfo};
 use serde_json::Value;
@@ -62,14 +62,8 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Run a model and print a summary (see `timewarp run <model> --help`).
-    #[command(
-        arg_required_else_help = false,
-        after_help = "Run files: `timewarp run --config FILE [OPTIONS]` reads the model and its options from a TOML \
-file ([engine] and [model] tables, keys named like the options: threads = 2, kps-per-pe = 8; [model] name = \"phold\", \
-remote = 0.5) or from a --stats-json file of an earlier run (its `config` object), to reproduce that run. Options on \
-the command line replace the file's. `--print-config` prints the effective configuration as TOML and exits. \
-See docs/running.md."
-    )]
+    // Its text after --help names the program (`command`).
+    #[command(arg_required_else_help = false)]
     // The models are subcommands added at start-up (`App::command`).
     Run,
     /// Run a model sequentially and in parallel and compare what they commit
@@ -78,10 +72,6 @@ See docs/running.md."
     Verify,
     /// Continue a run from a checkpoint written with --checkpoint-dir, to its
     /// end time (or an earlier --end), in any mode, thread or process count.
-    #[command(after_help = "OPTIONS are engine options of `timewarp run <model>` (--sync, --threads, --mapping, \
---end, --queue, --batch, --gvt-interval, --kps-per-pe, --event-memory, --optimism, --stats-json, --stats-csv, --gvt-csv, --quiet, \
---checkpoint-dir, --checkpoint-every, --checkpoint-wall, --checkpoint-keep); they replace those of the run that \
-wrote the checkpoint, and the others stay as they were. The model, its options and --seed come from the checkpoint.")]
     Resume {
         /// The checkpoint file (DIR/ckpt-<GVT>.twc).
         file: PathBuf,
@@ -365,6 +355,8 @@ fn launcher_rank() -> u64 {
 ///
 /// A program with one model may leave its name out after `run`, `verify`
 /// and `sweep` (`tandem run --end 100` is `tandem run tandem --end 100`).
+/// Its help and `--print-config` call it by its name, and their examples
+/// use its first model.
 pub struct App {
     name: &'static str,
     about: Option<&'static str>,
@@ -453,11 +445,27 @@ pub(crate) fn shipped() -> Models {
 /// The command line of program `name` with `models` under `run` and `verify`.
 pub(crate) fn command(name: &'static str, models: &Models) -> clap::Command {
     let add = |c: clap::Command| c.subcommand_required(true).subcommands(models.iter().map(|e| e.command()));
-    Cli::command()
+    let example = models.example();
+    let docs = if name == "timewarp" { " See docs/running.md." } else { "" };
+    let run_help = format!(
+        "Run files: `{name} run --config FILE [OPTIONS]` reads the model and its options from a TOML file ([engine] \
+         and [model] tables, keys named like the options: threads = 2, kps-per-pe = 8; [model] name = \"{example}\" \
+         and the model's options) or from a --stats-json file of an earlier run (its `config` object), to reproduce \
+         that run. Options on the command line replace the file's. `--print-config` prints the effective \
+         configuration as TOML and exits.{docs}"
+    );
+    let changeable = resume::changeable_names().iter().map(|n| format!("--{n}")).collect::<Vec<_>>().join(", ");
+    let resume_help = format!(
+        "OPTIONS are the engine options of `{name} run <model>` but --seed ({changeable}); they replace those of \
+         the run that wrote the checkpoint, and the others stay as they were. The model, its options and --seed \
+         come from the checkpoint."
+    );
+    let cmd = Cli::command()
         .name(name)
         .bin_name(name)
         .mut_subcommand("run", |c| {
             add(c.about(format!("Run a model and print a summary (see `{name} run <model> --help`)")))
+                .after_help(run_help)
         })
         // verify's --sync names its parallel half (the other is sequential).
         .mut_subcommand("verify", |c| {
@@ -470,9 +478,56 @@ pub(crate) fn command(name: &'static str, models: &Models) -> clap::Command {
                 })
             })
         })
+        .mut_subcommand("resume", |c| c.after_help(resume_help))
+        .mut_subcommand("sweep", |c| c.after_help(sweep::after_help(name, example)));
+    if name == "timewarp" {
+        return cmd;
+    }
+    // Another program built on App: its help names it, not `timewarp`.
+    let engine: Vec<String> = EngineArgs::augment_args(clap::Command::new("engine"))
+        .get_arguments()
+        .map(|a| a.get_id().to_string())
+        .collect();
+    renamed(cmd, name, &engine, false)
+}
+
+/// `c`'s help texts with the program called `name` instead of `timewarp`:
+/// its own and its options' (within a model, `in_model`, only the engine
+/// options', named by `engine`; a model's own texts are its author's).
+fn renamed(c: clap::Command, name: &str, engine: &[String], in_model: bool) -> clap::Command {
+    let ours = |s: &clap::builder::StyledStr| s.to_string().replace("timewarp", name);
+    let mut c = c;
+    if !in_model {
+        if let Some(t) = c.get_about().map(ours) {
+            c = c.about(t);
+        }
+        if let Some(t) = c.get_long_about().map(ours) {
+            c = c.long_about(t);
+        }
+        if let Some(t) = c.get_after_help().map(ours) {
+            c = c.after_help(t);
+        }
+    }
+    let models_below = ["run", "verify"].contains(&c.get_name());
+    c.mut_args(|a| {
+        if in_model && !engine.iter().any(|e| e == a.get_id().as_str()) {
+            return a;
+        }
+        let (help, long) = (a.get_help().map(ours), a.get_long_help().map(ours));
+        let a = match help {
+            Some(h) => a.help(h),
+            None => a,
+        };
+        match long {
+            Some(h) => a.long_help(h),
+            None => a,
+        }
+    })
+    .mut_subcommands(|s| renamed(s, name, engine, in_model || models_below))
 }
 
 fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode {
+    let program = cmd.get_name().to_string();
     let procs = match Procs::init() {
         Ok(p) => p,
         Err(e) => {
@@ -483,6 +538,8 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
         }
     };
     let lead = procs.rank() == 0;
+    // (A resume's options replace the checkpoint's: `resume` reads them as given.)
+    let os = if os.get(1).is_some_and(|c| c == "resume") { os } else { switches(os) };
     // `run --config FILE`: the file's options go in as command-line tokens.
     // Paths that are not UTF-8 reach clap as they are (a run file is only read from UTF-8 command lines).
     let utf8 = os.iter().all(|a| a.to_str().is_some());
@@ -536,7 +593,7 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
                 return match config::Effective::of(models, &command, true) {
                     Ok(eff) => {
                         if lead {
-                            print!("{}", eff.to_toml());
+                            print!("{}", eff.to_toml(&program));
                         }
                         ExitCode::SUCCESS
                     }
@@ -590,6 +647,30 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
     }
 }
 
+/// `os` with the engine's switches given a value as clap takes them:
+/// `--quiet=true` as `--quiet`, `--quiet=false` left out (a script can pass
+/// `--quiet=$QUIET`; clap's switches take no value).
+fn switches(os: Vec<OsString>) -> Vec<OsString> {
+    let flags: Vec<String> = EngineArgs::augment_args(clap::Command::new("engine"))
+        .get_arguments()
+        .filter(|a| matches!(a.get_action(), clap::ArgAction::SetTrue))
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
+    let mut out = Vec::with_capacity(os.len());
+    let mut rest = false; // after `--`: values, not options
+    for t in os {
+        let switch =
+            t.to_str().filter(|_| !rest).and_then(|s| s.split_once('=')).filter(|(f, _)| flags.iter().any(|x| x == f));
+        rest |= t == "--";
+        match switch {
+            Some((f, "true")) => out.push(OsString::from(f)),
+            Some((_, "false")) => {}
+            _ => out.push(t),
+        }
+    }
+    out
+}
+
 /// `timewarp resume FILE [OPTIONS]`: the checkpoint's command line with
 /// `options` in place, run from the checkpoint.
 fn resume(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Result<(), String> {
@@ -602,6 +683,11 @@ fn resume(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Re
         ));
     }
     let command = resume::merge(&ck.header.command, options)?;
+    // `--quiet=false` has replaced a stored `--quiet`; now it goes.
+    let command: Vec<String> = switches(command.into_iter().map(OsString::from).collect())
+        .iter()
+        .map(|t| t.to_string_lossy().into_owned())
+        .collect();
     let entry = command.first().and_then(|name| models.get(name)).ok_or_else(|| {
         format!(
             "checkpoint {}: its model {:?} is not one of this program's ({})",

@@ -38,13 +38,6 @@ pub(crate) const COLUMNS: &[&str] = &[
 
 /// `timewarp sweep` options.
 #[derive(Args, Debug)]
-#[command(after_help = "Example: timewarp sweep phold --lps 1024 --sync optimistic --set remote=0.1,0.5,1.0 \
---set threads=1,2 --reps 3 -o sweep.csv
-
-The CSV has a header row; then a row per run: the swept options (by name), rep, committed_events, event_rate \
-(committed events per second), efficiency, rolled_back_events, peak_memory_bytes, wall_seconds, digest, and error \
-(empty unless the run failed). A failed run is a row with its error and the sweep goes on; the exit status is then 1. \
-Each run is the same program started again (see docs/running.md).")]
 pub(crate) struct SweepArgs {
     /// An option (engine or model, named as on the command line without
     /// `--`) and its values: NAME=V1,V2,... Repeat for more options; every
@@ -65,6 +58,23 @@ pub(crate) struct SweepArgs {
     /// The model and its fixed options, as for `timewarp run`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "MODEL [OPTIONS]")]
     pub run: Vec<String>,
+}
+
+/// The text after `sweep --help` of program `name` whose first model is `model`.
+pub(crate) fn after_help(name: &str, model: &str) -> String {
+    // The shipped models' example sweeps a model option; any model has the engine's.
+    let example = if model == "phold" {
+        format!("{name} sweep phold --lps 1024 --sync optimistic --set remote=0.1,0.5,1.0 --set threads=1,2")
+    } else {
+        format!("{name} sweep {model} --sync optimistic --set threads=1,2 --set batch=8,16")
+    };
+    let docs = if name == "timewarp" { " (see docs/running.md)" } else { "" };
+    format!(
+        "Example: {example} --reps 3 -o sweep.csv\n\nThe CSV has a header row; then a row per run: the swept options \
+         (by name), rep, committed_events, event_rate (committed events per second), efficiency, rolled_back_events, \
+         peak_memory_bytes, wall_seconds, digest, and error (empty unless the run failed). A failed run is a row with \
+         its error and the sweep goes on; the exit status is then 1. Each run is the same program started again{docs}."
+    )
 }
 
 /// How a sweep failed.

@@ -576,3 +576,43 @@ fn verify_describes_the_parallel_run_only() {
     let help = String::from_utf8_lossy(&timewarp(&["verify", "phold", "--help"]).stdout).into_owned();
     assert!(help.contains("[default: optimistic]"), "{help}");
 }
+
+#[test]
+fn quiet_takes_true_or_false() {
+    let base = ["run", "phold", "--lps", "8", "--end", "2"];
+    let run = |q: &str| timewarp(&[&base[..], &[q]].concat());
+    let o = run("--quiet=true");
+    assert!(o.status.success() && o.stdout.is_empty(), "{}", stderr(&o));
+    let o = run("--quiet=false");
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("committed events"), "{}", stderr(&o));
+}
+
+#[test]
+fn resume_help_lists_every_engine_option_it_takes() {
+    let o = timewarp(&["resume", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in ["--pes", "--scheduling", "--threads", "--sync", "--quiet", "--checkpoint-dir"] {
+        assert!(help.contains(flag), "resume --help lacks {flag}: {help}");
+    }
+}
+
+#[test]
+fn a_resume_follows_the_pes_advice_and_takes_quiet_false() {
+    let dir = tmp("resume-pes");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let model = ["run", "phold", "--lps", "64", "--end", "40"];
+    // GVT after every event: a checkpoint at GVT 5 is certain.
+    let parallel = ["--sync", "optimistic", "--threads", "2", "--pes", "4", "--batch", "1", "--gvt-interval", "1"];
+    let o = timewarp(&[&model[..], &parallel, &["--checkpoint-dir", d, "--checkpoint-every", "5", "--quiet"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ck = timewarp::checkpoint::list(&dir).unwrap().pop().expect("a checkpoint");
+    let ck = ck.to_str().unwrap();
+    // The stored --pes 4 does not suit 2 conservative threads: the advice can be followed.
+    assert_clear_error(&["resume", ck, "--sync", "conservative"], "give --pes 2");
+    let o = timewarp(&["resume", ck, "--sync", "conservative", "--pes", "2", "--quiet=false"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = stats(&model);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(reference["digest"].as_str().unwrap()), "{out}");
+}
