@@ -179,7 +179,7 @@ fn load(models: &Models, path: &Path) -> Result<RunFile, String> {
                     format!("did you mean `{n}` (under [{other}])?")
                 }
                 Some(n) => format!("did you mean `{n}`?"),
-                None => format!("see `timewarp run {} --help` for the options", model.0),
+                None => format!("see `{} run {} --help` for the options", crate::program(), model.0),
             };
             return Err(format!("{place}: unknown key `{key}` in [{table}] of {}; {hint}", model.0));
         };
@@ -426,7 +426,8 @@ fn take_config(tokens: &[String]) -> Result<(Option<String>, bool, Vec<String>),
                 continue;
             }
             "--config" => {
-                Some(it.next().cloned().ok_or("--config needs a file: timewarp run --config run.toml [OPTIONS]")?)
+                let p = crate::program();
+                Some(it.next().cloned().ok_or(format!("--config needs a file: {p} run --config run.toml [OPTIONS]"))?)
             }
             t => t.strip_prefix("--config=").map(String::from),
         };

@@ -194,24 +194,27 @@ impl Action for Verify<'_> {
     ) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
             return Err(format!(
-                "verify runs in one process, but this run has {} MPI processes; run `timewarp run` under mpirun \
-                 and compare its digest with `timewarp run --sync sequential`",
-                self.procs.size()
+                "verify runs in one process, but this run has {} MPI processes; run `{p} run` under mpirun \
+                 and compare its digest with `{p} run --sync sequential`",
+                self.procs.size(),
+                p = program()
             ));
         }
         if engine.checkpoint_dir.is_some() {
             return Err("verify does not write checkpoints: leave --checkpoint-dir out".into());
         }
         if engine.profile_out.is_some() {
-            return Err("--profile-out profiles a run; use it with `timewarp run`, not verify".into());
+            return Err(format!("--profile-out profiles a run; use it with `{} run`, not verify", program()));
         }
         if engine.trace_out.is_some() {
-            return Err("--trace-out records a run; use it with `timewarp run`, not verify".into());
+            return Err(format!("--trace-out records a run; use it with `{} run`, not verify", program()));
         }
         if engine.stats_csv.is_some() || engine.gvt_csv.is_some() {
-            return Err("--stats-csv and --gvt-csv record a run; use them with `timewarp run` (verify writes both \
-                        runs' statistics with --stats-json)"
-                .into());
+            return Err(format!(
+                "--stats-csv and --gvt-csv record a run; use them with `{} run` (verify writes both runs' \
+                 statistics with --stats-json)",
+                program()
+            ));
         }
         if engine.sync == args::SyncArg::Sequential {
             return Err("verify compares a sequential run with a parallel one, and --sync names the parallel one: \
@@ -363,6 +366,14 @@ pub struct App {
     models: Models,
 }
 
+/// The name of this process' program (`App::new`), for messages.
+static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The program's name in messages: `timewarp`, or the [`App`]'s.
+pub(crate) fn program() -> &'static str {
+    PROGRAM.get().copied().unwrap_or("timewarp")
+}
+
 impl App {
     /// A program named `name` (its usage lines and `--version`), with no models yet.
     pub fn new(name: &'static str) -> Self {
@@ -406,6 +417,7 @@ impl App {
         T: Into<OsString>,
     {
         let os: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let _ = PROGRAM.set(self.name);
         main_with(&self.models, self.command(), self.single(os))
     }
 

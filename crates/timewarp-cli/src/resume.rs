@@ -80,8 +80,9 @@ pub(crate) fn merge(stored: &[String], given: &[String]) -> Result<Vec<String>, 
             _ => {
                 return Err(format!(
                     "resume: '{}' is not an engine option a resume may change; the model, its options and \
-                     --seed come from the checkpoint (run: timewarp {})",
+                     --seed come from the checkpoint (run: {} {})",
                     group.join(" "),
+                    crate::program(),
                     std::iter::once("run").chain(stored.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
                 ))
             }

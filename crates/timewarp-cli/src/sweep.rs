@@ -147,7 +147,7 @@ impl Axis {
         let Some(opt) = opts.iter().find(|o| o.long == long) else {
             let hint = match config::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
                 Some(n) => format!("did you mean `{n}`?"),
-                None => format!("see `timewarp run {model} --help` for the options"),
+                None => format!("see `{} run {model} --help` for the options", crate::program()),
             };
             return Err(format!("--set {spec}: {model} has no option `{long}`; {hint}"));
         };
@@ -212,13 +212,14 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let model = match base.first() {
         Some(m) if !m.starts_with('-') => m.clone(),
         _ => {
-            return Err(Failure::Usage(
-                "sweep needs a model: timewarp sweep <model> --set NAME=V1,V2,... -o FILE (or --config FILE)".into(),
-            ))
+            return Err(Failure::Usage(format!(
+                "sweep needs a model: {} sweep <model> --set NAME=V1,V2,... -o FILE (or --config FILE)",
+                crate::program()
+            )))
         }
     };
     let Some(opts) = config::options(models, &model) else {
-        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `timewarp list`")));
+        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program())));
     };
     let axes: Vec<Axis> =
         p.sets.iter().map(|s| Axis::parse(s, &model, &opts)).collect::<Result<_, _>>().map_err(Failure::Usage)?;
@@ -237,8 +238,9 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let given: Vec<String> = config::groups(&base, &opts).into_iter().filter_map(|(n, _)| n).collect();
     if let Some(r) = REFUSED.iter().find(|r| given.iter().any(|g| g == *r)) {
         return Err(Failure::Usage(format!(
-            "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `timewarp run` \
-             for its files)"
+            "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `{} run` \
+             for its files)",
+            crate::program()
         )));
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();

@@ -172,4 +172,8 @@ fn help_and_printed_configuration_name_this_program_and_its_model() {
     }
     assert!(ok(&["run", "--help"], &dir).contains("tandem run --config FILE"));
     assert!(ok(&["run", "--print-config"], &dir).contains("run it with: tandem run --config FILE"));
+    // Its messages too.
+    let o = tandem(&["run", "--config"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("tandem run --config run.toml") && !err.contains("timewarp"), "{err}");
 }
