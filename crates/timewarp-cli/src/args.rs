@@ -152,16 +152,6 @@ pub(crate) struct EngineArgs {
 }
 
 impl EngineArgs {
-    /// The parallel configuration `verify` compares with sequential
-    /// (`--sync sequential`, the default, means optimistic here).
-    pub(crate) fn config_for_verify(&self, model: &str, lps: u32) -> Result<timewarp::Config, String> {
-        let mut a = self.clone();
-        if a.sync == SyncArg::Sequential {
-            a.sync = SyncArg::Optimistic;
-        }
-        a.config_for(model, lps)
-    }
-
     /// The most spans a timeline trace records (`--trace-limit`).
     pub(crate) fn trace_limit(&self) -> usize {
         self.trace_limit.map_or(timewarp::timeline::DEFAULT_LIMIT, |n| n.min(usize::MAX as u64) as usize)

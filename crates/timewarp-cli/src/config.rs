@@ -179,7 +179,7 @@ fn load(models: &Models, path: &Path) -> Result<RunFile, String> {
                     format!("did you mean `{n}` (under [{other}])?")
                 }
                 Some(n) => format!("did you mean `{n}`?"),
-                None => format!("see `timewarp run {} --help` for the options", model.0),
+                None => format!("see `{} run {} --help` for the options", crate::program(), model.0),
             };
             return Err(format!("{place}: unknown key `{key}` in [{table}] of {}; {hint}", model.0));
         };
@@ -426,7 +426,8 @@ fn take_config(tokens: &[String]) -> Result<(Option<String>, bool, Vec<String>),
                 continue;
             }
             "--config" => {
-                Some(it.next().cloned().ok_or("--config needs a file: timewarp run --config run.toml [OPTIONS]")?)
+                let p = crate::program();
+                Some(it.next().cloned().ok_or(format!("--config needs a file: {p} run --config run.toml [OPTIONS]"))?)
             }
             t => t.strip_prefix("--config=").map(String::from),
         };
@@ -504,6 +505,15 @@ fn typed(s: &str, path: bool) -> Value {
     Value::String(s.to_string())
 }
 
+/// Whether an option given on the command line `m` conflicts with `a` (either way round).
+fn excluded(cmd: &clap::Command, a: &clap::Arg, m: &clap::ArgMatches) -> bool {
+    let given = |b: &clap::Arg| m.value_source(b.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine);
+    cmd.get_arg_conflicts_with(a).into_iter().any(given)
+        || cmd
+            .get_arguments()
+            .any(|b| given(b) && cmd.get_arg_conflicts_with(b).iter().any(|c| c.get_id() == a.get_id()))
+}
+
 impl Effective {
     /// The configuration of `timewarp run` followed by `command` (a model
     /// name and options); `outputs` keeps output destinations in.
@@ -520,6 +530,14 @@ impl Effective {
                 continue;
             }
             let id = a.get_id().as_str();
+            // A default beside an option given that excludes it (a shape
+            // option beside --preset) is not set: written out, it would be refused.
+            let defaulted = m.value_source(id) == Some(clap::parser::ValueSource::DefaultValue);
+            if defaulted && excluded(&cmd, a, &m) {
+                let list = if opt.engine { &mut eff.engine } else { &mut eff.params };
+                list.push((opt.long.clone(), None));
+                continue;
+            }
             let value = match opt.kind {
                 Kind::Flag => Some(Value::Boolean(m.get_flag(id))),
                 kind => m.get_raw(id).map(|vals| {
@@ -536,10 +554,10 @@ impl Effective {
         Ok(eff)
     }
 
-    /// As a TOML run file (unset options as comments).
-    pub(crate) fn to_toml(&self) -> String {
+    /// As a TOML run file of program `program` (unset options as comments).
+    pub(crate) fn to_toml(&self, program: &str) -> String {
         let mut out = format!(
-            "# timewarp {}: effective configuration (run it with: timewarp run --config FILE)\n\n[engine]\n",
+            "# {program} {}: effective configuration (run it with: {program} run --config FILE)\n\n[engine]\n",
             env!("CARGO_PKG_VERSION")
         );
         let line = |(k, v): &(String, Option<Value>)| match v {
@@ -618,7 +636,7 @@ mod tests {
         assert_eq!(get(&eff.params, "remote"), Some(Value::Float(0.1)));
         assert_eq!(get(&eff.params, "interleave"), Some(Value::Boolean(false)));
         assert!(eff.engine.iter().all(|(k, _)| k != "stats-json"), "outputs are left out");
-        let text = eff.to_toml();
+        let text = eff.to_toml("timewarp");
         assert!(text.contains("hierarchy = [3, 4, 2]"), "{text}");
         let file: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(file["model"]["name"].as_str(), Some("phold"));

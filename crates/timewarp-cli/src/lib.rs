@@ -34,7 +34,7 @@ mod trace_out;
 mod workload_args;
 
 use args::EngineArgs;
-use clap::{CommandFactory, FromArgMatches, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Subcommand};
 use registry::{Act, Models, Registered};
 pub use registry::{ModelCli, RunInfo};
 use serde_json::Value;
@@ -62,14 +62,8 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Run a model and print a summary (see `timewarp run <model> --help`).
-    #[command(
-        arg_required_else_help = false,
-        after_help = "Run files: `timewarp run --config FILE [OPTIONS]` reads the model and its options from a TOML \
-file ([engine] and [model] tables, keys named like the options: threads = 2, kps-per-pe = 8; [model] name = \"phold\", \
-remote = 0.5) or from a --stats-json file of an earlier run (its `config` object), to reproduce that run. Options on \
-the command line replace the file's. `--print-config` prints the effective configuration as TOML and exits. \
-See docs/running.md."
-    )]
+    // Its text after --help names the program (`command`).
+    #[command(arg_required_else_help = false)]
     // The models are subcommands added at start-up (`App::command`).
     Run,
     /// Run a model sequentially and in parallel and compare what they commit
@@ -78,10 +72,6 @@ See docs/running.md."
     Verify,
     /// Continue a run from a checkpoint written with --checkpoint-dir, to its
     /// end time (or an earlier --end), in any mode, thread or process count.
-    #[command(after_help = "OPTIONS are engine options of `timewarp run <model>` (--sync, --threads, --mapping, \
---end, --queue, --batch, --gvt-interval, --kps-per-pe, --event-memory, --optimism, --stats-json, --stats-csv, --gvt-csv, --quiet, \
---checkpoint-dir, --checkpoint-every, --checkpoint-wall, --checkpoint-keep); they replace those of the run that \
-wrote the checkpoint, and the others stay as they were. The model, its options and --seed come from the checkpoint.")]
     Resume {
         /// The checkpoint file (DIR/ckpt-<GVT>.twc).
         file: PathBuf,
@@ -204,26 +194,34 @@ impl Action for Verify<'_> {
     ) -> Result<Option<Value>, String> {
         if self.procs.size() > 1 {
             return Err(format!(
-                "verify runs in one process, but this run has {} MPI processes; run `timewarp run` under mpirun \
-                 and compare its digest with `timewarp run --sync sequential`",
-                self.procs.size()
+                "verify runs in one process, but this run has {} MPI processes; run `{p} run` under mpirun \
+                 and compare its digest with `{p} run --sync sequential`",
+                self.procs.size(),
+                p = program()
             ));
         }
         if engine.checkpoint_dir.is_some() {
             return Err("verify does not write checkpoints: leave --checkpoint-dir out".into());
         }
         if engine.profile_out.is_some() {
-            return Err("--profile-out profiles a run; use it with `timewarp run`, not verify".into());
+            return Err(format!("--profile-out profiles a run; use it with `{} run`, not verify", program()));
         }
         if engine.trace_out.is_some() {
-            return Err("--trace-out records a run; use it with `timewarp run`, not verify".into());
+            return Err(format!("--trace-out records a run; use it with `{} run`, not verify", program()));
         }
         if engine.stats_csv.is_some() || engine.gvt_csv.is_some() {
-            return Err("--stats-csv and --gvt-csv record a run; use them with `timewarp run` (verify writes both \
-                        runs' statistics with --stats-json)"
+            return Err(format!(
+                "--stats-csv and --gvt-csv record a run; use them with `{} run` (verify writes both runs' \
+                 statistics with --stats-json)",
+                program()
+            ));
+        }
+        if engine.sync == args::SyncArg::Sequential {
+            return Err("verify compares a sequential run with a parallel one, and --sync names the parallel one: \
+                        give --sync optimistic (the default), conservative or check"
                 .into());
         }
-        let cfg = engine.config_for_verify(model.name(), model.num_lps())?;
+        let cfg = engine.config_for(model.name(), model.num_lps())?;
         fits(model, &cfg, 1, sizing)?;
         for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process()) {
             eprintln!("{note}");
@@ -245,7 +243,7 @@ impl Procs {
             return Err(format!(
                 "this timewarp was built without MPI, but an MPI launcher started it as one of {size} processes \
                  ({var}={size}): each would run the whole model alone; build it with \
-                 `cargo build --release --features mpi` (see the README, MPI), or run it without mpirun"
+                 `cargo build --release -p timewarp-cli --features mpi --target-dir target/mpi` (see the README, MPI), or run it without mpirun"
             ));
         }
         Ok(Procs {
@@ -360,10 +358,20 @@ fn launcher_rank() -> u64 {
 ///
 /// A program with one model may leave its name out after `run`, `verify`
 /// and `sweep` (`tandem run --end 100` is `tandem run tandem --end 100`).
+/// Its help and `--print-config` call it by its name, and their examples
+/// use its first model.
 pub struct App {
     name: &'static str,
     about: Option<&'static str>,
     models: Models,
+}
+
+/// The name of this process' program (`App::new`), for messages.
+static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The program's name in messages: `timewarp`, or the [`App`]'s.
+pub(crate) fn program() -> &'static str {
+    PROGRAM.get().copied().unwrap_or("timewarp")
 }
 
 impl App {
@@ -409,6 +417,7 @@ impl App {
         T: Into<OsString>,
     {
         let os: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let _ = PROGRAM.set(self.name);
         main_with(&self.models, self.command(), self.single(os))
     }
 
@@ -448,16 +457,89 @@ pub(crate) fn shipped() -> Models {
 /// The command line of program `name` with `models` under `run` and `verify`.
 pub(crate) fn command(name: &'static str, models: &Models) -> clap::Command {
     let add = |c: clap::Command| c.subcommand_required(true).subcommands(models.iter().map(|e| e.command()));
-    Cli::command()
+    let example = models.example();
+    let docs = if name == "timewarp" { " See docs/running.md." } else { "" };
+    let run_help = format!(
+        "Run files: `{name} run --config FILE [OPTIONS]` reads the model and its options from a TOML file ([engine] \
+         and [model] tables, keys named like the options: threads = 2, kps-per-pe = 8; [model] name = \"{example}\" \
+         and the model's options) or from a --stats-json file of an earlier run (its `config` object), to reproduce \
+         that run. Options on the command line replace the file's. `--print-config` prints the effective \
+         configuration as TOML and exits.{docs}"
+    );
+    let changeable = resume::changeable_names().iter().map(|n| format!("--{n}")).collect::<Vec<_>>().join(", ");
+    let resume_help = format!(
+        "OPTIONS are the engine options of `{name} run <model>` but --seed ({changeable}); they replace those of \
+         the run that wrote the checkpoint, and the others stay as they were. The model, its options and --seed \
+         come from the checkpoint."
+    );
+    let cmd = Cli::command()
         .name(name)
         .bin_name(name)
         .mut_subcommand("run", |c| {
             add(c.about(format!("Run a model and print a summary (see `{name} run <model> --help`)")))
+                .after_help(run_help)
         })
-        .mut_subcommand("verify", add)
+        // verify's --sync names its parallel half (the other is sequential).
+        .mut_subcommand("verify", |c| {
+            add(c).mut_subcommands(|m| {
+                m.mut_arg("sync", |a| {
+                    a.default_value("optimistic").help(
+                        "Synchronisation mode of the parallel run (compared with a sequential run): optimistic, \
+                         conservative or check",
+                    )
+                })
+            })
+        })
+        .mut_subcommand("resume", |c| c.after_help(resume_help))
+        .mut_subcommand("sweep", |c| c.after_help(sweep::after_help(name, example)));
+    if name == "timewarp" {
+        return cmd;
+    }
+    // Another program built on App: its help names it, not `timewarp`.
+    let engine: Vec<String> = EngineArgs::augment_args(clap::Command::new("engine"))
+        .get_arguments()
+        .map(|a| a.get_id().to_string())
+        .collect();
+    renamed(cmd, name, &engine, false)
+}
+
+/// `c`'s help texts with the program called `name` instead of `timewarp`:
+/// its own and its options' (within a model, `in_model`, only the engine
+/// options', named by `engine`; a model's own texts are its author's).
+fn renamed(c: clap::Command, name: &str, engine: &[String], in_model: bool) -> clap::Command {
+    let ours = |s: &clap::builder::StyledStr| s.to_string().replace("timewarp", name);
+    let mut c = c;
+    if !in_model {
+        if let Some(t) = c.get_about().map(ours) {
+            c = c.about(t);
+        }
+        if let Some(t) = c.get_long_about().map(ours) {
+            c = c.long_about(t);
+        }
+        if let Some(t) = c.get_after_help().map(ours) {
+            c = c.after_help(t);
+        }
+    }
+    let models_below = ["run", "verify"].contains(&c.get_name());
+    c.mut_args(|a| {
+        if in_model && !engine.iter().any(|e| e == a.get_id().as_str()) {
+            return a;
+        }
+        let (help, long) = (a.get_help().map(ours), a.get_long_help().map(ours));
+        let a = match help {
+            Some(h) => a.help(h),
+            None => a,
+        };
+        match long {
+            Some(h) => a.long_help(h),
+            None => a,
+        }
+    })
+    .mut_subcommands(|s| renamed(s, name, engine, in_model || models_below))
 }
 
 fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode {
+    let program = cmd.get_name().to_string();
     let procs = match Procs::init() {
         Ok(p) => p,
         Err(e) => {
@@ -468,6 +550,8 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
         }
     };
     let lead = procs.rank() == 0;
+    // (A resume's options replace the checkpoint's: `resume` reads them as given.)
+    let os = if os.get(1).is_some_and(|c| c == "resume") { os } else { switches(os) };
     // `run --config FILE`: the file's options go in as command-line tokens.
     // Paths that are not UTF-8 reach clap as they are (a run file is only read from UTF-8 command lines).
     let utf8 = os.iter().all(|a| a.to_str().is_some());
@@ -521,7 +605,7 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
                 return match config::Effective::of(models, &command, true) {
                     Ok(eff) => {
                         if lead {
-                            print!("{}", eff.to_toml());
+                            print!("{}", eff.to_toml(&program));
                         }
                         ExitCode::SUCCESS
                     }
@@ -575,6 +659,30 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
     }
 }
 
+/// `os` with the engine's switches given a value as clap takes them:
+/// `--quiet=true` as `--quiet`, `--quiet=false` left out (a script can pass
+/// `--quiet=$QUIET`; clap's switches take no value).
+fn switches(os: Vec<OsString>) -> Vec<OsString> {
+    let flags: Vec<String> = EngineArgs::augment_args(clap::Command::new("engine"))
+        .get_arguments()
+        .filter(|a| matches!(a.get_action(), clap::ArgAction::SetTrue))
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
+    let mut out = Vec::with_capacity(os.len());
+    let mut rest = false; // after `--`: values, not options
+    for t in os {
+        let switch =
+            t.to_str().filter(|_| !rest).and_then(|s| s.split_once('=')).filter(|(f, _)| flags.iter().any(|x| x == f));
+        rest |= t == "--";
+        match switch {
+            Some((f, "true")) => out.push(OsString::from(f)),
+            Some((_, "false")) => {}
+            _ => out.push(t),
+        }
+    }
+    out
+}
+
 /// `timewarp resume FILE [OPTIONS]`: the checkpoint's command line with
 /// `options` in place, run from the checkpoint.
 fn resume(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Result<(), String> {
@@ -587,6 +695,11 @@ fn resume(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Re
         ));
     }
     let command = resume::merge(&ck.header.command, options)?;
+    // `--quiet=false` has replaced a stored `--quiet`; now it goes.
+    let command: Vec<String> = switches(command.into_iter().map(OsString::from).collect())
+        .iter()
+        .map(|t| t.to_string_lossy().into_owned())
+        .collect();
     let entry = command.first().and_then(|name| models.get(name)).ok_or_else(|| {
         format!(
             "checkpoint {}: its model {:?} is not one of this program's ({})",
@@ -648,7 +761,10 @@ fn verify<M: Model>(model: &M, mut cfg: timewarp::Config, engine: &EngineArgs) -
             return Err(args::describe(&e));
         }
     };
-    let par = format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads);
+    let par = match cfg.pes {
+        Some(pes) if pes != cfg.threads => format!("{} with {} thread(s) on {pes} PEs", cfg.sync.name(), cfg.threads),
+        _ => format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads),
+    };
     let line = match &v.divergence {
         None => format!(
             "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
@@ -865,27 +981,42 @@ fn execute<M: Model>(
             print!("{summary}");
         }
     }
+    // Every file is written even when an earlier one fails (the others keep
+    // the run's figures); the first failure is the error.
+    let mut failed: Option<String> = None;
+    let mut keep = |written: Result<(), String>| {
+        if let Err(e) = written {
+            failed.get_or_insert(e);
+        }
+    };
     if let Some(out) = trace_out {
-        trace_out::write(out, &report, &rec.config, engine)?;
+        keep(trace_out::write(out, &report, &rec.config, engine));
     }
     if let Some(out) = stats_out {
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
         json["model_results"] = results.clone();
         json["config"] = rec.config;
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-        if let Err(e) = out.write(&text) {
-            // The run's figures are not lost with the file: they go to stderr.
-            if engine.quiet {
-                eprint!("{summary}");
-            }
-            return Err(e);
-        }
+        keep(out.write(&text));
     }
     let [pes, gvt] = csv_outs;
     for (file, text) in [(pes, csv_stats::pes(&report.stats)), (gvt, csv_stats::gvt(&report.stats))] {
         if let Some(file) = file {
-            file.write(text?.trim_end_matches('\n'))?;
+            match text {
+                Ok(text) => keep(file.write(text.trim_end_matches('\n'))),
+                Err(e) => {
+                    file.discard();
+                    keep(Err(e));
+                }
+            }
         }
+    }
+    if let Some(e) = failed {
+        // The run's figures are not lost with a file: a quiet run prints them on stderr.
+        if engine.quiet {
+            eprint!("{summary}");
+        }
+        return Err(e);
     }
     Ok(Some(results))
 }

@@ -234,7 +234,9 @@ impl PcsArgs {
 pub(crate) struct NetworkArgs {
     /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, or fattree
     /// (2 or 3 levels of --radix-port switches, nodes on the leaves).
-    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree"])]
+    /// A preset sets its own (dragonfly for theta, fattree for summit).
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree"],
+          default_value_ifs = [("preset", "theta", "dragonfly"), ("preset", "summit", "fattree")])]
     pub topology: String,
     /// A named machine: theta (ALCF Theta as CODES's dragonfly-custom model
     /// has it: --topology dragonfly --routers-per-group 96
@@ -243,7 +245,7 @@ pub(crate) struct NetworkArgs {
     /// summit (OLCF Summit as CODES models it: --topology fattree --radix 36
     /// --levels 3 --nodes 3564, 11 pods, 198 leaf + 198 aggregation + 108
     /// core switches = 504, full bisection).
-    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["topology", "dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks"])]
+    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks"])]
     pub preset: Option<String>,
     /// Dragonfly: routers per group (a), joined all-to-all by local links.
     #[arg(long, value_name = "A", default_value_t = 4, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
@@ -293,8 +295,9 @@ pub(crate) struct NetworkArgs {
     /// Message creation at each node: poisson or periodic.
     #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic"]))]
     pub arrivals: network::Arrivals,
-    /// Offered load per node, as a fraction of the injection link's bandwidth (0..1).
-    #[arg(long, default_value_t = 0.3, value_parser = probability, allow_negative_numbers = true)]
+    /// Offered load per node, as a fraction of the injection link's bandwidth
+    /// (0 to 1; above 1 floods the injection queues, and needs --messages to end).
+    #[arg(long, default_value_t = 0.3, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub load: f64,
     /// Mean gap between a node's messages in ns, instead of --load (the
     /// load it offers is --message-bytes / (gap × --link-bandwidth), and may
@@ -384,6 +387,17 @@ impl NetworkArgs {
         let dragonfly = |a: u32, p: u32, h: u32, g: Option<u32>| {
             Topology::Dragonfly(Dragonfly { a, p, h, g: g.unwrap_or(a * h + 1) })
         };
+        // A preset's own topology may be named beside it (the README lists
+        // --preset among that topology's options); another one may not.
+        if let Some(p) = self.preset.as_deref() {
+            let own = if p == "summit" { "fattree" } else { "dragonfly" };
+            if self.topology != own {
+                return Err(format!(
+                    "--preset {p} is a {own}, not a {}: give --topology {own} or leave --topology out",
+                    self.topology
+                ));
+            }
+        }
         let topology = match (self.preset.as_deref(), self.topology.as_str()) {
             (Some("summit"), _) => Topology::FatTree(FatTree::new(36, 3, 3564, None)?),
             (Some(_theta), _) => dragonfly(96, 4, 10, Some(9)),

@@ -22,6 +22,15 @@ fn changeable() -> HashMap<String, bool> {
         .collect()
 }
 
+/// The long names of the engine options a resume may change, in their order.
+pub(crate) fn changeable_names() -> Vec<String> {
+    EngineArgs::augment_args(Command::new("engine"))
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .filter(|name| name != "seed")
+        .collect()
+}
+
 /// `-q` as `--quiet`: an engine option's short form as its long one.
 fn long_form(t: &str) -> String {
     let Some(c) = t.strip_prefix('-').filter(|r| r.len() == 1 && !t.starts_with("--")).and_then(|r| r.chars().next())
@@ -71,8 +80,9 @@ pub(crate) fn merge(stored: &[String], given: &[String]) -> Result<Vec<String>, 
             _ => {
                 return Err(format!(
                     "resume: '{}' is not an engine option a resume may change; the model, its options and \
-                     --seed come from the checkpoint (run: timewarp {})",
+                     --seed come from the checkpoint (run: {} {})",
                     group.join(" "),
+                    crate::program(),
                     std::iter::once("run").chain(stored.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
                 ))
             }

@@ -38,13 +38,6 @@ pub(crate) const COLUMNS: &[&str] = &[
 
 /// `timewarp sweep` options.
 #[derive(Args, Debug)]
-#[command(after_help = "Example: timewarp sweep phold --lps 1024 --sync optimistic --set remote=0.1,0.5,1.0 \
---set threads=1,2 --reps 3 -o sweep.csv
-
-The CSV has a header row; then a row per run: the swept options (by name), rep, committed_events, event_rate \
-(committed events per second), efficiency, rolled_back_events, peak_memory_bytes, wall_seconds, digest, and error \
-(empty unless the run failed). A failed run is a row with its error and the sweep goes on; the exit status is then 1. \
-Each run is the same program started again (see docs/running.md).")]
 pub(crate) struct SweepArgs {
     /// An option (engine or model, named as on the command line without
     /// `--`) and its values: NAME=V1,V2,... Repeat for more options; every
@@ -65,6 +58,23 @@ pub(crate) struct SweepArgs {
     /// The model and its fixed options, as for `timewarp run`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "MODEL [OPTIONS]")]
     pub run: Vec<String>,
+}
+
+/// The text after `sweep --help` of program `name` whose first model is `model`.
+pub(crate) fn after_help(name: &str, model: &str) -> String {
+    // The shipped models' example sweeps a model option; any model has the engine's.
+    let example = if model == "phold" {
+        format!("{name} sweep phold --lps 1024 --sync optimistic --set remote=0.1,0.5,1.0 --set threads=1,2")
+    } else {
+        format!("{name} sweep {model} --sync optimistic --set threads=1,2 --set batch=8,16")
+    };
+    let docs = if name == "timewarp" { " (see docs/running.md)" } else { "" };
+    format!(
+        "Example: {example} --reps 3 -o sweep.csv\n\nThe CSV has a header row; then a row per run: the swept options \
+         (by name), rep, committed_events, event_rate (committed events per second), efficiency, rolled_back_events, \
+         peak_memory_bytes, wall_seconds, digest, and error (empty unless the run failed). A failed run is a row with \
+         its error and the sweep goes on; the exit status is then 1. Each run is the same program started again{docs}."
+    )
 }
 
 /// How a sweep failed.
@@ -137,7 +147,7 @@ impl Axis {
         let Some(opt) = opts.iter().find(|o| o.long == long) else {
             let hint = match config::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
                 Some(n) => format!("did you mean `{n}`?"),
-                None => format!("see `timewarp run {model} --help` for the options"),
+                None => format!("see `{} run {model} --help` for the options", crate::program()),
             };
             return Err(format!("--set {spec}: {model} has no option `{long}`; {hint}"));
         };
@@ -202,13 +212,14 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let model = match base.first() {
         Some(m) if !m.starts_with('-') => m.clone(),
         _ => {
-            return Err(Failure::Usage(
-                "sweep needs a model: timewarp sweep <model> --set NAME=V1,V2,... -o FILE (or --config FILE)".into(),
-            ))
+            return Err(Failure::Usage(format!(
+                "sweep needs a model: {} sweep <model> --set NAME=V1,V2,... -o FILE (or --config FILE)",
+                crate::program()
+            )))
         }
     };
     let Some(opts) = config::options(models, &model) else {
-        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `timewarp list`")));
+        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program())));
     };
     let axes: Vec<Axis> =
         p.sets.iter().map(|s| Axis::parse(s, &model, &opts)).collect::<Result<_, _>>().map_err(Failure::Usage)?;
@@ -227,8 +238,9 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let given: Vec<String> = config::groups(&base, &opts).into_iter().filter_map(|(n, _)| n).collect();
     if let Some(r) = REFUSED.iter().find(|r| given.iter().any(|g| g == *r)) {
         return Err(Failure::Usage(format!(
-            "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `timewarp run` \
-             for its files)"
+            "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `{} run` \
+             for its files)",
+            crate::program()
         )));
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();

@@ -105,7 +105,8 @@ fn check(args: &[&str], env: &[(&str, &str)], end: End, mention: &str) -> Result
         }
         End::Rescued => {
             let last = err.trim_end().lines().last().unwrap_or_default();
-            if code != 1 || !last.starts_with("error: ") || !err.contains("committed events") {
+            if code != 1 || !last.starts_with("error: ") || !err.contains("committed events") || !err.contains("digest")
+            {
                 return fail("expected the summary on stderr, then one 'error: ' line, and exit 1");
             }
         }
@@ -183,7 +184,7 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "phold", "--mean", "1e308"], Clap, "--mean"),
         (&["run", "phold", "--lookahead", "inf"], Clap, "--lookahead"),
         (&["run", "phold", "--mean", "NaN"], Clap, "--mean"),
-        (&["run", "network", "--load", "2"], Clap, "--load"),
+        (&["run", "network", "--load", "-1"], Clap, "--load"),
         (&["run", "network", "--traffic", "zigzag"], Clap, "zigzag"),
         (&["run", "pcs", "--channels", "0"], Clap, "--channels"),
         (&["run", "pcs", "--call-duration", "-2"], Clap, "--call-duration"),
@@ -231,6 +232,13 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--dims", "8,8", "--vcs", "64", "--buffer-packets", "4096"], Line, "lower --vcs or --buffer-packets"),
         (&["run", "network", "--packet-bytes", "70000", "--message-bytes", "70000"], Line, "--packet-bytes may be at most 65,535"),
         (&["run", "network", "--interarrival", "1", "--message-bytes", "2048"], Line, "bound the run with --messages N"),
+        // A load above 1 floods the injection queues: only a bounded message count ends.
+        (&["run", "network", "--load", "2"], Line, "bound the run with --messages N"),
+        // A preset beside another topology than its own.
+        (&["run", "network", "--topology", "torus", "--preset", "theta"], Line, "--preset theta is a dragonfly, not a torus: give --topology dragonfly"),
+        (&["run", "network", "--topology", "dragonfly", "--preset", "summit"], Line, "--preset summit is a fattree, not a dragonfly"),
+        // verify's --sync names its parallel run; sequential is the other one.
+        (&["verify", "phold", "--lps", "8", "--sync", "sequential"], Line, "--sync names the parallel one: give --sync optimistic"),
         // Fat-trees: impossible shapes and other topologies' routings, named.
         (&["run", "network", "--topology", "fattree", "--radix", "7"], Line, "--radix must be even"),
         (&["run", "network", "--topology", "fattree", "--radix", "0"], Line, "--radix must be even"),
@@ -310,7 +318,11 @@ fn statistics_that_cannot_be_written_are_not_lost() {
     table(&[
         (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Rescued, "cannot write statistics to /dev/full"),
         (&["verify", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-json", "/dev/full"], End::Line, "cannot write statistics to /dev/full"),
-        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--trace-out", "/dev/full"], End::Line, "cannot write the timeline trace to /dev/full"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--trace-out", "/dev/full"], End::Rescued, "cannot write the timeline trace to /dev/full"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-csv", "/dev/full"], End::Rescued, "cannot write statistics to /dev/full"),
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--gvt-csv", "/dev/full", "--sync", "optimistic"], End::Rescued, "cannot write statistics to /dev/full"),
+        // One file failing does not stop the others (they keep the figures too).
+        (&["run", "phold", "--lps", "8", "--end", "2", "--quiet", "--stats-csv", "/dev/full", "--stats-json", "/dev/null"], End::Rescued, "cannot write statistics to /dev/full"),
     ]);
 }
 
@@ -325,10 +337,19 @@ fn environments_that_cannot_run_get_one_line() {
     ];
     // A binary without MPI started by mpirun: say so instead of running N copies.
     if cfg!(not(feature = "mpi")) {
-        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("OMPI_COMM_WORLD_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0")], End::Line, "--features mpi"));
+        // The build command it gives is the README's.
+        cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("OMPI_COMM_WORLD_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0")], End::Line, MPI_BUILD));
         cases.push((&["run", "phold", "--lps", "64", "--end", "2"], &[("PMI_SIZE", "4"), ("PMI_RANK", "0")], End::Line, "one of 4 processes"));
     }
     table_env(&cases);
+}
+
+/// How the README builds the MPI binary (the non-MPI binary's message under mpirun says the same).
+const MPI_BUILD: &str = "cargo build --release -p timewarp-cli --features mpi --target-dir target/mpi";
+
+#[test]
+fn the_readme_builds_the_mpi_binary_as_the_message_says() {
+    assert!(include_str!("../../../README.md").contains(MPI_BUILD));
 }
 
 /// SplitMix64: a seeded, dependency-free source for the fuzz test.

@@ -516,3 +516,103 @@ fn network_trace_workloads_report_application_times() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("application: 16 ranks finished at"));
 }
+
+#[test]
+fn a_preset_may_name_its_own_topology_and_prints_a_configuration_that_runs() {
+    let a = stats(&["run", "network", "--topology", "dragonfly", "--preset", "theta", "--end", "10"]);
+    assert_eq!((a["model_results"]["topology"].as_str(), a["lps"].as_u64()), (Some("dragonfly"), Some(864)));
+    let a = stats(&["run", "network", "--topology", "fattree", "--preset", "summit", "--end", "10"]);
+    assert_eq!((a["model_results"]["topology"].as_str(), a["lps"].as_u64()), (Some("fattree"), Some(504)));
+    // --print-config of a preset run: the shape options it fixes stay unset, and the file runs.
+    let o = timewarp(&["run", "network", "--preset", "theta", "--end", "10", "--print-config"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("topology = \"dragonfly\"") && text.contains("# dims: not set"), "{text}");
+    let file = tmp("theta.toml");
+    std::fs::write(&file, text.as_bytes()).unwrap();
+    let a = stats(&["run", "--config", file.to_str().unwrap()]);
+    assert_eq!(a["lps"].as_u64(), Some(864));
+}
+
+#[test]
+fn a_bounded_message_count_lets_the_load_exceed_one() {
+    // (offered load, packets per message of 256-byte packets)
+    for (offered, packets) in [(&["--load", "2"][..], 1), (&["--interarrival", "1", "--message-bytes", "2048"], 8)] {
+        let mut args = vec!["run", "network", "--dims", "4,4", "--messages", "5", "--end", "1e9"];
+        args.extend(offered);
+        let a = stats(&args);
+        let r = &a["model_results"];
+        // 16 nodes × 5 messages, all delivered once the queues drain.
+        assert_eq!(r["injected_packets"].as_u64(), Some(16 * 5 * packets), "{args:?}: {r}");
+        assert_eq!(r["delivered_packets"], r["injected_packets"], "{args:?}: {r}");
+    }
+}
+
+#[test]
+fn verify_describes_the_parallel_run_only() {
+    // --pes and --scheduling are the parallel run's: the sequential one runs one PE.
+    let o = timewarp(&[
+        "verify",
+        "phold",
+        "--lps",
+        "32",
+        "--end",
+        "5",
+        "--sync",
+        "optimistic",
+        "--threads",
+        "2",
+        "--pes",
+        "4",
+        "--scheduling",
+        "dynamic",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("verify: OK: sequential and optimistic with 2 thread(s) on 4 PEs"), "{out}");
+    // Without --sync: optimistic, as its help says.
+    let o = timewarp(&["verify", "phold", "--lps", "32", "--end", "5"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sequential and optimistic"), "{}", stderr(&o));
+    let help = String::from_utf8_lossy(&timewarp(&["verify", "phold", "--help"]).stdout).into_owned();
+    assert!(help.contains("[default: optimistic]"), "{help}");
+}
+
+#[test]
+fn quiet_takes_true_or_false() {
+    let base = ["run", "phold", "--lps", "8", "--end", "2"];
+    let run = |q: &str| timewarp(&[&base[..], &[q]].concat());
+    let o = run("--quiet=true");
+    assert!(o.status.success() && o.stdout.is_empty(), "{}", stderr(&o));
+    let o = run("--quiet=false");
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("committed events"), "{}", stderr(&o));
+}
+
+#[test]
+fn resume_help_lists_every_engine_option_it_takes() {
+    let o = timewarp(&["resume", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for flag in ["--pes", "--scheduling", "--threads", "--sync", "--quiet", "--checkpoint-dir"] {
+        assert!(help.contains(flag), "resume --help lacks {flag}: {help}");
+    }
+}
+
+#[test]
+fn a_resume_follows_the_pes_advice_and_takes_quiet_false() {
+    let dir = tmp("resume-pes");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let model = ["run", "phold", "--lps", "64", "--end", "40"];
+    // GVT after every event: a checkpoint at GVT 5 is certain.
+    let parallel = ["--sync", "optimistic", "--threads", "2", "--pes", "4", "--batch", "1", "--gvt-interval", "1"];
+    let o = timewarp(&[&model[..], &parallel, &["--checkpoint-dir", d, "--checkpoint-every", "5", "--quiet"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ck = timewarp::checkpoint::list(&dir).unwrap().pop().expect("a checkpoint");
+    let ck = ck.to_str().unwrap();
+    // The stored --pes 4 does not suit 2 conservative threads: the advice can be followed.
+    assert_clear_error(&["resume", ck, "--sync", "conservative"], "give --pes 2");
+    let o = timewarp(&["resume", ck, "--sync", "conservative", "--pes", "2", "--quiet=false"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = stats(&model);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(reference["digest"].as_str().unwrap()), "{out}");
+}

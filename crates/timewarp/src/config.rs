@@ -386,9 +386,9 @@ impl Config {
                 return bad(
                     "pes",
                     format!(
-                        "only the optimistic mode runs more PEs ({pes}) than worker threads ({}); drop --pes or use \
-                         --sync optimistic",
-                        self.threads
+                        "only the optimistic mode runs more PEs ({pes}) than worker threads ({t}); drop --pes, give \
+                         --pes {t} (a resume keeps the checkpoint's --pes unless given) or use --sync optimistic",
+                        t = self.threads
                     ),
                 );
             }

@@ -271,7 +271,9 @@
 //! - **Different results across modes** (digests differ, or
 //!   [`verify::verify`](crate::verify::verify) reports a divergence): the
 //!   model is not deterministic in the engine's sense. Usual causes: a
-//!   `reverse` that is not exact (run [`SyncMode::Check`]), randomness that
+//!   `reverse` that is not exact (run [`SyncMode::Check`]; `verify` runs it
+//!   for you and puts what it finds, the field named, in
+//!   [`Divergence::check`](crate::verify::Divergence::check)), randomness that
 //!   does not come from [`Ctx::rng`], handler behaviour depending on state
 //!   shared outside the LP (globals, interior mutability), or side effects
 //!   in `forward` that belong in [`Model::commit`].

@@ -122,4 +122,8 @@ fn verify_reports_the_first_lp_and_event_that_differ() {
     assert!(d.lp < 16);
     let text = d.to_string();
     assert!(text.contains(&format!("LP {}", d.lp)), "{text}");
+    // The cause, as --sync check names it: the state field the reverse handler leaves changed.
+    let check = d.check.as_deref().expect("check mode finds the broken reverse handler");
+    assert!(check.contains("reverse handler did not restore the state: state: "), "{check}");
+    assert!(text.contains("; --sync check finds the cause: "), "{text}");
 }

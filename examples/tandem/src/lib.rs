@@ -20,13 +20,15 @@
 //!
 //! ## Lookahead, and why there is no `Departure` event
 //!
-//! The engine checks that *every* send, self-sends included, has a delay of
-//! at least the model's [`lookahead`](Model::lookahead); conservative
-//! synchronisation needs that lookahead to be positive. A textbook M/M/1
-//! model schedules its own `Departure` after an exponential service time,
-//! which can be arbitrarily small: its lookahead is 0.
+//! The engine checks that every send to *another* LP has a delay of at
+//! least the model's [`lookahead`](Model::lookahead) (a send to the LP
+//! itself may have any delay >= 0: it never crosses to another PE);
+//! conservative synchronisation needs that lookahead to be positive. A
+//! textbook M/M/1 model schedules its own `Departure` after an exponential
+//! service time (a self-send, so any delay is fine) and sends the customer on
+//! when it departs: two events per customer and station.
 //!
-//! With one server and FIFO order we can do better: a customer's departure
+//! With one server and FIFO order one event does: a customer's departure
 //! time is known the moment it arrives (Lindley's recursion,
 //! `start = max(arrival, free_at)`, `departure = start + service`), so the
 //! `Arrival` handler sends the customer straight on to the next station at
@@ -34,8 +36,8 @@
 //! length `hop` ahead. Every send is then at least `hop` ahead, and
 //! `lookahead() = hop` (Nicol's "pre-computed service times" for FCFS
 //! queueing networks). If your model cannot know its future like this (several
-//! servers, priorities, preemption), use ordinary self-scheduled events and
-//! declare a smaller lookahead, 0 if need be: only conservative mode needs it.
+//! servers, priorities, preemption), use ordinary self-scheduled events: they
+//! may have any delay, and only sends to other LPs must keep the lookahead.
 //!
 //! ## Time integrals
 //!

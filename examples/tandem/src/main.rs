@@ -84,7 +84,7 @@ impl ModelCli for TandemArgs {
 
 fn main() -> ExitCode {
     App::new("tandem")
-        .about("Tandem queues on the timewarp engine, set beside M/M/1 theory")
+        .about("Tandem queues, simulated by Time Warp, set beside M/M/1 theory")
         .model::<TandemArgs>()
         .main()
 }

@@ -147,3 +147,33 @@ fn bad_options_are_clear_errors() {
     let o = tandem(&["run", "phold"], &d);
     assert_eq!(o.status.code(), Some(2), "tandem has no model phold");
 }
+
+#[test]
+fn help_and_printed_configuration_name_this_program_and_its_model() {
+    let dir = scratch("names");
+    let commands: &[&[&str]] = &[
+        &["--help"],
+        &["run", "--help"],
+        &["run", "tandem", "--help"],
+        &["verify", "--help"],
+        &["verify", "tandem", "--help"],
+        &["resume", "--help"],
+        &["sweep", "--help"],
+        &["partition", "--help"],
+        &["plot", "--help"],
+        &["report", "--help"],
+        &["run", "--print-config"],
+    ];
+    for args in commands {
+        let out = ok(args, &dir);
+        for leftover in ["timewarp", "phold", "docs/running.md"] {
+            assert!(!out.contains(leftover), "`tandem {}` says {leftover}:\n{out}", args.join(" "));
+        }
+    }
+    assert!(ok(&["run", "--help"], &dir).contains("tandem run --config FILE"));
+    assert!(ok(&["run", "--print-config"], &dir).contains("run it with: tandem run --config FILE"));
+    // Its messages too.
+    let o = tandem(&["run", "--config"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("tandem run --config run.toml") && !err.contains("timewarp"), "{err}");
+}
