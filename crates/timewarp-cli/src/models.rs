@@ -806,6 +806,18 @@ impl ModelCli for PcsArgs {
             self.cells_x, self.cells_y, self.portables_per_cell
         )
     }
+    fn summary(&self, r: &timewarp_models::pcs::PcsResults) -> String {
+        let name = if r.formula == "engset" { "Engset" } else { "Erlang-B" };
+        let exact = if self.move_rate == 0.0 {
+            "exact without mobility"
+        } else {
+            "exact only with --move-rate 0; mobility raises blocking"
+        };
+        format!(
+            "blocking: measured {:.5} of new calls; {name} {:.5} for an isolated cell ({exact})\n",
+            r.blocking_probability, r.formula_blocking_probability
+        )
+    }
 }
 
 /// Writes every receiver's node voltage per step (0 where its cell was quiet).

@@ -301,6 +301,20 @@ fn options_a_run_does_not_use_as_given_get_a_note() {
     ]);
 }
 
+/// Values that slow a run or leave a file nearly empty get a note saying why.
+#[test]
+#[rustfmt::skip]
+fn surprising_values_get_a_note() {
+    use End::Note;
+    table(&[
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2", "--event-memory", "1"], Note, "note: --event-memory 1 is below the 256 events a PE processes between GVT rounds"),
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2", "--event-memory", "1", "--batch", "4", "--gvt-interval", "2"], Note, "throttles speculation and slows the run; the default is 64"),
+    ]);
+    // At or above one round's events: no note.
+    let o = run(&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2", "--event-memory", "256"], &[]).unwrap();
+    assert!(!o.stderr.contains("--event-memory"), "{}", o.stderr);
+}
+
 #[test]
 #[rustfmt::skip]
 fn statistics_that_cannot_be_written_are_not_lost() {

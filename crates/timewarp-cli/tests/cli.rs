@@ -117,6 +117,24 @@ fn pcs_runs_and_reports_blocking() {
     assert_eq!(a["model_results"], b["model_results"]);
 }
 
+/// The summary and the results set the analytic blocking beside the
+/// measured one: Engset for the defaults (N = 16, c = 10, alpha = 0.5:
+/// 0.67 %), Erlang-B (a = 8 on 10 channels: 12.2 %) with Poisson arrivals.
+#[test]
+fn pcs_shows_the_loss_formula_beside_the_measured_blocking() {
+    let base = ["run", "pcs", "--cells-x", "4", "--cells-y", "4", "--end", "5"];
+    let o = timewarp(&base);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("; Engset 0.0067") && out.contains("mobility raises blocking"), "{out}");
+    let r = &stats(&base)["model_results"];
+    assert_eq!(r["formula"], "engset");
+    assert!((r["formula_blocking_probability"].as_f64().unwrap() - 0.0067).abs() < 5e-5, "{r}");
+    let r = &stats(&[&base[..], &["--arrivals", "poisson", "--move-rate", "0"]].concat())["model_results"];
+    assert_eq!(r["formula"], "erlang-b");
+    assert!((r["formula_blocking_probability"].as_f64().unwrap() - 0.1217).abs() < 5e-5, "{r}");
+}
+
 #[test]
 fn verify_says_ok_when_modes_agree() {
     let o = timewarp(&["verify", "phold", "--lps", "128", "--end", "10", "--threads", "3", "--remote", "1.0"]);
@@ -466,6 +484,17 @@ fn pcs_profiles_and_partitions_too() {
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stats(&[&base[..], &["--sync", "optimistic", "--threads", "2", "--mapping", m]].concat());
     assert_eq!(s["digest"], seq["digest"]);
+    // More parts than LPs would leave PEs without an LP: refused, naming the limit.
+    assert_clear_error(
+        &["partition", p, "--parts", "65", "--scheme", "block", "-o", m],
+        "more than the profile's 64 LPs",
+    );
+    assert_clear_error(
+        &["partition", p, "--hierarchy", "8,9", "--scheme", "activity", "-o", m],
+        "--hierarchy 8,9 makes 72 parts more than the profile's 64 LPs",
+    );
+    let o = timewarp(&["partition", p, "--parts", "64", "--scheme", "block", "-o", m, "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 /// A trace directory replays to the analytic time: a 3-hop ping-pong of
