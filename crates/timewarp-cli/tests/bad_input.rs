@@ -315,6 +315,20 @@ fn surprising_values_get_a_note() {
     assert!(!o.stderr.contains("--event-memory"), "{}", o.stderr);
 }
 
+/// --messages that ends the sources before --end is a finite workload: its
+/// messages are capped as a generated workload's are, up front.
+#[test]
+#[rustfmt::skip]
+fn message_bounded_runs_are_capped_like_generated_workloads() {
+    use End::{Line, Note};
+    table(&[
+        (&["run", "network", "--end", "1e15", "--messages", "1000000000"], Line, "--messages 1000000000 on 256 nodes creates 256000000000 messages, more than the 50000000 a run holds; lower --messages"),
+        (&["run", "network", "--end", "1e15", "--messages", "195313"], Line, "more than the 50000000 a run holds"),
+        (&["run", "network", "--end", "1e15", "--messages", "3000000", "--dims", "4,4", "--message-bytes", "1048576", "--packet-bytes", "1"], Line, "--messages 3000000 on 16 nodes gives about"),
+        (&["run", "network", "--end", "1e15", "--messages", "2", "--dims", "4,4"], Note, ""),
+    ]);
+}
+
 #[test]
 #[rustfmt::skip]
 fn statistics_that_cannot_be_written_are_not_lost() {
@@ -543,7 +557,7 @@ fn trace_workloads_refuse_bad_input_with_one_line() {
         (with(&["--workload", "halo3d", "--ranks", "2", "--rank-mapping", &map]), End::Line, "ranks 0 and 1 on node 1".into()),
         (with(&["--workload", "halo3d", "--rank-mapping", "/nonexistent-dir/m"]), End::Line, "--rank-mapping /nonexistent-dir/m".into()),
         (with(&["--workload", "halo3d", "--ranks", "17"]), End::Line, "--ranks 17 is more than the network's 16 nodes".into()),
-        (with(&["--workload", "alltoall", "--iterations", "4294967295"]), End::Line, "lower --iterations or --ranks".into()),
+        (with(&["--workload", "alltoall", "--iterations", "4294967295"]), End::Line, "messages, more than the 50000000 a run holds; lower --iterations or --ranks".into()),
         (with(&["--trace-dir", &three]), End::Line, "--trace-dir is for --workload trace".into()),
         (with(&["--workload", "trace", "--ranks", "3", "--trace-dir", &three]), End::Line, "a trace has as many ranks as files".into()),
         (with(&["--workload", "mpi"]), End::Clap, "trace".into()),

@@ -519,6 +519,24 @@ fn network_trace_workloads_report_application_times() {
     assert_eq!(r["app_time_ns"], 2.0 * round);
     assert_eq!(r["ranks"][1]["node"], 3);
     assert_eq!(r["ranks"][0]["comm_ns"], 2.0 * round);
+    // Rates are over the time the network was active (to the last delivery,
+    // here the application's end), not over --end 1e15: 4 messages of 100
+    // bytes on 8 nodes; the busiest link carried 2 of them, 25 ns each.
+    assert_eq!(r["window_ns"], 2.0 * round);
+    let accepted = r["accepted_throughput"].as_f64().unwrap();
+    assert!((accepted - 400.0 / (8.0 * 2.0 * round * 4.0)).abs() < 1e-12, "{r}");
+    let busiest = r["max_link_utilisation"].as_f64().unwrap();
+    assert!((busiest - 50.0 / (2.0 * round)).abs() < 1e-12, "{r}");
+    // --messages: a finite workload too; the links' fractions share the window.
+    let links = tmp("messages-links.csv");
+    let l = links.to_str().unwrap();
+    let s = stats(&["run", "network", "--dims", "4,4", "--end", "1e15", "--messages", "3", "--link-stats", l]);
+    let r = &s["model_results"];
+    let window = r["window_ns"].as_f64().unwrap();
+    assert!(window > 0.0 && window < 1e6, "{r}");
+    assert!(r["accepted_throughput"].as_f64().unwrap() > 1e-3, "{r}");
+    let top = r["links"].as_array().unwrap().iter().map(|l| l["busy"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert_eq!(top, r["max_link_utilisation"].as_f64().unwrap());
     let g = stats(&[
         "run",
         "network",
