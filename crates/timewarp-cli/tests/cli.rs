@@ -375,11 +375,12 @@ fn tlm_runs_and_writes_an_image_receiver_signals_and_results() {
     assert_eq!(r["events"], a["committed_events"]);
     assert_eq!(r["receivers"].as_array().unwrap().len(), 3);
     assert!(r["energy_final"].as_f64().unwrap() > 0.0);
-    // A PNG of the grid's size.
+    // A PNG of the grid, 8 pixels per cell (at least 320 on the longer
+    // side), and a 150-pixel strip for the colour bar and the marker key.
     let png = std::fs::read(&img).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 40);
-    assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), 36);
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 40 * 8 + 150);
+    assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), 36 * 8);
     // A header and one row per step, a column per receiver; its peak is the results' peak.
     let text = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = text.lines().collect();
