@@ -49,7 +49,7 @@ pub(crate) fn no_gvt_series(stats: &Stats) -> Option<String> {
     }
     Some(match stats.sync.as_str() {
         "optimistic" => "the run ended before its first GVT round".into(),
-        sync => format!("a {sync} run computes no GVT (the series is the optimistic mode's)"),
+        sync => format!("a {sync} run records no GVT series (only optimistic runs do)"),
     })
 }
 
@@ -94,6 +94,6 @@ mod tests {
         let text = pes(&seq).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
         assert!(text.lines().nth(1).unwrap().starts_with("0,12,12,0,"), "{text}");
-        assert!(no_gvt_series(&seq).unwrap().contains("a sequential run computes no GVT"));
+        assert!(no_gvt_series(&seq).unwrap().contains("a sequential run records no GVT series"));
     }
 }

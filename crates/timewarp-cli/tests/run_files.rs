@@ -289,7 +289,7 @@ fn a_sequential_run_writes_its_one_pe_and_says_why_it_has_no_gvt_series() {
     let d = folder("csv-sequential");
     let args = ["run", "phold", "--lps", "64", "--end", "5", "--stats-json", "s.json"];
     let o = ok(&d, &[&args[..], &["--stats-csv", "pes.csv", "--gvt-csv", "gvt.csv"]].concat());
-    assert!(stderr(&o).contains("note: --gvt-csv holds only its header: a sequential run computes no GVT"));
+    assert!(stderr(&o).contains("note: --gvt-csv holds only its header: a sequential run records no GVT series"));
     let s = json(&d.join("s.json"));
     let pes = rows(&std::fs::read_to_string(d.join("pes.csv")).unwrap());
     assert_eq!(pes.len(), 1);
