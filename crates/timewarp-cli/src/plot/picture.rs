@@ -127,7 +127,11 @@ impl Figure for Picture<'_> {
             .disable_x_axis()
             .y_labels(5)
             .y_label_style(("sans-serif", 12))
-            .y_label_formatter(&|v| if (0.01..1e4).contains(&top) { super::short(*v) } else { format!("{v:.1e}") })
+            .y_label_formatter(&|v| match *v {
+                v if v == 0.0 => "0".into(),
+                v if (0.01..1e4).contains(&top) => super::short(v),
+                v => format!("{v:.1e}"),
+            })
             .draw()
             .map_err(err)?;
         let steps = 100;
