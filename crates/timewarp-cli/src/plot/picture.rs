@@ -63,6 +63,11 @@ impl<'a> Picture<'a> {
         self.field.values.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()))
     }
 
+    /// Radius of the markers: a few pixels beyond half a cell, at most 12.
+    fn radius(&self) -> i32 {
+        (self.scale as i32 / 2 + 4).min(12)
+    }
+
     /// The pixel at the middle of cell `[x, y]`.
     fn centre(&self, [x, y]: [u32; 2]) -> (i32, i32) {
         let s = self.scale as i32;
@@ -99,7 +104,7 @@ impl Figure for Picture<'_> {
                 }
             }
         }
-        let r = (s / 2 + 4).min(12);
+        let r = self.radius();
         for &p in &f.sources {
             root.draw(&Cross::new(self.centre(p), r, SOURCE.stroke_width(2))).map_err(err)?;
         }
@@ -128,7 +133,7 @@ impl Figure for Picture<'_> {
             .y_labels(5)
             .y_label_style(("sans-serif", 12))
             .y_label_formatter(&|v| match *v {
-                v if v == 0.0 => "0".into(),
+                0.0 => "0".into(),
                 v if (0.01..1e4).contains(&top) => super::short(v),
                 v => format!("{v:.1e}"),
             })
@@ -198,7 +203,7 @@ mod tests {
         assert_eq!(at(pic.centre([3, 5])), [r, g, b], "a cross over the source's cell");
         let (x, y) = pic.centre([15, 2]);
         let RGBColor(r, g, b) = RECEIVER;
-        assert_eq!(at((x + (16 / 2 + 4).min(12), y)), [r, g, b], "a ring around the receiver's cell");
+        assert_eq!(at((x + pic.radius(), y)), [r, g, b], "a ring around the receiver's cell");
         // y grows upwards: cell (0, 0) (an obstacle) is at the bottom left.
         assert_eq!(at((1, 10 * 16 - 2)), WALL);
         // The bar: brightest at its top, darkest at its bottom, in the strip.
