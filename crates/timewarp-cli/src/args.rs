@@ -240,6 +240,17 @@ impl EngineArgs {
                 cfg.sync.name()
             ));
         }
+        // Below the events a PE processes between two GVT rounds it asks for, the
+        // budget runs out before each round: the PE stalls until GVT advances.
+        let round = cfg.batch.saturating_mul(cfg.gvt_interval);
+        if optimistic && self.event_memory.is_some() && cfg.event_memory_per_pe() < round {
+            notes.push(format!(
+                "note: --event-memory {} is below the {round} events a PE processes between GVT rounds (--batch × \
+                 --gvt-interval): it throttles speculation and slows the run; the default is {}",
+                cfg.event_memory_per_pe(),
+                timewarp::EVENT_MEMORY_FACTOR.saturating_mul(round)
+            ));
+        }
         if cfg.scheduling != timewarp::Scheduling::default() && !optimistic {
             notes.push(format!(
                 "note: --scheduling applies to optimistic runs only; ignored with --sync {}",

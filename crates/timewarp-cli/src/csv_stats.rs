@@ -5,27 +5,52 @@
 use timewarp::Stats;
 
 /// Per-PE statistics: a `pe` column (the PE's number), then every field of
-/// `PeStats` under its JSON name.
+/// `PeStats` under its JSON name. A sequential run has no `pes` list: its
+/// one PE is the whole run, so its row is made of the run's totals.
 pub(crate) fn pes(stats: &Stats) -> Result<String, String> {
+    let alone;
+    let pes = if stats.pes.is_empty() {
+        alone = [timewarp::PeStats {
+            committed: stats.committed_events,
+            processed: stats.processed_events,
+            rolled_back: stats.rolled_back_events,
+            ties: stats.timestamp_ties,
+            past_end: stats.events_past_end,
+            peak_events: stats.peak_events,
+            ..Default::default()
+        }];
+        &alone[..]
+    } else {
+        &stats.pes[..]
+    };
     // The header comes from serde (the field names, in order): write the
     // rows once as serde sees them, then again with the PE number in front.
     let mut plain = csv::Writer::from_writer(Vec::new());
-    for pe in &stats.pes {
+    for pe in pes {
         plain.serialize(pe).map_err(|e| e.to_string())?;
-    }
-    if stats.pes.is_empty() {
-        plain.serialize(timewarp::PeStats::default()).map_err(|e| e.to_string())?;
     }
     let plain = plain.into_inner().map_err(|e| e.to_string())?;
     let mut rows = csv::Reader::from_reader(plain.as_slice());
     let mut out = csv::Writer::from_writer(Vec::new());
     let header = rows.headers().map_err(|e| e.to_string())?.clone();
     out.write_record(std::iter::once("pe").chain(header.iter())).map_err(|e| e.to_string())?;
-    for (pe, row) in rows.records().take(stats.pes.len()).enumerate() {
+    for (pe, row) in rows.records().enumerate() {
         let row = row.map_err(|e| e.to_string())?;
         out.write_record(std::iter::once(pe.to_string().as_str()).chain(row.iter())).map_err(|e| e.to_string())?;
     }
     finish(out)
+}
+
+/// Why a run has no GVT series (`None`: it has one), for the note beside
+/// a `--gvt-csv` file that holds only its header.
+pub(crate) fn no_gvt_series(stats: &Stats) -> Option<String> {
+    if !stats.gvt_series.is_empty() {
+        return None;
+    }
+    Some(match stats.sync.as_str() {
+        "optimistic" => "the run ended before its first GVT round".into(),
+        sync => format!("a {sync} run records no GVT series (only optimistic runs do)"),
+    })
 }
 
 /// The GVT series: `gvt`, `wall`, `committed`, one row per GVT round.
@@ -63,6 +88,12 @@ mod tests {
         assert!(lines[0].starts_with("pe,committed,processed,rolled_back,"), "{text}");
         assert!(lines[2].starts_with("1,7,"), "{text}");
         assert_eq!(gvt(&s).unwrap(), "gvt,wall,committed\n1.5,0.25,9\n");
-        assert_eq!(pes(&Stats::default()).unwrap().lines().count(), 1);
+        assert_eq!(no_gvt_series(&s), None);
+        // A sequential run: one PE, the run's totals.
+        let seq = Stats { sync: "sequential".into(), committed_events: 12, processed_events: 12, ..Default::default() };
+        let text = pes(&seq).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.lines().nth(1).unwrap().starts_with("0,12,12,0,"), "{text}");
+        assert!(no_gvt_series(&seq).unwrap().contains("a sequential run records no GVT series"));
     }
 }

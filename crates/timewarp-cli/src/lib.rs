@@ -1000,6 +1000,9 @@ fn execute<M: Model>(
         keep(out.write(&text));
     }
     let [pes, gvt] = csv_outs;
+    if let (Some(_), Some(why), false) = (&gvt, csv_stats::no_gvt_series(&report.stats), engine.quiet) {
+        eprintln!("note: --gvt-csv holds only its header: {why}");
+    }
     for (file, text) in [(pes, csv_stats::pes(&report.stats)), (gvt, csv_stats::gvt(&report.stats))] {
         if let Some(file) = file {
             match text {

@@ -367,12 +367,24 @@ impl NetworkArgs {
         // Each packet is a few events per hop; 16 covers a few hops.
         let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
         let mut messages = end * self.offered() * self.link_bandwidth / self.message_bytes as f64;
-        if let Some(m) = self.messages {
-            messages = messages.min(m as f64);
+        let mut what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.offered()));
+        let mut fix = "lower --link-bandwidth, --load or --end";
+        // When --messages ends the sources before --end does, it is a finite
+        // workload like the generated ones: the same cap on its messages.
+        if let Some(m) = self.messages.filter(|&m| (m as f64) < messages) {
+            let total = nodes as u64 * m as u64;
+            let max = crate::workload_args::MAX_MESSAGES;
+            if total > max {
+                return Err(format!(
+                    "--messages {m} on {nodes} nodes creates {total} messages, more than the {max} a run holds; \
+                     lower --messages"
+                ));
+            }
+            messages = m as f64;
+            (what, fix) = (format!("--messages {m} on {nodes} nodes"), "lower --messages");
         }
         let events = nodes as f64 * messages * packets * 16.0;
-        let what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.offered()));
-        bounded(events, end, &what, "lower --link-bandwidth, --load or --end")
+        bounded(events, end, &what, fix)
     }
 
     /// The offered load: --load, or what --interarrival gives.
@@ -818,6 +830,18 @@ impl ModelCli for PcsArgs {
         format!(
             "--cells-x {} × --cells-y {} with --portables-per-cell {}",
             self.cells_x, self.cells_y, self.portables_per_cell
+        )
+    }
+    fn summary(&self, r: &timewarp_models::pcs::PcsResults) -> String {
+        let name = if r.formula == "engset" { "Engset" } else { "Erlang-B" };
+        let exact = if self.move_rate == 0.0 {
+            "exact without mobility"
+        } else {
+            "exact only with --move-rate 0; mobility raises blocking"
+        };
+        format!(
+            "blocking: measured {:.5} of new calls; {name} {:.5} for an isolated cell ({exact})\n",
+            r.blocking_probability, r.formula_blocking_probability
         )
     }
 }

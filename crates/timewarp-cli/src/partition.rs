@@ -76,6 +76,18 @@ pub(crate) fn run(a: &PartitionArgs) -> Result<(), String> {
     let path = a.profile.display();
     let text = std::fs::read_to_string(&a.profile).map_err(|e| format!("cannot read profile {path}: {e}"))?;
     let g = Graph::from_metis(&text, &format!("profile {path}")).map_err(|e| e.to_string())?;
+    // A part without an LP is a PE with nothing to do: such a mapping asks
+    // for PEs (a run needs at least as many as parts) that would idle.
+    let (parts, lps) = (processes * threads, g.len());
+    if parts > lps {
+        let asked = match &a.hierarchy {
+            Some(_) => format!("--hierarchy {processes},{threads} makes {parts} parts"),
+            None => format!("--parts {parts} is"),
+        };
+        return Err(format!(
+            "{asked} more than the profile's {lps} LPs: a part would get no LP; give at most {lps} parts"
+        ));
+    }
     let r = Request {
         scheme: a.scheme,
         processes,

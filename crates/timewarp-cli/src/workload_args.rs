@@ -8,8 +8,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use timewarp_models::network::{read_mapping, Mapping, Results, Workload};
 
-/// Most messages a generated workload may send (its programs are held in memory).
-const MAX_MESSAGES: u64 = 50_000_000;
+/// Most messages a generated workload may send (its programs are held in
+/// memory), and a synthetic one bounded by --messages (its source queues
+/// can hold most of them at once).
+pub(crate) const MAX_MESSAGES: u64 = 50_000_000;
 
 /// What the network's nodes do.
 #[derive(Args, Debug, Clone)]
@@ -71,7 +73,8 @@ impl WorkloadArgs {
         let sends = p as u64 * per * self.iterations as u64;
         if generated && sends > MAX_MESSAGES {
             return Err(format!(
-                "--workload {} on {p} ranks for --iterations {} sends {sends} messages, more than the                  {MAX_MESSAGES} a run holds; lower --iterations or --ranks",
+                "--workload {} on {p} ranks for --iterations {} sends {sends} messages, more than the \
+                 {MAX_MESSAGES} a run holds; lower --iterations or --ranks",
                 self.workload, self.iterations
             ));
         }

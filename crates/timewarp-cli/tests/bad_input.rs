@@ -309,6 +309,34 @@ fn options_a_run_does_not_use_as_given_get_a_note() {
     ]);
 }
 
+/// Values that slow a run or leave a file nearly empty get a note saying why.
+#[test]
+#[rustfmt::skip]
+fn surprising_values_get_a_note() {
+    use End::Note;
+    table(&[
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2", "--event-memory", "1"], Note, "note: --event-memory 1 is below the 256 events a PE processes between GVT rounds"),
+        (&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2", "--event-memory", "1", "--batch", "4", "--gvt-interval", "2"], Note, "throttles speculation and slows the run; the default is 64"),
+    ]);
+    // At or above one round's events: no note.
+    let o = run(&["run", "phold", "--lps", "64", "--end", "2", "--sync", "optimistic", "--threads", "2", "--event-memory", "256"], &[]).unwrap();
+    assert!(!o.stderr.contains("--event-memory"), "{}", o.stderr);
+}
+
+/// --messages that ends the sources before --end is a finite workload: its
+/// messages are capped as a generated workload's are, up front.
+#[test]
+#[rustfmt::skip]
+fn message_bounded_runs_are_capped_like_generated_workloads() {
+    use End::{Line, Note};
+    table(&[
+        (&["run", "network", "--end", "1e15", "--messages", "1000000000"], Line, "--messages 1000000000 on 256 nodes creates 256000000000 messages, more than the 50000000 a run holds; lower --messages"),
+        (&["run", "network", "--end", "1e15", "--messages", "195313"], Line, "more than the 50000000 a run holds"),
+        (&["run", "network", "--end", "1e15", "--messages", "3000000", "--dims", "4,4", "--message-bytes", "1048576", "--packet-bytes", "1"], Line, "--messages 3000000 on 16 nodes gives about"),
+        (&["run", "network", "--end", "1e15", "--messages", "2", "--dims", "4,4"], Note, ""),
+    ]);
+}
+
 #[test]
 #[rustfmt::skip]
 fn statistics_that_cannot_be_written_are_not_lost() {
@@ -550,7 +578,7 @@ fn trace_workloads_refuse_bad_input_with_one_line() {
         (with(&["--workload", "halo3d", "--ranks", "2", "--rank-mapping", &map]), End::Line, "ranks 0 and 1 on node 1".into()),
         (with(&["--workload", "halo3d", "--rank-mapping", "/nonexistent-dir/m"]), End::Line, "--rank-mapping /nonexistent-dir/m".into()),
         (with(&["--workload", "halo3d", "--ranks", "17"]), End::Line, "--ranks 17 is more than the network's 16 nodes".into()),
-        (with(&["--workload", "alltoall", "--iterations", "4294967295"]), End::Line, "lower --iterations or --ranks".into()),
+        (with(&["--workload", "alltoall", "--iterations", "4294967295"]), End::Line, "messages, more than the 50000000 a run holds; lower --iterations or --ranks".into()),
         (with(&["--trace-dir", &three]), End::Line, "--trace-dir is for --workload trace".into()),
         (with(&["--workload", "trace", "--ranks", "3", "--trace-dir", &three]), End::Line, "a trace has as many ranks as files".into()),
         (with(&["--workload", "mpi"]), End::Clap, "trace".into()),

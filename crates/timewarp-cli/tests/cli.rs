@@ -117,6 +117,24 @@ fn pcs_runs_and_reports_blocking() {
     assert_eq!(a["model_results"], b["model_results"]);
 }
 
+/// The summary and the results set the analytic blocking beside the
+/// measured one: Engset for the defaults (N = 16, c = 10, alpha = 0.5:
+/// 0.67 %), Erlang-B (a = 8 on 10 channels: 12.2 %) with Poisson arrivals.
+#[test]
+fn pcs_shows_the_loss_formula_beside_the_measured_blocking() {
+    let base = ["run", "pcs", "--cells-x", "4", "--cells-y", "4", "--end", "5"];
+    let o = timewarp(&base);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("; Engset 0.0067") && out.contains("mobility raises blocking"), "{out}");
+    let r = &stats(&base)["model_results"];
+    assert_eq!(r["formula"], "engset");
+    assert!((r["formula_blocking_probability"].as_f64().unwrap() - 0.0067).abs() < 5e-5, "{r}");
+    let r = &stats(&[&base[..], &["--arrivals", "poisson", "--move-rate", "0"]].concat())["model_results"];
+    assert_eq!(r["formula"], "erlang-b");
+    assert!((r["formula_blocking_probability"].as_f64().unwrap() - 0.1217).abs() < 5e-5, "{r}");
+}
+
 #[test]
 fn verify_says_ok_when_modes_agree() {
     let o = timewarp(&["verify", "phold", "--lps", "128", "--end", "10", "--threads", "3", "--remote", "1.0"]);
@@ -357,11 +375,12 @@ fn tlm_runs_and_writes_an_image_receiver_signals_and_results() {
     assert_eq!(r["events"], a["committed_events"]);
     assert_eq!(r["receivers"].as_array().unwrap().len(), 3);
     assert!(r["energy_final"].as_f64().unwrap() > 0.0);
-    // A PNG of the grid's size.
+    // A PNG of the grid, 8 pixels per cell (at least 320 on the longer
+    // side), and a 150-pixel strip for the colour bar and the marker key.
     let png = std::fs::read(&img).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 40);
-    assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), 36);
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 40 * 8 + 150);
+    assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), 36 * 8);
     // A header and one row per step, a column per receiver; its peak is the results' peak.
     let text = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = text.lines().collect();
@@ -466,6 +485,17 @@ fn pcs_profiles_and_partitions_too() {
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stats(&[&base[..], &["--sync", "optimistic", "--threads", "2", "--mapping", m]].concat());
     assert_eq!(s["digest"], seq["digest"]);
+    // More parts than LPs would leave PEs without an LP: refused, naming the limit.
+    assert_clear_error(
+        &["partition", p, "--parts", "65", "--scheme", "block", "-o", m],
+        "more than the profile's 64 LPs",
+    );
+    assert_clear_error(
+        &["partition", p, "--hierarchy", "8,9", "--scheme", "activity", "-o", m],
+        "--hierarchy 8,9 makes 72 parts more than the profile's 64 LPs",
+    );
+    let o = timewarp(&["partition", p, "--parts", "64", "--scheme", "block", "-o", m, "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 /// A trace directory replays to the analytic time: a 3-hop ping-pong of
@@ -490,6 +520,24 @@ fn network_trace_workloads_report_application_times() {
     assert_eq!(r["app_time_ns"], 2.0 * round);
     assert_eq!(r["ranks"][1]["node"], 3);
     assert_eq!(r["ranks"][0]["comm_ns"], 2.0 * round);
+    // Rates are over the time the network was active (to the last delivery,
+    // here the application's end), not over --end 1e15: 4 messages of 100
+    // bytes on 8 nodes; the busiest link carried 2 of them, 25 ns each.
+    assert_eq!(r["window_ns"], 2.0 * round);
+    let accepted = r["accepted_throughput"].as_f64().unwrap();
+    assert!((accepted - 400.0 / (8.0 * 2.0 * round * 4.0)).abs() < 1e-12, "{r}");
+    let busiest = r["max_link_utilisation"].as_f64().unwrap();
+    assert!((busiest - 50.0 / (2.0 * round)).abs() < 1e-12, "{r}");
+    // --messages: a finite workload too; the links' fractions share the window.
+    let links = tmp("messages-links.csv");
+    let l = links.to_str().unwrap();
+    let s = stats(&["run", "network", "--dims", "4,4", "--end", "1e15", "--messages", "3", "--link-stats", l]);
+    let r = &s["model_results"];
+    let window = r["window_ns"].as_f64().unwrap();
+    assert!(window > 0.0 && window < 1e6, "{r}");
+    assert!(r["accepted_throughput"].as_f64().unwrap() > 1e-3, "{r}");
+    let top = r["links"].as_array().unwrap().iter().map(|l| l["busy"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert_eq!(top, r["max_link_utilisation"].as_f64().unwrap());
     let g = stats(&[
         "run",
         "network",

@@ -162,6 +162,29 @@ fn several_runs_overlay_with_a_legend_of_their_file_names() {
     }
 }
 
+/// A sequential run overlaid on an optimistic one is drawn with what it
+/// has: its end time at its wall time (GVT panel), its mean rate (rate
+/// panel), each named so in the legend.
+#[test]
+fn a_sequential_run_overlaid_shows_what_stands_in_for_its_gvt_series() {
+    let a = tmp("opt-run.json");
+    let b = tmp("seq-run.json");
+    std::fs::copy(optimistic(), &a).unwrap();
+    std::fs::copy(sequential(), &b).unwrap();
+    let out = tmp("opt-seq.svg");
+    ok(&["plot", s(&a), s(&b), "-o", s(&out)]);
+    let (_, words, text) = svg_file(&out);
+    for label in
+        ["seq-run (no GVT rounds: its end time, reached at its wall time)", "seq-run (no GVT series: mean rate)"]
+    {
+        assert!(words.contains(label), "the legend lacks '{label}': {words}");
+    }
+    assert!(!words.contains("no GVT rounds in this run"), "{words}");
+    // The optimistic run's two lines, and the sequential run's dashed rate
+    // line (drawn in dashes, one short segment each).
+    assert!(text.matches("<polyline").count() >= 4, "{text}");
+}
+
 #[test]
 fn a_sweep_plots_one_line_per_by_value_with_its_columns_named() {
     let out = tmp("sweep.svg");

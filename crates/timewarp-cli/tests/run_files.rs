@@ -282,6 +282,27 @@ fn stats_csv_has_a_row_per_pe_and_gvt_csv_the_gvt_series() {
     one_line_error(&d, &["verify", "phold", "--lps", "64", "--end", "2", "--gvt-csv", "g.csv"], 1, &["--gvt-csv"]);
 }
 
+/// A sequential run is one PE: its row holds the run's totals; it has no
+/// GVT series, and a note says why the GVT file holds only its header.
+#[test]
+fn a_sequential_run_writes_its_one_pe_and_says_why_it_has_no_gvt_series() {
+    let d = folder("csv-sequential");
+    let args = ["run", "phold", "--lps", "64", "--end", "5", "--stats-json", "s.json"];
+    let o = ok(&d, &[&args[..], &["--stats-csv", "pes.csv", "--gvt-csv", "gvt.csv"]].concat());
+    assert!(stderr(&o).contains("note: --gvt-csv holds only its header: a sequential run records no GVT series"));
+    let s = json(&d.join("s.json"));
+    let pes = rows(&std::fs::read_to_string(d.join("pes.csv")).unwrap());
+    assert_eq!(pes.len(), 1);
+    assert_eq!(pes[0]["pe"], "0");
+    assert_eq!(pes[0]["committed"], s["committed_events"].to_string());
+    assert_eq!(pes[0]["processed"], s["committed_events"].to_string());
+    assert_eq!(pes[0]["ties"], s["timestamp_ties"].to_string());
+    assert_eq!(std::fs::read_to_string(d.join("gvt.csv")).unwrap(), "gvt,wall,committed\n");
+    // --quiet keeps the note back.
+    let o = ok(&d, &[&args[..], &["--gvt-csv", "gvt.csv", "-q"]].concat());
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
 /// The CSV as rows of (column name, value) maps.
 fn rows(text: &str) -> Vec<std::collections::HashMap<String, String>> {
     let mut lines = text.lines();

@@ -205,7 +205,7 @@ pub(crate) fn svg(size: (u32, u32), fig: &impl Figure) -> Result<String, String>
 }
 
 /// Draws into an RGB buffer.
-fn bitmap(size: (u32, u32), fig: &impl Figure) -> Result<Vec<u8>, String> {
+pub(crate) fn bitmap(size: (u32, u32), fig: &impl Figure) -> Result<Vec<u8>, String> {
     fonts();
     let mut rgb = vec![255u8; size.0 as usize * size.1 as usize * 3];
     {

@@ -274,19 +274,60 @@ impl Figure for Runs {
     }
 }
 
+/// A run's line in a panel, or what stands in for it in a run without a
+/// GVT series (a sequential or conservative one): one point or a flat
+/// line, drawn thin and dashed, with a legend that says what it is.
+pub(crate) struct Line {
+    pub pts: Vec<(f64, f64)>,
+    pub stand_in: Option<&'static str>,
+}
+
+impl Run {
+    /// The run's end time and wall time, when the file has them.
+    fn end_and_wall(&self) -> Option<(f64, f64)> {
+        let get = |k: &str| self.json.get(k).and_then(Value::as_f64).filter(|v| v.is_finite());
+        Some((get("end_time")?, get("wall_seconds")?))
+    }
+
+    /// The GVT panel's line: the series, or else the one point a run
+    /// without GVT rounds has: all of its virtual time done at its wall time.
+    pub(crate) fn gvt_line(&self) -> Line {
+        match (self.gvt.is_empty(), self.end_and_wall()) {
+            (true, Some((end, wall))) => {
+                Line { pts: vec![(wall, end)], stand_in: Some("no GVT rounds: its end time, reached at its wall time") }
+            }
+            _ => Line { pts: self.gvt.clone(), stand_in: None },
+        }
+    }
+
+    /// The rate panel's line: binned from the series, or else the run's mean
+    /// rate over its wall time.
+    pub(crate) fn rate_line(&self) -> Line {
+        let rate = self.json.get("event_rate").and_then(Value::as_f64).filter(|v| v.is_finite());
+        match (self.committed.is_empty(), self.end_and_wall(), rate) {
+            (true, Some((_, wall)), Some(r)) if wall > 0.0 => {
+                Line { pts: vec![(0.0, r), (wall, r)], stand_in: Some("no GVT series: mean rate") }
+            }
+            _ => Line { pts: self.rate(RATE_BINS), stand_in: None },
+        }
+    }
+}
+
 /// Draws panel `p` of `runs` on `area`.
 fn panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, runs: &[Run], p: Panel) -> Drawn {
+    // A run without a GVT series has only a stand-in: alone, a note says so.
+    let alone = |l: &[Line]| l.iter().all(|l| l.pts.is_empty() || l.stand_in.is_some()) && runs.len() == 1;
     match p {
         Panel::Gvt => {
-            let series: Vec<_> = runs.iter().map(|r| r.gvt.clone()).collect();
-            if series.iter().all(Vec::is_empty) {
+            let series: Vec<_> = runs.iter().map(Run::gvt_line).collect();
+            if alone(&series) {
                 return note(area, p.title(), "no GVT rounds in this run (a sequential run has none)");
             }
             lines(area, p.title(), runs, &series, "wall time (s)", "GVT (virtual time)")
         }
         Panel::Rate => {
-            let series: Vec<_> = runs.iter().map(|r| r.rate(RATE_BINS)).collect();
-            if series.iter().all(Vec::is_empty) {
+            let series: Vec<_> = runs.iter().map(Run::rate_line).collect();
+            if alone(&series) {
                 let rates: Vec<String> = runs
                     .iter()
                     .filter_map(|r| r.json.get("event_rate").and_then(Value::as_f64))
@@ -306,11 +347,11 @@ fn lines<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     runs: &[Run],
-    series: &[Vec<(f64, f64)>],
+    series: &[Line],
     x_desc: &str,
     y_desc: &str,
 ) -> Drawn {
-    let all = series.iter().flatten();
+    let all = series.iter().flat_map(|l| &l.pts);
     let x_hi = all.clone().map(|p| p.0).fold(0.0, f64::max);
     let y_hi = all.map(|p| p.1).fold(0.0, f64::max);
     let mut chart = ChartBuilder::on(area)
@@ -329,13 +370,28 @@ fn lines<DB: DrawingBackend>(
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(err)?;
-    for (i, (run, pts)) in runs.iter().zip(series).enumerate() {
+    for (i, (run, line)) in runs.iter().zip(series).enumerate() {
         let c = colour(i);
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
-            .map_err(err)?
-            .label(run.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        let pts = line.pts.iter().copied();
+        let drawn = match line.stand_in {
+            None => chart.draw_series(LineSeries::new(pts, c.stroke_width(2))),
+            Some(_) if line.pts.len() == 1 => chart.draw_series(pts.map(|p| Cross::new(p, 6, c.stroke_width(2)))),
+            Some(_) => chart.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2))),
+        }
+        .map_err(err)?;
+        match line.stand_in {
+            None => drawn
+                .label(run.label.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))),
+            Some(why) if line.pts.len() == 1 => drawn
+                .label(format!("{} ({why})", run.label))
+                .legend(move |(x, y)| Cross::new((x + 10, y), 5, c.stroke_width(2))),
+            Some(why) => drawn.label(format!("{} ({why})", run.label)).legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (8, 0)], c.stroke_width(2))
+                    + PathElement::new(vec![(12, 0), (20, 0)], c.stroke_width(2))
+            }),
+        };
     }
     if runs.len() > 1 {
         legend!(chart, UpperLeft)?;

@@ -448,6 +448,11 @@ pub struct Results {
     pub measured_offered_load: f64,
     /// Delivered bytes per node per ns in the window, over the injection bandwidth.
     pub accepted_throughput: f64,
+    /// Length of the measured window in ns: from `warmup` to the end time,
+    /// or, for a finite workload (a trace or generated one, or
+    /// `messages`), to the last delivery: a rate over a run's end time
+    /// would count the idle time after the work was done.
+    pub window_ns: f64,
     pub events_per_hop: f64,
     /// Most packets one input (output) buffer ever held, and its capacity.
     pub max_input_buffer: u16,
@@ -497,6 +502,9 @@ struct Sums {
     hop_sq: u64,
     delivered_bytes: u64,
     injected_bytes: u64,
+    /// The latest delivery of all nodes, and the busiest link's busy time (ns).
+    last_delivery: f64,
+    max_busy: f64,
 }
 
 impl Network {
@@ -1282,6 +1290,7 @@ impl Network {
     fn deliver(&self, n: &mut Node, p: &Header, now: f64) -> bool {
         let c = &mut n.counts;
         c.delivered += 1;
+        c.last_delivery = now;
         if now >= self.warmup {
             c.delivered_bytes_w += p.bytes as u64;
         }
@@ -1457,10 +1466,10 @@ impl Model for Network {
         r.max_input_buffer = r.max_input_buffer.max(c.max_input);
         r.max_output_buffer = r.max_output_buffer.max(c.max_output);
         r.max_credits = r.max_credits.max(c.max_credits);
-        let window = (end - self.warmup).max(0.0);
+        // Busy times in ns until the window is known (at the last node).
         for o in 0..self.ports() {
-            let busy = if window > 0.0 { n.links[o].busy / window } else { 0.0 };
-            r.max_link_utilisation = r.max_link_utilisation.max(busy);
+            let busy = n.links[o].busy;
+            r.acc.max_busy = r.acc.max_busy.max(busy);
             if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
                 r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
             }
@@ -1478,6 +1487,7 @@ impl Model for Network {
         a.hop_sq += c.hop_sq;
         a.delivered_bytes += c.delivered_bytes_w;
         a.injected_bytes += c.injected_bytes_w;
+        a.last_delivery = a.last_delivery.max(c.last_delivery);
         if c.lat_n > 0 {
             a.lat_min = if a.lat_min > 0.0 { a.lat_min.min(c.lat_min) } else { c.lat_min };
         }
@@ -1491,6 +1501,17 @@ impl Model for Network {
         r.hops_mean = ratio(a.hop_sum as f64, m);
         r.hops_std =
             if m > 1.0 { ((a.hop_sq as f64 - m * r.hops_mean * r.hops_mean) / (m - 1.0)).max(0.0).sqrt() } else { 0.0 };
+        let finite = self.workload.is_some() || self.messages.is_some();
+        let until = if finite { a.last_delivery.min(end) } else { end };
+        let window = (until - self.warmup).max(0.0);
+        r.window_ns = window;
+        r.max_link_utilisation = ratio(a.max_busy, window);
+        // finalize runs in LP-id order: the last node fixes the window.
+        if lp as u64 + 1 == self.num_lps() as u64 {
+            for l in &mut r.links {
+                l.busy = ratio(l.busy, window);
+            }
+        }
         let capacity = nodes as f64 * window * self.link_bandwidth;
         r.accepted_throughput = ratio(a.delivered_bytes as f64, capacity);
         r.measured_offered_load = ratio(a.injected_bytes as f64, capacity);

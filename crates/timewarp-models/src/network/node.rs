@@ -286,6 +286,9 @@ pub(crate) struct Counts {
     /// Messages created in the window and delivered whole: count, latency sum.
     pub msg_n: u64,
     pub msg_lat_sum: f64,
+    /// When the last packet was delivered here (0: none): a finite
+    /// workload's figures are rates over the time the network was active.
+    pub last_delivery: f64,
 }
 
 /// One NIC's injection side.

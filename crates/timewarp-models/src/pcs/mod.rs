@@ -304,6 +304,14 @@ pub struct PcsResults {
     pub handoff_blocking_probability: f64,
     /// ROSS's "Blocking Probability": `(blocked_calls + handoffs_blocked) / call_attempts`.
     pub combined_blocking_probability: f64,
+    /// The analytic new-call blocking of one isolated cell,
+    /// [`Pcs::loss_formula`]: exact without mobility (`move_rate` 0), a
+    /// reference otherwise (mobility raises blocking; see the module docs).
+    #[serde(default)]
+    pub formula_blocking_probability: f64,
+    /// Which formula that is: `engset` or `erlang-b` (as `--arrivals` says).
+    #[serde(default)]
+    pub formula: String,
     /// Per-cell figures, in LP-id order (`id = y × cells_x + x`).
     pub cells: Vec<CellResults>,
 }
@@ -392,6 +400,14 @@ impl Pcs {
             Arrivals::Poisson => {
                 erlang_b(self.channels, f64::from(self.portables_per_cell) * self.call_rate * self.call_duration)
             }
+        }
+    }
+
+    /// The name of [`Pcs::loss_formula`]: `engset` or `erlang-b`.
+    pub fn loss_formula_name(&self) -> &'static str {
+        match self.arrivals {
+            Arrivals::Engset => "engset",
+            Arrivals::Poisson => "erlang-b",
         }
     }
 
@@ -624,6 +640,10 @@ impl Model for Pcs {
         r.blocking_probability = t.blocking_probability();
         r.handoff_blocking_probability = t.handoff_blocking_probability();
         r.combined_blocking_probability = ratio(t.blocked_calls + t.handoffs_blocked, t.call_attempts);
+        if r.formula.is_empty() {
+            r.formula_blocking_probability = self.loss_formula();
+            r.formula = self.loss_formula_name().into();
+        }
     }
 }
 

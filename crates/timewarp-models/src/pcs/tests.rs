@@ -30,6 +30,25 @@ fn loss_formulas_match_closed_forms() {
     assert_eq!(engset(10, 3, 5.0), 0.0);
 }
 
+/// The results carry the analytic blocking beside the measured one: Engset
+/// or Erlang-B as `arrivals` says, checked against the closed forms.
+#[test]
+fn results_carry_the_formula_that_matches_the_arrivals() {
+    let cfg = Config { end: 2.0, ..Config::default() };
+    let small = |arrivals| Pcs { cells_x: 4, cells_y: 4, arrivals, ..Pcs::default() };
+    // Defaults: N = 16, c = 10, alpha = 0.5; Engset = C(15, 10) a^10 / sum_k C(15, k) a^k.
+    let r = run_ok(&small(Arrivals::Engset), &cfg).results;
+    let binom = |n: u32, k: u32| (0..k).fold(1.0, |acc, i| acc * f64::from(n - i) / f64::from(i + 1));
+    let terms: Vec<f64> = (0..=10).map(|k| binom(15, k) * 0.5f64.powi(k as i32)).collect();
+    assert_eq!(r.formula, "engset");
+    assert!((r.formula_blocking_probability - terms[10] / terms.iter().sum::<f64>()).abs() < 1e-12, "{r:?}");
+    // Poisson: a = 16 × 0.5 = 8 Erlang; Erlang-B = (a^10 / 10!) / sum_k a^k / k!.
+    let r = run_ok(&small(Arrivals::Poisson), &cfg).results;
+    let terms: Vec<f64> = (0..=10).map(|k| 8f64.powi(k) / (1..=k).map(f64::from).product::<f64>()).collect();
+    assert_eq!(r.formula, "erlang-b");
+    assert!((r.formula_blocking_probability - terms[10] / terms.iter().sum::<f64>()).abs() < 1e-12, "{r:?}");
+}
+
 #[test]
 fn neighbours_wrap_around_and_are_inverse() {
     let m = Pcs { cells_x: 5, cells_y: 3, ..Pcs::default() };

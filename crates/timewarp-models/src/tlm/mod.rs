@@ -144,6 +144,10 @@ pub struct Field {
     pub step: u32,
     /// Row-major (`x` fastest) node voltages; obstacle cells are NaN.
     pub values: Vec<f64>,
+    /// `[x, y]` of the sources on the layer shown.
+    pub sources: Vec<[u32; 2]>,
+    /// `[x, y]` of the receivers on the layer shown.
+    pub receivers: Vec<[u32; 2]>,
 }
 
 /// What a TLM run reports.
@@ -488,9 +492,20 @@ impl Model for Tlm {
                 })
                 .collect();
             r.signals = vec![vec![]; self.receivers.len()];
-            if let Some((step, _)) = self.snapshot {
+            if let Some((step, layer)) = self.snapshot {
                 let [w, h, _] = self.grid.size;
-                r.field = Some(Field { width: w, height: h, step, values: Vec::with_capacity((w * h) as usize) });
+                let on_layer = |cells: &[LpId]| {
+                    let at = cells.iter().map(|&c| self.grid.coords(c));
+                    at.filter(|p| p[2] == layer).map(|[x, y, _]| [x, y]).collect()
+                };
+                r.field = Some(Field {
+                    width: w,
+                    height: h,
+                    step,
+                    values: Vec::with_capacity((w * h) as usize),
+                    sources: on_layer(&self.sources),
+                    receivers: on_layer(&self.receivers),
+                });
             }
         }
         r.cell_steps += s.scatters;
