@@ -104,12 +104,25 @@ pub(crate) fn decode<M: Model>(bytes: &[u8]) -> Result<Snapshot<M>, Error> {
     Ok(Snapshot { cut, lps: body.lps, events: body.events, stats: body.stats })
 }
 
+/// Why writing the body failed: the disk (full, gone) or the encoding.
+#[derive(Debug)]
+enum WriteError {
+    Io(std::io::Error),
+    Encode(postcard::Error),
+}
+
+impl From<std::io::Error> for WriteError {
+    fn from(e: std::io::Error) -> Self {
+        WriteError::Io(e)
+    }
+}
+
 /// Writes `items` as postcard writes a sequence (its length as a varint,
 /// then each item), encoding many items at a time into one buffer.
-fn write_seq<T: Serialize>(w: &mut impl Write, items: &[T]) -> Result<(), String> {
+fn write_seq<T: Serialize>(w: &mut impl Write, items: &[T]) -> Result<(), WriteError> {
     let mut len = [0u8; 10];
-    let n = postcard::to_slice(&(items.len() as u64), &mut len).map_err(|e| e.to_string())?.len();
-    w.write_all(&len[..n]).map_err(|e| e.to_string())?;
+    let n = postcard::to_slice(&(items.len() as u64), &mut len).map_err(WriteError::Encode)?.len();
+    w.write_all(&len[..n])?;
     let mut buf = vec![0u8; 1 << 16];
     let mut used = 0;
     for item in items {
@@ -120,20 +133,20 @@ fn write_seq<T: Serialize>(w: &mut impl Write, items: &[T]) -> Result<(), String
                     break;
                 }
                 Err(postcard::Error::SerializeBufferFull) if used > 0 => {
-                    w.write_all(&buf[..used]).map_err(|e| e.to_string())?;
+                    w.write_all(&buf[..used])?;
                     used = 0;
                 }
                 // One item larger than the buffer: a buffer of its own.
                 Err(postcard::Error::SerializeBufferFull) => {
-                    let v = postcard::to_allocvec(item).map_err(|e| e.to_string())?;
-                    w.write_all(&v).map_err(|e| e.to_string())?;
+                    let v = postcard::to_allocvec(item).map_err(WriteError::Encode)?;
+                    w.write_all(&v)?;
                     break;
                 }
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(WriteError::Encode(e)),
             }
         }
     }
-    w.write_all(&buf[..used]).map_err(|e| e.to_string())
+    Ok(w.write_all(&buf[..used])?)
 }
 
 /// A writer that keeps a CRC-32 of what passes through.
@@ -153,8 +166,20 @@ impl<W: Write> Write for Crc<W> {
     }
 }
 
-/// Writes `snap` with `header` to `path` atomically (temporary file, sync, rename).
+/// Writes `snap` with `header` to `path` atomically (temporary file, sync,
+/// rename); on failure the temporary file is removed and the error names
+/// `path` and the system's reason (a full disk: "No space left on device").
 pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) -> Result<(), Error> {
+    write_to(path, header, snap, |f| Box::new(f))
+}
+
+/// [`write`], through `wrap` (tests: a disk that fills up).
+pub(crate) fn write_to<M: Model>(
+    path: &Path,
+    header: &Header,
+    snap: &Snapshot<M>,
+    wrap: impl FnOnce(std::fs::File) -> Box<dyn Write>,
+) -> Result<(), Error> {
     let fail = |what: &str, e: &dyn std::fmt::Display| Error::Checkpoint {
         path: path.display().to_string(),
         problem: format!("cannot {what}: {e}"),
@@ -162,28 +187,45 @@ pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) 
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     let file = std::fs::File::create(&tmp).map_err(|e| fail("create the file", &e))?;
-    // The checksum sees the buffer's large writes, not postcard's small ones.
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, Crc { inner: file, crc: crc32fast::Hasher::new() });
-    let head = serde_json::to_vec(header).map_err(|e| fail("encode the header", &e))?;
-    let written = (|| -> std::io::Result<()> {
+    let sync = file.try_clone();
+    let written = (|| -> Result<(), WriteError> {
+        // The checksum sees the buffer's large writes, not postcard's small ones.
+        let mut w =
+            std::io::BufWriter::with_capacity(1 << 20, Crc { inner: wrap(file), crc: crc32fast::Hasher::new() });
+        let head = serde_json::to_vec(header).map_err(|e| WriteError::Io(e.into()))?;
         w.write_all(MAGIC)?;
         w.write_all(&FORMAT_VERSION.to_le_bytes())?;
         w.write_all(&(head.len() as u32).to_le_bytes())?;
         w.write_all(&head)?;
-        Ok(())
+        // The body as postcard encodes `BodyOut`, a sequence at a time, in
+        // chunks encoded into a buffer (much faster than byte-wise writes).
+        write_seq(&mut w, &snap.lps)?;
+        write_seq(&mut w, &snap.events)?;
+        // Not `postcard::to_io`: it reports any write error as a full buffer.
+        w.write_all(&postcard::to_allocvec(&snap.stats).map_err(WriteError::Encode)?)?;
+        let Crc { inner: mut file, crc } = w.into_inner().map_err(|e| e.into_error())?;
+        file.write_all(&crc.finalize().to_le_bytes())?;
+        file.flush()?;
+        Ok(sync?.sync_all()?)
     })();
-    written.map_err(|e| fail("write", &e))?;
-    // The body as postcard encodes `BodyOut`, a sequence at a time, in
-    // chunks encoded into a buffer (much faster than byte-wise writes).
-    let encode = |e: &dyn std::fmt::Display| fail("encode the model's states and events", e);
-    write_seq(&mut w, &snap.lps).map_err(|e| encode(&e))?;
-    write_seq(&mut w, &snap.events).map_err(|e| encode(&e))?;
-    postcard::to_io(&snap.stats, &mut w).map_err(|e| encode(&e))?;
-    let Crc { inner: mut file, crc } = w.into_inner().map_err(|e| fail("write", &e.error()))?;
-    file.write_all(&crc.finalize().to_le_bytes()).map_err(|e| fail("write", &e))?;
-    file.sync_all().map_err(|e| fail("sync", &e))?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(|e| fail("rename the temporary file", &e))?;
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(match e {
+            WriteError::Io(e) => {
+                let dir = path.parent().map_or(String::from("."), |d| d.display().to_string());
+                let fix = match e.kind() {
+                    std::io::ErrorKind::StorageFull => format!("free space in {dir} or give another --checkpoint-dir"),
+                    _ => format!("check that {dir} is writable or give another --checkpoint-dir"),
+                };
+                fail("write it", &format!("{e}; {fix}"))
+            }
+            WriteError::Encode(e) => fail("encode the model's states and events", &e),
+        });
+    }
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail("rename the temporary file", &e));
+    }
     // The rename itself must reach the disk too.
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         if let Ok(d) = std::fs::File::open(dir) {
