@@ -125,6 +125,7 @@ fn an_interrupted_run_writes_a_checkpoint_says_how_to_resume_and_exits_3() {
         assert_eq!(o.status.code(), Some(3), "{sig} {sync}: {err}");
         assert!(err.contains("timewarp resume"), "{err}");
         assert!(!stats.exists(), "no statistics file for an interrupted run");
+        assert_eq!(hidden(&d), Vec::<String>::new(), "no temporary statistics file");
         let file = newest(&ck);
         let r = ["resume", file.to_str().unwrap(), "--sync", "optimistic", "--threads", "3"];
         assert_eq!(run_stats(&r, &d.join("resumed.json")), want, "{sig} {sync}");
@@ -132,19 +133,120 @@ fn an_interrupted_run_writes_a_checkpoint_says_how_to_resume_and_exits_3() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// The files in `dir` whose names start with a dot (temporary files).
+fn hidden(dir: &Path) -> Vec<String> {
+    let names = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+    names.filter(|n| n.starts_with('.')).collect()
+}
+
+/// Waits until `dir` holds a temporary file (the statistics, opened once
+/// the signal handler is in place), or the child ends.
+fn wait_for_temporary(dir: &Path, child: &mut Child) -> bool {
+    while child.try_wait().unwrap().is_none() {
+        if !hidden(dir).is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
 #[test]
-fn an_interrupted_run_without_a_checkpoint_directory_stops_at_once() {
+fn an_interrupted_run_without_a_checkpoint_directory_stops_at_once_and_leaves_no_temporary_file() {
     let d = dir("sigint-plain");
     let stats = d.join("never.json");
     let mut args = LONG[..LONG.len() - 4].to_vec();
     args.extend(["--end", "100000", "--stats-json", stats.to_str().unwrap()]);
-    let child = spawn(&args);
-    std::thread::sleep(Duration::from_millis(300));
+    let mut child = spawn(&args);
+    assert!(wait_for_temporary(&d, &mut child), "the run ended before it opened its statistics file");
     signal(&child, "-INT");
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("give --checkpoint-dir"), "{}", text(&o.stderr));
     assert!(!stats.exists());
+    assert_eq!(hidden(&d), Vec::<String>::new(), "the temporary statistics file is removed");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn an_interrupt_stops_an_optimistic_run_with_a_far_end() {
+    // Docs recommend `--end 1e15` for runs that end on their own (network
+    // --messages): the optimistic kernel must still pause on request. A
+    // wall-clock checkpoint (the same request, from a timer) shows it does
+    // and that the run is under way; then SIGINT stops it with a checkpoint.
+    let d = dir("far-end");
+    let ck = d.join("ck");
+    let run: &[&str] = &["run", "network", "--dims", "8,8", "--messages", "400", "--load", "0.5", "--end", "1e15"];
+    let want = run_stats(&[run, &["--sync", "sequential"]].concat(), &d.join("ref.json"));
+    let mut args = run.to_vec();
+    args.extend(["--sync", "optimistic", "--threads", "2", "--checkpoint-wall", "0.1", "--checkpoint-keep", "100"]);
+    args.extend(["--checkpoint-dir", ck.to_str().unwrap()]);
+    std::fs::create_dir_all(&ck).unwrap();
+    let mut child = spawn(&args);
+    assert!(wait_for_checkpoint(&ck, &mut child), "no wall-clock checkpoint before the run ended");
+    signal(&child, "-INT");
+    let o = child.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    match o.status.code() {
+        Some(3) => assert!(err.contains("timewarp resume"), "{err}"),
+        // The signal came after the last cut: the run finished, and says so.
+        Some(0) => assert!(err.contains("the run ended before its next cut"), "{err}"),
+        c => panic!("exit {c:?}: {err}"),
+    }
+    // Every checkpoint, the wall clock's and the stop's, resumes exactly.
+    for file in timewarp::checkpoint::list(&ck).unwrap() {
+        let r = ["resume", file.to_str().unwrap(), "--sync", "conservative", "--threads", "2"];
+        assert_eq!(run_stats(&r, &d.join("resumed.json")), want, "{file:?}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A 64 KiB tmpfs at a fresh directory, unmounted when dropped.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// `None` where mounting is not permitted (not root, a sandbox).
+    fn mount(name: &str) -> Option<SmallDisk> {
+        let d = dir(name);
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs", d.to_str().unwrap()])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = std::fs::remove_dir_all(&d);
+        }
+        ok.then_some(SmallDisk(d))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_full_disk_fails_its_checkpoints_with_a_warning_and_the_run_finishes() {
+    let Some(disk) = SmallDisk::mount("full") else {
+        eprintln!("skipped: cannot mount a small tmpfs here (needs root outside a sandbox)");
+        return;
+    };
+    let d = dir("full-out");
+    let stats = d.join("s.json");
+    let mut args = LONG[..LONG.len() - 4].to_vec();
+    args.extend(["--end", "10", "--checkpoint-every", "3", "--checkpoint-dir", disk.0.to_str().unwrap()]);
+    args.extend(["--stats-json", stats.to_str().unwrap()]);
+    let o = timewarp(&args);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let warning = err.lines().find(|l| l.starts_with("warning: checkpoint")).unwrap_or_else(|| panic!("{err}"));
+    assert!(warning.contains("No space left on device") && warning.contains("free space in"), "{warning}");
+    assert!(!err.contains("encode") && !err.contains("panicked"), "{err}");
+    assert!(text(&o.stdout).contains("LPs"), "the summary: {}", text(&o.stdout));
+    assert!(stats.exists(), "the statistics");
+    assert_eq!(std::fs::read_dir(&disk.0).unwrap().count(), 0, "no checkpoint and no temporary file on the full disk");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
