@@ -309,8 +309,16 @@ impl File {
         if h.model != model.name() {
             return Err(bad(format!("a checkpoint of model {}, not of {}", h.model, model.name())));
         }
+        // The header is checked as a whole, not only against the hash it
+        // carries (an edited file may have a recomputed checksum).
+        if params_hash(&h.params) != h.params_hash {
+            return Err(bad(format!(
+                "damaged: its header's params do not match their hash {} (edited?); use an earlier checkpoint",
+                h.params_hash
+            )));
+        }
         if let Some(p) = params {
-            if params_hash(p) != h.params_hash {
+            if params_hash(p) != h.params_hash || p != &h.params {
                 return Err(bad(format!(
                     "taken with other model parameters ({}) than these ({p}); a resume continues the same model: \
                      leave the model's options out",
@@ -328,9 +336,79 @@ impl File {
         }
         let mut snap = Snapshot { cut: h.cut, lps: body.lps, events: body.events, stats: body.stats };
         snap.fits(model, model.num_lps())?;
-        snap.cut = h.cut;
+        // The body's cut: the header's went through JSON, which may round its last bit.
+        snap.cut = check(h, &snap).map_err(|what| bad(format!("damaged: {what}; use an earlier checkpoint")))?;
         Ok(snap)
     }
+}
+
+/// What is wrong with `snap` and its `header`, if anything: what a run
+/// would take on trust (times, keys, LP ids, counts) checked before it
+/// does, so a damaged or edited file is refused instead of misleading a
+/// kernel (into an internal error, or a run without end). Returns the cut:
+/// the earliest pending key.
+fn check<M: Model>(h: &Header, snap: &Snapshot<M>) -> Result<Key, String> {
+    let end = snap.stats.end_time;
+    if !(end.is_finite() && end > 0.0) {
+        return Err(format!("its run's end time {end} is not a virtual time > 0"));
+    }
+    if through_json(&h.end)?.to_bits() != through_json(&end)?.to_bits() {
+        return Err(format!("the header's end time {} and the contents' {end} disagree", h.end));
+    }
+    if h.committed_events != snap.stats.committed_events {
+        return Err(format!(
+            "the header's {} committed events and the contents' {} disagree",
+            h.committed_events, snap.stats.committed_events
+        ));
+    }
+    if h.threads == 0 || h.ranks == 0 {
+        return Err(format!("written by {} thread(s) on {} process(es)", h.threads, h.ranks));
+    }
+    let lps = snap.lps.len() as u64;
+    let mut ties = Vec::with_capacity(snap.events.len());
+    let mut first = Key::INF;
+    for e in &snap.events {
+        let k = e.key;
+        if !(k.time.is_finite() && k.time >= 0.0 && k.time <= end) {
+            return Err(format!("an event for LP {} at time {}, not in [0, {end}] (the run's end)", e.dst, k.time));
+        }
+        if k.tie >> 32 >= lps {
+            return Err(format!("an event at time {} sent by LP {}, beyond its {lps} LPs", k.time, k.tie >> 32));
+        }
+        first = first.min(k);
+        ties.push(k.tie);
+    }
+    if through_json(&first)? != through_json(&h.cut)? {
+        return Err(format!("the header's cut {:?} is not its earliest pending event {first:?}", h.cut));
+    }
+    ties.sort_unstable();
+    if let Some(w) = ties.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("two pending events with the same key (LP {}, send {})", w[0] >> 32, w[0] as u32));
+    }
+    let mut committed = 0u64;
+    for (id, lp) in snap.lps.iter().enumerate() {
+        // -1: nothing committed yet.
+        if !(lp.last_time == -1.0 || (lp.last_time >= 0.0 && lp.last_time <= h.cut.time)) {
+            return Err(format!(
+                "LP {id} committed an event at time {}, after the cut at {}",
+                lp.last_time, h.cut.time
+            ));
+        }
+        committed = committed.saturating_add(lp.committed);
+    }
+    if committed != snap.stats.committed_events {
+        return Err(format!(
+            "its LPs committed {committed} events, its statistics say {}",
+            snap.stats.committed_events
+        ));
+    }
+    Ok(first)
+}
+
+/// `x` as the header holds it: JSON may round a float's last bit, so
+/// header and body values compare after the same trip.
+fn through_json<T: Serialize + serde::de::DeserializeOwned>(x: &T) -> Result<T, String> {
+    serde_json::to_string(x).and_then(|s| serde_json::from_str(&s)).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -293,3 +293,61 @@ fn a_full_disk_names_the_file_and_the_reason_and_leaves_no_temporary_file() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_edited_checkpoint_with_a_valid_checksum_is_refused_naming_what_is_wrong() {
+    let dir = tmp("forged");
+    let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
+    let c = cfg(SyncMode::Sequential, 1);
+    run(&MODEL, &c, &plan, &Control::default(), None).unwrap();
+    let good = list(&dir).unwrap().pop().unwrap();
+    let load = || File::open(&good).unwrap().load(&MODEL, None).unwrap();
+    let first = |s: &Snapshot<Hop>| s.events.iter().position(|e| e.key == s.cut).unwrap();
+    type Edit = Box<dyn Fn(&mut Header, &mut Snapshot<Hop>)>;
+    let cases: Vec<(Edit, &str)> = vec![
+        (Box::new(|_, s| s.events[0].key.time = -1.449e54), "not in [0, 30]"),
+        (Box::new(|_, s| s.events[0].key.time = f64::NAN), "at time NaN"),
+        (Box::new(|_, s| s.events[0].key.time = 1e300), "not in [0, 30]"),
+        (Box::new(|_, s| s.events[0].key.tie |= 99 << 32), "beyond its 24 LPs"),
+        (Box::new(|_, s| s.events[0].dst = 24), "beyond the model's LPs"),
+        (
+            Box::new(move |h, s| {
+                let e = s.events[first(s)];
+                s.events.push(e);
+                h.events += 1;
+            }),
+            "the same key",
+        ),
+        (Box::new(|h, _| h.cut.time += 0.5), "is not its earliest pending event"),
+        (
+            Box::new(move |h, s| {
+                s.events.remove(first(s));
+                h.events -= 1;
+            }),
+            "is not its earliest pending event",
+        ),
+        (Box::new(|h, _| h.end = 1e9), "end time 1000000000 and the contents' 30 disagree"),
+        (Box::new(|_, s| s.stats.end_time = f64::INFINITY), "not a virtual time > 0"),
+        (Box::new(|h, _| h.params = serde_json::json!({"lps": 1})), "do not match their hash"),
+        (Box::new(|h, _| h.committed_events += 1), "committed events and the contents'"),
+        (Box::new(|_, s| s.lps[3].last_time = 29.0), "LP 3 committed an event at time 29"),
+        (Box::new(|_, s| s.lps[3].committed += 1), "its LPs committed"),
+        (Box::new(|h, _| h.threads = 0), "0 thread(s)"),
+    ];
+    let forged = dir.join("forged.twc");
+    for (i, (edit, want)) in cases.iter().enumerate() {
+        let mut snap = load();
+        let mut h = header(&plan, &c, "hop", &snap, 1);
+        edit(&mut h, &mut snap);
+        // Written by the format's own writer: a valid checksum.
+        file::write(&forged, &h, &snap).unwrap();
+        let e = File::open(&forged).unwrap().load(&MODEL, None).unwrap_err().to_string();
+        assert!(e.contains(want), "case {i}: {e}");
+        assert!(!e.contains('\n') && !e.contains("internal error"), "case {i}: {e}");
+    }
+    // Unedited, the same path loads.
+    let snap = load();
+    file::write(&forged, &header(&plan, &c, "hop", &snap, 1), &snap).unwrap();
+    File::open(&forged).unwrap().load(&MODEL, None).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
