@@ -616,7 +616,11 @@ fn resume(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Re
             let _ = e.print();
             return Ok(());
         }
-        Err(e) => return Err(format!("resume: {}", registry::clap_message(&e))),
+        // One line: clap's usage hints would point at `resume`'s own options.
+        Err(e) => {
+            let m = registry::clap_message(&e);
+            return Err(format!("resume: {}", m.lines().next().unwrap_or_default()));
+        }
     };
     let control = Control::default();
     let temporaries = signals::Temporaries::default();

@@ -312,3 +312,103 @@ fn bad_checkpoints_and_forbidden_changes_get_one_clear_line() {
     assert!(text(&o.stderr).contains("--checkpoint-dir"), "{}", text(&o.stderr));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// CRC-32 (IEEE), as the checkpoint's trailer holds it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+        }
+    }
+    !c
+}
+
+/// A checkpoint file taken apart: its header (JSON) and body.
+struct Parts {
+    header: serde_json::Value,
+    body: Vec<u8>,
+}
+
+impl Parts {
+    fn of(bytes: &[u8]) -> Parts {
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let header = serde_json::from_slice(&bytes[16..16 + len]).unwrap();
+        Parts { header, body: bytes[16 + len..bytes.len() - 4].to_vec() }
+    }
+
+    /// The file again, its checksum recomputed as the format does.
+    fn bytes(&self) -> Vec<u8> {
+        let head = serde_json::to_vec(&self.header).unwrap();
+        let mut out = b"TWCKPT\r\n".to_vec();
+        out.extend(1u32.to_le_bytes());
+        out.extend((head.len() as u32).to_le_bytes());
+        out.extend(head);
+        out.extend(&self.body);
+        let crc = crc32(&out);
+        out.extend(crc.to_le_bytes());
+        out
+    }
+}
+
+#[test]
+fn an_edited_checkpoint_with_a_recomputed_checksum_gets_one_clear_line() {
+    let d = dir("forged");
+    let ck = d.join("ck");
+    let run = ["run", "phold", "--lps", "64", "--end", "20", "-q", "--checkpoint-every", "5", "--checkpoint-keep", "1"];
+    let o = timewarp(&[&run[..], &["--checkpoint-dir", ck.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let bytes = std::fs::read(newest(&ck)).unwrap();
+    // Rebuilt unedited (its header's keys in another order), it resumes.
+    let same = d.join("same.twc");
+    std::fs::write(&same, Parts::of(&bytes).bytes()).unwrap();
+    let o = timewarp(&["resume", same.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "the test rebuilds files as the format writes them: {}", text(&o.stderr));
+    type Edit = Box<dyn Fn(&mut Parts)>;
+    // The pending event at the cut, in the body: its time's bytes.
+    let cut = |p: &Parts| p.header["cut"]["time"].as_f64().unwrap().to_le_bytes();
+    let set_time = move |p: &mut Parts, t: f64| {
+        let at = p.body.windows(8).position(|w| w == cut(p)).expect("the cut's event");
+        p.body[at..at + 8].copy_from_slice(&t.to_le_bytes());
+    };
+    // Params and their hash edited together (what the header's checks alone would accept).
+    let params = |p: &mut Parts, v: serde_json::Value| {
+        p.header["params_hash"] = timewarp::checkpoint::params_hash(&v).into();
+        p.header["params"] = v;
+    };
+    let cases: Vec<(Edit, &str)> = vec![
+        (Box::new(move |p| set_time(p, -1.449e54)), "not in [0, 20]"),
+        (Box::new(move |p| set_time(p, f64::NAN)), "at time NaN"),
+        (Box::new(move |p| set_time(p, 1e300)), "not in [0, 20]"),
+        (Box::new(|p| p.header["end"] = 1e15.into()), "end time 1000000000000000 and the contents' 20 disagree"),
+        (Box::new(|p| p.header["cut"]["time"] = 19.5.into()), "is not its earliest pending event"),
+        (Box::new(|p| p.header["params"]["seed"] = 7.into()), "do not match their hash"),
+        (
+            Box::new(move |p| {
+                let mut v = p.header["params"].clone();
+                v["command"][2] = "65".into();
+                params(p, v);
+            }),
+            "other model parameters",
+        ),
+        // The command line is parsed and checked again, as given to `run`.
+        (Box::new(|p| p.header["command"][2] = "0".into()), "must be a whole number from 1"),
+        (Box::new(|p| p.header["command"][4] = "1e15".into()), "more than the 1e14 a run can process"),
+        (Box::new(|p| p.header["command"][4] = "30".into()), "a resume can end there or earlier"),
+        (Box::new(|p| p.header["committed_events"] = 1.into()), "committed events and the contents'"),
+    ];
+    for (i, (edit, want)) in cases.iter().enumerate() {
+        let mut p = Parts::of(&bytes);
+        edit(&mut p);
+        let f = d.join(format!("forged-{i}.twc"));
+        std::fs::write(&f, p.bytes()).unwrap();
+        let o = timewarp(&["resume", f.to_str().unwrap(), "-q"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "case {i}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "case {i}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(want), "case {i}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("internal error"), "case {i}: {err}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
