@@ -1084,6 +1084,24 @@ mod tests {
     }
 
     #[test]
+    fn a_signal_says_truly_why_it_stops_without_a_checkpoint() {
+        use signals::Pause;
+        let procs = Procs::init().unwrap();
+        let m = |args: &[&str]| {
+            let cmd = command("timewarp", &shipped());
+            let all = cmd.try_get_matches_from(args).unwrap();
+            let run = all.subcommand_matches("run").unwrap().subcommand().unwrap().1.clone();
+            Pause::of(&run, &procs)
+        };
+        assert_eq!(m(&["timewarp", "run", "phold", "--checkpoint-dir", "ck"]), Pause::Checkpoint);
+        assert_eq!(m(&["timewarp", "run", "phold"]), Pause::NoDirectory);
+        assert!(Pause::NoDirectory.stopped().contains("give --checkpoint-dir"));
+        // Under MPI a directory was given: the message must not ask for one.
+        let mpi = Pause::Processes.stopped();
+        assert!(!mpi.contains("give --checkpoint-dir") && mpi.contains("under MPI"), "{mpi}");
+    }
+
+    #[test]
     #[should_panic(expected = "registered twice")]
     fn a_model_registered_twice_is_a_programming_error() {
         let _ = App::new("p").model::<models::PcsArgs>().model::<models::PcsArgs>();
