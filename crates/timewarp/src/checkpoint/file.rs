@@ -213,9 +213,10 @@ pub(crate) fn write_to<M: Model>(
         return Err(match e {
             WriteError::Io(e) => {
                 let dir = path.parent().map_or(String::from("."), |d| d.display().to_string());
-                let fix = match e.kind() {
-                    std::io::ErrorKind::StorageFull => format!("free space in {dir} or give another --checkpoint-dir"),
-                    _ => format!("check that {dir} is writable or give another --checkpoint-dir"),
+                let fix = if full(&e) {
+                    format!("free space in {dir} or give another --checkpoint-dir")
+                } else {
+                    format!("check that {dir} is writable or give another --checkpoint-dir")
                 };
                 fail("write it", &format!("{e}; {fix}"))
             }
@@ -233,6 +234,14 @@ pub(crate) fn write_to<M: Model>(
         }
     }
     Ok(())
+}
+
+/// Whether `e` says the disk is full (`ErrorKind::StorageFull` needs Rust 1.83).
+fn full(e: &std::io::Error) -> bool {
+    const ENOSPC: i32 = 28; // Linux, macOS and the BSDs alike
+    const ERROR_DISK_FULL: i32 = 112;
+    let code = if cfg!(windows) { ERROR_DISK_FULL } else { ENOSPC };
+    e.raw_os_error() == Some(code)
 }
 
 /// A checkpoint file read and checked, its body not yet decoded (that needs

@@ -258,7 +258,7 @@ struct SmallDisk {
 impl std::io::Write for SmallDisk {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
         if self.room == 0 {
-            return Err(std::io::Error::from(std::io::ErrorKind::StorageFull));
+            return Err(std::io::Error::from_raw_os_error(28)); // ENOSPC
         }
         let n = self.file.write(&b[..b.len().min(self.room)])?;
         self.room -= n;

@@ -153,7 +153,7 @@ impl Gvt {
                 // Not a share of `end`: with `--end 1e15` that would lie past
                 // every event of a run that ends on its own, and a request
                 // would never stop it. The first round moves it on.
-                pause.min(start.next_up())
+                pause.min(next_up(start))
             }
             None => pause,
         };
@@ -181,7 +181,7 @@ impl Gvt {
         let floor = ((p.end - g.time) / 1024.0).min((g.time - p.start) / 32.0);
         let lead = (2.0 * (lvt - g.time)).max(floor);
         // Strictly past GVT, or every PE would take this round for a pause.
-        let gate = self.gate().max(p.pause.min((g.time + lead).max(g.time.next_up())));
+        let gate = self.gate().max(p.pause.min((g.time + lead).max(next_up(g.time))));
         self.gate.store(gate.to_bits(), Relaxed);
     }
 
@@ -330,6 +330,16 @@ impl Participant {
             }
         }
     }
+}
+
+/// The smallest f64 above `x` (a time: finite, not NaN; `f64::next_up`
+/// needs Rust 1.86).
+fn next_up(x: f64) -> f64 {
+    if x == 0.0 {
+        return f64::from_bits(1);
+    }
+    let bits = x.to_bits();
+    f64::from_bits(if x > 0.0 { bits + 1 } else { bits - 1 })
 }
 
 #[cfg(test)]
