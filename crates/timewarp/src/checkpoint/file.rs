@@ -311,7 +311,8 @@ impl File {
     }
 
     /// Checks that this checkpoint is of `model` (and, if given, of these
-    /// parameters) and decodes its snapshot.
+    /// parameters), decodes its snapshot and checks that what it holds is
+    /// consistent (a file edited and its checksum recomputed is refused).
     pub fn load<M: Model>(&self, model: &M, params: Option<&serde_json::Value>) -> Result<Snapshot<M>, Error> {
         let bad = |problem: String| Error::Checkpoint { path: self.path.display().to_string(), problem };
         let h = &self.header;

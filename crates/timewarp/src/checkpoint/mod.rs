@@ -135,7 +135,9 @@ impl Plan {
 ///
 /// A checkpoint is written by a thread of its own while the run goes on
 /// from the same snapshot (both only read it); the next one waits for it,
-/// so files appear, and are rotated, in order.
+/// so files appear, and are rotated, in order. One that cannot be written
+/// (a full disk) is a warning on stderr and the run goes on; only a stop's
+/// checkpoint failing is the run's error.
 pub fn run<M: Model>(
     model: &M,
     cfg: &Config,
