@@ -125,12 +125,15 @@ pub(crate) struct Run<'a> {
     command: Vec<String>,
     /// Asks the run to pause (signals).
     control: &'a Control,
+    /// Temporary output files, removed if a signal ends the process.
+    temporaries: &'a signals::Temporaries,
     /// The checkpoint to continue from.
     /// (Taken when the model is built: its bytes go once the snapshot is decoded.)
     resume: std::cell::Cell<Option<timewarp::checkpoint::File>>,
 }
 pub(crate) struct Verify<'a> {
     procs: &'a Procs,
+    temporaries: &'a signals::Temporaries,
 }
 
 impl Action for Run<'_> {
@@ -163,7 +166,7 @@ impl Action for Run<'_> {
         // the command line and every option's value.
         let config = config::Effective::of(self.models, &self.command, false)?
             .to_json(&std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>());
-        let out = Outputs { params, config };
+        let out = Outputs { params, config, temporaries: self.temporaries };
         execute(model, &cfg, engine, self.procs, out, hooks, Checkpoints { plan, start, control: self.control })
     }
 }
@@ -174,6 +177,8 @@ struct Outputs<'a> {
     params: &'a str,
     /// The effective configuration (the statistics file's `config`).
     config: Value,
+    /// Where the output files' temporary names are registered.
+    temporaries: &'a signals::Temporaries,
 }
 
 /// A run's checkpoint plan, the snapshot it starts from, and what can ask it to pause.
@@ -226,7 +231,7 @@ impl Action for Verify<'_> {
         for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process()) {
             eprintln!("{note}");
         }
-        verify(model, cfg, engine).map(|()| None)
+        verify(model, cfg, engine, self.temporaries).map(|()| None)
     }
 }
 
@@ -617,8 +622,16 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
             }
             let (entry, m) = chosen("run");
             let control = Control::default();
-            signals::watch(&control, m.get_one::<PathBuf>("checkpoint_dir").is_some() && procs.size() == 1);
-            let run = Run { procs: &procs, models, command, control: &control, resume: None.into() };
+            let temporaries = signals::Temporaries::default();
+            signals::watch(&control, signals::Pause::of(m, &procs), &temporaries, lead);
+            let run = Run {
+                procs: &procs,
+                models,
+                command,
+                control: &control,
+                temporaries: &temporaries,
+                resume: None.into(),
+            };
             entry.dispatch(m, Act::Run(&run))
         }
         Cmd::Resume { file, options } => resume(&procs, models, &file, &options),
@@ -645,7 +658,9 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
         Cmd::Plot(_) | Cmd::Report(_) => Ok(()),
         Cmd::Verify => {
             let (entry, m) = chosen("verify");
-            entry.dispatch(m, Act::Verify(&Verify { procs: &procs }))
+            let temporaries = signals::Temporaries::default();
+            signals::watch(&Control::default(), signals::Pause::Never, &temporaries, lead);
+            entry.dispatch(m, Act::Verify(&Verify { procs: &procs, temporaries: &temporaries }))
         }
     };
     match result {
@@ -714,11 +729,16 @@ fn resume(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Re
             let _ = e.print();
             return Ok(());
         }
-        Err(e) => return Err(format!("resume: {}", registry::clap_message(&e))),
+        // One line: clap's usage hints would point at `resume`'s own options.
+        Err(e) => {
+            let m = registry::clap_message(&e);
+            return Err(format!("resume: {}", m.lines().next().unwrap_or_default()));
+        }
     };
     let control = Control::default();
-    signals::watch(&control, m.get_one::<PathBuf>("checkpoint_dir").is_some() && procs.size() == 1);
-    let run = Run { procs, models, command, control: &control, resume: Some(ck).into() };
+    let temporaries = signals::Temporaries::default();
+    signals::watch(&control, signals::Pause::of(&m, procs), &temporaries, procs.rank() == 0);
+    let run = Run { procs, models, command, control: &control, temporaries: &temporaries, resume: Some(ck).into() };
     entry.dispatch(&m, Act::Run(&run))
 }
 
@@ -749,9 +769,14 @@ fn fits<M: Model>(model: &M, cfg: &timewarp::Config, processes: usize, sizing: &
 }
 
 /// `timewarp verify`: sequential against the requested parallel configuration.
-fn verify<M: Model>(model: &M, mut cfg: timewarp::Config, engine: &EngineArgs) -> Result<(), String> {
+fn verify<M: Model>(
+    model: &M,
+    mut cfg: timewarp::Config,
+    engine: &EngineArgs,
+    temporaries: &signals::Temporaries,
+) -> Result<(), String> {
     cfg.progress = false;
-    let stats_out = engine.stats_json.as_deref().map(StatsOut::open).transpose()?;
+    let stats_out = engine.stats_json.as_deref().map(|p| StatsOut::open(p, temporaries)).transpose()?;
     let v = match timewarp::verify::verify(model, &cfg) {
         Ok(v) => v,
         Err(e) => {
@@ -841,6 +866,8 @@ struct StatsOut {
     /// What the file holds, for error messages ("statistics").
     what: &'static str,
     to: Dest,
+    /// Where the temporary file is registered (a signal removes it).
+    temporaries: signals::Temporaries,
 }
 
 /// Where a [`StatsOut`] writes.
@@ -852,24 +879,30 @@ enum Dest {
 
 impl StatsOut {
     /// Opens the destination of statistics before the run: a bad path should not cost a whole run.
-    fn open(path: &Path) -> Result<Self, String> {
-        Self::open_for(path, "statistics")
+    fn open(path: &Path, temporaries: &signals::Temporaries) -> Result<Self, String> {
+        Self::open_for(path, "statistics", temporaries)
     }
 
     /// As [`open`](Self::open), for a file holding `what`.
-    fn open_for(path: &Path, what: &'static str) -> Result<Self, String> {
+    fn open_for(path: &Path, what: &'static str, temporaries: &signals::Temporaries) -> Result<Self, String> {
         let fail = |e: std::io::Error| format!("cannot write {what} to {}: {e}", path.display());
+        let temporaries = temporaries.clone();
         if path.as_os_str() == "-" {
-            return Ok(StatsOut { what, to: Dest::Stdout });
+            return Ok(StatsOut { what, to: Dest::Stdout, temporaries });
         }
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
             let file = std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
-            return Ok(StatsOut { what, to: Dest::Direct(path.to_path_buf(), file) });
+            return Ok(StatsOut { what, to: Dest::Direct(path.to_path_buf(), file), temporaries });
         }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(fail)?;
-        Ok(StatsOut { what, to: Dest::Renamed { path: path.to_path_buf(), tmp, file } })
+        // Registered before it exists: a signal between the two finds nothing to remove.
+        temporaries.add(&tmp);
+        let file = std::fs::File::create(&tmp).map_err(|e| {
+            temporaries.forget(&tmp);
+            fail(e)
+        })?;
+        Ok(StatsOut { what, to: Dest::Renamed { path: path.to_path_buf(), tmp, file }, temporaries })
     }
 
     /// True when the statistics take standard output (the summary then goes to stderr).
@@ -901,13 +934,15 @@ impl StatsOut {
             }
             Dest::Direct(path, file) => buffered(file, body).map(drop).map_err(at(&path)),
             Dest::Renamed { path, tmp, file } => {
-                let written = buffered(file, body)
-                    .and_then(|f| f.sync_all())
-                    .and_then(|()| std::fs::rename(&tmp, &path))
-                    .map_err(at(&path));
+                let written = buffered(file, body).and_then(|f| f.sync_all());
+                // Renamed with the signal handler held off: it removes the
+                // temporary file either before (no file) or not at all.
+                let mut held = self.temporaries.hold();
+                let written = written.and_then(|()| std::fs::rename(&tmp, &path)).map_err(at(&path));
                 if written.is_err() {
                     let _ = std::fs::remove_file(&tmp);
                 }
+                held.retain(|p| p != &tmp);
                 written
             }
         }
@@ -922,6 +957,7 @@ impl StatsOut {
     fn remove_temporary(&self) {
         if let Dest::Renamed { tmp, .. } = &self.to {
             let _ = std::fs::remove_file(tmp);
+            self.temporaries.forget(tmp);
         }
     }
 }
@@ -939,15 +975,18 @@ fn execute<M: Model>(
     let params = rec.params;
     // Every output file is opened before the run: a bad path should not cost a whole run.
     let open = |p: &Option<PathBuf>| match p {
-        Some(p) if procs.rank() == 0 => StatsOut::open(p).map(Some).map_err(|e| procs.alone(e)),
+        Some(p) if procs.rank() == 0 => StatsOut::open(p, rec.temporaries).map(Some).map_err(|e| procs.alone(e)),
         _ => Ok(None),
     };
     let stats_out = open(&engine.stats_json)?;
     let csv_outs = [open(&engine.stats_csv)?, open(&engine.gvt_csv)?];
     let trace_out = match &engine.trace_out {
-        Some(p) if procs.rank() == 0 => Some(StatsOut::open_for(p, "the timeline trace").map_err(|e| procs.alone(e))?),
+        Some(p) if procs.rank() == 0 => {
+            Some(StatsOut::open_for(p, "the timeline trace", rec.temporaries).map_err(|e| procs.alone(e))?)
+        }
         _ => None,
     };
+    let control = ck.control;
     let run = match &engine.profile_out {
         Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
         None => procs.run(model, cfg, ck).map_err(|e| match e {
@@ -970,6 +1009,12 @@ fn execute<M: Model>(
             return other.map(|_| None);
         }
     };
+    if control.interrupted() {
+        eprintln!(
+            "interrupted, but the run ended before its next cut: it finished, its results are complete and there is \
+             nothing to resume (no checkpoint written)"
+        );
+    }
     (hooks.after)(&report.results)?;
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     let summary = format!("{}{}{}", report.stats.table(), results_text(&results), (hooks.summary)(&report.results));
@@ -1026,23 +1071,87 @@ fn execute<M: Model>(
 
 /// SIGINT and SIGTERM.
 mod signals {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex, MutexGuard};
     use timewarp::checkpoint::Control;
 
-    /// Watches for SIGINT and SIGTERM. With `pausable` (a checkpoint
-    /// directory, one process) the first asks `control` to pause: the run
-    /// writes a checkpoint at its next cut and stops; otherwise, or at a
-    /// second signal, the process ends at once with 128 + the signal number
-    /// (no statistics file is written: it is only ever renamed into place).
-    pub(crate) fn watch(control: &Control, pausable: bool) {
+    /// What a first signal does.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub(crate) enum Pause {
+        /// Writes a checkpoint at the next cut, then stops (a checkpoint directory, one process).
+        Checkpoint,
+        /// Stops at once: no checkpoint directory was given.
+        NoDirectory,
+        /// Stops at once: under MPI the processes cannot agree on a moment
+        /// to pause on a signal (only at `--checkpoint-every` marks).
+        Processes,
+        /// Stops at once (a command that writes no checkpoints).
+        Never,
+    }
+
+    impl Pause {
+        /// For a run of the model options `m` on `procs`.
+        pub(crate) fn of(m: &clap::ArgMatches, procs: &super::Procs) -> Pause {
+            match (m.get_one::<PathBuf>("checkpoint_dir").is_some(), procs.size() == 1) {
+                (false, _) => Pause::NoDirectory,
+                (true, true) => Pause::Checkpoint,
+                (true, false) => Pause::Processes,
+            }
+        }
+
+        /// What a signal that stops the process at once says.
+        pub(crate) fn stopped(self) -> &'static str {
+            match self {
+                Pause::NoDirectory => {
+                    "interrupted: stopped (give --checkpoint-dir to be able to stop with a checkpoint and resume)"
+                }
+                Pause::Processes => {
+                    "interrupted: stopped without a checkpoint (under MPI a signal cannot pause the run: its \
+                     processes would have to agree on the moment; resume from the newest checkpoint \
+                     --checkpoint-every wrote, if any)"
+                }
+                Pause::Checkpoint | Pause::Never => "interrupted: stopped",
+            }
+        }
+    }
+
+    /// Temporary output files (statistics written to a temporary name,
+    /// then renamed), which a signal that ends the process removes.
+    #[derive(Clone, Default)]
+    pub(crate) struct Temporaries(Arc<Mutex<Vec<PathBuf>>>);
+
+    impl Temporaries {
+        pub(crate) fn add(&self, p: &Path) {
+            self.hold().push(p.to_path_buf());
+        }
+
+        pub(crate) fn forget(&self, p: &Path) {
+            self.hold().retain(|q| q != p);
+        }
+
+        /// The list, with the signal handler held off until the guard goes.
+        pub(crate) fn hold(&self) -> MutexGuard<'_, Vec<PathBuf>> {
+            self.0.lock().unwrap_or_else(|p| p.into_inner())
+        }
+    }
+
+    /// Watches for SIGINT and SIGTERM. With [`Pause::Checkpoint`] the first
+    /// asks `control` to pause: the run writes a checkpoint at its next cut
+    /// and stops; otherwise, or at a second signal, the process removes the
+    /// `temporaries` and ends at once with 128 + the signal number (no
+    /// statistics file is written: it is only ever renamed into place).
+    /// Only the `lead` process (rank 0) says so.
+    pub(crate) fn watch(control: &Control, pause: Pause, temporaries: &Temporaries, lead: bool) {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
             return; // the default action still ends the process
         };
         let control = control.clone();
+        let temporaries = temporaries.clone();
         let spawned = std::thread::Builder::new().name("timewarp signals".into()).spawn(move || {
             let mut asked = false;
             for sig in signals.forever() {
-                if pausable && !asked {
+                if pause == Pause::Checkpoint && !asked {
                     eprintln!(
                         "\ninterrupted: writing a checkpoint at the next GVT, then stopping (interrupt again to stop \
                          at once, without it)"
@@ -1051,10 +1160,17 @@ mod signals {
                     asked = true;
                     continue;
                 }
-                if asked {
-                    eprintln!("\ninterrupted again: stopped without a checkpoint");
-                } else {
-                    eprintln!("\ninterrupted: stopped (give --checkpoint-dir to be able to stop with a checkpoint and resume)");
+                // Held until the process ends: no rename slips in between.
+                let held = temporaries.hold();
+                for p in held.iter() {
+                    let _ = std::fs::remove_file(p);
+                }
+                if lead {
+                    if asked {
+                        eprintln!("\ninterrupted again: stopped without a checkpoint");
+                    } else {
+                        eprintln!("\n{}", pause.stopped());
+                    }
                 }
                 std::process::exit(128 + sig);
             }
@@ -1099,6 +1215,24 @@ mod tests {
         assert_eq!(end.get_default_values(), ["20"]);
         assert!(phold.get_arguments().any(|a| a.get_id() == "threads"));
         assert!(phold.get_arguments().any(|a| a.get_id() == "remote"));
+    }
+
+    #[test]
+    fn a_signal_says_truly_why_it_stops_without_a_checkpoint() {
+        use signals::Pause;
+        let procs = Procs::init().unwrap();
+        let m = |args: &[&str]| {
+            let cmd = command("timewarp", &shipped());
+            let all = cmd.try_get_matches_from(args).unwrap();
+            let run = all.subcommand_matches("run").unwrap().subcommand().unwrap().1.clone();
+            Pause::of(&run, &procs)
+        };
+        assert_eq!(m(&["timewarp", "run", "phold", "--checkpoint-dir", "ck"]), Pause::Checkpoint);
+        assert_eq!(m(&["timewarp", "run", "phold"]), Pause::NoDirectory);
+        assert!(Pause::NoDirectory.stopped().contains("give --checkpoint-dir"));
+        // Under MPI a directory was given: the message must not ask for one.
+        let mpi = Pause::Processes.stopped();
+        assert!(!mpi.contains("give --checkpoint-dir") && mpi.contains("under MPI"), "{mpi}");
     }
 
     #[test]

@@ -125,6 +125,7 @@ fn an_interrupted_run_writes_a_checkpoint_says_how_to_resume_and_exits_3() {
         assert_eq!(o.status.code(), Some(3), "{sig} {sync}: {err}");
         assert!(err.contains("timewarp resume"), "{err}");
         assert!(!stats.exists(), "no statistics file for an interrupted run");
+        assert_eq!(hidden(&d), Vec::<String>::new(), "no temporary statistics file");
         let file = newest(&ck);
         let r = ["resume", file.to_str().unwrap(), "--sync", "optimistic", "--threads", "3"];
         assert_eq!(run_stats(&r, &d.join("resumed.json")), want, "{sig} {sync}");
@@ -132,19 +133,120 @@ fn an_interrupted_run_writes_a_checkpoint_says_how_to_resume_and_exits_3() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// The files in `dir` whose names start with a dot (temporary files).
+fn hidden(dir: &Path) -> Vec<String> {
+    let names = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+    names.filter(|n| n.starts_with('.')).collect()
+}
+
+/// Waits until `dir` holds a temporary file (the statistics, opened once
+/// the signal handler is in place), or the child ends.
+fn wait_for_temporary(dir: &Path, child: &mut Child) -> bool {
+    while child.try_wait().unwrap().is_none() {
+        if !hidden(dir).is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
 #[test]
-fn an_interrupted_run_without_a_checkpoint_directory_stops_at_once() {
+fn an_interrupted_run_without_a_checkpoint_directory_stops_at_once_and_leaves_no_temporary_file() {
     let d = dir("sigint-plain");
     let stats = d.join("never.json");
     let mut args = LONG[..LONG.len() - 4].to_vec();
     args.extend(["--end", "100000", "--stats-json", stats.to_str().unwrap()]);
-    let child = spawn(&args);
-    std::thread::sleep(Duration::from_millis(300));
+    let mut child = spawn(&args);
+    assert!(wait_for_temporary(&d, &mut child), "the run ended before it opened its statistics file");
     signal(&child, "-INT");
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("give --checkpoint-dir"), "{}", text(&o.stderr));
     assert!(!stats.exists());
+    assert_eq!(hidden(&d), Vec::<String>::new(), "the temporary statistics file is removed");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn an_interrupt_stops_an_optimistic_run_with_a_far_end() {
+    // Docs recommend `--end 1e15` for runs that end on their own (network
+    // --messages): the optimistic kernel must still pause on request. A
+    // wall-clock checkpoint (the same request, from a timer) shows it does
+    // and that the run is under way; then SIGINT stops it with a checkpoint.
+    let d = dir("far-end");
+    let ck = d.join("ck");
+    let run: &[&str] = &["run", "network", "--dims", "8,8", "--messages", "400", "--load", "0.5", "--end", "1e15"];
+    let want = run_stats(&[run, &["--sync", "sequential"]].concat(), &d.join("ref.json"));
+    let mut args = run.to_vec();
+    args.extend(["--sync", "optimistic", "--threads", "2", "--checkpoint-wall", "0.1", "--checkpoint-keep", "100"]);
+    args.extend(["--checkpoint-dir", ck.to_str().unwrap()]);
+    std::fs::create_dir_all(&ck).unwrap();
+    let mut child = spawn(&args);
+    assert!(wait_for_checkpoint(&ck, &mut child), "no wall-clock checkpoint before the run ended");
+    signal(&child, "-INT");
+    let o = child.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    match o.status.code() {
+        Some(3) => assert!(err.contains("timewarp resume"), "{err}"),
+        // The signal came after the last cut: the run finished, and says so.
+        Some(0) => assert!(err.contains("the run ended before its next cut"), "{err}"),
+        c => panic!("exit {c:?}: {err}"),
+    }
+    // Every checkpoint, the wall clock's and the stop's, resumes exactly.
+    for file in timewarp::checkpoint::list(&ck).unwrap() {
+        let r = ["resume", file.to_str().unwrap(), "--sync", "conservative", "--threads", "2"];
+        assert_eq!(run_stats(&r, &d.join("resumed.json")), want, "{file:?}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A 64 KiB tmpfs at a fresh directory, unmounted when dropped.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// `None` where mounting is not permitted (not root, a sandbox).
+    fn mount(name: &str) -> Option<SmallDisk> {
+        let d = dir(name);
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs", d.to_str().unwrap()])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = std::fs::remove_dir_all(&d);
+        }
+        ok.then_some(SmallDisk(d))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_full_disk_fails_its_checkpoints_with_a_warning_and_the_run_finishes() {
+    let Some(disk) = SmallDisk::mount("full") else {
+        eprintln!("skipped: cannot mount a small tmpfs here (needs root outside a sandbox)");
+        return;
+    };
+    let d = dir("full-out");
+    let stats = d.join("s.json");
+    let mut args = LONG[..LONG.len() - 4].to_vec();
+    args.extend(["--end", "10", "--checkpoint-every", "3", "--checkpoint-dir", disk.0.to_str().unwrap()]);
+    args.extend(["--stats-json", stats.to_str().unwrap()]);
+    let o = timewarp(&args);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let warning = err.lines().find(|l| l.starts_with("warning: checkpoint")).unwrap_or_else(|| panic!("{err}"));
+    assert!(warning.contains("No space left on device") && warning.contains("free space in"), "{warning}");
+    assert!(!err.contains("encode") && !err.contains("panicked"), "{err}");
+    assert!(text(&o.stdout).contains("LPs"), "the summary: {}", text(&o.stdout));
+    assert!(stats.exists(), "the statistics");
+    assert_eq!(std::fs::read_dir(&disk.0).unwrap().count(), 0, "no checkpoint and no temporary file on the full disk");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -208,5 +310,105 @@ fn bad_checkpoints_and_forbidden_changes_get_one_clear_line() {
     let o = timewarp(&["run", "phold", "--checkpoint-every", "5"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("--checkpoint-dir"), "{}", text(&o.stderr));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// CRC-32 (IEEE), as the checkpoint's trailer holds it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+        }
+    }
+    !c
+}
+
+/// A checkpoint file taken apart: its header (JSON) and body.
+struct Parts {
+    header: serde_json::Value,
+    body: Vec<u8>,
+}
+
+impl Parts {
+    fn of(bytes: &[u8]) -> Parts {
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let header = serde_json::from_slice(&bytes[16..16 + len]).unwrap();
+        Parts { header, body: bytes[16 + len..bytes.len() - 4].to_vec() }
+    }
+
+    /// The file again, its checksum recomputed as the format does.
+    fn bytes(&self) -> Vec<u8> {
+        let head = serde_json::to_vec(&self.header).unwrap();
+        let mut out = b"TWCKPT\r\n".to_vec();
+        out.extend(1u32.to_le_bytes());
+        out.extend((head.len() as u32).to_le_bytes());
+        out.extend(head);
+        out.extend(&self.body);
+        let crc = crc32(&out);
+        out.extend(crc.to_le_bytes());
+        out
+    }
+}
+
+#[test]
+fn an_edited_checkpoint_with_a_recomputed_checksum_gets_one_clear_line() {
+    let d = dir("forged");
+    let ck = d.join("ck");
+    let run = ["run", "phold", "--lps", "64", "--end", "20", "-q", "--checkpoint-every", "5", "--checkpoint-keep", "1"];
+    let o = timewarp(&[&run[..], &["--checkpoint-dir", ck.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let bytes = std::fs::read(newest(&ck)).unwrap();
+    // Rebuilt unedited (its header's keys in another order), it resumes.
+    let same = d.join("same.twc");
+    std::fs::write(&same, Parts::of(&bytes).bytes()).unwrap();
+    let o = timewarp(&["resume", same.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "the test rebuilds files as the format writes them: {}", text(&o.stderr));
+    type Edit = Box<dyn Fn(&mut Parts)>;
+    // The pending event at the cut, in the body: its time's bytes.
+    let cut = |p: &Parts| p.header["cut"]["time"].as_f64().unwrap().to_le_bytes();
+    let set_time = move |p: &mut Parts, t: f64| {
+        let at = p.body.windows(8).position(|w| w == cut(p)).expect("the cut's event");
+        p.body[at..at + 8].copy_from_slice(&t.to_le_bytes());
+    };
+    // Params and their hash edited together (what the header's checks alone would accept).
+    let params = |p: &mut Parts, v: serde_json::Value| {
+        p.header["params_hash"] = timewarp::checkpoint::params_hash(&v).into();
+        p.header["params"] = v;
+    };
+    let cases: Vec<(Edit, &str)> = vec![
+        (Box::new(move |p| set_time(p, -1.449e54)), "not in [0, 20]"),
+        (Box::new(move |p| set_time(p, f64::NAN)), "at time NaN"),
+        (Box::new(move |p| set_time(p, 1e300)), "not in [0, 20]"),
+        (Box::new(|p| p.header["end"] = 1e15.into()), "end time 1000000000000000 and the contents' 20 disagree"),
+        (Box::new(|p| p.header["cut"]["time"] = 19.5.into()), "is not its earliest pending event"),
+        (Box::new(|p| p.header["params"]["seed"] = 7.into()), "do not match their hash"),
+        (
+            Box::new(move |p| {
+                let mut v = p.header["params"].clone();
+                v["command"][2] = "65".into();
+                params(p, v);
+            }),
+            "other model parameters",
+        ),
+        // The command line is parsed and checked again, as given to `run`.
+        (Box::new(|p| p.header["command"][2] = "0".into()), "must be a whole number from 1"),
+        (Box::new(|p| p.header["command"][4] = "1e15".into()), "more than the 1e14 a run can process"),
+        (Box::new(|p| p.header["command"][4] = "30".into()), "a resume can end there or earlier"),
+        (Box::new(|p| p.header["committed_events"] = 1.into()), "committed events and the contents'"),
+    ];
+    for (i, (edit, want)) in cases.iter().enumerate() {
+        let mut p = Parts::of(&bytes);
+        edit(&mut p);
+        let f = d.join(format!("forged-{i}.twc"));
+        std::fs::write(&f, p.bytes()).unwrap();
+        let o = timewarp(&["resume", f.to_str().unwrap(), "-q"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "case {i}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "case {i}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(want), "case {i}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("internal error"), "case {i}: {err}");
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -409,6 +409,37 @@ fn checkpoints_resume_on_another_process_count() {
     }
 }
 
+/// A signal under mpirun cannot pause the run (the processes would have to
+/// agree on the moment): it stops without a checkpoint and says so, not
+/// that --checkpoint-dir is missing; no temporary statistics file stays.
+#[test]
+fn a_signal_under_mpirun_says_why_it_stops_without_a_checkpoint() {
+    let dir = tmp("signal").with_extension("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let stats = dir.join("s.json");
+    let mut c = mpirun(2);
+    c.args(["run", "phold", "--lps", "256", "--end", "1e6", "--sync", "optimistic", "--checkpoint-dir"]);
+    c.args([dir.join("ck").to_str().unwrap(), "--stats-json", stats.to_str().unwrap()]);
+    let mut child = c.spawn().expect("mpirun starts");
+    let hidden =
+        || std::fs::read_dir(&dir).unwrap().flatten().any(|e| e.file_name().to_string_lossy().starts_with('.'));
+    // Rank 0 opens the statistics' temporary file once its signal handler is in place.
+    let t = Instant::now();
+    while !hidden() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it opened its statistics file");
+        assert!(t.elapsed() < LIMIT, "no statistics file opened: a hang");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // mpirun passes SIGINT on to every process (as SIGTERM).
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("under MPI a signal cannot pause the run"), "{err}");
+    assert!(!err.contains("give --checkpoint-dir"), "{err}");
+    assert!(!stats.exists() && !hidden(), "no statistics, no temporary file: {err}");
+}
+
 /// Pausing on request needs the processes to agree on a moment: refused once, clearly.
 #[test]
 fn wall_clock_checkpoints_are_refused_across_processes() {

@@ -104,12 +104,25 @@ pub(crate) fn decode<M: Model>(bytes: &[u8]) -> Result<Snapshot<M>, Error> {
     Ok(Snapshot { cut, lps: body.lps, events: body.events, stats: body.stats })
 }
 
+/// Why writing the body failed: the disk (full, gone) or the encoding.
+#[derive(Debug)]
+enum WriteError {
+    Io(std::io::Error),
+    Encode(postcard::Error),
+}
+
+impl From<std::io::Error> for WriteError {
+    fn from(e: std::io::Error) -> Self {
+        WriteError::Io(e)
+    }
+}
+
 /// Writes `items` as postcard writes a sequence (its length as a varint,
 /// then each item), encoding many items at a time into one buffer.
-fn write_seq<T: Serialize>(w: &mut impl Write, items: &[T]) -> Result<(), String> {
+fn write_seq<T: Serialize>(w: &mut impl Write, items: &[T]) -> Result<(), WriteError> {
     let mut len = [0u8; 10];
-    let n = postcard::to_slice(&(items.len() as u64), &mut len).map_err(|e| e.to_string())?.len();
-    w.write_all(&len[..n]).map_err(|e| e.to_string())?;
+    let n = postcard::to_slice(&(items.len() as u64), &mut len).map_err(WriteError::Encode)?.len();
+    w.write_all(&len[..n])?;
     let mut buf = vec![0u8; 1 << 16];
     let mut used = 0;
     for item in items {
@@ -120,20 +133,20 @@ fn write_seq<T: Serialize>(w: &mut impl Write, items: &[T]) -> Result<(), String
                     break;
                 }
                 Err(postcard::Error::SerializeBufferFull) if used > 0 => {
-                    w.write_all(&buf[..used]).map_err(|e| e.to_string())?;
+                    w.write_all(&buf[..used])?;
                     used = 0;
                 }
                 // One item larger than the buffer: a buffer of its own.
                 Err(postcard::Error::SerializeBufferFull) => {
-                    let v = postcard::to_allocvec(item).map_err(|e| e.to_string())?;
-                    w.write_all(&v).map_err(|e| e.to_string())?;
+                    let v = postcard::to_allocvec(item).map_err(WriteError::Encode)?;
+                    w.write_all(&v)?;
                     break;
                 }
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(WriteError::Encode(e)),
             }
         }
     }
-    w.write_all(&buf[..used]).map_err(|e| e.to_string())
+    Ok(w.write_all(&buf[..used])?)
 }
 
 /// A writer that keeps a CRC-32 of what passes through.
@@ -153,8 +166,20 @@ impl<W: Write> Write for Crc<W> {
     }
 }
 
-/// Writes `snap` with `header` to `path` atomically (temporary file, sync, rename).
+/// Writes `snap` with `header` to `path` atomically (temporary file, sync,
+/// rename); on failure the temporary file is removed and the error names
+/// `path` and the system's reason (a full disk: "No space left on device").
 pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) -> Result<(), Error> {
+    write_to(path, header, snap, |f| Box::new(f))
+}
+
+/// [`write`], through `wrap` (tests: a disk that fills up).
+pub(crate) fn write_to<M: Model>(
+    path: &Path,
+    header: &Header,
+    snap: &Snapshot<M>,
+    wrap: impl FnOnce(std::fs::File) -> Box<dyn Write>,
+) -> Result<(), Error> {
     let fail = |what: &str, e: &dyn std::fmt::Display| Error::Checkpoint {
         path: path.display().to_string(),
         problem: format!("cannot {what}: {e}"),
@@ -162,28 +187,46 @@ pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) 
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     let file = std::fs::File::create(&tmp).map_err(|e| fail("create the file", &e))?;
-    // The checksum sees the buffer's large writes, not postcard's small ones.
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, Crc { inner: file, crc: crc32fast::Hasher::new() });
-    let head = serde_json::to_vec(header).map_err(|e| fail("encode the header", &e))?;
-    let written = (|| -> std::io::Result<()> {
+    let sync = file.try_clone();
+    let written = (|| -> Result<(), WriteError> {
+        // The checksum sees the buffer's large writes, not postcard's small ones.
+        let mut w =
+            std::io::BufWriter::with_capacity(1 << 20, Crc { inner: wrap(file), crc: crc32fast::Hasher::new() });
+        let head = serde_json::to_vec(header).map_err(|e| WriteError::Io(e.into()))?;
         w.write_all(MAGIC)?;
         w.write_all(&FORMAT_VERSION.to_le_bytes())?;
         w.write_all(&(head.len() as u32).to_le_bytes())?;
         w.write_all(&head)?;
-        Ok(())
+        // The body as postcard encodes `BodyOut`, a sequence at a time, in
+        // chunks encoded into a buffer (much faster than byte-wise writes).
+        write_seq(&mut w, &snap.lps)?;
+        write_seq(&mut w, &snap.events)?;
+        // Not `postcard::to_io`: it reports any write error as a full buffer.
+        w.write_all(&postcard::to_allocvec(&snap.stats).map_err(WriteError::Encode)?)?;
+        let Crc { inner: mut file, crc } = w.into_inner().map_err(|e| e.into_error())?;
+        file.write_all(&crc.finalize().to_le_bytes())?;
+        file.flush()?;
+        Ok(sync?.sync_all()?)
     })();
-    written.map_err(|e| fail("write", &e))?;
-    // The body as postcard encodes `BodyOut`, a sequence at a time, in
-    // chunks encoded into a buffer (much faster than byte-wise writes).
-    let encode = |e: &dyn std::fmt::Display| fail("encode the model's states and events", e);
-    write_seq(&mut w, &snap.lps).map_err(|e| encode(&e))?;
-    write_seq(&mut w, &snap.events).map_err(|e| encode(&e))?;
-    postcard::to_io(&snap.stats, &mut w).map_err(|e| encode(&e))?;
-    let Crc { inner: mut file, crc } = w.into_inner().map_err(|e| fail("write", &e.error()))?;
-    file.write_all(&crc.finalize().to_le_bytes()).map_err(|e| fail("write", &e))?;
-    file.sync_all().map_err(|e| fail("sync", &e))?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(|e| fail("rename the temporary file", &e))?;
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(match e {
+            WriteError::Io(e) => {
+                let dir = path.parent().map_or(String::from("."), |d| d.display().to_string());
+                let fix = if full(&e) {
+                    format!("free space in {dir} or give another --checkpoint-dir")
+                } else {
+                    format!("check that {dir} is writable or give another --checkpoint-dir")
+                };
+                fail("write it", &format!("{e}; {fix}"))
+            }
+            WriteError::Encode(e) => fail("encode the model's states and events", &e),
+        });
+    }
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail("rename the temporary file", &e));
+    }
     // The rename itself must reach the disk too.
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         if let Ok(d) = std::fs::File::open(dir) {
@@ -191,6 +234,14 @@ pub(crate) fn write<M: Model>(path: &Path, header: &Header, snap: &Snapshot<M>) 
         }
     }
     Ok(())
+}
+
+/// Whether `e` says the disk is full (`ErrorKind::StorageFull` needs Rust 1.83).
+fn full(e: &std::io::Error) -> bool {
+    const ENOSPC: i32 = 28; // Linux, macOS and the BSDs alike
+    const ERROR_DISK_FULL: i32 = 112;
+    let code = if cfg!(windows) { ERROR_DISK_FULL } else { ENOSPC };
+    e.raw_os_error() == Some(code)
 }
 
 /// A checkpoint file read and checked, its body not yet decoded (that needs
@@ -260,15 +311,24 @@ impl File {
     }
 
     /// Checks that this checkpoint is of `model` (and, if given, of these
-    /// parameters) and decodes its snapshot.
+    /// parameters), decodes its snapshot and checks that what it holds is
+    /// consistent (a file edited and its checksum recomputed is refused).
     pub fn load<M: Model>(&self, model: &M, params: Option<&serde_json::Value>) -> Result<Snapshot<M>, Error> {
         let bad = |problem: String| Error::Checkpoint { path: self.path.display().to_string(), problem };
         let h = &self.header;
         if h.model != model.name() {
             return Err(bad(format!("a checkpoint of model {}, not of {}", h.model, model.name())));
         }
+        // The header is checked as a whole, not only against the hash it
+        // carries (an edited file may have a recomputed checksum).
+        if params_hash(&h.params) != h.params_hash {
+            return Err(bad(format!(
+                "damaged: its header's params do not match their hash {} (edited?); use an earlier checkpoint",
+                h.params_hash
+            )));
+        }
         if let Some(p) = params {
-            if params_hash(p) != h.params_hash {
+            if params_hash(p) != h.params_hash || p != &h.params {
                 return Err(bad(format!(
                     "taken with other model parameters ({}) than these ({p}); a resume continues the same model: \
                      leave the model's options out",
@@ -286,9 +346,79 @@ impl File {
         }
         let mut snap = Snapshot { cut: h.cut, lps: body.lps, events: body.events, stats: body.stats };
         snap.fits(model, model.num_lps())?;
-        snap.cut = h.cut;
+        // The body's cut: the header's went through JSON, which may round its last bit.
+        snap.cut = check(h, &snap).map_err(|what| bad(format!("damaged: {what}; use an earlier checkpoint")))?;
         Ok(snap)
     }
+}
+
+/// What is wrong with `snap` and its `header`, if anything: what a run
+/// would take on trust (times, keys, LP ids, counts) checked before it
+/// does, so a damaged or edited file is refused instead of misleading a
+/// kernel (into an internal error, or a run without end). Returns the cut:
+/// the earliest pending key.
+fn check<M: Model>(h: &Header, snap: &Snapshot<M>) -> Result<Key, String> {
+    let end = snap.stats.end_time;
+    if !(end.is_finite() && end > 0.0) {
+        return Err(format!("its run's end time {end} is not a virtual time > 0"));
+    }
+    if through_json(&h.end)?.to_bits() != through_json(&end)?.to_bits() {
+        return Err(format!("the header's end time {} and the contents' {end} disagree", h.end));
+    }
+    if h.committed_events != snap.stats.committed_events {
+        return Err(format!(
+            "the header's {} committed events and the contents' {} disagree",
+            h.committed_events, snap.stats.committed_events
+        ));
+    }
+    if h.threads == 0 || h.ranks == 0 {
+        return Err(format!("written by {} thread(s) on {} process(es)", h.threads, h.ranks));
+    }
+    let lps = snap.lps.len() as u64;
+    let mut ties = Vec::with_capacity(snap.events.len());
+    let mut first = Key::INF;
+    for e in &snap.events {
+        let k = e.key;
+        if !(k.time.is_finite() && k.time >= 0.0 && k.time <= end) {
+            return Err(format!("an event for LP {} at time {}, not in [0, {end}] (the run's end)", e.dst, k.time));
+        }
+        if k.tie >> 32 >= lps {
+            return Err(format!("an event at time {} sent by LP {}, beyond its {lps} LPs", k.time, k.tie >> 32));
+        }
+        first = first.min(k);
+        ties.push(k.tie);
+    }
+    if through_json(&first)? != through_json(&h.cut)? {
+        return Err(format!("the header's cut {:?} is not its earliest pending event {first:?}", h.cut));
+    }
+    ties.sort_unstable();
+    if let Some(w) = ties.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("two pending events with the same key (LP {}, send {})", w[0] >> 32, w[0] as u32));
+    }
+    let mut committed = 0u64;
+    for (id, lp) in snap.lps.iter().enumerate() {
+        // -1: nothing committed yet.
+        if !(lp.last_time == -1.0 || (lp.last_time >= 0.0 && lp.last_time <= h.cut.time)) {
+            return Err(format!(
+                "LP {id} committed an event at time {}, after the cut at {}",
+                lp.last_time, h.cut.time
+            ));
+        }
+        committed = committed.saturating_add(lp.committed);
+    }
+    if committed != snap.stats.committed_events {
+        return Err(format!(
+            "its LPs committed {committed} events, its statistics say {}",
+            snap.stats.committed_events
+        ));
+    }
+    Ok(first)
+}
+
+/// `x` as the header holds it: JSON may round a float's last bit, so
+/// header and body values compare after the same trip.
+fn through_json<T: Serialize + serde::de::DeserializeOwned>(x: &T) -> Result<T, String> {
+    serde_json::to_string(x).and_then(|s| serde_json::from_str(&s)).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

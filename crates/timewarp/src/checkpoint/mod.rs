@@ -135,7 +135,9 @@ impl Plan {
 ///
 /// A checkpoint is written by a thread of its own while the run goes on
 /// from the same snapshot (both only read it); the next one waits for it,
-/// so files appear, and are rotated, in order.
+/// so files appear, and are rotated, in order. One that cannot be written
+/// (a full disk) is a warning on stderr and the run goes on; only a stop's
+/// checkpoint failing is the run's error.
 pub fn run<M: Model>(
     model: &M,
     cfg: &Config,
@@ -163,7 +165,9 @@ pub fn run<M: Model>(
                 if let Some(s) = &start {
                     report.stats.add_earlier(&s.stats);
                 }
-                report.stats.checkpoint_seconds += writer.wait()?;
+                let (seconds, failed) = writer.wait()?;
+                report.stats.checkpoint_seconds += seconds;
+                report.stats.checkpoints -= failed;
                 return Ok(report);
             }
             Outcome::Paused(mut snap) => {
@@ -172,7 +176,9 @@ pub fn run<M: Model>(
                 }
                 // The segment that started from it is over: only a writer may still hold it.
                 drop(start.take());
-                snap.stats.checkpoint_seconds += writer.wait()?;
+                let (seconds, failed) = writer.wait()?;
+                snap.stats.checkpoint_seconds += seconds;
+                snap.stats.checkpoints -= failed;
                 if plan.dir.is_some() {
                     snap.stats.checkpoints += 1;
                 }
@@ -189,7 +195,10 @@ pub fn run<M: Model>(
                     path
                 });
                 if control.interrupted() {
-                    writer.wait()?;
+                    // The checkpoint the stop is for: its failure is the run's.
+                    if let Some(e) = writer.wait_for_stop() {
+                        return Err(e);
+                    }
                     return Err(Error::Interrupted { checkpoint: path.map(|p| p.display().to_string()) });
                 }
                 control.reset_timer();
@@ -199,10 +208,16 @@ pub fn run<M: Model>(
     }
 }
 
-/// A write under way: its seconds, and the files written, oldest first.
-type Writing = std::thread::JoinHandle<Result<(f64, Vec<PathBuf>), Error>>;
+/// A write under way: its seconds and the files written, oldest first; or
+/// why it failed, and the files written before.
+type Writing = std::thread::JoinHandle<Result<(f64, Vec<PathBuf>), (Error, Vec<PathBuf>)>>;
 
 /// Writes checkpoints one at a time on a thread of its own.
+///
+/// A checkpoint that cannot be written (a full disk) does not end the run:
+/// the error goes to stderr as a warning, the files written before stay,
+/// and the next checkpoint is tried as planned (the disk may have room by
+/// then). Only the checkpoint of a stop request fails the run.
 struct Writer<M: Model> {
     running: Option<Writing>,
     written: Vec<PathBuf>,
@@ -221,19 +236,49 @@ impl<M: Model> Writer<M> {
         let mut written = std::mem::take(&mut self.written);
         self.running = Some(std::thread::spawn(move || {
             let t = std::time::Instant::now();
-            save(&dir, &path, &header, &snap, keep, &mut written)?;
-            Ok((t.elapsed().as_secs_f64(), written))
+            match save(&dir, &path, &header, &snap, keep, &mut written) {
+                Ok(()) => Ok((t.elapsed().as_secs_f64(), written)),
+                Err(e) => Err((e, written)),
+            }
         }));
     }
 
-    /// Waits for the write under way; returns the seconds it took.
-    fn wait(&mut self) -> Result<f64, Error> {
-        let Some(h) = self.running.take() else { return Ok(0.0) };
-        let (seconds, written) = h
+    /// Waits for the write under way; returns the seconds it took and
+    /// whether it failed (1, after a warning) or not (0).
+    fn wait(&mut self) -> Result<(f64, u64), Error> {
+        match self.finish()? {
+            Ok(seconds) => Ok((seconds, 0)),
+            Err(e) => {
+                eprintln!("warning: {e}; the run goes on without this checkpoint");
+                Ok((0.0, 1))
+            }
+        }
+    }
+
+    /// Waits for the write of a stop's checkpoint: why it failed, if it did.
+    fn wait_for_stop(&mut self) -> Option<Error> {
+        match self.finish() {
+            Ok(Ok(_)) => None,
+            Ok(Err(e)) | Err(e) => Some(e),
+        }
+    }
+
+    /// The write's outcome: its seconds, or why it failed (outer error: the writer panicked).
+    fn finish(&mut self) -> Result<Result<f64, Error>, Error> {
+        let Some(h) = self.running.take() else { return Ok(Ok(0.0)) };
+        let outcome = h
             .join()
-            .map_err(|p| Error::Internal(format!("checkpoint writer: {}", crate::kernel::panic_text(p.as_ref()))))??;
-        self.written = written;
-        Ok(seconds)
+            .map_err(|p| Error::Internal(format!("checkpoint writer: {}", crate::kernel::panic_text(p.as_ref()))))?;
+        Ok(match outcome {
+            Ok((seconds, written)) => {
+                self.written = written;
+                Ok(seconds)
+            }
+            Err((e, written)) => {
+                self.written = written;
+                Err(e)
+            }
+        })
     }
 }
 

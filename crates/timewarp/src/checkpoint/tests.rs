@@ -5,9 +5,11 @@
 use super::*;
 use crate::{Ctx, LpId, Random, SyncMode};
 
-/// PHOLD-like: delay 1 + Exp(1), half the events to a random LP.
+/// PHOLD-like: delay 1 + Exp(1), half the events to a random LP; with
+/// `last` > 0 a chain of events ends when its message reaches `last`.
 struct Hop {
     lps: u32,
+    last: u32,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -43,7 +45,9 @@ impl Model for Hop {
         s.hash = crate::digest::fold(s.hash, *m as u64 ^ ctx.now().to_bits());
         let dst = if ctx.rng(0).uniform() < 0.5 { ctx.rng(0).integer(0, self.lps as i64 - 1) as u32 } else { ctx.lp() };
         let d = 1.0 + ctx.rng(0).exponential(1.0);
-        ctx.send(dst, d, m.wrapping_add(1));
+        if self.last == 0 || *m < self.last {
+            ctx.send(dst, d, m.wrapping_add(1));
+        }
     }
     fn reverse(&self, s: &mut HopState, _: &u32, undo: &u64, _: LpId, _: f64) {
         s.seen -= 1;
@@ -54,7 +58,7 @@ impl Model for Hop {
     }
 }
 
-const MODEL: Hop = Hop { lps: 24 };
+const MODEL: Hop = Hop { lps: 24, last: 0 };
 
 fn cfg(sync: SyncMode, threads: usize) -> Config {
     Config { sync, threads, end: 30.0, seed: 5, batch: 4, gvt_interval: 2, kps_per_pe: 4, ..Config::default() }
@@ -141,6 +145,30 @@ fn an_interrupted_run_stops_at_a_cut_and_resumes_exactly() {
 }
 
 #[test]
+fn an_interrupt_stops_a_run_with_a_far_end_that_would_end_on_its_own() {
+    // `--end 1e15` with a model whose events run out (network --messages):
+    // the optimistic gate must not start (or stay) past all of its events.
+    let finite = Hop { lps: 24, last: 400 };
+    let far = |c: Config| Config { end: 1e15, ..c };
+    let whole = crate::run(&finite, &far(cfg(SyncMode::Sequential, 1))).unwrap();
+    for c in modes() {
+        let c = far(c);
+        let dir = tmp(&format!("far-{}-{}", c.sync.name(), c.threads));
+        let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
+        let control = Control::default();
+        control.interrupt();
+        let e = run(&finite, &c, &plan, &control, None).unwrap_err();
+        let Error::Interrupted { checkpoint: Some(path) } = &e else { panic!("{} x{}: {e}", c.sync.name(), c.threads) };
+        let snap = File::open(Path::new(path)).unwrap().load(&finite, None).unwrap();
+        assert!(snap.pending_events() > 0);
+        let seq = far(cfg(SyncMode::Sequential, 1));
+        let r = run(&finite, &seq, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+        assert_eq!(r.stats.digest, whole.stats.digest, "{} x{}", c.sync.name(), c.threads);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
 fn a_timer_checkpoint_lets_the_run_go_on() {
     let (digest, _) = reference();
     for c in modes() {
@@ -179,7 +207,7 @@ fn damaged_foreign_and_newer_files_are_refused_clearly() {
     let mut newer = bytes.clone();
     newer[8] = 99;
     assert!(try_bytes(&newer).contains("newer than the format"));
-    let other = Hop { lps: 25 };
+    let other = Hop { lps: 25, last: 0 };
     let e = File::open(&good).unwrap().load(&other, None).unwrap_err().to_string();
     assert!(e.contains("holds 24 LPs but the model has 25"), "{e}");
     let e = File::open(&good).unwrap().load(&MODEL, Some(&serde_json::json!({"lps": 1}))).unwrap_err().to_string();
@@ -219,4 +247,107 @@ fn marks_fall_after_the_time_given() {
     assert_eq!(Plan::default().next_mark(3.0), f64::INFINITY);
     assert!(Plan { keep: 0, ..Plan::default() }.validate().is_err());
     assert!(Plan { every: Some(1.0), ..Plan::default() }.validate().is_err(), "no directory");
+}
+
+/// A disk with room for `room` more bytes.
+struct SmallDisk {
+    file: std::fs::File,
+    room: usize,
+}
+
+impl std::io::Write for SmallDisk {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if self.room == 0 {
+            return Err(std::io::Error::from_raw_os_error(28)); // ENOSPC
+        }
+        let n = self.file.write(&b[..b.len().min(self.room)])?;
+        self.room -= n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+#[test]
+fn a_full_disk_names_the_file_and_the_reason_and_leaves_no_temporary_file() {
+    let dir = tmp("full");
+    std::fs::create_dir_all(&dir).unwrap();
+    let control = Control::default();
+    control.interrupt();
+    let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
+    let Err(Error::Interrupted { checkpoint: Some(path) }) =
+        run(&MODEL, &cfg(SyncMode::Sequential, 1), &plan, &control, None)
+    else {
+        panic!("no checkpoint")
+    };
+    let snap = File::open(Path::new(&path)).unwrap().load(&MODEL, None).unwrap();
+    let to = dir.join("ckpt-full.twc");
+    let h = header(&plan, &cfg(SyncMode::Sequential, 1), "hop", &snap, 1);
+    for room in [0, 10, 1000] {
+        let e = file::write_to(&to, &h, &snap, |file| Box::new(SmallDisk { file, room })).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("checkpoint {}: cannot write it:", to.display())), "{e}");
+        assert!(e.contains("free space in"), "{e}");
+        assert!(!e.contains("encode") && !e.contains('\n'), "{e}");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "only the good checkpoint is left (room {room})");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_edited_checkpoint_with_a_valid_checksum_is_refused_naming_what_is_wrong() {
+    let dir = tmp("forged");
+    let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
+    let c = cfg(SyncMode::Sequential, 1);
+    run(&MODEL, &c, &plan, &Control::default(), None).unwrap();
+    let good = list(&dir).unwrap().pop().unwrap();
+    let load = || File::open(&good).unwrap().load(&MODEL, None).unwrap();
+    let first = |s: &Snapshot<Hop>| s.events.iter().position(|e| e.key == s.cut).unwrap();
+    type Edit = Box<dyn Fn(&mut Header, &mut Snapshot<Hop>)>;
+    let cases: Vec<(Edit, &str)> = vec![
+        (Box::new(|_, s| s.events[0].key.time = -1.449e54), "not in [0, 30]"),
+        (Box::new(|_, s| s.events[0].key.time = f64::NAN), "at time NaN"),
+        (Box::new(|_, s| s.events[0].key.time = 1e300), "not in [0, 30]"),
+        (Box::new(|_, s| s.events[0].key.tie |= 99 << 32), "beyond its 24 LPs"),
+        (Box::new(|_, s| s.events[0].dst = 24), "beyond the model's LPs"),
+        (
+            Box::new(move |h, s| {
+                let e = s.events[first(s)];
+                s.events.push(e);
+                h.events += 1;
+            }),
+            "the same key",
+        ),
+        (Box::new(|h, _| h.cut.time += 0.5), "is not its earliest pending event"),
+        (
+            Box::new(move |h, s| {
+                s.events.remove(first(s));
+                h.events -= 1;
+            }),
+            "is not its earliest pending event",
+        ),
+        (Box::new(|h, _| h.end = 1e9), "end time 1000000000 and the contents' 30 disagree"),
+        (Box::new(|_, s| s.stats.end_time = f64::INFINITY), "not a virtual time > 0"),
+        (Box::new(|h, _| h.params = serde_json::json!({"lps": 1})), "do not match their hash"),
+        (Box::new(|h, _| h.committed_events += 1), "committed events and the contents'"),
+        (Box::new(|_, s| s.lps[3].last_time = 29.0), "LP 3 committed an event at time 29"),
+        (Box::new(|_, s| s.lps[3].committed += 1), "its LPs committed"),
+        (Box::new(|h, _| h.threads = 0), "0 thread(s)"),
+    ];
+    let forged = dir.join("forged.twc");
+    for (i, (edit, want)) in cases.iter().enumerate() {
+        let mut snap = load();
+        let mut h = header(&plan, &c, "hop", &snap, 1);
+        edit(&mut h, &mut snap);
+        // Written by the format's own writer: a valid checksum.
+        file::write(&forged, &h, &snap).unwrap();
+        let e = File::open(&forged).unwrap().load(&MODEL, None).unwrap_err().to_string();
+        assert!(e.contains(want), "case {i}: {e}");
+        assert!(!e.contains('\n') && !e.contains("internal error"), "case {i}: {e}");
+    }
+    // Unedited, the same path loads.
+    let snap = load();
+    file::write(&forged, &header(&plan, &c, "hop", &snap, 1), &snap).unwrap();
+    File::open(&forged).unwrap().load(&MODEL, None).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
 }

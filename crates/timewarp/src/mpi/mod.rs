@@ -187,8 +187,14 @@ pub fn run_checkpointed<M: Model>(
                         snap.stats.checkpoints += 1;
                         let header = crate::checkpoint::header(plan, cfg, model.name(), snap, cluster.size as u64);
                         let path = crate::checkpoint::file_path(dir, snap);
-                        crate::checkpoint::save(dir, &path, &header, snap, plan.keep, &mut written)?;
-                        snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64();
+                        // As in one process: a checkpoint that cannot be written (a full disk) is a warning.
+                        match crate::checkpoint::save(dir, &path, &header, snap, plan.keep, &mut written) {
+                            Ok(()) => snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64(),
+                            Err(e) => {
+                                eprintln!("warning: {e}; the run goes on without this checkpoint");
+                                snap.stats.checkpoints -= 1;
+                            }
+                        }
                     }
                 }
                 start = Some(share(snap, cluster)?);

@@ -94,6 +94,7 @@ pub(crate) struct Gvt {
 struct Pausable {
     control: Control,
     pause: f64,
+    start: f64,
     end: f64,
 }
 
@@ -143,13 +144,16 @@ impl Gvt {
 
     /// PEs process no event at or past `pause`; if `control` is given (a
     /// single process), they can also pause on request: the gate then starts
-    /// a little past `start` and follows GVT at twice the distance PEs
+    /// just past `start` and follows GVT at twice the distance PEs
     /// speculate ahead of it, so a request stops the run soon after.
     pub(crate) fn pausing(mut self, pause: f64, control: Option<&Control>, start: f64, end: f64) -> Self {
         let gate = match control {
             Some(c) => {
-                self.pausable = Some(Pausable { control: c.clone(), pause, end });
-                pause.min(start + (end - start) / 1024.0)
+                self.pausable = Some(Pausable { control: c.clone(), pause, start, end });
+                // Not a share of `end`: with `--end 1e15` that would lie past
+                // every event of a run that ends on its own, and a request
+                // would never stop it. The first round moves it on.
+                pause.min(next_up(start))
             }
             None => pause,
         };
@@ -170,8 +174,14 @@ impl Gvt {
             return;
         }
         let lvt = self.lvt.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(g.time, f64::max);
-        let lead = (2.0 * (lvt - g.time)).max((p.end - g.time) / 1024.0);
-        let gate = self.gate().max(p.pause.min(g.time + lead));
+        // At least a little ahead even when no PE speculates: a share of
+        // what is left (short runs) or of the way come so far (`--end 1e15`:
+        // the gate then grows geometrically, a few hundred rounds from the
+        // first event to any time, and a request overshoots by ~3 %).
+        let floor = ((p.end - g.time) / 1024.0).min((g.time - p.start) / 32.0);
+        let lead = (2.0 * (lvt - g.time)).max(floor);
+        // Strictly past GVT, or every PE would take this round for a pause.
+        let gate = self.gate().max(p.pause.min((g.time + lead).max(next_up(g.time))));
         self.gate.store(gate.to_bits(), Relaxed);
     }
 
@@ -320,6 +330,16 @@ impl Participant {
             }
         }
     }
+}
+
+/// The smallest f64 above `x` (a time: finite, not NaN; `f64::next_up`
+/// needs Rust 1.86).
+fn next_up(x: f64) -> f64 {
+    if x == 0.0 {
+        return f64::from_bits(1);
+    }
+    let bits = x.to_bits();
+    f64::from_bits(if x > 0.0 { bits + 1 } else { bits - 1 })
 }
 
 #[cfg(test)]
