@@ -353,7 +353,8 @@ pub(crate) fn positive_f64(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A finite number >= 0.
+/// A finite number >= 0 (the shipped models' options).
+#[cfg_attr(not(feature = "models"), allow(dead_code))]
 pub(crate) fn non_negative_f64(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if v.is_finite() && v >= 0.0 {
@@ -363,7 +364,8 @@ pub(crate) fn non_negative_f64(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A probability in [0, 1].
+/// A probability in [0, 1] (the shipped models' options).
+#[cfg_attr(not(feature = "models"), allow(dead_code))]
 pub(crate) fn probability(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if (0.0..=1.0).contains(&v) {

@@ -587,7 +587,7 @@ impl Effective {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "models"))]
 mod tests {
     use super::*;
     use crate::shipped;

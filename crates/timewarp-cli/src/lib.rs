@@ -23,6 +23,7 @@
 mod args;
 mod config;
 mod csv_stats;
+#[cfg(feature = "models")]
 mod models;
 mod partition;
 mod plot;
@@ -31,6 +32,7 @@ mod report;
 mod resume;
 mod sweep;
 mod trace_out;
+#[cfg(feature = "models")]
 mod workload_args;
 
 use args::EngineArgs;
@@ -402,7 +404,10 @@ impl App {
         self
     }
 
-    /// Registers the shipped models (PHOLD, network, TLM, PCS).
+    /// Registers the shipped models (PHOLD, network, TLM, PCS). Cargo
+    /// feature `models` (on by default): a model crate that leaves it out
+    /// (`default-features = false`) builds without them, much faster.
+    #[cfg(feature = "models")]
     pub fn shipped(self) -> Self {
         self.model::<models::PholdArgs>()
             .model::<models::NetworkArgs>()
@@ -454,7 +459,7 @@ impl App {
 }
 
 /// The shipped models (unit tests).
-#[cfg(test)]
+#[cfg(all(test, feature = "models"))]
 pub(crate) fn shipped() -> Models {
     App::new("timewarp").shipped().models
 }
@@ -1179,7 +1184,7 @@ mod signals {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "models"))]
 mod tests {
     use super::*;
 

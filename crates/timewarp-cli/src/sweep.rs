@@ -405,7 +405,7 @@ impl Progress {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "models"))]
 mod tests {
     use super::*;
 

@@ -2,7 +2,7 @@
 //! node against output port (`run network --link-stats FILE` puts the
 //! figures in `model_results.links` of `--stats-json`).
 
-use super::picture::colour;
+use super::ramp::colour;
 use super::{err, short, title_font, Drawn, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;

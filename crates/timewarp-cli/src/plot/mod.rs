@@ -20,7 +20,9 @@ macro_rules! legend {
 }
 
 pub(crate) mod links;
+#[cfg(feature = "models")]
 pub(crate) mod picture;
+pub(crate) mod ramp;
 pub(crate) mod stats;
 pub(crate) mod sweep;
 
