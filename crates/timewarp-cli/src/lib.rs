@@ -995,11 +995,12 @@ fn execute<M: Model>(
     let run = match &engine.profile_out {
         Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
         None => procs.run(model, cfg, ck).map_err(|e| match e {
-            timewarp::Error::Interrupted { checkpoint: Some(_) } => {
+            timewarp::Error::Interrupted { checkpoint: Some(p) } => {
                 for out in stats_out.iter().chain(csv_outs.iter().flatten()).chain(&trace_out) {
                     out.remove_temporary();
                 }
-                eprintln!("{e}");
+                // The engine's text names `timewarp`; this program may be another App.
+                eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program());
                 std::process::exit(EXIT_CHECKPOINTED.into())
             }
             e => procs.failed(e),

@@ -177,3 +177,13 @@ fn help_and_printed_configuration_name_this_program_and_its_model() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("tandem run --config run.toml") && !err.contains("timewarp"), "{err}");
 }
+
+#[test]
+fn its_report_is_titled_with_this_program() {
+    let dir = scratch("report");
+    ok(&["run", "--end", "500", "--quiet", "--stats-json", "s.json"], &dir);
+    ok(&["report", "s.json", "-o", "r.html"], &dir);
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    let title = html.split("<title>").nth(1).and_then(|t| t.split("</title>").next()).unwrap_or_default();
+    assert!(title.starts_with("tandem run:"), "{title}");
+}
