@@ -162,6 +162,9 @@
 mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
+mod dumpi;
+#[cfg(test)]
+mod dumpi_tests;
 mod fattree;
 #[cfg(test)]
 mod fattree_tests;
@@ -183,13 +186,17 @@ use std::sync::Arc;
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 pub use dragonfly::{Dragonfly, NO_VIA};
+pub use dumpi::{DumpiOptions, DumpiTime};
 pub use fattree::{FatTree, Hop};
 pub use histogram::Histogram;
 pub use node::{Header, Node, Packet};
 pub use rank::RankResult;
 pub use topology::{Step, Topology};
 pub use traffic::Traffic;
-pub use workload::{grid3, read_mapping, trace_file, Kind, Mapping, Op, SendInfo, Workload, COLLECTIVE_TAG, NO_RANK};
+pub use workload::{
+    grid3, matches, read_mapping, trace_file, Kind, Mapping, Op, SendInfo, Workload, ANY_SOURCE, ANY_TAG,
+    COLLECTIVE_TAG, NO_RANK,
+};
 
 use node::{Counts, Link, Nic, Queues, NO_DIM};
 
@@ -466,6 +473,10 @@ pub struct Results {
     /// Trace workloads: every rank's figures, by rank.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankResult>,
+    /// Trace workloads: notes on how the trace was read (DUMPI: the calls
+    /// not modelled), for the end of the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     #[serde(skip)]
     acc: Sums,
 }

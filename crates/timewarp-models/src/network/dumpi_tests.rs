@@ -1,0 +1,397 @@
+//! DUMPI traces (tests/data/dumpi, copied from five real runs; their
+//! README's figures): per-rank messages and bytes, ping-pong round trips
+//! against the analytic time, the same results as the programs written in
+//! the text format, wildcards and probes, the compute-gap clocks, and
+//! refusals of what cannot be read or replayed.
+
+use super::dumpi::BUILTIN_SIZES;
+use super::dumpi::*;
+use super::*;
+use timewarp::{run, Config, Report};
+
+/// The folder of test trace `name`.
+fn data(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dumpi").join(name)
+}
+
+use std::path::Path;
+
+fn load(name: &str, opt: &DumpiOptions) -> Workload {
+    Workload::read_dumpi(&data(name), opt).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `m` with `w` placed by `map` until the events run out.
+fn go(mut m: Network, mut w: Workload, map: Mapping) -> Report<Results> {
+    w.place(m.topology.nodes(), &map).unwrap();
+    m.workload = Some(Arc::new(w));
+    m.validate().unwrap();
+    run(&m, &Config { end: 1e15, ..Config::default() }).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Per rank: (point-to-point messages sent, their bytes, received, their bytes).
+fn counts(w: &Workload) -> Vec<(u32, u64, u32, u64)> {
+    let mut out = vec![(0, 0, 0, 0); w.ranks() as usize];
+    for (r, sends) in w.sends.iter().enumerate() {
+        for s in sends.iter().filter(|s| s.tag < COLLECTIVE_TAG) {
+            out[r].0 += 1;
+            out[r].1 += s.bytes as u64;
+            out[s.dst as usize].2 += 1;
+            out[s.dst as usize].3 += s.bytes as u64;
+        }
+    }
+    out
+}
+
+#[test]
+fn each_trace_sends_and_receives_what_its_readme_counts() {
+    let opt = DumpiOptions::default();
+    let same = |n: usize, x: (u32, u64, u32, u64)| vec![x; n];
+    let cases = [
+        ("ring", same(8, (5, 20480, 5, 20480))),
+        ("halo3d", same(8, (18, 294912, 18, 294912))),
+        ("collectives", same(16, (0, 0, 0, 0))),
+        ("pingpong", same(2, (140, 1310640, 140, 1310640))),
+        ("wildcard", vec![(3, 24, 9, 7680), (3, 1536, 1, 8), (3, 2560, 1, 8), (3, 3584, 1, 8)]),
+    ];
+    let m = Network { topology: Topology::Torus(vec![4, 4]), ..Network::default() };
+    for (name, want) in cases {
+        let w = load(name, &opt);
+        assert_eq!(counts(&w), want, "{name}");
+        let sent: u64 = w.sends.iter().map(|s| s.len() as u64).sum();
+        let r = go(m.clone(), w, Mapping::Linear).results;
+        assert_eq!(r.unfinished(), None, "{name}");
+        assert!(r.app_time_ns.is_some(), "{name}");
+        assert_eq!(r.delivered_messages, sent, "{name}: every message is delivered");
+    }
+    // The collectives' expansions: one of each, on every rank, all messages of collectives.
+    let w = load("collectives", &opt);
+    for ops in &w.ops {
+        let mut calls: Vec<(&str, u32)> =
+            ops.iter().filter(|o| !o.collective.is_empty()).map(|o| (o.collective, o.line)).collect();
+        calls.dedup();
+        let names: Vec<&str> = calls.iter().map(|c| c.0).collect();
+        assert_eq!(names, ["bcast", "reduce", "allreduce", "alltoall", "barrier"]);
+    }
+    // Bcast of 1 KiB from 0 over 16 ranks: 15 messages; reduce likewise;
+    // allreduce by recursive doubling 16 x 4; alltoall 16 x 15 of 256 B; barrier 16 x 4.
+    let all: Vec<SendInfo> = w.sends.iter().flatten().copied().collect();
+    assert_eq!(all.len(), 15 + 15 + 64 + 240 + 64);
+    assert_eq!(all.iter().map(|s| s.bytes as u64).sum::<u64>(), 15 * 1024 + 15 * 8192 + 64 * 8192 + 240 * 256);
+}
+
+/// The test's own zero-load time of a message of `bytes` over `h` hops
+/// (as in workload_tests.rs).
+fn message_time(m: &Network, h: u32, bytes: u32) -> f64 {
+    let h = h as f64;
+    (h + 2.0) * m.link_latency + (h + 1.0) * m.router_delay + bytes as f64 / m.link_bandwidth
+}
+
+/// `w` cut after the last operation of every rank whose tag is at most
+/// `tag` (the ping-pong's sizes have tags 0..13 in order).
+fn up_to_tag(w: &Workload, tag: u32) -> Workload {
+    let mut cut = w.clone();
+    for (r, ops) in cut.ops.iter_mut().enumerate() {
+        let t = |o: &Op| match o.kind {
+            Kind::Send { k, .. } => Some(w.sends[r][k as usize].tag),
+            Kind::Recv { tag, .. } => Some(tag),
+            _ => None,
+        };
+        let last = ops.iter().rposition(|o| t(o).is_some_and(|x| x <= tag)).map_or(0, |i| i + 1);
+        ops.truncate(last);
+    }
+    cut
+}
+
+#[test]
+fn ping_pong_round_trips_take_two_message_latencies_per_size() {
+    // Without the compute gaps, 10 round trips of each size back to back
+    // between nodes 0 and 3 of an 8-node ring (3 hops): each 2 M(3, b).
+    let m = Network { topology: Topology::Torus(vec![8]), packet_bytes: 256, ..Network::default() };
+    let w = load("pingpong", &DumpiOptions { compute_scale: 0.0, ..DumpiOptions::default() });
+    assert!(w.ops.iter().flatten().all(|o| !matches!(o.kind, Kind::Compute(_))));
+    let mut before = 0.0;
+    for (i, bytes) in (0..14).map(|i| (i, 8u32 << i)) {
+        let r = go(m.clone(), up_to_tag(&w, i), Mapping::List(vec![0, 3])).results;
+        let t = r.app_time_ns.unwrap();
+        let rtt = (t - before) / 10.0;
+        let want = 2.0 * message_time(&m, 3, bytes);
+        assert!((rtt - want).abs() < 1e-9 * want, "{bytes} B: round trip {rtt} ns, analytic {want} ns");
+        before = t;
+    }
+    let r = go(m.clone(), w, Mapping::List(vec![0, 3])).results;
+    assert_eq!(r.app_time_ns, Some(before));
+    // With the recorded gaps the run is longer by at least rank 0's
+    // compute phases (14 x 1000 us + 140 x 50 us nominal).
+    let r = go(m, load("pingpong", &DumpiOptions::default()), Mapping::List(vec![0, 3])).results;
+    assert!(r.app_time_ns.unwrap() > before + 14.0 * 1e6 + 140.0 * 5e4, "{:?}", r.app_time_ns);
+}
+
+/// The operations other than computation, without their lines.
+fn comm_ops(w: &Workload) -> Vec<Vec<Kind>> {
+    w.ops.iter().map(|o| o.iter().map(|o| o.kind).filter(|k| !matches!(k, Kind::Compute(_))).collect()).collect()
+}
+
+#[test]
+fn ring_and_halo3d_replay_as_their_programs_in_the_text_format() {
+    let opt = DumpiOptions { compute_scale: 0.0, ..DumpiOptions::default() };
+    // ring.c: 5 x Sendrecv(4096 B to r + 1, tag i; from r − 1, tag i).
+    let ring: Vec<String> = (0..8)
+        .map(|r| (0..5).map(|i| format!("send {} 4096 {i}\nrecv {} {i}\n", (r + 1) % 8, (r + 7) % 8)).collect())
+        .collect();
+    // halo3d.c: 3 x (for d in 0..6: Irecv from the neighbour opposite d
+    // and Isend 16 KiB towards d, tag d; Waitall; Allreduce 8 B). On the
+    // periodic 2x2x2 grid both neighbours along dimension k are r ^ 2^k.
+    let halo: Vec<String> = (0..8u32)
+        .map(|r| {
+            let it: String =
+                (0..6).map(|d| format!("irecv {n} {d}\nisend {n} 16384 {d}\n", n = r ^ (1 << (d / 2)))).collect();
+            format!("{it}waitall\nallreduce 8\n").repeat(3)
+        })
+        .collect();
+    let nets = [
+        Network { topology: Topology::Torus(vec![8]), packet_bytes: 256, ..Network::default() },
+        Network { topology: Topology::Torus(vec![4, 4]), packet_bytes: 512, ..Network::default() },
+    ];
+    for (name, texts) in [("ring", ring), ("halo3d", halo)] {
+        let dumpi = load(name, &opt);
+        let text = Workload::parse(&texts, |r| r.to_string(), "text".into()).unwrap();
+        assert_eq!(comm_ops(&dumpi), comm_ops(&text), "{name}");
+        for m in &nets {
+            for map in [Mapping::Linear, Mapping::Random(4)] {
+                let a = go(m.clone(), dumpi.clone(), map.clone()).results;
+                let b = go(m.clone(), text.clone(), map).results;
+                assert!(a.app_time_ns.is_some(), "{name}");
+                assert_eq!(a.app_time_ns, b.app_time_ns, "{name}");
+                assert_eq!(a.ranks, b.ranks, "{name}");
+                assert_eq!(a.delivered_messages, b.delivered_messages, "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn wildcard_receives_and_probes_match_at_run_time() {
+    let w = load("wildcard", &DumpiOptions::default());
+    let kinds: Vec<Kind> = comm_ops(&w)[0].clone();
+    let probes = kinds.iter().filter(|k| **k == Kind::Probe { src: ANY_SOURCE, tag: ANY_TAG }).count();
+    let any = kinds.iter().filter(|k| **k == Kind::Recv { src: ANY_SOURCE, tag: ANY_TAG, blocking: true }).count();
+    assert_eq!((probes, any), (3, 6));
+    // The probed receives name the source and tag the probe found when traced.
+    assert!(kinds.contains(&Kind::Recv { src: 1, tag: 101, blocking: true }));
+    let m = Network { topology: Topology::Torus(vec![4]), ..Network::default() };
+    for map in [Mapping::Linear, Mapping::List(vec![3, 0, 1, 2])] {
+        let r = go(m.clone(), w.clone(), map).results;
+        assert_eq!(r.unfinished(), None);
+        // Rank 0 blocks in its first probe until worker 1's first message is in.
+        assert!(r.ranks[0].comm_ns > 0.0);
+    }
+    // A wildcard receive does not take a collective's message, and a probe
+    // that nothing matches is reported as such.
+    let texts = ["barrier\n", "barrier\n"].map(String::from);
+    let mut stuck = Workload::parse(&texts, |r| r.to_string(), "t".into()).unwrap();
+    stuck.ops[0].insert(0, Op { kind: Kind::Probe { src: ANY_SOURCE, tag: ANY_TAG }, line: 7, collective: "" });
+    stuck.unit = "call";
+    let r = go(m, stuck, Mapping::Linear).results;
+    let e = r.unfinished().unwrap();
+    assert!(e.contains("rank 0 waits in probe from any tag any (call 7)"), "{e}");
+}
+
+#[test]
+fn compute_gaps_come_from_the_chosen_clock_and_scale() {
+    let compute = |w: &Workload, r: usize| -> Vec<f64> {
+        w.ops[r].iter().filter_map(|o| if let Kind::Compute(ns) = o.kind { Some(ns) } else { None }).collect()
+    };
+    let wall = load("ring", &DumpiOptions::default());
+    let cpu = load("ring", &DumpiOptions { time: DumpiTime::Cpu, compute_scale: 1.0 });
+    let half = load("ring", &DumpiOptions { time: DumpiTime::Wall, compute_scale: 0.5 });
+    for r in 0..8 {
+        // Before each of the 5 Sendrecvs, and before Finalize.
+        let (w, c, h) = (compute(&wall, r), compute(&cpu, r), compute(&half, r));
+        assert_eq!(w.len(), 6, "rank {r}");
+        // Each exchange follows a 500 us busy-wait: at least that long on
+        // the wall clock (the README measured 502..832 us).
+        assert!(w[..5].iter().all(|&ns| (5e5..1e6).contains(&ns)), "rank {r}: {w:?}");
+        // CPU time only runs while the rank has a core (the runs were
+        // oversubscribed): not longer than the wall time, but for the clocks' jitter.
+        assert!(c.iter().zip(&w).all(|(c, w)| *c > 0.0 && *c <= *w * 1.1), "rank {r}: {c:?} {w:?}");
+        assert_ne!(c, w);
+        assert_eq!(h, w.iter().map(|x| x * 0.5).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn calls_not_modelled_are_listed() {
+    let w = load("wildcard", &DumpiOptions::default());
+    assert_eq!(
+        w.notes,
+        ["note: DUMPI calls not modelled (their time counts as computation): MPI_Comm_rank x4, MPI_Comm_size x4, \
+          MPI_Get_count x3"]
+    );
+    let m = Network { topology: Topology::Torus(vec![4]), ..Network::default() };
+    assert_eq!(go(m, w.clone(), Mapping::Linear).results.notes, w.notes);
+}
+
+/// A copy of trace `name` in a fresh temporary folder, `edit` applied to
+/// its rank-0 file's bytes; the folder.
+fn edited(name: &str, tag: &str, edit: impl Fn(&mut Vec<u8>)) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("timewarp-dumpi-{}-{name}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(data(name)).unwrap().flatten() {
+        let mut b = std::fs::read(e.path()).unwrap();
+        if e.file_name().to_string_lossy().ends_with("-0000.bin") {
+            edit(&mut b);
+        }
+        std::fs::write(dir.join(e.file_name()), b).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn bad_files_are_refused_naming_the_file() {
+    let opt = DumpiOptions::default();
+    let err = |dir: &Path| Workload::read_dumpi(dir, &opt).unwrap_err();
+    // The first record starts after the lead-in and the two clock biases:
+    // label (2 bytes), mask, thread, times.
+    let first = 8 + 8;
+    let cases: Vec<(std::path::PathBuf, &str)> = vec![
+        (
+            edited("ring", "short", |b| b.truncate(b.len() / 2)),
+            "-0000.bin: not a DUMPI trace or corrupt: no index record",
+        ),
+        (edited("ring", "lead", |b| b[0] = 0), "-0000.bin: not a DUMPI trace or corrupt: no DUMPI lead-in"),
+        (edited("ring", "empty", |b| b.clear()), "-0000.bin: not a DUMPI trace or corrupt"),
+        // Init (label 124) relabelled Sendrecv_replace (34), whose layout is not implemented.
+        (
+            edited("ring", "label", |b| b[first + 1] = 34),
+            "-0000.bin: call 1 is MPI_Sendrecv_replace, which this reader cannot read",
+        ),
+        // Comm_rank (82, after Init's 43 bytes: "./ring") relabelled
+        // Comm_size (81, the same layout): the footer's counts disagree.
+        (
+            edited("ring", "count", |b| b[first + 43 + 1] = 81),
+            "-0000.bin: not a DUMPI trace or corrupt: its footer counts 1 MPI_Comm_size calls, its call stream has 2",
+        ),
+        // Init's argc made huge: its strings would run past the end.
+        (edited("ring", "argc", |b| b[first + 29] = 0x7f), "-0000.bin: truncated or corrupt DUMPI trace"),
+    ];
+    for (dir, want) in cases {
+        let e = err(&dir);
+        assert!(e.contains(want) && !e.contains('\n'), "{e} (wanted {want})");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    // A missing rank file, a .meta without numprocs, a folder without a .meta.
+    let dir = edited("ring", "missing", |_| {});
+    std::fs::remove_file(dir.join("dumpi-2026.11.25.07.40.39-0007.bin")).unwrap();
+    assert!(err(&dir).contains("dumpi-2026.11.25.07.40.39-0007.bin: "), "{}", err(&dir));
+    let meta = dir.join("dumpi-2026.11.25.07.40.39.meta");
+    std::fs::write(&meta, "hostname=vm\nfileprefix=dumpi-2026.11.25.07.40.39\n").unwrap();
+    assert!(err(&dir).contains(".meta: not a DUMPI .meta file: no 'numprocs='"), "{}", err(&dir));
+    std::fs::write(&meta, "numprocs=8\njunk\n").unwrap();
+    assert!(err(&dir).contains("line 'junk' is not key=value"), "{}", err(&dir));
+    std::fs::remove_file(&meta).unwrap();
+    assert!(err(&dir).contains("holds no DUMPI .meta file"), "{}", err(&dir));
+    std::fs::remove_dir_all(dir).unwrap();
+    // The .meta file itself may be given.
+    let w = Workload::read_dumpi(&data("ring").join("dumpi-2026.11.25.07.40.39.meta"), &opt).unwrap();
+    assert_eq!(w.ranks(), 8);
+}
+
+/// A record of `call` on every clock at time `i` us.
+fn rec(label: u16, i: u64, call: Call) -> Record {
+    Record { label, entry: Some(i * 1000), exit: Some(i * 1000 + 10), call }
+}
+
+#[test]
+fn what_cannot_be_replayed_is_refused_naming_the_rank_and_call() {
+    let opt = DumpiOptions::default();
+    let sizes = vec![0, 0, 1, 1, 1, 1, 4, 2, 2, 4];
+    let trace = |calls: Vec<(u16, Call)>| RankTrace {
+        records: calls.into_iter().enumerate().map(|(i, (l, c))| rec(l, i as u64, c)).collect(),
+        sizes: sizes.clone(),
+    };
+    let idle = || trace(vec![(124, Call::Init), (125, Call::Finalize)]);
+    let send = |dest, comm| Call::Send { count: 4, dt: 9, dest, tag: 3, comm };
+    let cases = [
+        (vec![(0, send(1, 5))], "rank 0: MPI_Send (call 2) uses communicator 5: only MPI_COMM_WORLD is modelled"),
+        (vec![(0, send(0, 2))], "rank 0: MPI_Send (call 2) names destination 0, the rank itself"),
+        (vec![(0, send(2, 2))], "rank 0: MPI_Send (call 2) names destination 2, not a rank of the trace's 2"),
+        (
+            vec![(13, Call::Wait { req: 7, flag: 1 })],
+            "rank 0: MPI_Wait (call 2) waits for request 7, which no modelled call started",
+        ),
+        (
+            vec![(0, Call::Send { count: 4, dt: 20, dest: 1, tag: 3, comm: 2 })],
+            "rank 0: MPI_Send (call 2) uses datatype 20, whose size the trace does not give",
+        ),
+        (vec![(53, Call::Bcast { count: 1, dt: 2, root: 9, comm: 2 })], "rank 0: MPI_Bcast (call 2) has root 9"),
+    ];
+    for (calls, want) in cases {
+        let mut c = vec![(124, Call::Init)];
+        c.extend(calls);
+        let e = convert(&[trace(c), idle()], &opt, "t".into()).unwrap_err();
+        assert!(e.contains(want), "{e} (wanted {want})");
+    }
+    // MPI_PROC_NULL peers, MPI_REQUEST_NULL, COMM_SELF collectives and
+    // incomplete tests are no operations; a completed Test waits.
+    let calls = vec![
+        (124, Call::Init),
+        (0, send(-2, 2)),
+        (8, Call::Isend { count: 1, dt: 2, dest: -2, tag: 0, comm: 2, req: 5 }),
+        (12, Call::Irecv { src: 1, tag: 0, comm: 2, req: 6 }),
+        (14, Call::Wait { req: 6, flag: 0 }),
+        (18, Call::All { reqs: vec![5, 1], flag: 1 }),
+        (52, Call::Barrier { comm: 3 }),
+        (14, Call::Wait { req: 6, flag: 1 }),
+        (125, Call::Finalize),
+    ];
+    let w = convert(
+        &[trace(calls), trace(vec![(124, Call::Init), (0, send(0, 2)), (125, Call::Finalize)])],
+        &opt,
+        "t".into(),
+    )
+    .unwrap();
+    let kinds: Vec<Kind> = w.ops[0].iter().map(|o| o.kind).filter(|k| !matches!(k, Kind::Compute(_))).collect();
+    assert_eq!(kinds, [Kind::Recv { src: 1, tag: 0, blocking: false }, Kind::WaitAll]);
+    assert!(w.notes[0].contains("MPI_Test (not complete) x1"), "{:?}", w.notes);
+}
+
+#[test]
+fn waits_name_the_request_numbers_the_ranks_will_give() {
+    // A barrier's receives take request numbers too: after it (2 ranks,
+    // one round) the irecv is request 1 and the isend request 2; a wait
+    // for the isend alone waits for number 2, the last open one is a waitall.
+    let opt = DumpiOptions { compute_scale: 0.0, ..DumpiOptions::default() };
+    let rank = |peer: i32, sizes: &Vec<u32>| RankTrace {
+        records: [
+            (124, Call::Init),
+            (52, Call::Barrier { comm: 2 }),
+            (12, Call::Irecv { src: peer, tag: 4, comm: 2, req: 6 }),
+            (8, Call::Isend { count: 100, dt: 2, dest: peer, tag: 4, comm: 2, req: 7 }),
+            (13, Call::Wait { req: 7, flag: 1 }),
+            (13, Call::Wait { req: 6, flag: 1 }),
+            (125, Call::Finalize),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, (l, c))| rec(l, i as u64, c))
+        .collect(),
+        sizes: sizes.clone(),
+    };
+    let sizes = BUILTIN_SIZES.to_vec();
+    let w = convert(&[rank(1, &sizes), rank(0, &sizes)], &opt, "t".into()).unwrap();
+    let kinds: Vec<Kind> = w.ops[0].iter().map(|o| o.kind).collect();
+    assert_eq!(
+        kinds[2..],
+        [
+            Kind::Recv { src: 1, tag: 4, blocking: false },
+            Kind::Send { k: 1, blocking: false },
+            Kind::WaitReq(2),
+            Kind::WaitAll,
+        ]
+    );
+    let m = Network { topology: Topology::Torus(vec![4]), ..Network::default() };
+    let r = go(m.clone(), w, Mapping::Linear).results;
+    assert_eq!(r.unfinished(), None);
+    // Barrier, then the 100-byte messages cross: one message time each.
+    assert_eq!(r.app_time_ns, Some(message_time(&m, 1, 1) + message_time(&m, 1, 100)));
+}
