@@ -55,7 +55,7 @@ pub(super) const BUILTIN_SIZES: [u32; 28] =
     [0, 0, 1, 1, 1, 1, 4, 2, 2, 4, 4, 8, 8, 4, 8, 16, 8, 8, 8, 1, 0, 0, 8, 12, 12, 6, 8, 20];
 
 /// DUMPI's function labels 0..290, by name.
-const NAMES: [&str; 290] = [
+pub(super) const NAMES: [&str; 290] = [
     "MPI_Send",
     "MPI_Recv",
     "MPI_Get_count",
@@ -582,7 +582,7 @@ impl Clock {
 }
 
 /// Decodes rank file `file` (bytes `b`).
-fn decode(b: &[u8], file: &str, time: DumpiTime) -> Result<RankTrace, String> {
+pub(super) fn decode(b: &[u8], file: &str, time: DumpiTime) -> Result<RankTrace, String> {
     let r = Reader::at(b, 0, file);
     if b.len() < 8 + 40 || u64::from_be_bytes(b[..8].try_into().unwrap()) != MAGIC {
         return Err(r.corrupt("no DUMPI lead-in (\\xff\\xaa\\xddDUMPI) or too short".into()));

@@ -395,3 +395,71 @@ fn waits_name_the_request_numbers_the_ranks_will_give() {
     // Barrier, then the 100-byte messages cross: one message time each.
     assert_eq!(r.app_time_ns, Some(message_time(&m, 1, 1) + message_time(&m, 1, 100)));
 }
+
+/// `S.NNNNNNNNN` seconds as whole ns.
+fn ns(s: &str) -> u64 {
+    let (a, b) = s.split_once('.').unwrap();
+    a.parse::<u64>().unwrap() * 1_000_000_000 + b.parse::<u64>().unwrap()
+}
+
+/// Against DUMPI's own reader: every record's function and its wall and
+/// CPU entry and exit times, to the ns, as `dumpi2ascii` printed them (the
+/// text dumps beside the traces in `shared/data/dumpi`, not copied here);
+/// and the copies in tests/data are the shared files.
+#[test]
+fn decoding_agrees_with_dumpi2ascii() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/dumpi");
+    if !shared.is_dir() {
+        assert!(
+            std::env::var("TIMEWARP_REQUIRE_DATA").as_deref() != Ok("1"),
+            "TIMEWARP_REQUIRE_DATA=1 but {} is missing",
+            shared.display()
+        );
+        eprintln!("note: {} is missing: the comparison with dumpi2ascii is skipped", shared.display());
+        return;
+    }
+    let mut records = 0;
+    for name in ["ring", "halo3d", "collectives", "pingpong", "wildcard"] {
+        for e in std::fs::read_dir(data(name)).unwrap().flatten() {
+            let f = e.file_name().to_string_lossy().into_owned();
+            let ours = std::fs::read(e.path()).unwrap();
+            assert_eq!(ours, std::fs::read(shared.join(name).join(&f)).unwrap(), "{name}/{f}");
+            let Some(stem) = f.strip_suffix(".bin") else { continue };
+            let text = std::fs::read_to_string(shared.join(name).join(format!("{stem}.txt"))).unwrap();
+            // "MPI_X entering at walltime W, cputime C seconds in thread 0."
+            let mut want: Vec<(String, [u64; 4])> = vec![];
+            for l in text.lines() {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                if w.len() > 6 && w[2] == "at" && w[3] == "walltime" {
+                    let (wall, cpu) = (ns(w[4].trim_end_matches(',')), ns(w[6]));
+                    match w[1] {
+                        "entering" => want.push((w[0].to_string(), [wall, cpu, 0, 0])),
+                        _ => {
+                            let last = want.last_mut().unwrap();
+                            assert_eq!(last.0, w[0]);
+                            last.1[2..].copy_from_slice(&[wall, cpu]);
+                        }
+                    }
+                }
+            }
+            let wall = decode(&ours, &f, DumpiTime::Wall).unwrap();
+            let cpu = decode(&ours, &f, DumpiTime::Cpu).unwrap();
+            let got: Vec<(String, [u64; 4])> = wall
+                .records
+                .iter()
+                .zip(&cpu.records)
+                .map(|(w, c)| {
+                    let t = |x: Option<u64>| x.unwrap();
+                    (NAMES[w.label as usize].to_string(), [t(w.entry), t(c.entry), t(w.exit), t(c.exit)])
+                })
+                .collect();
+            assert_eq!(got, want, "{name}/{f}");
+            // The trace's size table, with its 0 for MPI_LONG_LONG_INT (16)
+            // replaced by the built-in 8.
+            assert_eq!(wall.sizes, BUILTIN_SIZES);
+            records += got.len();
+        }
+    }
+    // The README's independent decoder read 1202 call records.
+    assert_eq!(records, 1202);
+}
