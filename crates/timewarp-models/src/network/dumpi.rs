@@ -458,6 +458,55 @@ pub(super) enum Call {
         dt: u16,
         comm: u16,
     },
+    /// `Gather`, `Gatherv`: what this rank sends to the root.
+    Gather {
+        count: i32,
+        dt: u16,
+        root: i32,
+        comm: u16,
+    },
+    /// `Scatter`, `Scatterv`: the root's counts per rank (one for all when
+    /// `Scatter`; empty on the other ranks).
+    Scatter {
+        counts: Vec<i32>,
+        dt: u16,
+        root: i32,
+        comm: u16,
+    },
+    /// `Allgather` (`counts`: one for all), `Allgatherv`: each rank's block.
+    Allgather {
+        counts: Vec<i32>,
+        dt: u16,
+        comm: u16,
+    },
+    /// `Alltoallv` (send counts), `Reduce_scatter` (receive counts): what
+    /// this rank sends each rank.
+    Alltoallv {
+        counts: Vec<i32>,
+        dt: u16,
+        comm: u16,
+    },
+    Scan {
+        count: i32,
+        dt: u16,
+        comm: u16,
+    },
+    /// `Send_init` & co. (`send`) and `Recv_init`: a persistent request.
+    Persistent {
+        send: bool,
+        count: i32,
+        dt: u16,
+        peer: i32,
+        tag: i32,
+        comm: u16,
+        req: i32,
+    },
+    /// `Start`, `Startall`.
+    Start {
+        reqs: Vec<i32>,
+    },
+    /// `Cancel`: refused.
+    Cancel,
     Init,
     Finalize,
     /// A call with nothing to model (its time is computation).
@@ -704,6 +753,27 @@ pub(super) fn decode(b: &[u8], file: &str, time: DumpiTime) -> Result<RankTrace,
     Ok(RankTrace { records, sizes })
 }
 
+/// Reads past the arguments of a local call, `form` naming them in order:
+/// `i` i32, `s` u16 (handles), `b` u8 (ops), `A` an i32 array, `T` a
+/// datatype array (u32 count, u16 each), `P` a status block.
+fn skip(s: &mut Reader<'_>, form: &str, st: bool) -> Result<Call, String> {
+    let a = "a call's arguments";
+    for c in form.chars() {
+        match c {
+            'i' => s.i32(a).map(drop)?,
+            's' => s.u16(a).map(drop)?,
+            'b' => s.u8(a).map(drop)?,
+            'A' => s.ints(a).map(drop)?,
+            'T' => {
+                let n = s.count(2, a)?;
+                s.take(2 * n, a)?;
+            }
+            _ => s.statuses(st)?,
+        }
+    }
+    Ok(Call::Local)
+}
+
 /// A record's arguments (`Err(None)`: a label whose layout is not known here).
 fn args(s: &mut Reader<'_>, label: u16, st: bool) -> Result<Call, Option<String>> {
     let a = "a call's arguments";
@@ -794,6 +864,102 @@ fn args(s: &mut Reader<'_>, label: u16, st: bool) -> Result<Call, Option<String>
             let (count, dt, _, comm) = (s.i32(a)?, s.u16(a)?, s.u8(a)?, s.u16(a)?);
             Call::Allreduce { count, dt, comm }
         }
+        24 => {
+            s.i32(a)?;
+            Call::Cancel
+        }
+        25 => {
+            s.statuses(st)?;
+            s.i32(a)?;
+            Call::Local
+        }
+        26..=30 => Call::Persistent {
+            send: label != 30,
+            count: s.i32(a)?,
+            dt: s.u16(a)?,
+            peer: s.i32(a)?,
+            tag: s.i32(a)?,
+            comm: s.u16(a)?,
+            req: s.i32(a)?,
+        },
+        31 => Call::Start { reqs: vec![s.i32(a)?] },
+        32 => {
+            s.i32(a)?;
+            Call::Start { reqs: s.ints(a)? }
+        }
+        34 => {
+            let (count, dt, dest, stag) = (s.i32(a)?, s.u16(a)?, s.i32(a)?, s.i32(a)?);
+            let (src, rtag, comm) = (s.i32(a)?, s.i32(a)?, s.u16(a)?);
+            s.statuses(st)?;
+            Call::Sendrecv { count, dt, dest, stag, src, rtag, comm }
+        }
+        // Datatype constructors and queries, Address, Pack, Unpack, Op
+        // and Group queries: local.
+        35 => skip(s, "iss", st)?,
+        36 | 37 => skip(s, "iiiss", st)?,
+        38 | 39 => skip(s, "iAAss", st)?,
+        40 => skip(s, "iAATs", st)?,
+        41 => skip(s, "i", st)?,
+        42..=45 | 68 | 69 => skip(s, "si", st)?,
+        46 | 47 => skip(s, "s", st)?,
+        48 => skip(s, "Psi", st)?,
+        49 => skip(s, "isiiis", st)?,
+        50 => skip(s, "iiiiss", st)?,
+        51 => skip(s, "issi", st)?,
+        63 => skip(s, "ib", st)?,
+        64 => skip(s, "b", st)?,
+        54 => {
+            let (me, count, dt, root, comm) = (s.i32(a)?, s.i32(a)?, s.u16(a)?, s.i32(a)?, s.u16(a)?);
+            if me == root {
+                skip(s, "is", st)?;
+            }
+            Call::Gather { count, dt, root, comm }
+        }
+        55 => {
+            let (me, _, count, dt, root, comm) = (s.i32(a)?, s.i32(a)?, s.i32(a)?, s.u16(a)?, s.i32(a)?, s.u16(a)?);
+            if me == root {
+                skip(s, "AA", st)?;
+            }
+            s.u16(a)?;
+            Call::Gather { count, dt, root, comm }
+        }
+        56 => {
+            let (me, _, _, root, comm) = (s.i32(a)?, s.i32(a)?, s.u16(a)?, s.i32(a)?, s.u16(a)?);
+            let (counts, dt) = if me == root { (vec![s.i32(a)?], s.u16(a)?) } else { (vec![], 0) };
+            Call::Scatter { counts, dt, root, comm }
+        }
+        57 => {
+            let (me, _, dt) = (s.i32(a)?, s.i32(a)?, s.u16(a)?);
+            let (_, _, root, comm) = (s.i32(a)?, s.u16(a)?, s.i32(a)?, s.u16(a)?);
+            let mut counts = vec![];
+            if me == root {
+                counts = s.ints(a)?;
+                s.ints(a)?;
+            }
+            Call::Scatter { counts, dt, root, comm }
+        }
+        58 => {
+            let (count, dt, _, _, comm) = (s.i32(a)?, s.u16(a)?, s.i32(a)?, s.u16(a)?, s.u16(a)?);
+            Call::Allgather { counts: vec![count], dt, comm }
+        }
+        59 => {
+            let (_, _, _, counts) = (s.i32(a)?, s.i32(a)?, s.u16(a)?, s.ints(a)?);
+            let (_, dt, comm) = (s.ints(a)?, s.u16(a)?, s.u16(a)?);
+            Call::Allgather { counts, dt, comm }
+        }
+        61 => {
+            let (_, counts, _, dt) = (s.i32(a)?, s.ints(a)?, s.ints(a)?, s.u16(a)?);
+            let (_, _, _, comm) = (s.ints(a)?, s.ints(a)?, s.u16(a)?, s.u16(a)?);
+            Call::Alltoallv { counts, dt, comm }
+        }
+        66 => {
+            let (_, counts, dt, _, comm) = (s.i32(a)?, s.ints(a)?, s.u16(a)?, s.u8(a)?, s.u16(a)?);
+            Call::Alltoallv { counts, dt, comm }
+        }
+        67 => {
+            let (count, dt, _, comm) = (s.i32(a)?, s.u16(a)?, s.u8(a)?, s.u16(a)?);
+            Call::Scan { count, dt, comm }
+        }
         81 | 82 => {
             s.u16(a)?;
             s.i32(a)?;
@@ -846,6 +1012,8 @@ struct Requests {
     /// Non-blocking requests not yet waited for, in order (as the rank's
     /// run-time list, which a `WaitAll` empties).
     open: Vec<u32>,
+    /// Persistent requests (`MPI_*_init`) by DUMPI id: what `MPI_Start` posts.
+    persistent: HashMap<i32, Call>,
 }
 
 impl Requests {
@@ -951,6 +1119,26 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                 }
             };
             let source = |x: i32| if x == -1 { Ok(Some(ANY_SOURCE)) } else { peer(x, "source") };
+            // A rooted collective's root (`None`: on MPI_COMM_SELF, nothing to do).
+            let rooted = |comm: u16, root: i32| -> Result<Option<u32>, String> {
+                if !world(comm)? {
+                    return Ok(None);
+                }
+                if root < 0 || root as u32 >= p {
+                    return Err(refuse(format!("has root {root}, not a rank of the trace's {p}")));
+                }
+                Ok(Some(root as u32))
+            };
+            // Bytes per rank from one count for all or one per rank (`needed`:
+            // this rank uses them).
+            let per_rank = |counts: &[i32], dt: u16, needed: bool| -> Result<Vec<u32>, String> {
+                match counts.len() {
+                    _ if !needed => Ok(vec![]),
+                    1 => Ok(vec![bytes(counts[0], dt)?; p as usize]),
+                    n if n == p as usize => counts.iter().map(|&c| bytes(c, dt)).collect(),
+                    n => Err(refuse(format!("has {n} counts for the trace's {p} ranks"))),
+                }
+            };
             // The computation since the last modelled call ends at this call's entry.
             let gap = |b: &mut Builder, anchor: &mut Option<u64>| {
                 if let (Some(a), Some(e)) = (*anchor, rec.entry) {
@@ -988,131 +1176,227 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                 q.open.retain(|n| !mine.contains(n));
                 Ok(())
             };
-            match rec.call {
-                Call::Init => anchor = rec.exit,
-                Call::Finalize => {
-                    gap(&mut b, &mut anchor);
-                    break;
+            // Start: the persistent requests' operations, as Isend/Irecv.
+            let started: Vec<Call>;
+            let calls = match &rec.call {
+                Call::Start { reqs } => {
+                    started = reqs
+                        .iter()
+                        .map(|id| match q.persistent.get(id) {
+                            Some(&Call::Persistent { send: true, count, dt, peer, tag, comm, req }) => {
+                                Ok(Call::Isend { count, dt, dest: peer, tag, comm, req })
+                            }
+                            Some(&Call::Persistent { send: false, peer, tag, comm, req, .. }) => {
+                                Ok(Call::Irecv { src: peer, tag, comm, req })
+                            }
+                            _ => Err(refuse(format!("starts request {id}, which no MPI_*_init call made"))),
+                        })
+                        .collect::<Result<_, _>>()?;
+                    &started[..]
                 }
-                Call::Local => skip(call.clone()),
-                Call::Send { count, dt, dest, tag: t, comm } | Call::Isend { count, dt, dest, tag: t, comm, .. } => {
-                    let blocking = matches!(rec.call, Call::Send { .. });
-                    let (_, n, t) = (world(comm)?, bytes(count, dt)?, tag(t, false)?);
-                    let dest = peer(dest, "destination")?;
-                    gap(&mut b, &mut anchor);
-                    if let Some(d) = dest {
-                        b.send(r, d, n, t, blocking, (line, ""));
-                    }
-                    if let Call::Isend { req, .. } = rec.call {
-                        let last = q.sync(&b.ops[r as usize]);
-                        let mine = dest.map(|_| last);
-                        q.open.extend(mine);
-                        q.of.insert(req, mine);
-                    }
-                }
-                Call::Recv { src, tag: t, comm } | Call::Irecv { src, tag: t, comm, .. } => {
-                    let blocking = matches!(rec.call, Call::Recv { .. });
-                    let (_, src, t) = (world(comm)?, source(src)?, tag(t, true)?);
-                    gap(&mut b, &mut anchor);
-                    let mine = src.map(|s| {
-                        b.push(r, Kind::Recv { src: s, tag: t, blocking }, line, "");
-                        q.sync(&b.ops[r as usize])
-                    });
-                    if let Call::Irecv { req, .. } = rec.call {
-                        q.open.extend(mine);
-                        q.of.insert(req, mine);
-                    }
-                }
-                Call::Sendrecv { count, dt, dest, stag, src, rtag, comm } => {
-                    world(comm)?;
-                    let (n, st, rt) = (bytes(count, dt)?, tag(stag, false)?, tag(rtag, true)?);
-                    let (dest, src) = (peer(dest, "destination")?, source(src)?);
-                    gap(&mut b, &mut anchor);
-                    if let Some(d) = dest {
-                        b.send(r, d, n, st, true, (line, ""));
-                    }
-                    if let Some(s) = src {
-                        b.push(r, Kind::Recv { src: s, tag: rt, blocking: true }, line, "");
-                    }
-                }
-                Call::Wait { req, flag } => {
-                    if flag == 0 {
-                        skip(format!("{call} (not complete)"));
-                    } else {
+                c => std::slice::from_ref(c),
+            };
+            for c in calls {
+                match *c {
+                    Call::Init => anchor = rec.exit,
+                    Call::Finalize => {
                         gap(&mut b, &mut anchor);
-                        wait(&mut b, &mut q, &[req])?;
+                        break;
                     }
-                }
-                Call::Any { ref reqs, index, flag } => match reqs.get(index.max(0) as usize) {
-                    Some(&req) if flag != 0 && index >= 0 => {
+                    Call::Local => skip(call.clone()),
+                    Call::Send { count, dt, dest, tag: t, comm }
+                    | Call::Isend { count, dt, dest, tag: t, comm, .. } => {
+                        let blocking = matches!(*c, Call::Send { .. });
+                        let (_, n, t) = (world(comm)?, bytes(count, dt)?, tag(t, false)?);
+                        let dest = peer(dest, "destination")?;
                         gap(&mut b, &mut anchor);
-                        wait(&mut b, &mut q, &[req])?;
-                    }
-                    _ => skip(format!("{call} (none complete)")),
-                },
-                Call::All { ref reqs, flag } => {
-                    if flag == 0 {
-                        skip(format!("{call} (not complete)"));
-                    } else {
-                        gap(&mut b, &mut anchor);
-                        wait(&mut b, &mut q, reqs)?;
-                    }
-                }
-                Call::Some { ref reqs, ref indices } => {
-                    let done: Vec<i32> = indices.iter().filter_map(|&i| reqs.get(i.max(0) as usize).copied()).collect();
-                    if done.is_empty() {
-                        skip(format!("{call} (none complete)"));
-                    } else {
-                        gap(&mut b, &mut anchor);
-                        wait(&mut b, &mut q, &done)?;
-                    }
-                }
-                Call::RequestFree { req } => {
-                    // Freed, never waited for: it stays open in the rank.
-                    q.of.remove(&req);
-                    skip(call.clone());
-                }
-                Call::Probe { src, tag: t, comm, flag } => {
-                    let (_, src, t) = (world(comm)?, source(src)?, tag(t, true)?);
-                    if flag == 0 {
-                        skip(format!("{call} (nothing found)"));
-                    } else if let Some(s) = src {
-                        gap(&mut b, &mut anchor);
-                        b.push(r, Kind::Probe { src: s, tag: t }, line, "");
-                    }
-                }
-                Call::Barrier { comm } => {
-                    if world(comm)? {
-                        gap(&mut b, &mut anchor);
-                        b.barrier(r, p, line);
-                    }
-                }
-                Call::Bcast { count, dt, root, comm } | Call::Reduce { count, dt, root, comm } => {
-                    let n = bytes(count, dt)?;
-                    if world(comm)? {
-                        if root < 0 || root as u32 >= p {
-                            return Err(refuse(format!("has root {root}, not a rank of the trace's {p}")));
+                        if let Some(d) = dest {
+                            b.send(r, d, n, t, blocking, (line, ""));
                         }
+                        if let Call::Isend { req, .. } = *c {
+                            let last = q.sync(&b.ops[r as usize]);
+                            let mine = dest.map(|_| last);
+                            q.open.extend(mine);
+                            q.of.insert(req, mine);
+                        }
+                    }
+                    Call::Recv { src, tag: t, comm } | Call::Irecv { src, tag: t, comm, .. } => {
+                        let blocking = matches!(*c, Call::Recv { .. });
+                        let (_, src, t) = (world(comm)?, source(src)?, tag(t, true)?);
                         gap(&mut b, &mut anchor);
-                        if matches!(rec.call, Call::Bcast { .. }) {
-                            b.bcast(r, p, root as u32, n, line);
+                        let mine = src.map(|s| {
+                            b.push(r, Kind::Recv { src: s, tag: t, blocking }, line, "");
+                            q.sync(&b.ops[r as usize])
+                        });
+                        if let Call::Irecv { req, .. } = *c {
+                            q.open.extend(mine);
+                            q.of.insert(req, mine);
+                        }
+                    }
+                    Call::Sendrecv { count, dt, dest, stag, src, rtag, comm } => {
+                        world(comm)?;
+                        let (n, st, rt) = (bytes(count, dt)?, tag(stag, false)?, tag(rtag, true)?);
+                        let (dest, src) = (peer(dest, "destination")?, source(src)?);
+                        gap(&mut b, &mut anchor);
+                        if let Some(d) = dest {
+                            b.send(r, d, n, st, true, (line, ""));
+                        }
+                        if let Some(s) = src {
+                            b.push(r, Kind::Recv { src: s, tag: rt, blocking: true }, line, "");
+                        }
+                    }
+                    Call::Wait { req, flag } => {
+                        if flag == 0 {
+                            skip(format!("{call} (not complete)"));
                         } else {
-                            b.reduce(r, p, root as u32, n, line);
+                            gap(&mut b, &mut anchor);
+                            wait(&mut b, &mut q, &[req])?;
                         }
                     }
-                }
-                Call::Allreduce { count, dt, comm } => {
-                    let n = bytes(count, dt)?;
-                    if world(comm)? {
-                        gap(&mut b, &mut anchor);
-                        b.allreduce(r, p, n, line);
+                    Call::Any { ref reqs, index, flag } => match reqs.get(index.max(0) as usize) {
+                        Some(&req) if flag != 0 && index >= 0 => {
+                            gap(&mut b, &mut anchor);
+                            wait(&mut b, &mut q, &[req])?;
+                        }
+                        _ => skip(format!("{call} (none complete)")),
+                    },
+                    Call::All { ref reqs, flag } => {
+                        if flag == 0 {
+                            skip(format!("{call} (not complete)"));
+                        } else {
+                            gap(&mut b, &mut anchor);
+                            wait(&mut b, &mut q, reqs)?;
+                        }
                     }
-                }
-                Call::Alltoall { count, dt, comm } => {
-                    let n = bytes(count, dt)?;
-                    if world(comm)? {
-                        gap(&mut b, &mut anchor);
-                        b.alltoall(r, p, n, line);
+                    Call::Some { ref reqs, ref indices } => {
+                        let done: Vec<i32> =
+                            indices.iter().filter_map(|&i| reqs.get(i.max(0) as usize).copied()).collect();
+                        if done.is_empty() {
+                            skip(format!("{call} (none complete)"));
+                        } else {
+                            gap(&mut b, &mut anchor);
+                            wait(&mut b, &mut q, &done)?;
+                        }
+                    }
+                    Call::RequestFree { req } => {
+                        // Freed, never waited for: it stays open in the rank.
+                        q.of.remove(&req);
+                        q.persistent.remove(&req);
+                        skip(call.clone());
+                    }
+                    Call::Probe { src, tag: t, comm, flag } => {
+                        let (_, src, t) = (world(comm)?, source(src)?, tag(t, true)?);
+                        if flag == 0 {
+                            skip(format!("{call} (nothing found)"));
+                        } else if let Some(s) = src {
+                            gap(&mut b, &mut anchor);
+                            b.push(r, Kind::Probe { src: s, tag: t }, line, "");
+                        }
+                    }
+                    Call::Barrier { comm } => {
+                        if world(comm)? {
+                            gap(&mut b, &mut anchor);
+                            b.barrier(r, p, line);
+                        }
+                    }
+                    Call::Bcast { count, dt, root, comm } | Call::Reduce { count, dt, root, comm } => {
+                        let n = bytes(count, dt)?;
+                        if world(comm)? {
+                            if root < 0 || root as u32 >= p {
+                                return Err(refuse(format!("has root {root}, not a rank of the trace's {p}")));
+                            }
+                            gap(&mut b, &mut anchor);
+                            if matches!(*c, Call::Bcast { .. }) {
+                                b.bcast(r, p, root as u32, n, line);
+                            } else {
+                                b.reduce(r, p, root as u32, n, line);
+                            }
+                        }
+                    }
+                    Call::Allreduce { count, dt, comm } => {
+                        let n = bytes(count, dt)?;
+                        if world(comm)? {
+                            gap(&mut b, &mut anchor);
+                            b.allreduce(r, p, n, line);
+                        }
+                    }
+                    Call::Alltoall { count, dt, comm } => {
+                        let n = bytes(count, dt)?;
+                        if world(comm)? {
+                            gap(&mut b, &mut anchor);
+                            b.alltoall(r, p, n, line);
+                        }
+                    }
+                    Call::Gather { count, dt, root, comm } => {
+                        let n = bytes(count, dt)?;
+                        if let Some(root) = rooted(comm, root)? {
+                            gap(&mut b, &mut anchor);
+                            let tag = b.collective_tag(r);
+                            if r != root {
+                                b.send(r, root, n, tag, true, (line, "gather"));
+                            }
+                            for i in (0..p).filter(|&i| r == root && i != root) {
+                                b.push(r, Kind::Recv { src: i, tag, blocking: true }, line, "gather");
+                            }
+                        }
+                    }
+                    Call::Scatter { ref counts, dt, root, comm } => {
+                        if let Some(root) = rooted(comm, root)? {
+                            let n = per_rank(counts, dt, r == root)?;
+                            gap(&mut b, &mut anchor);
+                            let tag = b.collective_tag(r);
+                            for i in (0..p).filter(|&i| r == root && i != root) {
+                                b.send(r, i, n[i as usize], tag, true, (line, "scatter"));
+                            }
+                            if r != root {
+                                b.push(r, Kind::Recv { src: root, tag, blocking: true }, line, "scatter");
+                            }
+                        }
+                    }
+                    Call::Allgather { ref counts, dt, comm } => {
+                        let n = per_rank(counts, dt, true)?;
+                        if world(comm)? {
+                            gap(&mut b, &mut anchor);
+                            let tag = b.collective_tag(r);
+                            // The ring: in step s, the block of rank r − s goes to r + 1.
+                            for s in 0..p.saturating_sub(1) {
+                                let block = n[((r + p - s) % p) as usize];
+                                b.send(r, (r + 1) % p, block, tag, true, (line, "allgather"));
+                                b.push(r, Kind::Recv { src: (r + p - 1) % p, tag, blocking: true }, line, "allgather");
+                            }
+                        }
+                    }
+                    Call::Alltoallv { ref counts, dt, comm } => {
+                        let what = if rec.label == 66 { "reduce_scatter" } else { "alltoallv" };
+                        let n = per_rank(counts, dt, true)?;
+                        if world(comm)? {
+                            gap(&mut b, &mut anchor);
+                            let tag = b.collective_tag(r);
+                            for i in 1..p {
+                                b.send(r, (r + i) % p, n[((r + i) % p) as usize], tag, true, (line, what));
+                                b.push(r, Kind::Recv { src: (r + p - i) % p, tag, blocking: true }, line, what);
+                            }
+                        }
+                    }
+                    Call::Scan { count, dt, comm } => {
+                        let n = bytes(count, dt)?;
+                        if world(comm)? {
+                            gap(&mut b, &mut anchor);
+                            let tag = b.collective_tag(r);
+                            if r > 0 {
+                                b.push(r, Kind::Recv { src: r - 1, tag, blocking: true }, line, "scan");
+                            }
+                            if r + 1 < p {
+                                b.send(r, r + 1, n, tag, true, (line, "scan"));
+                            }
+                        }
+                    }
+                    Call::Persistent { req, .. } => {
+                        q.persistent.insert(req, c.clone());
+                    }
+                    Call::Start { .. } => unreachable!("Start is expanded above"),
+                    Call::Cancel => {
+                        return Err(refuse("is not modelled: a cancelled message cannot be replayed".into()))
                     }
                 }
             }

@@ -260,10 +260,10 @@ fn bad_files_are_refused_naming_the_file() {
         ),
         (edited("ring", "lead", |b| b[0] = 0), "-0000.bin: not a DUMPI trace or corrupt: no DUMPI lead-in"),
         (edited("ring", "empty", |b| b.clear()), "-0000.bin: not a DUMPI trace or corrupt"),
-        // Init (label 124) relabelled Sendrecv_replace (34), whose layout is not implemented.
+        // Init (label 124) relabelled Comm_dup (84), whose layout is not implemented.
         (
-            edited("ring", "label", |b| b[first + 1] = 34),
-            "-0000.bin: call 1 is MPI_Sendrecv_replace, which this reader cannot read",
+            edited("ring", "label", |b| b[first + 1] = 84),
+            "-0000.bin: call 1 is MPI_Comm_dup, which this reader cannot read",
         ),
         // Comm_rank (82, after Init's 43 bytes: "./ring") relabelled
         // Comm_size (81, the same layout): the footer's counts disagree.
@@ -462,4 +462,74 @@ fn decoding_agrees_with_dumpi2ascii() {
     }
     // The README's independent decoder read 1202 call records.
     assert_eq!(records, 1202);
+}
+
+#[test]
+fn other_collectives_and_persistent_requests_expand_and_complete() {
+    // 5 ranks (not a power of two): Gather to 2, Scatterv from 1, Allgather,
+    // Alltoallv, Reduce_scatter, Scan, then a persistent ring exchange
+    // started twice, and a Type_commit (local, noted).
+    let p = 5;
+    let opt = DumpiOptions::default();
+    let rank = |r: i32| {
+        let peer = |d: i32| (r + d).rem_euclid(p);
+        let scatter = if r == 1 { vec![1, 2, 3, 4, 5] } else { vec![] };
+        let calls = vec![
+            (124, Call::Init),
+            (54, Call::Gather { count: 10, dt: 9, root: 2, comm: 2 }),
+            (57, Call::Scatter { counts: scatter, dt: 14, root: 1, comm: 2 }),
+            (58, Call::Allgather { counts: vec![3], dt: 14, comm: 2 }),
+            (61, Call::Alltoallv { counts: (0..p).map(|i| i + r).collect(), dt: 2, comm: 2 }),
+            (66, Call::Alltoallv { counts: vec![2; p as usize], dt: 9, comm: 2 }),
+            (67, Call::Scan { count: 1, dt: 14, comm: 2 }),
+            (26, Call::Persistent { send: true, count: 100, dt: 2, peer: peer(1), tag: 5, comm: 2, req: 9 }),
+            (30, Call::Persistent { send: false, count: 100, dt: 2, peer: peer(-1), tag: 5, comm: 2, req: 8 }),
+            (32, Call::Start { reqs: vec![9, 8] }),
+            (18, Call::All { reqs: vec![9, 8], flag: 1 }),
+            (46, Call::Local),
+            (32, Call::Start { reqs: vec![8, 9] }),
+            (13, Call::Wait { req: 8, flag: 1 }),
+            (13, Call::Wait { req: 9, flag: 1 }),
+            (15, Call::RequestFree { req: 9 }),
+            (15, Call::RequestFree { req: 8 }),
+            (125, Call::Finalize),
+        ];
+        RankTrace {
+            records: calls.into_iter().enumerate().map(|(i, (l, c))| rec(l, i as u64, c)).collect(),
+            sizes: BUILTIN_SIZES.to_vec(),
+        }
+    };
+    let traces: Vec<RankTrace> = (0..p).map(rank).collect();
+    let w = convert(&traces, &opt, "t".into()).unwrap();
+    let per = |what: &str| {
+        w.ops.iter().flatten().filter(|o| o.collective == what && matches!(o.kind, Kind::Send { .. })).count()
+    };
+    assert_eq!(
+        [per("gather"), per("scatter"), per("allgather"), per("alltoallv"), per("reduce_scatter"), per("scan")],
+        [4, 4, 20, 20, 20, 4]
+    );
+    // Gather: 40 bytes from each; Scatterv: rank i gets i + 1 doubles.
+    assert!(w.sends[0].iter().any(|s| s.dst == 2 && s.bytes == 40));
+    assert_eq!(
+        w.sends[1].iter().filter(|s| s.tag == COLLECTIVE_TAG | 2).map(|s| s.bytes).collect::<Vec<_>>(),
+        [8, 24, 32, 40]
+    );
+    // Every rank sends its persistent message twice.
+    assert!(w.sends.iter().all(|s| s.iter().filter(|s| s.tag == 5 && s.bytes == 100).count() == 2));
+    assert!(w.notes[0].contains("MPI_Type_commit x5"), "{:?}", w.notes);
+    let m = Network { topology: Topology::Torus(vec![8]), ..Network::default() };
+    let sent: usize = w.sends.iter().map(Vec::len).sum();
+    let r = go(m, w, Mapping::Random(3)).results;
+    assert_eq!(r.unfinished(), None);
+    assert_eq!(r.delivered_messages as usize, sent);
+    // A Start of a request no *_init made, and MPI_Cancel, are refused.
+    let bad = |c: Call, l: u16| {
+        let mut t = rank(0);
+        t.records.insert(1, rec(l, 0, c));
+        convert(&[t, rank(1), rank(2), rank(3), rank(4)], &opt, "t".into()).unwrap_err()
+    };
+    let e = bad(Call::Start { reqs: vec![4] }, 31);
+    assert!(e.contains("rank 0: MPI_Start (call 2) starts request 4, which no MPI_*_init call made"), "{e}");
+    let e = bad(Call::Cancel, 24);
+    assert!(e.contains("rank 0: MPI_Cancel (call 2) is not modelled"), "{e}");
 }

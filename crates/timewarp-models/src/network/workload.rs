@@ -156,7 +156,7 @@ impl Builder {
 
     /// A tag of its own for rank `r`'s next collective (every rank numbers
     /// its collectives alike, so both ends of a message agree).
-    fn collective_tag(&mut self, r: u32) -> u32 {
+    pub(super) fn collective_tag(&mut self, r: u32) -> u32 {
         let c = &mut self.collectives[r as usize];
         *c += 1;
         COLLECTIVE_TAG | (*c & (COLLECTIVE_TAG - 1))
