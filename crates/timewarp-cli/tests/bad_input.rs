@@ -579,7 +579,7 @@ fn trace_workloads_refuse_bad_input_with_one_line() {
         // DUMPI traces: a missing or corrupt file is named; options of other workloads.
         (with(&["--workload", "dumpi"]), End::Line, "--workload dumpi needs --trace-dir".into()),
         (with(&["--workload", "dumpi", "--trace-dir", &three]), End::Line, "holds no DUMPI .meta file".into()),
-        (with(&["--workload", "dumpi", "--trace-dir", &dumpi_short]), End::Line, "dumpi-2026.11.25.07.40.39-0003.bin: not a DUMPI trace or corrupt: no index record".into()),
+        (with(&["--workload", "dumpi", "--trace-dir", &dumpi_short]), End::Line, "dumpi-2026.11.25.07.40.39-0003.bin (rank 3): not a DUMPI trace or corrupt: no index record".into()),
         (with(&["--workload", "dumpi", "--trace-dir", &dumpi_meta]), End::Line, "numprocs must be a whole number >= 1".into()),
         (with(&["--workload", "dumpi", "--trace-dir", &dumpi_gone]), End::Line, "dumpi-2026.11.25.07.40.39-0005.bin: ".into()),
         (with(&["--workload", "trace", "--trace-dir", &three, "--compute-scale", "2"]), End::Line, "--compute-scale is for --workload dumpi".into()),

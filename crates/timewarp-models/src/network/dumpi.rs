@@ -7,7 +7,7 @@
 //! the mapping of calls are in docs/network.md, "From DUMPI traces".
 
 use super::workload::{Builder, Kind, Workload, ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// Which recorded clock gives the computation between calls.
@@ -1009,9 +1009,9 @@ struct Requests {
     /// non-blocking sends take one), counted over the first `seen` operations.
     next: u32,
     seen: usize,
-    /// Non-blocking requests not yet waited for, in order (as the rank's
+    /// Non-blocking requests not yet waited for (as the rank's
     /// run-time list, which a `WaitAll` empties).
-    open: Vec<u32>,
+    open: BTreeSet<u32>,
     /// Persistent requests (`MPI_*_init`) by DUMPI id: what `MPI_Start` posts.
     persistent: HashMap<i32, Call>,
 }
@@ -1058,7 +1058,7 @@ impl Workload {
         for r in 0..p {
             let f = base.join(format!("{prefix}-{r:04}.bin"));
             let b = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-            traces.push(decode(&b, &f.display().to_string(), opt.time)?);
+            traces.push(decode(&b, &format!("{} (rank {r})", f.display()), opt.time)?);
         }
         convert(&traces, opt, meta.display().to_string())
     }
@@ -1164,16 +1164,18 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                         None => return Err(refuse(format!("waits for request {id}, which no modelled call started"))),
                     }
                 }
-                let mut sorted = mine.clone();
-                sorted.sort_unstable();
-                if !mine.is_empty() && sorted == q.open {
+                // The requests named are open and distinct (each left `of`
+                // as it was taken): all of them when as many as are open.
+                if !mine.is_empty() && mine.len() == q.open.len() {
                     b.push(r, Kind::WaitAll, line, "");
                 } else {
                     for &n in &mine {
                         b.push(r, Kind::WaitReq(n), line, "");
                     }
                 }
-                q.open.retain(|n| !mine.contains(n));
+                for n in &mine {
+                    q.open.remove(n);
+                }
                 Ok(())
             };
             // Start: the persistent requests' operations, as Isend/Irecv.

@@ -256,23 +256,23 @@ fn bad_files_are_refused_naming_the_file() {
     let cases: Vec<(std::path::PathBuf, &str)> = vec![
         (
             edited("ring", "short", |b| b.truncate(b.len() / 2)),
-            "-0000.bin: not a DUMPI trace or corrupt: no index record",
+            "-0000.bin (rank 0): not a DUMPI trace or corrupt: no index record",
         ),
-        (edited("ring", "lead", |b| b[0] = 0), "-0000.bin: not a DUMPI trace or corrupt: no DUMPI lead-in"),
-        (edited("ring", "empty", |b| b.clear()), "-0000.bin: not a DUMPI trace or corrupt"),
+        (edited("ring", "lead", |b| b[0] = 0), "-0000.bin (rank 0): not a DUMPI trace or corrupt: no DUMPI lead-in"),
+        (edited("ring", "empty", |b| b.clear()), "-0000.bin (rank 0): not a DUMPI trace or corrupt"),
         // Init (label 124) relabelled Comm_dup (84), whose layout is not implemented.
         (
             edited("ring", "label", |b| b[first + 1] = 84),
-            "-0000.bin: call 1 is MPI_Comm_dup, which this reader cannot read",
+            "-0000.bin (rank 0): call 1 is MPI_Comm_dup, which this reader cannot read",
         ),
         // Comm_rank (82, after Init's 43 bytes: "./ring") relabelled
         // Comm_size (81, the same layout): the footer's counts disagree.
         (
             edited("ring", "count", |b| b[first + 43 + 1] = 81),
-            "-0000.bin: not a DUMPI trace or corrupt: its footer counts 1 MPI_Comm_size calls, its call stream has 2",
+            "-0000.bin (rank 0): not a DUMPI trace or corrupt: its footer counts 1 MPI_Comm_size calls, its call stream has 2",
         ),
         // Init's argc made huge: its strings would run past the end.
-        (edited("ring", "argc", |b| b[first + 29] = 0x7f), "-0000.bin: truncated or corrupt DUMPI trace"),
+        (edited("ring", "argc", |b| b[first + 29] = 0x7f), "-0000.bin (rank 0): truncated or corrupt DUMPI trace"),
     ];
     for (dir, want) in cases {
         let e = err(&dir);
