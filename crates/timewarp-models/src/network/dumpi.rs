@@ -507,6 +507,16 @@ pub(super) enum Call {
     },
     /// `Cancel`: refused.
     Cancel,
+    /// `Comm_dup` (`cart`: None) and `Cart_create` (`Some((ranks of the
+    /// grid, reorder))`): `new` names what `old` does (when whole and not reordered).
+    CommAlias {
+        old: u16,
+        new: u16,
+        cart: Option<(i64, i32)>,
+    },
+    CommFree {
+        comm: u16,
+    },
     Init,
     Finalize,
     /// A call with nothing to model (its time is computation).
@@ -960,6 +970,21 @@ fn args(s: &mut Reader<'_>, label: u16, st: bool) -> Result<Call, Option<String>
             let (count, dt, _, comm) = (s.i32(a)?, s.u16(a)?, s.u8(a)?, s.u16(a)?);
             Call::Scan { count, dt, comm }
         }
+        83 => skip(s, "ssb", st)?,
+        84 => Call::CommAlias { old: s.u16(a)?, new: s.u16(a)?, cart: None },
+        87 => Call::CommFree { comm: s.u16(a)? },
+        88 | 104 => skip(s, "si", st)?,
+        96 => skip(s, "sii", st)?,
+        99 => {
+            let (old, _, dims, _, reorder, new) = (s.u16(a)?, s.i32(a)?, s.ints(a)?, s.ints(a)?, s.i32(a)?, s.u16(a)?);
+            let ranks = dims.iter().map(|&d| d as i64).product();
+            Call::CommAlias { old, new, cart: Some((ranks, reorder)) }
+        }
+        100 => skip(s, "iiAA", st)?,
+        105 => skip(s, "isiAAA", st)?,
+        106 => skip(s, "isAi", st)?,
+        107 => skip(s, "isiiA", st)?,
+        110 => skip(s, "siiii", st)?,
         81 | 82 => {
             s.u16(a)?;
             s.i32(a)?;
@@ -1073,11 +1098,16 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
     for (r, t) in traces.iter().enumerate() {
         let r = r as u32;
         let mut q = Requests::default();
+        // Communicators that name MPI_COMM_WORLD's ranks: it and its duplicates.
+        let mut worlds: BTreeSet<u16> = [COMM_WORLD].into();
         // The end of the last call modelled (Init's exit: the program starts there).
         let mut anchor: Option<u64> = None;
-        for (i, rec) in t.records.iter().enumerate() {
+        'records: for (i, rec) in t.records.iter().enumerate() {
             let line = i as u32 + 1;
             let call = name(rec.label);
+            // Communicators this record makes (true) or frees (false) a
+            // name of MPI_COMM_WORLD, applied after it.
+            let mut comms: Vec<(u16, bool)> = vec![];
             let refuse = |why: String| format!("rank {r}: {call} (call {line}) {why}");
             let bytes = |count: i32, dt: u16| -> Result<u32, String> {
                 let size = *t.sizes.get(dt as usize).unwrap_or(&0) as u64;
@@ -1088,12 +1118,14 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                     .map_err(|_| refuse(format!("moves {count} x {size} bytes, more than 2^32")))
             };
             let world = |comm: u16| {
-                if comm == COMM_WORLD {
+                if worlds.contains(&comm) {
                     Ok(true)
                 } else if comm == COMM_SELF {
                     Ok(false)
                 } else {
-                    Err(refuse(format!("uses communicator {comm}: only MPI_COMM_WORLD is modelled")))
+                    Err(refuse(format!(
+                        "uses communicator {comm}: only MPI_COMM_WORLD and its duplicates are modelled"
+                    )))
                 }
             };
             // A peer rank: `None` for MPI_PROC_NULL (negative, but not ANY_SOURCE).
@@ -1203,7 +1235,7 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                     Call::Init => anchor = rec.exit,
                     Call::Finalize => {
                         gap(&mut b, &mut anchor);
-                        break;
+                        break 'records;
                     }
                     Call::Local => skip(call.clone()),
                     Call::Send { count, dt, dest, tag: t, comm }
@@ -1397,9 +1429,27 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                         q.persistent.insert(req, c.clone());
                     }
                     Call::Start { .. } => unreachable!("Start is expanded above"),
+                    Call::CommAlias { old, new, cart } => {
+                        let whole = cart.map_or(true, |(ranks, reorder)| ranks == p as i64 && reorder == 0);
+                        comms.push((new, worlds.contains(&old) && whole));
+                        skip(call.clone());
+                    }
+                    Call::CommFree { comm } => {
+                        if comm != COMM_WORLD {
+                            comms.push((comm, false));
+                        }
+                        skip(call.clone());
+                    }
                     Call::Cancel => {
                         return Err(refuse("is not modelled: a cancelled message cannot be replayed".into()))
                     }
+                }
+            }
+            for (comm, world) in comms {
+                if world {
+                    worlds.insert(comm);
+                } else {
+                    worlds.remove(&comm);
                 }
             }
         }

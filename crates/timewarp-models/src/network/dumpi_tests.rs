@@ -260,10 +260,10 @@ fn bad_files_are_refused_naming_the_file() {
         ),
         (edited("ring", "lead", |b| b[0] = 0), "-0000.bin (rank 0): not a DUMPI trace or corrupt: no DUMPI lead-in"),
         (edited("ring", "empty", |b| b.clear()), "-0000.bin (rank 0): not a DUMPI trace or corrupt"),
-        // Init (label 124) relabelled Comm_dup (84), whose layout is not implemented.
+        // Init (label 124) relabelled Comm_split (86), whose layout is not implemented.
         (
-            edited("ring", "label", |b| b[first + 1] = 84),
-            "-0000.bin (rank 0): call 1 is MPI_Comm_dup, which this reader cannot read",
+            edited("ring", "label", |b| b[first + 1] = 86),
+            "-0000.bin (rank 0): call 1 is MPI_Comm_split, which this reader cannot read",
         ),
         // Comm_rank (82, after Init's 43 bytes: "./ring") relabelled
         // Comm_size (81, the same layout): the footer's counts disagree.
@@ -312,7 +312,7 @@ fn what_cannot_be_replayed_is_refused_naming_the_rank_and_call() {
     let idle = || trace(vec![(124, Call::Init), (125, Call::Finalize)]);
     let send = |dest, comm| Call::Send { count: 4, dt: 9, dest, tag: 3, comm };
     let cases = [
-        (vec![(0, send(1, 5))], "rank 0: MPI_Send (call 2) uses communicator 5: only MPI_COMM_WORLD is modelled"),
+        (vec![(0, send(1, 5))], "rank 0: MPI_Send (call 2) uses communicator 5: only MPI_COMM_WORLD and its duplicates are modelled"),
         (vec![(0, send(0, 2))], "rank 0: MPI_Send (call 2) names destination 0, the rank itself"),
         (vec![(0, send(2, 2))], "rank 0: MPI_Send (call 2) names destination 2, not a rank of the trace's 2"),
         (
@@ -532,4 +532,45 @@ fn other_collectives_and_persistent_requests_expand_and_complete() {
     assert!(e.contains("rank 0: MPI_Start (call 2) starts request 4, which no MPI_*_init call made"), "{e}");
     let e = bad(Call::Cancel, 24);
     assert!(e.contains("rank 0: MPI_Cancel (call 2) is not modelled"), "{e}");
+}
+
+#[test]
+fn duplicates_of_the_world_communicator_are_the_world() {
+    // Comm_dup of WORLD (4), a whole Cart_create without reordering of
+    // that (5): both replay as WORLD; a reordered grid (6) and a freed
+    // duplicate are refused at their first use; nothing after Finalize counts.
+    let opt = DumpiOptions::default();
+    let rank = |r: i32, tail: Vec<(u16, Call)>| {
+        let mut calls = vec![
+            (124, Call::Init),
+            (84, Call::CommAlias { old: 2, new: 4, cart: None }),
+            (99, Call::CommAlias { old: 4, new: 5, cart: Some((2, 0)) }),
+            (99, Call::CommAlias { old: 2, new: 6, cart: Some((2, 1)) }),
+            (0, Call::Send { count: 1, dt: 2, dest: 1 - r, tag: 0, comm: 4 }),
+            (1, Call::Recv { src: 1 - r, tag: 0, comm: 5 }),
+            (52, Call::Barrier { comm: 5 }),
+            (87, Call::CommFree { comm: 4 }),
+        ];
+        calls.extend(tail);
+        RankTrace {
+            records: calls.into_iter().enumerate().map(|(i, (l, c))| rec(l, i as u64, c)).collect(),
+            sizes: BUILTIN_SIZES.to_vec(),
+        }
+    };
+    let after = || vec![(125, Call::Finalize), (52, Call::Barrier { comm: 9 })];
+    let w = convert(&[rank(0, after()), rank(1, after())], &opt, "t".into()).unwrap();
+    assert_eq!(w.sends[0].len(), 2);
+    let m = Network { topology: Topology::Torus(vec![4]), ..Network::default() };
+    assert_eq!(go(m, w.clone(), Mapping::Linear).results.unfinished(), None);
+    assert!(w.notes[0].contains("MPI_Cart_create x4, MPI_Comm_dup x2, MPI_Comm_free x2"), "{:?}", w.notes);
+    for (c, want) in [
+        (
+            Call::Barrier { comm: 6 },
+            "rank 0: MPI_Barrier (call 9) uses communicator 6: only MPI_COMM_WORLD and its duplicates",
+        ),
+        (Call::Barrier { comm: 4 }, "rank 0: MPI_Barrier (call 9) uses communicator 4"),
+    ] {
+        let e = convert(&[rank(0, vec![(52, c)]), rank(1, after())], &opt, "t".into()).unwrap_err();
+        assert!(e.contains(want), "{e} (wanted {want})");
+    }
 }
