@@ -312,7 +312,10 @@ fn what_cannot_be_replayed_is_refused_naming_the_rank_and_call() {
     let idle = || trace(vec![(124, Call::Init), (125, Call::Finalize)]);
     let send = |dest, comm| Call::Send { count: 4, dt: 9, dest, tag: 3, comm };
     let cases = [
-        (vec![(0, send(1, 5))], "rank 0: MPI_Send (call 2) uses communicator 5: only MPI_COMM_WORLD and its duplicates are modelled"),
+        (
+            vec![(0, send(1, 5))],
+            "rank 0: MPI_Send (call 2) uses communicator 5: only MPI_COMM_WORLD and its duplicates are modelled",
+        ),
         (vec![(0, send(0, 2))], "rank 0: MPI_Send (call 2) names destination 0, the rank itself"),
         (vec![(0, send(2, 2))], "rank 0: MPI_Send (call 2) names destination 2, not a rank of the trace's 2"),
         (
@@ -573,4 +576,115 @@ fn duplicates_of_the_world_communicator_are_the_world() {
         let e = convert(&[rank(0, vec![(52, c)]), rank(1, after())], &opt, "t".into()).unwrap_err();
         assert!(e.contains(want), "{e} (wanted {want})");
     }
+}
+
+/// A minimal `.bin` file: no thread ids or CPU times, statuses stored, the
+/// shortest index (header, body, footer, keyval), no size table.
+fn write_bin(records: &[(u16, Vec<u8>)]) -> Vec<u8> {
+    let magic = 0xFFAA_DD44_554D_5049u64.to_be_bytes();
+    let mut b = magic.to_vec();
+    let body = b.len() as u64;
+    b.extend(7u32.to_be_bytes()); // CPU bias
+    b.extend(100u32.to_be_bytes()); // wall bias
+    for (i, (label, args)) in records.iter().enumerate() {
+        b.extend(label.to_be_bytes());
+        b.push(0x0B);
+        for (s, ns) in [(i as u16, 1000u32), (i as u16, 2000)] {
+            b.extend(s.to_be_bytes());
+            b.extend(ns.to_be_bytes());
+        }
+        b.extend(args);
+    }
+    b.extend(293u16.to_be_bytes());
+    let header = b.len() as u64;
+    b.extend([13, 0, 0]);
+    b.extend(0u64.to_be_bytes());
+    for s in ["h", "u"] {
+        b.extend((s.len() as u16).to_be_bytes());
+        b.extend(s.as_bytes());
+    }
+    b.extend([0; 8]);
+    b.extend(magic);
+    for o in [header, body, 0, 0] {
+        b.extend(o.to_be_bytes());
+    }
+    b
+}
+
+/// Big-endian argument bytes: `i` i32, `s` u16, `b` u8 values in order;
+/// `A` an i32 array (its values next, count first); `P` n statuses.
+fn args(form: &str, vals: &[i64]) -> Vec<u8> {
+    let mut out = vec![];
+    let mut v = vals.iter();
+    for c in form.chars() {
+        match c {
+            'i' => out.extend((*v.next().unwrap() as i32).to_be_bytes()),
+            's' => out.extend((*v.next().unwrap() as u16).to_be_bytes()),
+            'b' => out.push(*v.next().unwrap() as u8),
+            'A' => {
+                let n = *v.next().unwrap();
+                out.extend((n as u32).to_be_bytes());
+                for _ in 0..n {
+                    out.extend((*v.next().unwrap() as i32).to_be_bytes());
+                }
+            }
+            'P' => {
+                let n = *v.next().unwrap();
+                out.extend((n as u32).to_be_bytes());
+                out.extend(vec![0; 14 * n as usize]);
+            }
+            _ => unreachable!(),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_layouts_of_calls_beyond_the_test_traces_decode_in_step() {
+    // One record of each family the real traces lack, written as DUMPI's
+    // dumpi_write_* functions order their fields; each must end exactly
+    // where the next begins (a misread length derails the stream).
+    let recs = vec![
+        (16, args("iAiP", &[2, 2, 5, 6, 1, 1])),                             // Waitany
+        (21, args("iAiAP", &[2, 2, 5, 6, 1, 1, 0, 1])),                      // Testsome
+        (22, args("iisiP", &[-1, 7, 2, 1, 1])),                              // Iprobe
+        (55, args("iiisisAAs", &[0, 2, 3, 9, 0, 2, 2, 3, 3, 2, 0, 3, 9])),   // Gatherv at the root
+        (55, args("iiisiss", &[1, 2, 3, 9, 0, 2, 9])),                       // ... elsewhere
+        (57, args("iisisisAA", &[0, 2, 14, 1, 14, 0, 2, 2, 4, 5, 2, 0, 4])), // Scatterv at the root
+        (61, args("iAAsAAss", &[2, 2, 1, 2, 2, 0, 1, 9, 2, 1, 1, 2, 0, 1, 9, 2])), // Alltoallv
+        (66, args("iAsbs", &[2, 2, 3, 4, 14, 3, 2])),                        // Reduce_scatter
+        (40, {
+            let mut a = args("iAA", &[2, 2, 1, 1, 2, 0, 8]);
+            a.extend(2u32.to_be_bytes());
+            a.extend([0, 9, 0, 14]);
+            a.extend(30u16.to_be_bytes());
+            a
+        }), // Type_struct
+        (99, args("siAAis", &[2, 1, 1, 2, 1, 1, 0, 4])),                     // Cart_create
+        (110, args("siiii", &[4, 0, 1, 1, 1])),                              // Cart_shift
+        (34, args("isiiiisP", &[4, 9, 1, 3, 1, 3, 2, 1])),                   // Sendrecv_replace
+        (32, args("iA", &[2, 2, 5, 6])),                                     // Startall
+        (125, vec![]),
+    ];
+    let b = write_bin(&recs);
+    let t = decode(&b, "t.bin", DumpiTime::Wall).unwrap_or_else(|e| panic!("{e}"));
+    let calls: Vec<&Call> = t.records.iter().map(|r| &r.call).collect();
+    assert_eq!(calls.len(), recs.len());
+    assert_eq!(*calls[0], Call::Any { reqs: vec![5, 6], index: 1, flag: 1 });
+    assert_eq!(*calls[1], Call::Some { reqs: vec![5, 6], indices: vec![0] });
+    assert_eq!(*calls[2], Call::Probe { src: -1, tag: 7, comm: 2, flag: 1 });
+    assert_eq!(*calls[3], Call::Gather { count: 3, dt: 9, root: 0, comm: 2 });
+    assert_eq!(*calls[4], Call::Gather { count: 3, dt: 9, root: 0, comm: 2 });
+    assert_eq!(*calls[5], Call::Scatter { counts: vec![4, 5], dt: 14, root: 0, comm: 2 });
+    assert_eq!(*calls[6], Call::Alltoallv { counts: vec![1, 2], dt: 9, comm: 2 });
+    assert_eq!(*calls[7], Call::Alltoallv { counts: vec![3, 4], dt: 14, comm: 2 });
+    assert_eq!(*calls[8], Call::Local);
+    assert_eq!(*calls[9], Call::CommAlias { old: 2, new: 4, cart: Some((2, 0)) });
+    assert_eq!(*calls[11], Call::Sendrecv { count: 4, dt: 9, dest: 1, stag: 3, src: 1, rtag: 3, comm: 2 });
+    assert_eq!(*calls[12], Call::Start { reqs: vec![5, 6] });
+    // Wall times: the bias plus the stored seconds and ns; no CPU times stored.
+    assert_eq!((t.records[1].entry, t.records[1].exit), (Some(101_000_001_000), Some(101_000_002_000)));
+    assert_eq!(decode(&b, "t.bin", DumpiTime::Cpu).unwrap().records[1].entry, None);
+    // No size table: the built-in sizes.
+    assert_eq!(t.sizes, BUILTIN_SIZES);
 }
