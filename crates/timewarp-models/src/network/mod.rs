@@ -138,11 +138,12 @@
 //! # Trace-driven workloads
 //!
 //! Instead of traffic, each node can run one rank of an MPI-like program
-//! ([`Network::workload`]: read from trace files or generated, collectives
-//! expanded into point-to-point messages; workload.rs). A rank's messages go
-//! through its NIC like any other; sends are eager (complete when queued),
-//! receives complete when the whole message is here, matching is by
-//! (source, tag) in the source's send order. The ranks' state lives in the
+//! ([`Network::workload`]: read from trace files (text, or SST DUMPI's
+//! binary traces: dumpi.rs) or generated, collectives expanded into
+//! point-to-point messages; workload.rs). A rank's messages go through its
+//! NIC like any other; sends are eager (complete when queued), receives
+//! complete when the whole message is here, matching is by (source, tag),
+//! either possibly a wildcard, in the source's send order. The ranks' state lives in the
 //! node (rank.rs); docs/network.md has the format and semantics.
 //!
 //! # Events
