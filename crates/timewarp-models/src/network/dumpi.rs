@@ -1136,11 +1136,6 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                 if x as u32 >= p {
                     return Err(refuse(format!("names {what} {x}, not a rank of the trace's {p}")));
                 }
-                if x as u32 == r {
-                    return Err(refuse(format!(
-                        "names {what} {x}, the rank itself: messages to self are not modelled"
-                    )));
-                }
                 Ok(Some(x as u32))
             };
             let tag = |x: i32, any: bool| -> Result<u32, String> {

@@ -316,7 +316,6 @@ fn what_cannot_be_replayed_is_refused_naming_the_rank_and_call() {
             vec![(0, send(1, 5))],
             "rank 0: MPI_Send (call 2) uses communicator 5: only MPI_COMM_WORLD and its duplicates are modelled",
         ),
-        (vec![(0, send(0, 2))], "rank 0: MPI_Send (call 2) names destination 0, the rank itself"),
         (vec![(0, send(2, 2))], "rank 0: MPI_Send (call 2) names destination 2, not a rank of the trace's 2"),
         (
             vec![(13, Call::Wait { req: 7, flag: 1 })],
@@ -687,4 +686,35 @@ fn the_layouts_of_calls_beyond_the_test_traces_decode_in_step() {
     assert_eq!(decode(&b, "t.bin", DumpiTime::Cpu).unwrap().records[1].entry, None);
     // No size table: the built-in sizes.
     assert_eq!(t.sizes, BUILTIN_SIZES);
+}
+
+#[test]
+fn messages_to_self_arrive_at_once() {
+    // Rank 0 sends itself messages before and after posting receives, and
+    // rank 1 one to 0: the self-messages never enter the network.
+    let opt = DumpiOptions { compute_scale: 0.0, ..DumpiOptions::default() };
+    let trace = |calls: Vec<(u16, Call)>| RankTrace {
+        records: calls.into_iter().enumerate().map(|(i, (l, c))| rec(l, i as u64, c)).collect(),
+        sizes: BUILTIN_SIZES.to_vec(),
+    };
+    let send = |dest| Call::Send { count: 8, dt: 2, dest, tag: 1, comm: 2 };
+    let zero = trace(vec![
+        (124, Call::Init),
+        (0, send(0)),
+        (1, Call::Recv { src: 0, tag: 1, comm: 2 }),
+        (12, Call::Irecv { src: -1, tag: 1, comm: 2, req: 3 }),
+        (12, Call::Irecv { src: 1, tag: 1, comm: 2, req: 4 }),
+        (8, Call::Isend { count: 8, dt: 2, dest: 0, tag: 1, comm: 2, req: 5 }),
+        (18, Call::All { reqs: vec![3, 4, 5], flag: 1 }),
+        (125, Call::Finalize),
+    ]);
+    let one = trace(vec![(124, Call::Init), (0, send(0)), (125, Call::Finalize)]);
+    let w = convert(&[zero, one], &opt, "t".into()).unwrap();
+    let m = Network { topology: Topology::Torus(vec![4]), ..Network::default() };
+    let r = go(m.clone(), w, Mapping::Linear).results;
+    assert_eq!(r.unfinished(), None);
+    assert_eq!(r.delivered_messages, 1);
+    // The second self-message completes the wildcard receive, posted
+    // first; rank 0 waits only for rank 1's message.
+    assert_eq!(r.app_time_ns, Some(message_time(&m, 1, 8)));
 }

@@ -155,6 +155,11 @@ impl Network {
                     }
                     rk.pc += 1;
                     let s = w.sends[r as usize][k as usize];
+                    if s.dst == r {
+                        // A message to itself (DUMPI traces) never enters the network.
+                        self.to_self(n, nic, r, k, ctx);
+                        continue;
+                    }
                     let dst = w.node_of[s.dst as usize];
                     self.enqueue(n, nic, me_node, dst, s.bytes.max(1), k, ctx);
                 }
@@ -236,6 +241,14 @@ impl Network {
         let src = w.rank_of[p.src as usize];
         for k in n.ranks[nic].in_order(w, src, p.msg) {
             self.release(n, nic, src, k, ctx);
+        }
+    }
+
+    /// Rank `r` (NIC `nic`) sent itself message `k`: it is here at once.
+    #[inline(never)]
+    fn to_self(&self, n: &mut Node, nic: usize, r: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
+        for k in n.ranks[nic].in_order(self.workload(), r, k) {
+            self.release(n, nic, r, k, ctx);
         }
     }
 
