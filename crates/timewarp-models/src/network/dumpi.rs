@@ -517,6 +517,10 @@ pub(super) enum Call {
     CommFree {
         comm: u16,
     },
+    /// `Comm_split`: `new` has ranks of its own (refused where used).
+    CommOther {
+        new: u16,
+    },
     Init,
     Finalize,
     /// A call with nothing to model (its time is computation).
@@ -764,8 +768,9 @@ pub(super) fn decode(b: &[u8], file: &str, time: DumpiTime) -> Result<RankTrace,
 }
 
 /// Reads past the arguments of a local call, `form` naming them in order:
-/// `i` i32, `s` u16 (handles), `b` u8 (ops), `A` an i32 array, `T` a
-/// datatype array (u32 count, u16 each), `P` a status block.
+/// `i` i32, `s` u16 (handles), `b` u8 (ops), `S` a string (u32 length),
+/// `A` an i32 array, `T` a datatype array (u32 count, u16 each), `P` a
+/// status block.
 fn skip(s: &mut Reader<'_>, form: &str, st: bool) -> Result<Call, String> {
     let a = "a call's arguments";
     for c in form.chars() {
@@ -773,6 +778,7 @@ fn skip(s: &mut Reader<'_>, form: &str, st: bool) -> Result<Call, String> {
             'i' => s.i32(a).map(drop)?,
             's' => s.u16(a).map(drop)?,
             'b' => s.u8(a).map(drop)?,
+            'S' => s.str32(a)?,
             'A' => s.ints(a).map(drop)?,
             'T' => {
                 let n = s.count(2, a)?;
@@ -972,6 +978,16 @@ fn args(s: &mut Reader<'_>, label: u16, st: bool) -> Result<Call, Option<String>
         }
         83 => skip(s, "ssb", st)?,
         84 => Call::CommAlias { old: s.u16(a)?, new: s.u16(a)?, cart: None },
+        86 => {
+            s.u16(a)?;
+            s.i32(a)?;
+            s.i32(a)?;
+            Call::CommOther { new: s.u16(a)? }
+        }
+        114 => skip(s, "Si", st)?,
+        115 => skip(s, "ii", st)?,
+        123 => Call::Local,
+        126 => skip(s, "i", st)?,
         87 => Call::CommFree { comm: s.u16(a)? },
         88 | 104 => skip(s, "si", st)?,
         96 => skip(s, "sii", st)?,
@@ -1427,6 +1443,10 @@ pub(super) fn convert(traces: &[RankTrace], opt: &DumpiOptions, title: String) -
                     Call::CommAlias { old, new, cart } => {
                         let whole = cart.map_or(true, |(ranks, reorder)| ranks == p as i64 && reorder == 0);
                         comms.push((new, worlds.contains(&old) && whole));
+                        skip(call.clone());
+                    }
+                    Call::CommOther { new } => {
+                        comms.push((new, false));
                         skip(call.clone());
                     }
                     Call::CommFree { comm } => {

@@ -260,10 +260,10 @@ fn bad_files_are_refused_naming_the_file() {
         ),
         (edited("ring", "lead", |b| b[0] = 0), "-0000.bin (rank 0): not a DUMPI trace or corrupt: no DUMPI lead-in"),
         (edited("ring", "empty", |b| b.clear()), "-0000.bin (rank 0): not a DUMPI trace or corrupt"),
-        // Init (label 124) relabelled Comm_split (86), whose layout is not implemented.
+        // Init (label 124) relabelled Comm_create (85), whose layout is not implemented.
         (
-            edited("ring", "label", |b| b[first + 1] = 86),
-            "-0000.bin (rank 0): call 1 is MPI_Comm_split, which this reader cannot read",
+            edited("ring", "label", |b| b[first + 1] = 85),
+            "-0000.bin (rank 0): call 1 is MPI_Comm_create, which this reader cannot read",
         ),
         // Comm_rank (82, after Init's 43 bytes: "./ring") relabelled
         // Comm_size (81, the same layout): the footer's counts disagree.
@@ -552,6 +552,7 @@ fn duplicates_of_the_world_communicator_are_the_world() {
             (1, Call::Recv { src: 1 - r, tag: 0, comm: 5 }),
             (52, Call::Barrier { comm: 5 }),
             (87, Call::CommFree { comm: 4 }),
+            (86, Call::CommOther { new: 7 }),
         ];
         calls.extend(tail);
         RankTrace {
@@ -564,13 +565,18 @@ fn duplicates_of_the_world_communicator_are_the_world() {
     assert_eq!(w.sends[0].len(), 2);
     let m = Network { topology: Topology::Torus(vec![4]), ..Network::default() };
     assert_eq!(go(m, w.clone(), Mapping::Linear).results.unfinished(), None);
-    assert!(w.notes[0].contains("MPI_Cart_create x4, MPI_Comm_dup x2, MPI_Comm_free x2"), "{:?}", w.notes);
+    assert!(
+        w.notes[0].contains("MPI_Cart_create x4, MPI_Comm_dup x2, MPI_Comm_free x2, MPI_Comm_split x2"),
+        "{:?}",
+        w.notes
+    );
     for (c, want) in [
         (
             Call::Barrier { comm: 6 },
-            "rank 0: MPI_Barrier (call 9) uses communicator 6: only MPI_COMM_WORLD and its duplicates",
+            "rank 0: MPI_Barrier (call 10) uses communicator 6: only MPI_COMM_WORLD and its duplicates",
         ),
-        (Call::Barrier { comm: 4 }, "rank 0: MPI_Barrier (call 9) uses communicator 4"),
+        (Call::Barrier { comm: 4 }, "rank 0: MPI_Barrier (call 10) uses communicator 4"),
+        (Call::Barrier { comm: 7 }, "rank 0: MPI_Barrier (call 10) uses communicator 7"),
     ] {
         let e = convert(&[rank(0, vec![(52, c)]), rank(1, after())], &opt, "t".into()).unwrap_err();
         assert!(e.contains(want), "{e} (wanted {want})");
@@ -663,6 +669,8 @@ fn the_layouts_of_calls_beyond_the_test_traces_decode_in_step() {
         (110, args("siiii", &[4, 0, 1, 1, 1])),                              // Cart_shift
         (34, args("isiiiisP", &[4, 9, 1, 3, 1, 3, 2, 1])),                   // Sendrecv_replace
         (32, args("iA", &[2, 2, 5, 6])),                                     // Startall
+        (114, [&2u32.to_be_bytes()[..], b"vm", &2i32.to_be_bytes()].concat()), // Get_processor_name
+        (86, args("siis", &[2, 0, 1, 7])),                                   // Comm_split
         (125, vec![]),
     ];
     let b = write_bin(&recs);
@@ -681,6 +689,7 @@ fn the_layouts_of_calls_beyond_the_test_traces_decode_in_step() {
     assert_eq!(*calls[9], Call::CommAlias { old: 2, new: 4, cart: Some((2, 0)) });
     assert_eq!(*calls[11], Call::Sendrecv { count: 4, dt: 9, dest: 1, stag: 3, src: 1, rtag: 3, comm: 2 });
     assert_eq!(*calls[12], Call::Start { reqs: vec![5, 6] });
+    assert_eq!((calls[13], calls[14]), (&Call::Local, &Call::CommOther { new: 7 }));
     // Wall times: the bias plus the stored seconds and ns; no CPU times stored.
     assert_eq!((t.records[1].entry, t.records[1].exit), (Some(101_000_001_000), Some(101_000_002_000)));
     assert_eq!(decode(&b, "t.bin", DumpiTime::Cpu).unwrap().records[1].entry, None);
