@@ -1015,6 +1015,19 @@ fn args(s: &mut Reader<'_>, label: u16, st: bool) -> Result<Call, Option<String>
             Call::Init
         }
         125 => Call::Finalize,
+        171 => {
+            let n = s.count(4, a)?;
+            for _ in 0..n {
+                s.str32(a)?;
+            }
+            s.u8(a)?;
+            s.u8(a)?;
+            Call::Init
+        }
+        172 => skip(s, "i", st)?,
+        173 => skip(s, "b", st)?,
+        178 | 197 => skip(s, "ss", st)?,
+        195 => skip(s, "is", st)?,
         _ => return Err(None),
     };
     Ok(c)

@@ -671,6 +671,8 @@ fn the_layouts_of_calls_beyond_the_test_traces_decode_in_step() {
         (32, args("iA", &[2, 2, 5, 6])),                                     // Startall
         (114, [&2u32.to_be_bytes()[..], b"vm", &2i32.to_be_bytes()].concat()), // Get_processor_name
         (86, args("siis", &[2, 0, 1, 7])),                                   // Comm_split
+        (171, [&1u32.to_be_bytes()[..], &2u32.to_be_bytes(), b"./", &[3, 3]].concat()), // Init_thread
+        (195, args("is", &[64, 0])),                                         // Alloc_mem
         (125, vec![]),
     ];
     let b = write_bin(&recs);
@@ -690,6 +692,7 @@ fn the_layouts_of_calls_beyond_the_test_traces_decode_in_step() {
     assert_eq!(*calls[11], Call::Sendrecv { count: 4, dt: 9, dest: 1, stag: 3, src: 1, rtag: 3, comm: 2 });
     assert_eq!(*calls[12], Call::Start { reqs: vec![5, 6] });
     assert_eq!((calls[13], calls[14]), (&Call::Local, &Call::CommOther { new: 7 }));
+    assert_eq!((calls[15], calls[16]), (&Call::Init, &Call::Local));
     // Wall times: the bias plus the stored seconds and ns; no CPU times stored.
     assert_eq!((t.records[1].entry, t.records[1].exit), (Some(101_000_001_000), Some(101_000_002_000)));
     assert_eq!(decode(&b, "t.bin", DumpiTime::Cpu).unwrap().records[1].entry, None);
