@@ -57,8 +57,9 @@ pub struct Op {
     pub kind: Kind,
     /// 1-based line of its trace file, or call of its DUMPI trace (0: generated).
     pub line: u32,
-    /// Part of a collective: `allreduce`, `barrier`, `bcast`, `reduce`,
-    /// `alltoall` (else empty).
+    /// Part of a collective: `allreduce`, `barrier`, or of DUMPI traces
+    /// `bcast`, `reduce`, `alltoall`, `alltoallv`, `reduce_scatter`,
+    /// `allgather`, `gather`, `scatter`, `scan` (else empty).
     pub collective: &'static str,
 }
 
