@@ -1,12 +1,12 @@
 //! The network model's workload options: synthetic traffic, or ranks
-//! running traces (`--trace-dir`) or a generated program (all-reduce, 3-D
+//! running traces (`--trace-dir`: text or SST DUMPI) or a generated program (all-reduce, 3-D
 //! halo exchange, all-to-all), their placement, and the application
 //! figures in the summary.
 
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
-use timewarp_models::network::{read_mapping, Mapping, Results, Workload};
+use timewarp_models::network::{read_mapping, DumpiOptions, DumpiTime, Mapping, Results, Workload};
 
 /// Most messages a generated workload may send (its programs are held in
 /// memory), and a synthetic one bounded by --messages (its source queues
@@ -18,16 +18,26 @@ pub(crate) const MAX_MESSAGES: u64 = 50_000_000;
 #[command(next_help_heading = "Workload")]
 pub(crate) struct WorkloadArgs {
     /// synthetic (--traffic and --load), trace (ranks replay the files of
-    /// --trace-dir), or generated ranks: allreduce (ring all-reduce of
+    /// --trace-dir), dumpi (ranks replay the SST DUMPI trace of --trace-dir:
+    /// its .meta and .bin files), or generated ranks: allreduce (ring all-reduce of
     /// --message-bytes), halo3d (periodic 3-D stencil, 6 neighbours,
     /// --halo-bytes), alltoall (--message-bytes to every other rank). Trace
     /// workloads run until the application ends: give a large --end (e.g. 1e15).
-    #[arg(long, default_value = "synthetic", value_parser = ["synthetic", "trace", "allreduce", "halo3d", "alltoall"])]
+    #[arg(long, default_value = "synthetic", value_parser = ["synthetic", "trace", "dumpi", "allreduce", "halo3d", "alltoall"])]
     pub workload: String,
     /// Directory of trace files rank.0.txt, rank.1.txt, ... (--workload trace;
-    /// the format is in docs/network.md).
+    /// the format is in docs/network.md), or of one DUMPI run's .meta and
+    /// .bin files, or that .meta file (--workload dumpi).
     #[arg(long, value_name = "DIR")]
     pub trace_dir: Option<PathBuf>,
+    /// The recorded clock whose time between calls becomes computation
+    /// (--workload dumpi) [default: wall].
+    #[arg(long, value_name = "wall|cpu", value_parser = ["wall", "cpu"])]
+    pub dumpi_time: Option<String>,
+    /// Multiplies the DUMPI trace's compute gaps (0: communication only)
+    /// [default: 1].
+    #[arg(long, value_name = "F", value_parser = crate::args::non_negative_f64, allow_negative_numbers = true)]
+    pub compute_scale: Option<f64>,
     /// Ranks on nodes: linear (rank r on node r), random (a permutation drawn
     /// from --seed), or a file with one node per line.
     #[arg(long, value_name = "linear|random|FILE", default_value = "linear")]
@@ -49,9 +59,17 @@ pub(crate) struct WorkloadArgs {
 impl WorkloadArgs {
     /// The placed workload (`None`: synthetic traffic).
     pub(crate) fn build(&self, nodes: u32, message_bytes: u32, seed: u64) -> Result<Option<Arc<Workload>>, String> {
-        let generated = self.workload != "synthetic" && self.workload != "trace";
-        if self.trace_dir.is_some() && self.workload != "trace" {
-            return Err(format!("--trace-dir is for --workload trace (the workload is {})", self.workload));
+        let traced = self.workload == "trace" || self.workload == "dumpi";
+        let generated = self.workload != "synthetic" && !traced;
+        if self.trace_dir.is_some() && !traced {
+            return Err(format!("--trace-dir is for --workload trace or dumpi (the workload is {})", self.workload));
+        }
+        for (given, option) in
+            [(self.dumpi_time.is_some(), "--dumpi-time"), (self.compute_scale.is_some(), "--compute-scale")]
+        {
+            if given && self.workload != "dumpi" {
+                return Err(format!("{option} is for --workload dumpi (the workload is {})", self.workload));
+            }
         }
         if self.ranks.is_some() && !generated {
             return Err("--ranks sets the size of a generated workload (allreduce, halo3d, alltoall); \
@@ -85,6 +103,15 @@ impl WorkloadArgs {
                 Some(dir) => Workload::read(dir)?,
                 None => return Err("--workload trace needs --trace-dir DIR (files rank.0.txt, rank.1.txt, ...)".into()),
             },
+            "dumpi" => match &self.trace_dir {
+                Some(dir) => {
+                    let time = if self.dumpi_time.as_deref() == Some("cpu") { DumpiTime::Cpu } else { DumpiTime::Wall };
+                    Workload::read_dumpi(dir, &DumpiOptions { time, compute_scale: self.compute_scale.unwrap_or(1.0) })?
+                }
+                None => {
+                    return Err("--workload dumpi needs --trace-dir DIR (a DUMPI run's .meta and .bin files)".into())
+                }
+            },
             "allreduce" => Workload::ring_allreduce(p, message_bytes, i, c),
             "halo3d" => Workload::halo3d(p, self.halo_bytes, i, c),
             _ => Workload::all_to_all(p, message_bytes, i, c),
@@ -102,14 +129,15 @@ impl WorkloadArgs {
 /// The application's figures: its time, and per-rank finish and blocked
 /// (communication) times as min / mean / max.
 pub(crate) fn summary(r: &Results) -> String {
-    let Some(app) = r.app_time_ns else { return String::new() };
+    let notes: String = r.notes.iter().map(|n| format!("{n}\n")).collect();
+    let Some(app) = r.app_time_ns else { return notes };
     let stats = |v: Vec<f64>| {
         let n = v.len().max(1) as f64;
         let (lo, hi) = v.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
         format!("min {lo:.1}, mean {:.1}, max {hi:.1} ns", v.iter().sum::<f64>() / n)
     };
     format!(
-        "application: {} ranks finished at {app:.1} ns\n  rank finish: {}\n  rank communication: {}\n",
+        "application: {} ranks finished at {app:.1} ns\n  rank finish: {}\n  rank communication: {}\n{notes}",
         r.ranks.len(),
         stats(r.ranks.iter().filter_map(|x| x.finish_ns).collect()),
         stats(r.ranks.iter().map(|x| x.comm_ns).collect()),

@@ -563,6 +563,28 @@ fn trace_workloads_refuse_bad_input_with_one_line() {
     let stuck = dir("stuck", &[("rank.0.txt", "recv 1 7\n"), ("rank.1.txt", "# nothing sent\nrecv 0 3\n")]);
     let late = dir("late", &[("rank.0.txt", "compute 1e6\nsend 1 8 0\n"), ("rank.1.txt", "recv 0 0\n")]);
     let twice = dir("map", &[("twice.txt", "1\n1\n")]);
+    // The ring DUMPI trace (the models crate's test data), rank 3 cut short,
+    // its .meta spoiled, rank 5 missing.
+    let ring = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../timewarp-models/tests/data/dumpi/ring");
+    let dumpi = |name: &str, edit: &dyn Fn(&std::path::Path)| {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for e in std::fs::read_dir(&ring).unwrap().flatten() {
+            std::fs::copy(e.path(), d.join(e.file_name())).unwrap();
+        }
+        edit(&d);
+        d.display().to_string()
+    };
+    let stamp = "dumpi-2026.11.25.07.40.39";
+    let dumpi_short = dumpi("dumpi-short", &|d| {
+        let f = d.join(format!("{stamp}-0003.bin"));
+        let b = std::fs::read(&f).unwrap();
+        std::fs::write(&f, &b[..b.len() - 100]).unwrap();
+    });
+    let dumpi_meta = dumpi("dumpi-meta", &|d| {
+        std::fs::write(d.join(format!("{stamp}.meta")), "numprocs=x\nfileprefix=y\n").unwrap()
+    });
+    let dumpi_gone = dumpi("dumpi-gone", &|d| std::fs::remove_file(d.join(format!("{stamp}-0005.bin"))).unwrap());
     let map = format!("{twice}/twice.txt");
     let net = ["run", "network", "--dims", "4,4", "--end", "1e12"];
     let with = |extra: &[&str]| net.iter().copied().chain(extra.iter().copied()).map(String::from).collect::<Vec<_>>();
@@ -582,6 +604,16 @@ fn trace_workloads_refuse_bad_input_with_one_line() {
         (with(&["--trace-dir", &three]), End::Line, "--trace-dir is for --workload trace".into()),
         (with(&["--workload", "trace", "--ranks", "3", "--trace-dir", &three]), End::Line, "a trace has as many ranks as files".into()),
         (with(&["--workload", "mpi"]), End::Clap, "trace".into()),
+        // DUMPI traces: a missing or corrupt file is named; options of other workloads.
+        (with(&["--workload", "dumpi"]), End::Line, "--workload dumpi needs --trace-dir".into()),
+        (with(&["--workload", "dumpi", "--trace-dir", &three]), End::Line, "holds no DUMPI .meta file".into()),
+        (with(&["--workload", "dumpi", "--trace-dir", &dumpi_short]), End::Line, "dumpi-2026.11.25.07.40.39-0003.bin (rank 3): not a DUMPI trace or corrupt: no index record".into()),
+        (with(&["--workload", "dumpi", "--trace-dir", &dumpi_meta]), End::Line, "numprocs must be a whole number >= 1".into()),
+        (with(&["--workload", "dumpi", "--trace-dir", &dumpi_gone]), End::Line, "dumpi-2026.11.25.07.40.39-0005.bin: ".into()),
+        (with(&["--workload", "trace", "--trace-dir", &three, "--compute-scale", "2"]), End::Line, "--compute-scale is for --workload dumpi".into()),
+        (with(&["--workload", "halo3d", "--dumpi-time", "cpu"]), End::Line, "--dumpi-time is for --workload dumpi".into()),
+        (with(&["--workload", "dumpi", "--trace-dir", &dumpi_short, "--dumpi-time", "user"]), End::Clap, "wall".into()),
+        (with(&["--workload", "dumpi", "--trace-dir", &dumpi_short, "--compute-scale", "-1"]), End::Clap, "-1".into()),
     ];
     let mut bad = vec![];
     for (args, end, mention) in &cases {

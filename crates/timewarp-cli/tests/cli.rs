@@ -565,6 +565,34 @@ fn network_trace_workloads_report_application_times() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("application: 16 ranks finished at"));
 }
 
+/// An SST DUMPI trace (the models crate's test data) replays from the
+/// command line: the ping-pong without its compute gaps takes 10 round
+/// trips of 2 M(h, b) per size; the calls not modelled are noted.
+#[test]
+fn network_dumpi_workloads_replay_real_traces() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../timewarp-models/tests/data/dumpi");
+    let pp = data.join("pingpong");
+    let base = ["run", "network", "--dims", "8", "--end", "1e15", "--workload", "dumpi", "--trace-dir"];
+    let a = stats(&[&base[..], &[pp.to_str().unwrap(), "--compute-scale", "0"]].concat());
+    // One hop (nodes 0 and 1), one packet of up to 256 bytes after the
+    // first: M(1, b) = 3 L + 2 R + b / B with L = R = 8 ns, B = 4 bytes/ns.
+    let want: f64 = (0..14).map(|i| 10.0 * 2.0 * (40.0 + (8u32 << i) as f64 / 4.0)).sum();
+    let got = a["model_results"]["app_time_ns"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-6 * want, "{got} {want}");
+    let wild = data.join("wildcard");
+    let o = timewarp(
+        &[&base[..], &[wild.to_str().unwrap(), "--dumpi-time", "cpu", "--sync", "optimistic", "--threads", "2"]]
+            .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("application: 4 ranks finished at"), "{out}");
+    assert!(
+        out.contains("note: DUMPI calls not modelled (their time counts as computation): MPI_Comm_rank x4"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_preset_may_name_its_own_topology_and_prints_a_configuration_that_runs() {
     let a = stats(&["run", "network", "--topology", "dragonfly", "--preset", "theta", "--end", "10"]);

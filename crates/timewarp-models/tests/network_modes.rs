@@ -178,3 +178,46 @@ fn every_mode_gives_the_same_trace_workload_results() {
     }
     assert_eq!(unfinished, 1, "only the stuck trace deadlocks");
 }
+
+/// DUMPI traces (tests/data/dumpi): wildcard receives and probes, request
+/// waits and the expanded collectives give the same digest and results in
+/// every mode.
+#[test]
+fn every_mode_gives_the_same_dumpi_workload_results() {
+    use std::sync::Arc;
+    use timewarp_models::network::{DumpiOptions, Mapping as Place, Workload};
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dumpi");
+    let torus = Network { topology: Topology::Torus(vec![4, 4]), packet_bytes: 512, ..Network::default() };
+    let dfly = Network {
+        topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
+        routing: Routing::Valiant,
+        vcs: 5,
+        packet_bytes: 512,
+        ..Network::default()
+    };
+    let scaled = DumpiOptions { compute_scale: 1e-3, ..DumpiOptions::default() };
+    let cases = [
+        (torus.clone(), "halo3d", scaled, Place::Random(5)),
+        (dfly.clone(), "wildcard", DumpiOptions::default(), Place::Random(2)),
+        (dfly, "collectives", scaled, Place::Random(1)),
+        (torus, "pingpong", DumpiOptions { compute_scale: 0.0, ..scaled }, Place::Linear),
+    ];
+    for (mut m, name, opt, place) in cases {
+        let mut w = Workload::read_dumpi(&data.join(name), &opt).unwrap();
+        w.place(m.topology.nodes(), &place).unwrap();
+        m.workload = Some(Arc::new(w));
+        let end = 1e15;
+        let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+        let want = serde_json::to_value(&seq.results).unwrap();
+        assert_eq!(seq.results.unfinished(), None, "{name}");
+        for cfg in [
+            Config { sync: SyncMode::Optimistic, threads: 2, kps_per_pe: 1, ..Config::default() },
+            Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() },
+        ] {
+            let what = format!("{name} {:?} threads {}", cfg.sync, cfg.threads);
+            let r = run(&m, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
+            assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{what}");
+        }
+    }
+}

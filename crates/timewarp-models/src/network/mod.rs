@@ -138,11 +138,12 @@
 //! # Trace-driven workloads
 //!
 //! Instead of traffic, each node can run one rank of an MPI-like program
-//! ([`Network::workload`]: read from trace files or generated, collectives
-//! expanded into point-to-point messages; workload.rs). A rank's messages go
-//! through its NIC like any other; sends are eager (complete when queued),
-//! receives complete when the whole message is here, matching is by
-//! (source, tag) in the source's send order. The ranks' state lives in the
+//! ([`Network::workload`]: read from trace files (text, or SST DUMPI's
+//! binary traces: dumpi.rs) or generated, collectives expanded into
+//! point-to-point messages; workload.rs). A rank's messages go through its
+//! NIC like any other; sends are eager (complete when queued), receives
+//! complete when the whole message is here, matching is by (source, tag),
+//! either possibly a wildcard, in the source's send order. The ranks' state lives in the
 //! node (rank.rs); docs/network.md has the format and semantics.
 //!
 //! # Events
@@ -162,6 +163,9 @@
 mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
+mod dumpi;
+#[cfg(test)]
+mod dumpi_tests;
 mod fattree;
 #[cfg(test)]
 mod fattree_tests;
@@ -183,13 +187,17 @@ use std::sync::Arc;
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 pub use dragonfly::{Dragonfly, NO_VIA};
+pub use dumpi::{DumpiOptions, DumpiTime};
 pub use fattree::{FatTree, Hop};
 pub use histogram::Histogram;
 pub use node::{Header, Node, Packet};
 pub use rank::RankResult;
 pub use topology::{Step, Topology};
 pub use traffic::Traffic;
-pub use workload::{grid3, read_mapping, trace_file, Kind, Mapping, Op, SendInfo, Workload, COLLECTIVE_TAG, NO_RANK};
+pub use workload::{
+    grid3, matches, read_mapping, trace_file, Kind, Mapping, Op, SendInfo, Workload, ANY_SOURCE, ANY_TAG,
+    COLLECTIVE_TAG, NO_RANK,
+};
 
 use node::{Counts, Link, Nic, Queues, NO_DIM};
 
@@ -471,6 +479,10 @@ pub struct Results {
     /// Trace workloads: every rank's figures, by rank.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankResult>,
+    /// Trace workloads: notes on how the trace was read (DUMPI: the calls
+    /// not modelled), for the end of the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     #[serde(skip)]
     acc: Sums,
 }

@@ -4,7 +4,7 @@
 //! state is a [`Rank`] in the node (rolled back with it); nothing here runs
 //! under synthetic traffic.
 
-use super::workload::{Kind, Workload, NO_RANK};
+use super::workload::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
 use super::{Header, Msg, Network, Node, Results};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -24,6 +24,9 @@ pub(crate) enum Phase {
     WaitAll,
     /// Past its last operation.
     Done,
+    /// Blocked in a probe until a matching message is here (variants are
+    /// only ever added last: the state's encoding enters the run digest).
+    Probe,
 }
 
 /// One rank's run-time state.
@@ -152,14 +155,21 @@ impl Network {
                     }
                     rk.pc += 1;
                     let s = w.sends[r as usize][k as usize];
+                    if s.dst == r {
+                        // A message to itself (DUMPI traces) never enters the network.
+                        self.to_self(n, nic, r, k, ctx);
+                        continue;
+                    }
                     let dst = w.node_of[s.dst as usize];
                     self.enqueue(n, nic, me_node, dst, s.bytes.max(1), k, ctx);
                 }
                 Kind::Recv { src, tag, blocking } => {
                     let id = rk.next_req;
                     rk.next_req += 1;
-                    let found =
-                        rk.unexpected.iter().position(|&(s, k)| s == src && w.sends[s as usize][k as usize].tag == tag);
+                    let found = rk
+                        .unexpected
+                        .iter()
+                        .position(|&(s, k)| matches(src, tag, s, w.sends[s as usize][k as usize].tag));
                     if let Some(i) = found {
                         rk.unexpected.remove(i);
                     } else {
@@ -195,6 +205,28 @@ impl Network {
                         return;
                     }
                 }
+                Kind::WaitReq(id) => match rk.reqs.iter().position(|q| q.0 == id) {
+                    Some(i) if !rk.reqs[i].1 => {
+                        rk.phase = Phase::WaitFor(id);
+                        rk.since = now;
+                        return;
+                    }
+                    found => {
+                        if let Some(i) = found {
+                            rk.reqs.remove(i);
+                        }
+                        rk.pc += 1;
+                    }
+                },
+                Kind::Probe { src, tag } => {
+                    if rk.unexpected.iter().any(|&(s, k)| matches(src, tag, s, w.sends[s as usize][k as usize].tag)) {
+                        rk.pc += 1;
+                    } else {
+                        rk.phase = Phase::Probe;
+                        rk.since = now;
+                        return;
+                    }
+                }
             }
         }
     }
@@ -212,12 +244,23 @@ impl Network {
         }
     }
 
+    /// Rank `r` (NIC `nic`) sent itself message `k`: it is here at once.
+    #[inline(never)]
+    fn to_self(&self, n: &mut Node, nic: usize, r: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
+        for k in n.ranks[nic].in_order(self.workload(), r, k) {
+            self.release(n, nic, r, k, ctx);
+        }
+    }
+
     /// Message `k` of rank `src`, in order: completes a posted receive or waits.
     fn release(&self, n: &mut Node, nic: usize, src: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
         let tag = self.workload().sends[src as usize][k as usize].tag;
         let rk = &mut n.ranks[nic];
-        let Some(i) = rk.posted.iter().position(|q| q.0 == src && q.1 == tag) else {
+        let Some(i) = rk.posted.iter().position(|q| matches(q.0, q.1, src, tag)) else {
             rk.unexpected.push((src, k));
+            if rk.phase == Phase::Probe {
+                self.probed(n, nic, src, tag, ctx);
+            }
             return;
         };
         let id = rk.posted.remove(i).2;
@@ -242,6 +285,23 @@ impl Network {
         }
     }
 
+    /// A message of `src` with `tag` joined the unexpected queue of NIC
+    /// `nic`'s rank, which is blocked in a probe: it goes on if it matches.
+    fn probed(&self, n: &mut Node, nic: usize, src: u32, tag: u32, ctx: &mut Ctx<'_, Self>) {
+        let w = self.workload();
+        let me_node = self.topology.node(ctx.lp(), nic as u32).expect("a rank's NIC has a node");
+        let rk = &mut n.ranks[nic];
+        let op = w.ops[w.rank_of[me_node as usize] as usize][rk.pc as usize].kind;
+        if let Kind::Probe { src: want, tag: want_tag } = op {
+            if matches(want, want_tag, src, tag) {
+                rk.comm += ctx.now() - rk.since;
+                rk.pc += 1;
+                rk.phase = Phase::Idle;
+                self.run_rank(n, nic, ctx);
+            }
+        }
+    }
+
     /// NIC `nic` of router `lp`'s rank figures, if it has a rank.
     pub(crate) fn rank_result(&self, lp: u32, nic: usize, n: &Node) -> Option<RankResult> {
         let w = self.workload();
@@ -263,7 +323,9 @@ impl Network {
 
     /// What an unfinished rank is doing, for the error message.
     fn describe(&self, r: u32, rk: &Rank) -> String {
-        let ops = &self.workload().ops[r as usize];
+        let w = self.workload();
+        let ops = &w.ops[r as usize];
+        let unit = if w.unit.is_empty() { "line" } else { w.unit };
         let at = |pc: u32| {
             let op = ops[pc as usize];
             let mut s = String::new();
@@ -271,19 +333,19 @@ impl Network {
                 s += &format!(" in {}", op.collective);
             }
             if op.line > 0 {
-                s += &format!(" (line {})", op.line);
+                s += &format!(" ({unit} {})", op.line);
             }
             s
         };
         let recv = |id: u32| match rk.posted.iter().find(|q| q.2 == id) {
-            Some(&(src, tag, _, pc)) => format!("recv from {src} tag {}{}", tag_name(tag), at(pc)),
+            Some(&(src, tag, _, pc)) => format!("recv from {} tag {}{}", src_name(src), tag_name(tag), at(pc)),
             None => "a request".into(),
         };
         match rk.phase {
             Phase::Idle => format!("rank {r} has not started"),
             Phase::Computing => format!("rank {r} is computing{}", at(rk.pc - 1)),
             Phase::WaitFor(id) => match ops[rk.pc as usize].kind {
-                Kind::Wait => format!("rank {r} waits in wait{} for {}", at(rk.pc), recv(id)),
+                Kind::Wait | Kind::WaitReq(_) => format!("rank {r} waits in wait{} for {}", at(rk.pc), recv(id)),
                 _ => format!("rank {r} waits in {}", recv(id)),
             },
             Phase::WaitAll => {
@@ -291,6 +353,12 @@ impl Network {
                 format!("rank {r} waits in waitall{} for {}", at(rk.pc), open.join(", "))
             }
             Phase::Done => format!("rank {r} finished"),
+            Phase::Probe => match ops[rk.pc as usize].kind {
+                Kind::Probe { src, tag } => {
+                    format!("rank {r} waits in probe from {} tag {}{}", src_name(src), tag_name(tag), at(rk.pc))
+                }
+                _ => format!("rank {r} waits in a probe"),
+            },
         }
     }
 }
@@ -303,6 +371,9 @@ impl Network {
             if let Some(x) = self.rank_result(lp, nic, n) {
                 r.ranks.push(x);
             }
+        }
+        if r.notes.is_empty() {
+            r.notes.clone_from(&self.workload().notes);
         }
         // Appends to a sorted list: near linear.
         r.ranks.sort_by_key(|x| x.rank);
@@ -342,9 +413,20 @@ impl Results {
     }
 }
 
+/// A source as the trace wrote it.
+fn src_name(src: u32) -> String {
+    if src == ANY_SOURCE {
+        "any".into()
+    } else {
+        src.to_string()
+    }
+}
+
 /// A tag as the trace wrote it (collectives' tags by their number).
 fn tag_name(tag: u32) -> String {
-    if tag >= super::workload::COLLECTIVE_TAG {
+    if tag == ANY_TAG {
+        "any".into()
+    } else if tag >= super::workload::COLLECTIVE_TAG {
         format!("(collective #{})", tag - super::workload::COLLECTIVE_TAG)
     } else {
         tag.to_string()

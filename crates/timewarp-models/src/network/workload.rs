@@ -11,6 +11,20 @@ use std::path::Path;
 /// Tags at or above this are reserved for the messages of collectives.
 pub const COLLECTIVE_TAG: u32 = 1 << 31;
 
+/// A receive's or probe's source matching any rank (`MPI_ANY_SOURCE`).
+pub const ANY_SOURCE: u32 = u32::MAX;
+
+/// A receive's or probe's tag matching any point-to-point tag (`MPI_ANY_TAG`;
+/// never a collective's).
+pub const ANY_TAG: u32 = u32::MAX;
+
+/// Whether a receive (or probe) of `src` and `tag`, either of them possibly
+/// [`ANY_SOURCE`] / [`ANY_TAG`], takes a message of `from` with `msg_tag`.
+#[inline]
+pub fn matches(src: u32, tag: u32, from: u32, msg_tag: u32) -> bool {
+    (src == from || src == ANY_SOURCE) && (tag == msg_tag || (tag == ANY_TAG && msg_tag < COLLECTIVE_TAG))
+}
+
 /// One operation of a rank's program.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -27,6 +41,13 @@ pub enum Kind {
     Wait,
     /// Wait for every outstanding request.
     WaitAll,
+    /// Wait for request `.0` (the rank's requests are numbered from 0 in
+    /// program order: every receive and every non-blocking send takes one).
+    WaitReq(u32),
+    /// Block until a message of `src` with `tag` (either may be a wildcard)
+    /// has arrived, without taking it (`MPI_Probe`).
+    #[allow(missing_docs)]
+    Probe { src: u32, tag: u32 },
 }
 
 /// An operation and where it came from (for error messages).
@@ -34,9 +55,11 @@ pub enum Kind {
 pub struct Op {
     /// What it does.
     pub kind: Kind,
-    /// 1-based line of its trace file (0: generated).
+    /// 1-based line of its trace file, or call of its DUMPI trace (0: generated).
     pub line: u32,
-    /// Part of a collective: `allreduce` or `barrier` (else empty).
+    /// Part of a collective: `allreduce`, `barrier`, or of DUMPI traces
+    /// `bcast`, `reduce`, `alltoall`, `alltoallv`, `reduce_scatter`,
+    /// `allgather`, `gather`, `scatter`, `scan` (else empty).
     pub collective: &'static str,
 }
 
@@ -67,6 +90,10 @@ pub struct Workload {
     pub node_of: Vec<u32>,
     /// Per node, its rank or [`NO_RANK`].
     pub rank_of: Vec<u32>,
+    /// What [`Op::line`] counts in messages: "" (lines of text traces) or "call".
+    pub unit: &'static str,
+    /// Notes for the end of the run (DUMPI: the calls not modelled).
+    pub notes: Vec<String>,
 }
 
 /// [`Workload::rank_of`] of a node without a rank.
@@ -84,8 +111,8 @@ pub enum Mapping {
 }
 
 /// Builds the programs rank by rank; sends get their ordinals as they come.
-struct Builder {
-    ops: Vec<Vec<Op>>,
+pub(super) struct Builder {
+    pub(super) ops: Vec<Vec<Op>>,
     sends: Vec<Vec<SendInfo>>,
     /// Per rank, (destination, messages so far) pairs.
     pairs: Vec<Vec<(u32, u32)>>,
@@ -94,24 +121,24 @@ struct Builder {
 }
 
 impl Builder {
-    fn new(ranks: u32) -> Self {
+    pub(super) fn new(ranks: u32) -> Self {
         let n = ranks as usize;
         Builder { ops: vec![vec![]; n], sends: vec![vec![]; n], pairs: vec![vec![]; n], collectives: vec![0; n] }
     }
 
-    fn push(&mut self, r: u32, kind: Kind, line: u32, collective: &'static str) {
+    pub(super) fn push(&mut self, r: u32, kind: Kind, line: u32, collective: &'static str) {
         self.ops[r as usize].push(Op { kind, line, collective });
     }
 
     /// A generated compute phase of rank `r` (none when `ns` is 0).
-    fn compute(&mut self, r: u32, ns: f64) {
+    pub(super) fn compute(&mut self, r: u32, ns: f64) {
         if ns > 0.0 {
             self.push(r, Kind::Compute(ns), 0, "");
         }
     }
 
     /// Rank `r` sends; `at`: the line and collective it comes from.
-    fn send(&mut self, r: u32, dst: u32, bytes: u32, tag: u32, blocking: bool, at: (u32, &'static str)) {
+    pub(super) fn send(&mut self, r: u32, dst: u32, bytes: u32, tag: u32, blocking: bool, at: (u32, &'static str)) {
         let pairs = &mut self.pairs[r as usize];
         let ord = match pairs.iter_mut().find(|p| p.0 == dst) {
             Some(p) => {
@@ -130,7 +157,7 @@ impl Builder {
 
     /// A tag of its own for rank `r`'s next collective (every rank numbers
     /// its collectives alike, so both ends of a message agree).
-    fn collective_tag(&mut self, r: u32) -> u32 {
+    pub(super) fn collective_tag(&mut self, r: u32) -> u32 {
         let c = &mut self.collectives[r as usize];
         *c += 1;
         COLLECTIVE_TAG | (*c & (COLLECTIVE_TAG - 1))
@@ -138,7 +165,7 @@ impl Builder {
 
     /// Rank `r`'s part of an all-reduce of `bytes` over `p` ranks:
     /// recursive doubling when `p` is a power of two, else the ring.
-    fn allreduce(&mut self, r: u32, p: u32, bytes: u32, line: u32) {
+    pub(super) fn allreduce(&mut self, r: u32, p: u32, bytes: u32, line: u32) {
         if p.is_power_of_two() {
             let tag = self.collective_tag(r);
             let mut d = 1;
@@ -169,7 +196,7 @@ impl Builder {
 
     /// A dissemination barrier: `ceil(log2 p)` rounds; in round `i` a
     /// 0-byte message to `r + 2^i` and one from `r − 2^i` (mod `p`).
-    fn barrier(&mut self, r: u32, p: u32, line: u32) {
+    pub(super) fn barrier(&mut self, r: u32, p: u32, line: u32) {
         let tag = self.collective_tag(r);
         let mut d = 1;
         while d < p {
@@ -179,8 +206,58 @@ impl Builder {
         }
     }
 
-    fn finish(self, name: String) -> Workload {
-        Workload { name, ops: self.ops, sends: self.sends, node_of: vec![], rank_of: vec![] }
+    pub(super) fn finish(self, name: String) -> Workload {
+        Workload { name, ops: self.ops, sends: self.sends, ..Workload::default() }
+    }
+
+    /// A binomial-tree broadcast of `bytes` from `root`: with `v = r − root`
+    /// (mod `p`), a rank receives from `v` less its lowest set bit (the root
+    /// from no one), then sends to `v + 2^k` for every `2^k` below that bit
+    /// (the root: below `p`), largest first.
+    pub(super) fn bcast(&mut self, r: u32, p: u32, root: u32, bytes: u32, line: u32) {
+        let tag = self.collective_tag(r);
+        let v = (r + p - root) % p;
+        let low = if v == 0 { p.next_power_of_two() } else { v & v.wrapping_neg() };
+        if v != 0 {
+            self.push(r, Kind::Recv { src: (v - low + root) % p, tag, blocking: true }, line, "bcast");
+        }
+        let mut mask = low >> 1;
+        while mask > 0 {
+            if v + mask < p {
+                self.send(r, (v + mask + root) % p, bytes, tag, true, (line, "bcast"));
+            }
+            mask >>= 1;
+        }
+    }
+
+    /// A binomial-tree reduction of `bytes` to `root`, the broadcast's tree
+    /// upside down: with `v = r − root` (mod `p`), for `2^k` = 1, 2, 4, ...:
+    /// a rank with bit `k` set sends its vector to `v − 2^k` and is done;
+    /// otherwise it receives from `v + 2^k` if that is a rank.
+    pub(super) fn reduce(&mut self, r: u32, p: u32, root: u32, bytes: u32, line: u32) {
+        let tag = self.collective_tag(r);
+        let v = (r + p - root) % p;
+        let mut mask = 1;
+        while mask < p {
+            if v & mask != 0 {
+                self.send(r, (v - mask + root) % p, bytes, tag, true, (line, "reduce"));
+                break;
+            }
+            if v + mask < p {
+                self.push(r, Kind::Recv { src: (v + mask + root) % p, tag, blocking: true }, line, "reduce");
+            }
+            mask <<= 1;
+        }
+    }
+
+    /// A pairwise all-to-all of `bytes` per destination: `p − 1` steps; in
+    /// step `i` a send to `r + i` and a receive from `r − i` (mod `p`).
+    pub(super) fn alltoall(&mut self, r: u32, p: u32, bytes: u32, line: u32) {
+        let tag = self.collective_tag(r);
+        for i in 1..p {
+            self.send(r, (r + i) % p, bytes, tag, true, (line, "alltoall"));
+            self.push(r, Kind::Recv { src: (r + p - i) % p, tag, blocking: true }, line, "alltoall");
+        }
     }
 }
 
