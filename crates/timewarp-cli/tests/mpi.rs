@@ -430,14 +430,28 @@ fn a_signal_under_mpirun_says_why_it_stops_without_a_checkpoint() {
         assert!(t.elapsed() < LIMIT, "no statistics file opened: a hang");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // mpirun passes SIGINT on to every process (as SIGTERM).
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    // SIGINT to rank 0 alone (a user's Ctrl-C reaches every process, but a
+    // process whose handler is not in place yet would die of it, and mpirun
+    // could end rank 0 before it speaks): it speaks, then ends the job.
+    let rank0 = rank_zero(child.id());
+    assert!(Command::new("kill").args(["-INT", &rank0]).status().unwrap().success());
     let o = child.wait_with_output().unwrap();
     let err = text(&o.stderr);
     assert!(!o.status.success(), "{err}");
     assert!(err.contains("under MPI a signal cannot pause the run"), "{err}");
     assert!(!err.contains("give --checkpoint-dir"), "{err}");
     assert!(!stats.exists() && !hidden(), "no statistics, no temporary file: {err}");
+}
+
+/// The process id of rank 0 among `mpirun`'s children (by its environment).
+fn rank_zero(mpirun: u32) -> String {
+    let kids = Command::new("pgrep").args(["-P", &mpirun.to_string()]).output().expect("pgrep runs");
+    let pids: Vec<String> = text(&kids.stdout).split_whitespace().map(String::from).collect();
+    let is_rank0 = |pid: &String| {
+        std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == b"OMPI_COMM_WORLD_RANK=0" || v == b"PMI_RANK=0"))
+    };
+    pids.iter().find(|p| is_rank0(p)).cloned().unwrap_or_else(|| panic!("no rank 0 among {pids:?}"))
 }
 
 /// Pausing on request needs the processes to agree on a moment: refused once, clearly.
