@@ -139,7 +139,7 @@
 //!
 //! Instead of traffic, each node can run one rank of an MPI-like program
 //! ([`Network::workload`]: read from trace files (text, or SST DUMPI's
-//! binary traces: dumpi.rs) or generated, collectives expanded into
+//! binary traces: dumpi/) or generated, collectives expanded into
 //! point-to-point messages; workload.rs). A rank's messages go through its
 //! NIC like any other; sends are eager (complete when queued), receives
 //! complete when the whole message is here, matching is by (source, tag),
@@ -164,8 +164,6 @@ mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
 mod dumpi;
-#[cfg(test)]
-mod dumpi_tests;
 mod fattree;
 #[cfg(test)]
 mod fattree_tests;

@@ -4,9 +4,8 @@
 //! the text format, wildcards and probes, the compute-gap clocks, and
 //! refusals of what cannot be read or replayed.
 
-use super::dumpi::BUILTIN_SIZES;
-use super::dumpi::*;
 use super::*;
+use crate::network::*;
 use timewarp::{run, Config, Report};
 
 /// The folder of test trace `name`.

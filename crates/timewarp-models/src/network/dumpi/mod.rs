@@ -1,0 +1,108 @@
+//! SST DUMPI binary traces (`--workload dumpi`): a run's `.meta` file and
+//! its per-rank `.bin` files, read without the DUMPI library and turned into
+//! rank programs ([`Workload`]): point-to-point calls become sends,
+//! receives, waits and probes (wildcards kept, matched at run time), the
+//! collectives are expanded like the text format's, and the recorded time
+//! between calls becomes computation. The format as DUMPI 13 writes it and
+//! the mapping of calls are in docs/network.md, "From DUMPI traces".
+//!
+//! `decode.rs` reads the binary format into calls, `convert.rs` turns the
+//! calls into rank programs, `names.rs` holds DUMPI's tables.
+
+mod convert;
+mod decode;
+mod names;
+#[cfg(test)]
+mod tests;
+
+use super::workload::Workload;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use convert::convert;
+use decode::decode;
+#[cfg(test)]
+use decode::{Call, RankTrace, Record};
+#[cfg(test)]
+use names::{BUILTIN_SIZES, NAMES};
+
+/// Which recorded clock gives the computation between calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DumpiTime {
+    /// Wall-clock time (`CLOCK_MONOTONIC`).
+    #[default]
+    Wall,
+    /// The process's CPU time.
+    Cpu,
+}
+
+/// How a DUMPI trace becomes rank programs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DumpiOptions {
+    /// The clock of the compute gaps.
+    pub time: DumpiTime,
+    /// Every compute gap is multiplied by this (0: communication only).
+    pub compute_scale: f64,
+}
+
+impl Default for DumpiOptions {
+    fn default() -> Self {
+        DumpiOptions { time: DumpiTime::Wall, compute_scale: 1.0 }
+    }
+}
+
+/// The `.meta` file of `--trace-dir` (the path itself when it is one).
+fn meta_file(path: &Path) -> Result<PathBuf, String> {
+    if path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    let entries = std::fs::read_dir(path).map_err(|e| format!("--trace-dir {}: {e}", path.display()))?;
+    let mut metas: Vec<PathBuf> =
+        entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "meta")).collect();
+    metas.sort();
+    match metas.len() {
+        1 => Ok(metas.remove(0)),
+        0 => Err(format!("--trace-dir {} holds no DUMPI .meta file (dumpi-<stamp>.meta)", path.display())),
+        n => Err(format!(
+            "--trace-dir {} holds {n} DUMPI .meta files ({}, ...); give one of them as --trace-dir",
+            path.display(),
+            metas[0].display()
+        )),
+    }
+}
+
+impl Workload {
+    /// Reads a DUMPI run: `dir` holds one `.meta` file (or is one), its
+    /// `<fileprefix>-NNNN.bin` files lie beside it. Errors are one line
+    /// naming the file, or the rank and the call that cannot be replayed.
+    pub fn read_dumpi(dir: &Path, opt: &DumpiOptions) -> Result<Workload, String> {
+        let meta = meta_file(dir)?;
+        let text = std::fs::read_to_string(&meta).map_err(|e| format!("{}: {e}", meta.display()))?;
+        let mut keys = BTreeMap::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            match line.split_once('=') {
+                Some((k, v)) => keys.insert(k.trim(), v.trim()),
+                None => {
+                    return Err(format!("{}: not a DUMPI .meta file: line '{line}' is not key=value", meta.display()))
+                }
+            };
+        }
+        let get = |k: &str| {
+            keys.get(k).copied().ok_or_else(|| format!("{}: not a DUMPI .meta file: no '{k}='", meta.display()))
+        };
+        let p: u32 = get("numprocs")?
+            .parse()
+            .ok()
+            .filter(|&p| p > 0)
+            .ok_or_else(|| format!("{}: numprocs must be a whole number >= 1", meta.display()))?;
+        let prefix = get("fileprefix")?;
+        let base = meta.parent().unwrap_or(Path::new("."));
+        let mut traces = vec![];
+        for r in 0..p {
+            let f = base.join(format!("{prefix}-{r:04}.bin"));
+            let b = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+            traces.push(decode(&b, &format!("{} (rank {r})", f.display()), opt.time)?);
+        }
+        convert(&traces, opt, meta.display().to_string())
+    }
+}
