@@ -237,6 +237,13 @@ fn refused_values_get_one_line() {
         // A preset beside another topology than its own.
         (&["run", "network", "--topology", "torus", "--preset", "theta"], Line, "--preset theta is a dragonfly, not a torus: give --topology dragonfly"),
         (&["run", "network", "--topology", "dragonfly", "--preset", "summit"], Line, "--preset summit is a fattree, not a dragonfly"),
+        // Per-link-class options on a topology without that class, or out of range.
+        (&["run", "network", "--local-bandwidth", "2"], Line, "--local-bandwidth is for --topology dragonfly; a torus has one class of network links: use --link-bandwidth, --link-latency, --buffer-packets"),
+        (&["run", "network", "--topology", "dragonfly", "--level-latency", "3"], Line, "--level-latency is for --topology fattree; a dragonfly's links are --local-* and --global-*"),
+        (&["run", "network", "--topology", "fattree", "--global-bandwidth", "1"], Line, "--global-bandwidth is for --topology dragonfly; a fat-tree's switch links are --level-bandwidth, --level-latency, --level-buffer-packets (one entry per level)"),
+        (&["run", "network", "--topology", "fattree", "--levels", "2", "--level-bandwidth", "1,2"], Line, "--level-bandwidth has 2 entries, but a 2-level fat-tree has 1 level(s) of switch links (leaf to level 1): give at most 1"),
+        (&["run", "network", "--topology", "dragonfly", "--global-buffer-packets", "0"], Line, "--global-buffer-packets must be between 1 and 4096, got 0"),
+        (&["run", "network", "--topology", "fattree", "--level-buffer-packets", "4,5000"], Line, "--level-buffer-packets (entry 2) must be between 1 and 4096, got 5000"),
         // verify's --sync names its parallel run; sequential is the other one.
         (&["verify", "phold", "--lps", "8", "--sync", "sequential"], Line, "--sync names the parallel one: give --sync optimistic"),
         // Fat-trees: impossible shapes and other topologies' routings, named.
