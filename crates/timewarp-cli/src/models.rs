@@ -394,6 +394,12 @@ pub(crate) struct NetworkArgs {
     /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
+    /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
+    /// dragonfly_dally, fattree, torus) as these options; the command
+    /// line's replace the file's, and a table of what was taken, converted
+    /// and ignored goes to stderr (docs/network.md, "CODES configurations").
+    #[arg(long, value_name = "FILE.conf")]
+    pub codes_config: Option<PathBuf>,
     #[command(flatten)]
     pub workload: crate::workload_args::WorkloadArgs,
 }
