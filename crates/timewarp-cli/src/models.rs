@@ -319,8 +319,8 @@ pub(crate) struct NetworkArgs {
     /// Link bandwidth in bytes per ns (4 = 32 Gb/s).
     #[arg(long, default_value_t = 4.0, value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
     pub link_bandwidth: f64,
-    /// Link latency in ns (the lookahead between nodes; a dragonfly's local,
-    /// injection and ejection links).
+    /// Link latency in ns (the lookahead between nodes; the default of
+    /// every link class: --terminal-latency, --local-latency, --level-latency).
     #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub link_latency: f64,
     /// Dragonfly: global link latency in ns [default: --link-latency].

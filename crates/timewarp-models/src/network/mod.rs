@@ -126,6 +126,19 @@
 //! Packet latency is measured from the creation of its message (source
 //! queueing included) to its last byte at the destination NIC.
 //!
+//! # Link classes
+//!
+//! Links have classes ([`Network::classes`], [`Network::link_class`]):
+//! terminal (injection and ejection), a dragonfly's local and global links,
+//! a fat-tree's leaf–level-1 and level-1–level-2 links, each with its own
+//! bandwidth, latency and buffer size (the network-wide values by default).
+//! Above, `L`, `S` and `buffer_packets` are then the class's. A packet's
+//! tail follows its head by its serialisation time on the slowest link it
+//! has crossed, that one included (`lag`: cut-through cannot
+//! send the tail before a slow link upstream has delivered it), so the
+//! zero-load latency is `2 Lt + Σ L_i + (h + 1) R + bytes / min B`
+//! ([`Network::zero_load_latency_route`]).
+//!
 //! # Traffic and measurement
 //!
 //! Each node (NIC) creates messages as a Poisson process (or periodically,
