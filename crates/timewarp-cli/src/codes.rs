@@ -431,11 +431,11 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                     "converted",
                     format!(
                         "× num_router_cols {c} = --routers-per-group {} (joined all-to-all, not by rows and columns)",
-                        r * c
+                        r.saturating_mul(c)
                     ),
                 );
                 m.used.push("num_router_cols".into());
-                r * c
+                r.saturating_mul(c)
             } else {
                 let (a, e) = m.need("num_routers", "routers per group")?;
                 m.set("num_routers", Some(e), "routers-per-group", a.to_string(), "taken", "");
