@@ -388,8 +388,8 @@ pub(crate) struct Expanded {
     pub argv: Vec<String>,
     /// `--print-config` was given.
     pub print: bool,
-    /// Options that came from the file: long name and place.
-    origins: Vec<(String, String)>,
+    /// Options that came from the file (or a CODES configuration): long name and place.
+    pub(crate) origins: Vec<(String, String)>,
 }
 
 impl Expanded {

@@ -50,7 +50,9 @@ fn bounded(events: f64, end: f64, what: &str, fix: &str) -> Result<(), String> {
 }
 use clap::Args;
 use std::path::PathBuf;
-use timewarp_models::network::{self, Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic};
+use timewarp_models::network::{
+    self, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
+};
 use timewarp_models::pcs::{Arrivals, Pcs};
 use timewarp_models::phold::{Hierarchy, Phold, Regional};
 use timewarp_models::tlm::{Layout, Tlm, Waveform};
@@ -317,8 +319,8 @@ pub(crate) struct NetworkArgs {
     /// Link bandwidth in bytes per ns (4 = 32 Gb/s).
     #[arg(long, default_value_t = 4.0, value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
     pub link_bandwidth: f64,
-    /// Link latency in ns (the lookahead between nodes; a dragonfly's local,
-    /// injection and ejection links).
+    /// Link latency in ns (the lookahead between nodes; the default of
+    /// every link class: --terminal-latency, --local-latency, --level-latency).
     #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub link_latency: f64,
     /// Dragonfly: global link latency in ns [default: --link-latency].
@@ -335,6 +337,41 @@ pub(crate) struct NetworkArgs {
     /// Buffer per virtual channel, in packets.
     #[arg(long, default_value_t = 4, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub buffer_packets: u32,
+    /// Terminal (injection and ejection) link bandwidth in bytes per ns
+    /// [default: --link-bandwidth]; --load is a fraction of it.
+    #[arg(long, value_name = "B", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub terminal_bandwidth: Option<f64>,
+    /// Terminal link latency in ns [default: --link-latency].
+    #[arg(long, value_name = "NS", value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub terminal_latency: Option<f64>,
+    /// Dragonfly: local link bandwidth in bytes per ns [default: --link-bandwidth].
+    #[arg(long, value_name = "B", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub local_bandwidth: Option<f64>,
+    /// Dragonfly: local link latency in ns [default: --link-latency].
+    #[arg(long, value_name = "NS", value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub local_latency: Option<f64>,
+    /// Dragonfly: buffer per virtual channel behind a local link, in packets [default: --buffer-packets].
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub local_buffer_packets: Option<u32>,
+    /// Dragonfly: global link bandwidth in bytes per ns [default: --link-bandwidth]
+    /// (the global latency is --global-link-latency).
+    #[arg(long, value_name = "B", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub global_bandwidth: Option<f64>,
+    /// Dragonfly: buffer per virtual channel behind a global link, in packets [default: --buffer-packets].
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub global_buffer_packets: Option<u32>,
+    /// Fat-tree: link bandwidth per level of switch links, comma-separated:
+    /// leaf to level 1, then (3 levels) level 1 to level 2, in bytes per ns
+    /// [default: --link-bandwidth].
+    #[arg(long, value_name = "B1,B2", value_delimiter = ',', value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub level_bandwidth: Vec<f64>,
+    /// Fat-tree: link latency per level of switch links in ns, as --level-bandwidth [default: --link-latency].
+    #[arg(long, value_name = "L1,L2", value_delimiter = ',', value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub level_latency: Vec<f64>,
+    /// Fat-tree: buffer per virtual channel per level of switch links, in
+    /// packets, as --level-bandwidth [default: --buffer-packets].
+    #[arg(long, value_name = "N1,N2", value_delimiter = ',', value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub level_buffer_packets: Vec<u32>,
     /// Switch: input-buffered or output-buffered.
     #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered"]))]
     pub switch: Switch,
@@ -357,6 +394,12 @@ pub(crate) struct NetworkArgs {
     /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
+    /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
+    /// dragonfly_dally, fattree, torus) as these options; the command
+    /// line's replace the file's, and a table of what was taken, converted
+    /// and ignored goes to stderr (docs/network.md, "CODES configurations").
+    #[arg(long, value_name = "FILE.conf")]
+    pub codes_config: Option<PathBuf>,
     #[command(flatten)]
     pub workload: crate::workload_args::WorkloadArgs,
 }
@@ -366,7 +409,7 @@ impl NetworkArgs {
     pub(crate) fn bounded(&self, nodes: u32, end: f64) -> Result<(), String> {
         // Each packet is a few events per hop; 16 covers a few hops.
         let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
-        let mut messages = end * self.offered() * self.link_bandwidth / self.message_bytes as f64;
+        let mut messages = end * self.offered() * self.injection_bandwidth() / self.message_bytes as f64;
         let mut what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.offered()));
         let mut fix = "lower --link-bandwidth, --load or --end";
         // When --messages ends the sources before --end does, it is a finite
@@ -390,9 +433,86 @@ impl NetworkArgs {
     /// The offered load: --load, or what --interarrival gives.
     fn offered(&self) -> f64 {
         match self.interarrival {
-            Some(gap) => self.message_bytes as f64 / (gap * self.link_bandwidth),
+            Some(gap) => self.message_bytes as f64 / (gap * self.injection_bandwidth()),
             None => self.load,
         }
+    }
+
+    /// The terminal links' bandwidth, which --load is a fraction of.
+    fn injection_bandwidth(&self) -> f64 {
+        self.terminal_bandwidth.unwrap_or(self.link_bandwidth)
+    }
+
+    /// The per-class link options (see [`Network::classes`]); the dragonfly's
+    /// and the fat-tree's own options only on their topology.
+    fn classes(&self, topology: &Topology) -> Result<[LinkClass; 3], String> {
+        let mut c = [LinkClass::default(); 3];
+        c[0].bandwidth = self.terminal_bandwidth;
+        c[0].latency = self.terminal_latency;
+        let dfly = [
+            ("--local-bandwidth", self.local_bandwidth.is_some()),
+            ("--local-latency", self.local_latency.is_some()),
+            ("--local-buffer-packets", self.local_buffer_packets.is_some()),
+            ("--global-bandwidth", self.global_bandwidth.is_some()),
+            ("--global-buffer-packets", self.global_buffer_packets.is_some()),
+        ];
+        let tree = [
+            ("--level-bandwidth", self.level_bandwidth.len()),
+            ("--level-latency", self.level_latency.len()),
+            ("--level-buffer-packets", self.level_buffer_packets.len()),
+        ];
+        match topology {
+            Topology::Dragonfly(_) => {
+                if let Some((name, _)) = tree.iter().find(|t| t.1 > 0) {
+                    return Err(format!(
+                        "{name} is for --topology fattree; a dragonfly's links are --local-* and --global-*"
+                    ));
+                }
+                c[1] = LinkClass {
+                    bandwidth: self.local_bandwidth,
+                    latency: self.local_latency,
+                    buffer_packets: self.local_buffer_packets,
+                };
+                c[2].bandwidth = self.global_bandwidth;
+                c[2].buffer_packets = self.global_buffer_packets;
+            }
+            Topology::FatTree(f) => {
+                if let Some((name, _)) = dfly.iter().find(|t| t.1) {
+                    return Err(format!(
+                        "{name} is for --topology dragonfly; a fat-tree's switch links are --level-bandwidth, \
+                         --level-latency, --level-buffer-packets (one entry per level)"
+                    ));
+                }
+                let levels = f.levels as usize - 1;
+                if let Some((name, n)) = tree.iter().find(|t| t.1 > levels) {
+                    return Err(format!(
+                        "{name} has {n} entries, but a {}-level fat-tree has {levels} level(s) of switch links \
+                         (leaf to level 1{}): give at most {levels}",
+                        f.levels,
+                        if levels == 2 { ", level 1 to level 2" } else { "" }
+                    ));
+                }
+                for l in 0..levels {
+                    c[l + 1] = LinkClass {
+                        bandwidth: self.level_bandwidth.get(l).copied(),
+                        latency: self.level_latency.get(l).copied(),
+                        buffer_packets: self.level_buffer_packets.get(l).copied(),
+                    };
+                }
+            }
+            _ => {
+                let given = dfly.iter().find(|t| t.1).map(|t| t.0).or(tree.iter().find(|t| t.1 > 0).map(|t| t.0));
+                if let Some(name) = given {
+                    return Err(format!(
+                        "{name} is for --topology {}; a {} has one class of network links: use --link-bandwidth, \
+                         --link-latency, --buffer-packets",
+                        if name.starts_with("--level") { "fattree" } else { "dragonfly" },
+                        topology.name()
+                    ));
+                }
+            }
+        }
+        Ok(c)
     }
 
     pub(crate) fn model(&self) -> Result<Network, String> {
@@ -444,7 +564,9 @@ impl NetworkArgs {
             Topology::FatTree(_) => Routing::UpDown,
             _ => Routing::DimensionOrder,
         });
+        let classes = self.classes(&topology)?;
         let m = Network {
+            classes,
             topology,
             traffic,
             arrivals: self.arrivals,

@@ -175,6 +175,8 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "network", "--switch", "input"], Clap, "input-buffered"),
         (&["run", "network", "--routing", "dor"], Clap, "dimension-order"),
         (&["run", "network", "--preset", "summit", "--radix", "8"], Clap, "cannot be used with"),
+        (&["run", "network", "--codes-config"], Clap, "a value is required for '--codes-config <FILE.conf>'"),
+        (&["run", "network", "--terminal-bandwidth", "0"], Clap, "--terminal-bandwidth"),
         (&["run", "network", "--routing", "up-and-down"], Clap, "updown-adaptive"),
         (&["run", "network", "--selection", "random"], Clap, "load, contention"),
         (&["run", "network", "--topology", "ring"], Clap, "torus"),
@@ -237,6 +239,22 @@ fn refused_values_get_one_line() {
         // A preset beside another topology than its own.
         (&["run", "network", "--topology", "torus", "--preset", "theta"], Line, "--preset theta is a dragonfly, not a torus: give --topology dragonfly"),
         (&["run", "network", "--topology", "dragonfly", "--preset", "summit"], Line, "--preset summit is a fattree, not a dragonfly"),
+        // CODES configurations that cannot be read: one line naming the file and line.
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/bad/truncated.conf")], Line, "truncated.conf:13: the file ends inside PARAMS (opened on line 10): a '}' is missing"),
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/bad/no-semicolon.conf")], Line, "no-semicolon.conf:11: expected ';' after packet_size = ..., found 'n_dims'"),
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/bad/bad-number.conf")], Line, "bad-number.conf:14: link_bandwidth must be a number >= 0, got \"fast\""),
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/bad/unknown-model.conf")], Line, "unknown-model.conf:6: CODES model slimfly is not one timewarp reads (dragonfly, dragonfly_custom, dragonfly_dally, fattree, torus)"),
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/bad/wrong-repetitions.conf")], Line, "wrong-repetitions.conf:3: repetitions=\"15\" but dim_length 4,4 has 16 routers: the two must agree"),
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/bad/no-packet-size.conf")], Line, "no-packet-size.conf: PARAMS has no packet_size (bytes per packet): add packet_size=\"N\";"),
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/bad/connections-exist.conf")], Line, "connections-exist.conf:17: intra-group-connections names connections-exist.conf, which exists: timewarp does not read CODES connection files (it wires each group all-to-all with its own global links); remove the line to run that wiring"),
+        (&["run", "network", "--codes-config", "no-such.conf"], Line, "--codes-config no-such.conf: No such file or directory (os error 2)"),
+        // Per-link-class options on a topology without that class, or out of range.
+        (&["run", "network", "--local-bandwidth", "2"], Line, "--local-bandwidth is for --topology dragonfly; a torus has one class of network links: use --link-bandwidth, --link-latency, --buffer-packets"),
+        (&["run", "network", "--topology", "dragonfly", "--level-latency", "3"], Line, "--level-latency is for --topology fattree; a dragonfly's links are --local-* and --global-*"),
+        (&["run", "network", "--topology", "fattree", "--global-bandwidth", "1"], Line, "--global-bandwidth is for --topology dragonfly; a fat-tree's switch links are --level-bandwidth, --level-latency, --level-buffer-packets (one entry per level)"),
+        (&["run", "network", "--topology", "fattree", "--levels", "2", "--level-bandwidth", "1,2"], Line, "--level-bandwidth has 2 entries, but a 2-level fat-tree has 1 level(s) of switch links (leaf to level 1): give at most 1"),
+        (&["run", "network", "--topology", "dragonfly", "--global-buffer-packets", "0"], Line, "--global-buffer-packets must be between 1 and 4096, got 0"),
+        (&["run", "network", "--topology", "fattree", "--level-buffer-packets", "4,5000"], Line, "--level-buffer-packets (entry 2) must be between 1 and 4096, got 5000"),
         // verify's --sync names its parallel run; sequential is the other one.
         (&["verify", "phold", "--lps", "8", "--sync", "sequential"], Line, "--sync names the parallel one: give --sync optimistic"),
         // Fat-trees: impossible shapes and other topologies' routings, named.

@@ -692,3 +692,131 @@ fn a_resume_follows_the_pes_advice_and_takes_quiet_false() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(reference["digest"].as_str().unwrap()), "{out}");
 }
+
+/// A stock CODES configuration copied into the tests (tests/data/codes).
+fn codes_conf(name: &str) -> String {
+    format!("{}/tests/data/codes/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `timewarp run network --codes-config <name> args...`'s statistics.
+fn codes_stats(name: &str, args: &[&str]) -> serde_json::Value {
+    let conf = codes_conf(name);
+    let mut all = vec!["run", "network", "--codes-config", &conf, "--quiet", "--stats-json", "-"];
+    all.extend(args);
+    let o = timewarp(&all);
+    assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+    assert!(o.stderr.is_empty(), "--quiet leaves the table out: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn every_stock_codes_config_loads_with_its_topology_sizes() {
+    // (file, topology, nodes, routers or switches, the options that give the shape)
+    let dfly = |a: u64, p: u64, h: u64, g: u64| {
+        vec![("routers-per-group", a), ("terminals-per-router", p), ("global-links", h), ("groups", g)]
+    };
+    type Shape = Vec<(&'static str, u64)>;
+    let cases: Vec<(&str, &str, u64, u64, Shape)> = vec![
+        // Theta: 9 groups × 96 routers (6 rows × 16 columns) × 4 nodes.
+        ("modelnet-test-dragonfly-theta.conf", "dragonfly", 3456, 864, dfly(96, 4, 4, 9)),
+        // 33 groups × 8 routers (h = a / 2 = 4, the maximal a·h + 1 groups) × 4 nodes.
+        ("modelnet-synthetic-dragonfly.conf", "dragonfly", 1056, 264, dfly(8, 4, 4, 33)),
+        ("synthetic-dragonfly-minimal.conf", "dragonfly", 1056, 264, dfly(8, 4, 4, 33)),
+        ("modelnet-mpi-test-dragonfly.conf", "dragonfly", 1056, 264, dfly(8, 4, 4, 33)),
+        ("dfdally_72.conf", "dragonfly", 72, 36, dfly(4, 2, 2, 9)),
+        // Summit: 198 leaves × 18 nodes; 504 switches (fattree.rs has the count).
+        (
+            "modelnet-synthetic-fattree-summit-k36-n3564.conf",
+            "fattree",
+            3564,
+            504,
+            vec![("radix", 36), ("levels", 3), ("nodes", 3564)],
+        ),
+        // Radix 8, 3 levels, 32 leaves × 4 nodes: the full tree, 5k² = 80 switches.
+        ("modelnet-synthetic-fattree.conf", "fattree", 128, 80, vec![("radix", 8), ("levels", 3), ("nodes", 128)]),
+        ("synthetic-fattree-stock.conf", "fattree", 128, 80, vec![("radix", 8), ("levels", 3), ("nodes", 128)]),
+        ("modelnet-mpi-test-torus.conf", "torus", 32, 32, vec![]),
+        ("modelnet-test-torus.conf", "torus", 16, 16, vec![]),
+    ];
+    for (file, topology, nodes, lps, shape) in cases {
+        let s = codes_stats(file, &["--end", "1"]);
+        let (r, m) = (&s["model_results"], &s["config"]["model"]);
+        assert_eq!(
+            (r["topology"].as_str(), r["nodes"].as_u64(), s["lps"].as_u64()),
+            (Some(topology), Some(nodes), Some(lps)),
+            "{file}"
+        );
+        for (k, v) in shape {
+            assert_eq!(m[k].as_u64(), Some(v), "{file}: {k}");
+        }
+    }
+    let t = codes_stats("modelnet-mpi-test-torus.conf", &["--end", "1"]);
+    assert_eq!(t["config"]["model"]["dims"], serde_json::json!([4, 4, 2]));
+}
+
+#[test]
+fn codes_units_convert_exactly_and_the_command_line_overrides_the_file() {
+    let s = codes_stats("modelnet-test-dragonfly-theta.conf", &["--end", "1"]);
+    let m = &s["config"]["model"];
+    // GiB/s × 2^30 / 10^9 = bytes per ns: 5.25, 1.5 and 16 GiB/s.
+    assert_eq!(m["local-bandwidth"].as_f64(), Some(5.637144576));
+    assert_eq!(m["global-bandwidth"].as_f64(), Some(1.610612736));
+    assert_eq!(m["terminal-bandwidth"].as_f64(), Some(17.179869184));
+    // 8 KiB and 16 KiB buffers of 2,048-byte packets; UGAL for "adaptive".
+    assert_eq!((m["local-buffer-packets"].as_u64(), m["global-buffer-packets"].as_u64()), (Some(4), Some(8)));
+    assert_eq!((m["packet-bytes"].as_u64(), m["routing"].as_str()), (Some(2048), Some("ugal")));
+    // The fat-tree's link_bandwidth is bytes/ns already; 64 KiB of 512-byte packets; its router_delay in ns.
+    let f = codes_stats("synthetic-fattree-stock.conf", &["--end", "1"]);
+    let m = &f["config"]["model"];
+    assert_eq!((m["link-bandwidth"].as_f64(), m["buffer-packets"].as_u64()), (Some(12.5), Some(128)));
+    assert_eq!((m["router-delay"].as_f64(), m["routing"].as_str()), (Some(90.0), Some("updown-adaptive")));
+    let t = codes_stats("modelnet-test-torus.conf", &["--end", "1"]);
+    assert_eq!(
+        (t["config"]["model"]["link-bandwidth"].as_f64(), t["config"]["model"]["buffer-packets"].as_u64()),
+        (Some(2.147483648), Some(8))
+    );
+    // A flag replaces the file's value, and the table says so.
+    let s = codes_stats(
+        "modelnet-test-dragonfly-theta.conf",
+        &["--end", "1", "--local-bandwidth", "3", "--routing", "minimal", "--vcs", "3"],
+    );
+    assert_eq!(
+        (s["config"]["model"]["local-bandwidth"].as_f64(), s["config"]["model"]["routing"].as_str()),
+        (Some(3.0), Some("minimal"))
+    );
+    let conf = codes_conf("modelnet-test-dragonfly-theta.conf");
+    let o = timewarp(&["run", "network", "--codes-config", &conf, "--local-bandwidth", "3", "--print-config"]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(o.status.success(), "{err}");
+    for row in [
+        "local_bandwidth",
+        "converted",
+        "--local-bandwidth 5.637144576",
+        "chunk_size",
+        "ignored",
+        "whole packets",
+        "the command line's --local-bandwidth replace",
+    ] {
+        assert!(err.contains(row), "the table shows '{row}': {err}");
+    }
+    // --print-config writes our own run file, which runs as the import did.
+    assert!(
+        out.contains("local-bandwidth = 3")
+            && out.contains("routers-per-group = 96")
+            && !out.contains("codes-config ="),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_run_from_a_codes_config_commits_the_same_digest_in_every_mode() {
+    for file in ["dfdally_72.conf", "synthetic-fattree-stock.conf", "modelnet-mpi-test-torus.conf"] {
+        let run = ["--end", "3000", "--load", "0.5"];
+        let seq = codes_stats(file, &run);
+        assert!(seq["model_results"]["delivered_packets"].as_u64().unwrap() > 0, "{file}");
+        for sync in ["optimistic", "conservative"] {
+            let s = codes_stats(file, &[&run[..], &["--sync", sync, "--threads", "2"]].concat());
+            assert_eq!(s["digest"], seq["digest"], "{file} {sync}");
+        }
+    }
+}

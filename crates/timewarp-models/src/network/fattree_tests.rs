@@ -165,6 +165,37 @@ fn a_single_packet_takes_exactly_the_zero_load_latency_between_every_pair() {
 }
 
 #[test]
+fn with_per_level_links_a_single_packet_takes_exactly_the_mixed_zero_load_latency() {
+    // Terminal Bt = 8, Lt = 2; leaf–level 1: B1 = 2, L1 = 3; level 1–2: B2 = 1, L2 = 7 (3 levels).
+    for (f, classes) in [(tree(4, 3, 16, None), 3), (tree(8, 2, 20, Some(2)), 2)] {
+        let mut base = fattree(f, Routing::UpDown);
+        base.classes[0] = LinkClass { bandwidth: Some(8.0), latency: Some(2.0), buffer_packets: None };
+        base.classes[1] = LinkClass { bandwidth: Some(2.0), latency: Some(3.0), buffer_packets: Some(3) };
+        if classes == 3 {
+            base.classes[2] = LinkClass { bandwidth: Some(1.0), latency: Some(7.0), buffer_packets: Some(5) };
+        }
+        for switch in [Switch::InputBuffered, Switch::OutputBuffered] {
+            for s in 0..f.nodes() {
+                for d in 0..f.nodes() {
+                    let m = Network { probe: Some((s, d)), switch, ..base.clone() };
+                    let r = go(&m, 1e6).results;
+                    // 2 Lt + 2 (L1 + .. + LM) + (h + 1) R + bytes / min(Bt, B1 .. BM), M = h / 2, by hand.
+                    let h = hops(&f, s, d);
+                    let (links, slowest) = match h / 2 {
+                        0 => (0.0, 8.0),
+                        1 => (2.0 * 3.0, 2.0),
+                        _ => (2.0 * (3.0 + 7.0), 1.0),
+                    };
+                    let want = 2.0 * 2.0 + links + (h as f64 + 1.0) * 5.0 + 256.0 / slowest;
+                    assert_eq!(r.latency_mean, want, "{f:?} {switch:?} {s}->{d}");
+                    assert_eq!(m.zero_load_latency(h, 256), want);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn mean_hops_under_uniform_traffic_match_the_closed_form() {
     for f in [tree(8, 3, 128, None), tree(8, 2, 32, None)] {
         let want = Topology::FatTree(f).mean_uniform_hops();

@@ -126,6 +126,19 @@
 //! Packet latency is measured from the creation of its message (source
 //! queueing included) to its last byte at the destination NIC.
 //!
+//! # Link classes
+//!
+//! Links have classes ([`Network::classes`], [`Network::link_class`]):
+//! terminal (injection and ejection), a dragonfly's local and global links,
+//! a fat-tree's leaf–level-1 and level-1–level-2 links, each with its own
+//! bandwidth, latency and buffer size (the network-wide values by default).
+//! Above, `L`, `S` and `buffer_packets` are then the class's. A packet's
+//! tail follows its head by its serialisation time on the slowest link it
+//! has crossed, that one included (`lag`: cut-through cannot
+//! send the tail before a slow link upstream has delivered it), so the
+//! zero-load latency is `2 Lt + Σ L_i + (h + 1) R + bytes / min B`
+//! ([`Network::zero_load_latency_route`]).
+//!
 //! # Traffic and measurement
 //!
 //! Each node (NIC) creates messages as a Poisson process (or periodically,
@@ -325,6 +338,20 @@ impl FromStr for Arrivals {
     }
 }
 
+/// One class of links' own parameters; `None`: the network-wide default
+/// (`link_bandwidth`, `link_latency`, `buffer_packets`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkClass {
+    /// Bytes per ns.
+    pub bandwidth: Option<f64>,
+    /// ns from sender to receiver.
+    pub latency: Option<f64>,
+    /// Packets per virtual-channel buffer at the receiving end (terminal
+    /// links have none: the NIC's source queue is unbounded and it always
+    /// takes a packet).
+    pub buffer_packets: Option<u32>,
+}
+
 /// The network model's parameters (see the module docs for the semantics).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
@@ -356,6 +383,12 @@ pub struct Network {
     pub vcs: u32,
     /// Packets per virtual-channel buffer.
     pub buffer_packets: u32,
+    /// Per-link-class overrides of `link_bandwidth`, `link_latency` and
+    /// `buffer_packets`, by [`LinkClass`] index: 0 terminal (injection and
+    /// ejection), 1 a dragonfly's local links or a fat-tree's leaf–level-1
+    /// links, 2 a dragonfly's global links or a fat-tree's level-1–level-2
+    /// links (a dragonfly's global latency is `global_link_latency`).
+    pub classes: [LinkClass; 3],
     /// Where switches buffer packets.
     pub switch: Switch,
     /// How routers choose outputs.
@@ -389,6 +422,7 @@ impl Default for Network {
             router_delay: 8.0,
             vcs: 2,
             buffer_packets: 4,
+            classes: [LinkClass::default(); 3],
             switch: Switch::InputBuffered,
             routing: Routing::DimensionOrder,
             selection: Selection::Load,
@@ -537,6 +571,7 @@ impl Network {
             return Err(format!("--global-link-latency must be >= 0 and finite, got {}", self.global_link_latency));
         }
         self.validate_dragonfly()?;
+        self.validate_classes()?;
         if !(self.router_delay >= 0.0 && self.router_delay.is_finite()) {
             return Err(format!("--router-delay must be >= 0 and finite, got {}", self.router_delay));
         }
@@ -586,7 +621,7 @@ impl Network {
             return Err(format!("--buffer-packets must be between 1 and 4096, got {}", self.buffer_packets));
         }
         // A router's buffers are one pool addressed by u16 (node.rs, `Queues`).
-        let buffered = (self.ports() as u64 + 1) * self.vcs as u64 * self.buffer_packets as u64;
+        let buffered = (self.ports() as u64 + 1) * self.vcs as u64 * self.max_buffer() as u64;
         if buffered >= u16::MAX as u64 {
             return Err(format!(
                 "a router of this topology would buffer up to {buffered} packets ({} ports + NIC × --vcs {} × \
@@ -607,6 +642,59 @@ impl Network {
         }
         if let Some(w) = &self.workload {
             w.check(self.topology.nodes(), self.packet_bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The option that sets `what` (bandwidth, latency, buffer-packets) of link class `c` here.
+    fn class_option(&self, c: usize, what: &str) -> String {
+        match (&self.topology, c) {
+            (_, 0) => format!("--terminal-{what}"),
+            (Topology::Dragonfly(_), 2) if what == "latency" => "--global-link-latency".into(),
+            (Topology::Dragonfly(_), 1) => format!("--local-{what}"),
+            (Topology::Dragonfly(_), _) => format!("--global-{what}"),
+            (_, c) => format!("--level-{what} (entry {c})"),
+        }
+    }
+
+    /// The per-class parameters: in range, and only for classes this topology has.
+    fn validate_classes(&self) -> Result<(), String> {
+        let classes = match self.topology {
+            Topology::Dragonfly(_) => 3,
+            Topology::FatTree(f) => f.levels as usize,
+            _ => 1,
+        };
+        if self.classes[0].buffer_packets.is_some() {
+            return Err("terminal links have no buffer to size: the NIC's source queue is unbounded and it always \
+                         takes a packet"
+                .into());
+        }
+        for (c, k) in self.classes.iter().enumerate() {
+            if c >= classes && *k != LinkClass::default() {
+                return Err(match self.topology {
+                    Topology::FatTree(_) => format!(
+                        "--level-bandwidth, --level-latency and --level-buffer-packets take one entry per level of \
+                         links between switches: {} on a {}-level fat-tree",
+                        classes - 1,
+                        classes
+                    ),
+                    _ => format!(
+                        "per-class link options are for --topology dragonfly (--local-*, --global-*) and fattree \
+                         (--level-*); a {} has one class of network links: use --link-bandwidth, --link-latency, \
+                         --buffer-packets",
+                        self.topology.name()
+                    ),
+                });
+            }
+            if let Some(b) = k.bandwidth.filter(|b| !(*b > 0.0 && b.is_finite())) {
+                return Err(format!("{} must be positive and finite, got {b}", self.class_option(c, "bandwidth")));
+            }
+            if let Some(l) = k.latency.filter(|l| !(*l >= 0.0 && l.is_finite())) {
+                return Err(format!("{} must be >= 0 and finite, got {l}", self.class_option(c, "latency")));
+            }
+            if let Some(b) = k.buffer_packets.filter(|b| !(1..=4096).contains(b)) {
+                return Err(format!("{} must be between 1 and 4096, got {b}", self.class_option(c, "buffer-packets")));
+            }
         }
         Ok(())
     }
@@ -671,19 +759,35 @@ impl Network {
     /// The exact zero-load latency on a dragonfly of a single packet of
     /// `bytes` crossing `local` local and `global` global links:
     /// `(l + 2) L + g Lg + (l + g + 1) R + S` (injection and ejection links cost L).
+    /// With per-class parameters: `2 Lt + l Ll + g Lg + (l + g + 1) R +
+    /// bytes / min(Bt, Bl if l > 0, Bg if g > 0)` ([`Network::zero_load_latency_route`]).
     pub fn zero_load_latency_dragonfly(&self, local: u32, global: u32, bytes: u32) -> f64 {
-        let (l, g) = (local as f64, global as f64);
-        (l + 2.0) * self.link_latency
-            + g * self.global_link_latency
-            + (l + g + 1.0) * self.router_delay
-            + bytes as f64 / self.link_bandwidth
+        let route: Vec<usize> =
+            std::iter::repeat(1).take(local as usize).chain(std::iter::repeat(2).take(global as usize)).collect();
+        self.zero_load_latency_route(&route, bytes)
     }
 
     /// The exact latency of a single packet of `bytes` crossing `hops`
-    /// router-to-router links in an empty network: `(h+2) L + (h+1) R + S`.
+    /// router-to-router links in an empty network: `(h+2) L + (h+1) R + S`
+    /// (links of class 1; a fat-tree's route climbs and descends through
+    /// its classes: [`Network::zero_load_latency_route`]).
     pub fn zero_load_latency(&self, hops: u32, bytes: u32) -> f64 {
-        let h = hops as f64;
-        (h + 2.0) * self.link_latency + (h + 1.0) * self.router_delay + bytes as f64 / self.link_bandwidth
+        let route = match self.topology {
+            Topology::FatTree(_) => (1..=hops / 2).chain((1..=hops / 2).rev()).map(|c| c as usize).collect(),
+            _ => vec![1; hops as usize],
+        };
+        self.zero_load_latency_route(&route, bytes)
+    }
+
+    /// The exact zero-load latency of a single packet of `bytes` whose
+    /// router-to-router links have the classes `route`: both terminal
+    /// links' and every link's latency, a router delay per router, and the
+    /// serialisation time on the slowest link,
+    /// `2 Lt + Σ L_i + (h + 1) R + bytes / min(Bt, min B_i)`.
+    pub fn zero_load_latency_route(&self, route: &[usize], bytes: u32) -> f64 {
+        let links: f64 = route.iter().map(|&c| self.class_latency(c)).sum();
+        let slowest = route.iter().map(|&c| self.class_bandwidth(c)).fold(self.class_bandwidth(0), f64::min);
+        2.0 * self.class_latency(0) + links + (route.len() as f64 + 1.0) * self.router_delay + bytes as f64 / slowest
     }
 
     /// Network ports per router; the NICs' ports follow from this index.
@@ -706,23 +810,117 @@ impl Network {
         self.routing != Routing::Adaptive
     }
 
-    /// Latency of the link behind network port `o`.
+    /// Bandwidth of link class `c` (bytes per ns; see [`Network::classes`]).
     #[inline]
-    fn latency(&self, o: usize) -> f64 {
-        match &self.topology {
-            Topology::Dragonfly(d) if d.is_global(o) => self.global_link_latency,
+    pub fn class_bandwidth(&self, c: usize) -> f64 {
+        self.classes[c].bandwidth.unwrap_or(self.link_bandwidth)
+    }
+
+    /// Latency of link class `c` (a dragonfly's global class defaults to `global_link_latency`).
+    #[inline]
+    pub fn class_latency(&self, c: usize) -> f64 {
+        self.classes[c].latency.unwrap_or(match self.topology {
+            Topology::Dragonfly(_) if c == 2 => self.global_link_latency,
             _ => self.link_latency,
+        })
+    }
+
+    /// Packets per virtual-channel buffer behind links of class `c`.
+    #[inline]
+    pub fn class_buffer(&self, c: usize) -> u32 {
+        self.classes[c].buffer_packets.unwrap_or(self.buffer_packets)
+    }
+
+    /// The largest buffer of any class (the bound of a router's queues).
+    fn max_buffer(&self) -> u32 {
+        (1..3).map(|c| self.class_buffer(c)).fold(self.buffer_packets, u32::max)
+    }
+
+    /// Whether every class has the default bandwidth: a packet's tail then
+    /// follows its head by one serialisation time everywhere, and nothing
+    /// about the links it crossed needs remembering.
+    #[inline]
+    fn uniform_bandwidth(&self) -> bool {
+        self.classes.iter().all(|c| c.bandwidth.map_or(true, |b| b == self.link_bandwidth))
+    }
+
+    /// The class of the link behind output `o` of router `r`: 0 terminal
+    /// (the NICs' ports); 1 a cube's links, a dragonfly's local ones, a
+    /// fat-tree's leaf–level-1 ones; 2 a dragonfly's global links, a
+    /// fat-tree's level-1–level-2 ones.
+    #[inline]
+    pub fn link_class(&self, r: u32, o: usize) -> usize {
+        if o >= self.ports() {
+            return 0;
+        }
+        match &self.topology {
+            Topology::Dragonfly(d) => 1 + d.is_global(o) as usize,
+            // Ports k.. go up to the next level (a top switch's all go down);
+            // ports below k down to this one.
+            Topology::FatTree(f) => {
+                let l = f.level(r);
+                (l + (o >= f.k as usize && l + 1 < f.levels) as u32) as usize
+            }
+            _ => 1,
         }
     }
 
+    /// Latency of the link behind port `o` of router `r`.
+    #[inline]
+    fn latency(&self, r: u32, o: usize) -> f64 {
+        self.class_latency(self.link_class(r, o))
+    }
+
+    /// Packets per virtual-channel buffer behind output `o` of router `r`
+    /// (an ejection port's output buffers: `buffer_packets`).
+    #[inline]
+    fn buffer_of(&self, r: u32, o: usize) -> u32 {
+        if o >= self.ports() {
+            self.buffer_packets
+        } else {
+            self.class_buffer(self.link_class(r, o))
+        }
+    }
+
+    /// How long the tail of `p` (at router `r`, `p.hops` hops so far)
+    /// follows its head out of output `o`: its serialisation time on the
+    /// slowest link it has crossed or is about to (cut-through: a fast link
+    /// cannot send the tail before a slow one has delivered it). What it
+    /// crossed: its injection link, and on a cube a network link once it
+    /// has hopped; on a fat-tree the levels up to the highest it reached,
+    /// `(hops + level) / 2` (up: hops = level; down from `M`: hops = 2M −
+    /// level); on a dragonfly the classes recorded in `p.dim` (unused there
+    /// otherwise), which `launch` sets only when the bandwidths differ.
+    #[inline]
+    fn lag(&self, r: u32, p: &Packet, o: usize) -> f64 {
+        if self.uniform_bandwidth() {
+            return p.bytes as f64 / self.link_bandwidth;
+        }
+        let mut crossed = 1 << self.link_class(r, o) | 1;
+        crossed |= match &self.topology {
+            Topology::Dragonfly(_) if p.dim != NO_DIM => p.dim,
+            Topology::Dragonfly(_) => 0,
+            Topology::FatTree(f) => match (p.hops as u32 + f.level(r)) / 2 {
+                0 => 0,
+                1 => 0b10,
+                _ => 0b110,
+            },
+            _ => ((p.hops > 0) as u8) << 1,
+        };
+        let slowest =
+            (0..3).filter(|c| crossed & 1 << c != 0).map(|c| self.class_bandwidth(c)).fold(f64::MAX, f64::min);
+        p.bytes as f64 / slowest
+    }
+
+    /// Serialisation of `bytes` on an injection link.
     #[inline]
     fn serialisation(&self, bytes: u32) -> f64 {
-        bytes as f64 / self.link_bandwidth
+        bytes as f64 / self.class_bandwidth(0)
     }
 
     /// Mean gap between messages at one node (infinite without load).
     fn gap(&self) -> f64 {
-        self.message_bytes as f64 / (self.load * self.link_bandwidth)
+        self.message_bytes as f64 / (self.load * self.class_bandwidth(0))
     }
 
     /// Routes `p` at `node`: its output port, and its dateline class on
@@ -779,7 +977,7 @@ impl Network {
             Hop::Up { base, n: up, pick } => {
                 // Ties go to updown's destination-digit port, not the lowest:
                 // at low load every port ties, and the lowest would take it all.
-                let best = (base..base + up).min_by_key(|&o| (self.occupancy(n, o), o != pick, o));
+                let best = (base..base + up).min_by_key(|&o| (self.occupancy(n, node, o), o != pick, o));
                 best.expect("a switch below the top has up ports") as u32
             }
         } as u8;
@@ -788,11 +986,12 @@ impl Network {
     /// UGAL-L's measure of output `o` here: packets in the downstream
     /// buffers (buffer slots without a credit), heads waiting for it, and
     /// packets in its output buffers.
-    fn occupancy(&self, n: &Node, o: usize) -> u32 {
+    fn occupancy(&self, n: &Node, r: u32, o: usize) -> u32 {
         let v = self.vcs as usize;
         let mut q = n.links[o].heads;
+        let cap = self.buffer_of(r, o);
         for vc in 0..v {
-            q += self.buffer_packets - n.input.lanes[o * v + vc].credits as u32;
+            q += cap - n.input.lanes[o * v + vc].credits as u32;
             if self.switch == Switch::OutputBuffered {
                 q += n.output.len(o * v + vc) as u32;
             }
@@ -816,8 +1015,8 @@ impl Network {
         let to = p.dst / d.p;
         let (min, val) = (d.step(router, to, NO_VIA), d.step(router, to, p.via));
         let (Some(min), Some(val)) = (min, val) else { return };
-        let q_min = self.occupancy(n, min as usize) * d.hops(router, to, NO_VIA);
-        let q_val = self.occupancy(n, val as usize) * d.hops(router, to, p.via);
+        let q_min = self.occupancy(n, router, min as usize) * d.hops(router, to, NO_VIA);
+        let q_val = self.occupancy(n, router, val as usize) * d.hops(router, to, p.via);
         if q_min <= q_val {
             p.via = NO_VIA;
         }
@@ -853,10 +1052,10 @@ impl Network {
     /// Free slots of output `o`, virtual channel `vc`: output-buffer room
     /// (`room`) or downstream credits.
     #[inline]
-    fn free(&self, n: &Node, o: usize, vc: usize, room: bool) -> u32 {
+    fn free(&self, n: &Node, r: u32, o: usize, vc: usize, room: bool) -> u32 {
         let q = o * self.vcs as usize + vc;
         if room {
-            self.buffer_packets - n.output.len(q) as u32
+            self.buffer_of(r, o) - n.output.len(q) as u32
         } else if o >= self.ports() {
             1 // the NIC always takes a packet
         } else {
@@ -881,7 +1080,7 @@ impl Network {
         let best_of = |vcs: &mut dyn Iterator<Item = usize>, bonus: u32| {
             let mut best: Option<(usize, u32)> = None;
             for vc in vcs {
-                let f = self.free(n, o, vc, room);
+                let f = self.free(n, node, o, vc, room);
                 if f > 0 && best.map_or(true, |b| f + bonus > b.1) {
                     best = Some((vc, f + bonus));
                 }
@@ -1002,7 +1201,8 @@ impl Network {
         }
         let (port, vc) = (i / v, i % v);
         let up = self.topology.neighbour(ctx.lp(), port).expect("an input port with a link");
-        let delay = self.serialisation(p.bytes) + self.latency(port);
+        // The buffer frees when the tail has left (`lag` after the head).
+        let delay = self.lag(ctx.lp(), &p, p.out as usize) + self.latency(ctx.lp(), port);
         ctx.send(up, delay, Msg::Credit { port: self.topology.peer_port(ctx.lp(), port) as u8, vc: vc as u8 });
         p
     }
@@ -1010,7 +1210,7 @@ impl Network {
     /// Puts `p` on output link `o`, virtual channel `vc` (the link is free).
     fn launch(&self, n: &mut Node, mut p: Packet, o: usize, vc: usize, ctx: &mut Ctx<'_, Self>) {
         let now = ctx.now();
-        let s = self.serialisation(p.bytes);
+        let s = self.lag(ctx.lp(), &p, o);
         let (end, w) = (ctx.end_time(), self.warmup);
         let l = &mut n.links[o];
         l.free = now + s;
@@ -1018,7 +1218,7 @@ impl Network {
         l.busy += ((now + s).min(end) - now.max(w)).max(0.0);
         let c = &mut n.counts;
         if o >= self.ports() {
-            let delay = self.link_latency + s;
+            let delay = self.class_latency(0) + s;
             if now + delay >= end {
                 c.on_links += 1;
             }
@@ -1036,7 +1236,11 @@ impl Network {
             p.dim = NO_DIM;
             p.class = 0;
         }
-        let delay = self.latency(o) + self.router_delay;
+        if let (Topology::Dragonfly(_), false) = (&self.topology, self.uniform_bandwidth()) {
+            // Remember the classes crossed, for `lag` downstream.
+            p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
+        }
+        let delay = self.latency(ctx.lp(), o) + self.router_delay;
         if now + delay >= end {
             c.on_links += 1;
         }
@@ -1266,7 +1470,7 @@ impl Network {
         for j in 0..npkts {
             let bytes = (message_bytes - j * self.packet_bytes).min(self.packet_bytes);
             let q = &mut n.inject[nic];
-            let ready = (now + self.link_latency + self.router_delay).max(q.next);
+            let ready = (now + self.class_latency(0) + self.router_delay).max(q.next);
             q.next = ready + self.serialisation(bytes);
             let mut p = Packet {
                 created: now,
@@ -1351,8 +1555,9 @@ impl Model for Network {
     }
     fn lookahead(&self) -> f64 {
         match self.topology {
-            Topology::Dragonfly(_) => self.link_latency.min(self.global_link_latency),
-            _ => self.link_latency,
+            Topology::Dragonfly(_) => self.class_latency(1).min(self.class_latency(2)),
+            Topology::FatTree(f) if f.levels == 3 => self.class_latency(1).min(self.class_latency(2)),
+            _ => self.class_latency(1),
         }
     }
     fn neighbours(&self, lp: LpId) -> Option<Vec<LpId>> {
@@ -1378,7 +1583,7 @@ impl Model for Network {
     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Node {
         let ports = self.ports();
         let v = self.vcs as usize;
-        let b = self.buffer_packets as u16;
+        let b = self.max_buffer() as u16;
         let out_cap = if self.switch == Switch::OutputBuffered { b } else { 0 };
         let nics = self.topology.terminals();
         match self.probe {
@@ -1398,7 +1603,8 @@ impl Model for Network {
         let outs = self.outputs();
         let mut input = Queues::new(ports * v, b);
         for (i, lane) in input.lanes.iter_mut().enumerate() {
-            lane.credits = if self.topology.neighbour(lp, i / v).is_some() { b } else { 0 };
+            lane.credits =
+                if self.topology.neighbour(lp, i / v).is_some() { self.buffer_of(lp, i / v) as u16 } else { 0 };
         }
         Node {
             input,
@@ -1420,7 +1626,8 @@ impl Model for Network {
                 let mut pkt = Packet::arrived(&pkt, ctx.now());
                 self.route(n, ctx.lp(), &mut pkt);
                 let q = port as usize * v + vc as usize;
-                let Some(len) = n.input.push(q, pkt) else {
+                let full = n.input.len(q) >= self.buffer_of(ctx.lp(), port as usize) as usize;
+                let Some(len) = (if full { None } else { n.input.push(q, pkt) }) else {
                     return ctx.fail(format!(
                         "flow control violated: a packet arrived at the full buffer of input port {port}, virtual channel {vc}"
                     ));
@@ -1433,7 +1640,7 @@ impl Model for Network {
             }
             Msg::Credit { port, vc } => {
                 let c = &mut n.input.lanes[port as usize * v + vc as usize].credits;
-                if *c as u32 >= self.buffer_packets {
+                if *c as u32 >= self.buffer_of(ctx.lp(), port as usize) {
                     return ctx.fail(format!(
                         "flow control violated: more credits than buffer slots at output port {port}, virtual channel {vc}"
                     ));
@@ -1522,7 +1729,7 @@ impl Model for Network {
                 l.busy = ratio(l.busy, window);
             }
         }
-        let capacity = nodes as f64 * window * self.link_bandwidth;
+        let capacity = nodes as f64 * window * self.class_bandwidth(0);
         r.accepted_throughput = ratio(a.delivered_bytes as f64, capacity);
         r.measured_offered_load = ratio(a.injected_bytes as f64, capacity);
         r.events_per_hop = ratio(a.events as f64, a.hops as f64);

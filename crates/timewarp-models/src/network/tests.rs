@@ -61,6 +61,30 @@ fn a_single_packet_takes_exactly_the_zero_load_latency_between_every_pair() {
 }
 
 #[test]
+fn with_its_own_terminal_links_a_single_packet_takes_the_mixed_zero_load_latency() {
+    // Terminal links Bt, Lt = 2; network links B = 4, L = 3: the slower one
+    // sets the serialisation (none but the terminal's within one router).
+    for bt in [1.0, 16.0] {
+        for topology in [Topology::Torus(vec![4, 4]), Topology::Hypercube(3)] {
+            let mut base =
+                Network { topology: topology.clone(), link_latency: 3.0, router_delay: 5.0, ..Network::default() };
+            base.classes[0] = LinkClass { bandwidth: Some(bt), latency: Some(2.0), buffer_packets: None };
+            for a in 0..topology.nodes() {
+                for b in 0..topology.nodes() {
+                    let m = Network { probe: Some((a, b)), ..base.clone() };
+                    let r = go(&m, 1e6).results;
+                    let h = topology.distance(a, b) as f64;
+                    let slowest = if h > 0.0 { f64::min(bt, 4.0) } else { bt };
+                    let want = 2.0 * 2.0 + h * 3.0 + (h + 1.0) * 5.0 + 256.0 / slowest;
+                    assert_eq!(r.latency_mean, want, "{topology:?} Bt {bt} {a}->{b}");
+                    assert_eq!(m.zero_load_latency(h as u32, 256), want);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_message_of_several_packets_pays_each_serialisation_once() {
     // 600 bytes in packets of at most 256: 256 + 256 + 88 bytes.
     let t = Topology::Torus(vec![4, 4]);

@@ -1,0 +1,750 @@
+//! `timewarp run network --codes-config FILE.conf`: a CODES model-net
+//! configuration (its `LPGROUPS` and `PARAMS` blocks) read as options of
+//! our network model, for the models `dragonfly`, `dragonfly_custom`,
+//! `dragonfly_dally`, `fattree` and `torus`.
+//!
+//! Design: like a run file (config.rs), the configuration becomes
+//! command-line tokens put before the command line's own, so the command
+//! line overrides it, clap and the model check every value, and
+//! `--print-config` shows the result as our own run file. What was taken,
+//! converted (units: GiB/s to bytes per ns, bytes to packets) and ignored
+//! is printed as a table on stderr (none with `--quiet`). docs/network.md,
+//! "CODES configurations", has the mapping and its reasons.
+
+use std::path::Path;
+
+use crate::config::{groups, options};
+use crate::registry::Models;
+use timewarp_models::network::{Dragonfly, FatTree};
+
+/// One `key = value;` line (a list in parentheses has several values).
+#[derive(Debug)]
+struct Entry {
+    key: String,
+    values: Vec<String>,
+    line: usize,
+}
+
+/// A parsed configuration: the LP groups' entries and the parameters.
+#[derive(Debug)]
+struct Conf {
+    file: String,
+    groups: Vec<(String, usize, Vec<Entry>)>,
+    params: Vec<Entry>,
+}
+
+/// A token and the line it starts on.
+#[derive(Debug, PartialEq)]
+enum Tok {
+    Word(String),
+    Str(String),
+    Sym(char),
+}
+
+fn lex(file: &str, text: &str) -> Result<Vec<(Tok, usize)>, String> {
+    let mut out = Vec::new();
+    let mut it = text.chars().peekable();
+    let mut line = 1;
+    while let Some(c) = it.next() {
+        match c {
+            '\n' => line += 1,
+            c if c.is_whitespace() => {}
+            '#' => {
+                while it.peek().is_some_and(|&c| c != '\n') {
+                    it.next();
+                }
+            }
+            '{' | '}' | '=' | ';' | '(' | ')' | ',' => out.push((Tok::Sym(c), line)),
+            '"' => {
+                let start = line;
+                let mut s = String::new();
+                loop {
+                    match it.next() {
+                        None => {
+                            return Err(format!(
+                                "{file}:{start}: a string opened here is never closed (a '\"' is missing)"
+                            ))
+                        }
+                        Some('"') => break,
+                        Some('\n') => {
+                            return Err(format!(
+                            "{file}:{start}: a string opened here runs past the end of the line (a '\"' is missing)"
+                        ))
+                        }
+                        Some(c) => s.push(c),
+                    }
+                }
+                out.push((Tok::Str(s), start));
+            }
+            c => {
+                let mut s = String::from(c);
+                while let Some(&c) = it.peek().filter(|c| !c.is_whitespace() && !"{}=;(),\"#".contains(**c)) {
+                    s.push(c);
+                    it.next();
+                }
+                out.push((Tok::Word(s), line));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn parse(file: &str, text: &str) -> Result<Conf, String> {
+    let toks = lex(file, text)?;
+    let last = text.lines().count().max(1);
+    let mut conf = Conf { file: file.to_string(), groups: Vec::new(), params: Vec::new() };
+    let mut i = 0;
+    let at = |i: usize| toks.get(i).map_or(last, |t| t.1);
+    let show = |t: Option<&(Tok, usize)>| match t {
+        None => "the end of the file".to_string(),
+        Some((Tok::Word(w), _)) => format!("'{w}'"),
+        Some((Tok::Str(s), _)) => format!("\"{s}\""),
+        Some((Tok::Sym(c), _)) => format!("'{c}'"),
+    };
+    // `{` after a block name.
+    let open = |i: &mut usize, what: &str| -> Result<usize, String> {
+        match toks.get(*i) {
+            Some((Tok::Sym('{'), l)) => {
+                *i += 1;
+                Ok(*l)
+            }
+            t => Err(format!("{file}:{}: expected '{{' after {what}, found {}", at(*i), show(t))),
+        }
+    };
+    // `key = value;` entries up to the block's `}`.
+    let entries = |i: &mut usize, block: &str, opened: usize| -> Result<Vec<Entry>, String> {
+        let mut out = Vec::new();
+        loop {
+            let (key, line) = match toks.get(*i) {
+                Some((Tok::Sym('}'), _)) => {
+                    *i += 1;
+                    return Ok(out);
+                }
+                None => {
+                    return Err(format!(
+                        "{file}:{last}: the file ends inside {block} (opened on line {opened}): a '}}' is missing"
+                    ))
+                }
+                Some((Tok::Word(w), l)) => (w.clone(), *l),
+                t => return Err(format!("{file}:{}: expected a key or '}}' in {block}, found {}", at(*i), show(t))),
+            };
+            *i += 1;
+            if toks.get(*i).map(|t| &t.0) != Some(&Tok::Sym('=')) {
+                return Err(format!("{file}:{line}: expected '=' after {key}, found {}", show(toks.get(*i))));
+            }
+            *i += 1;
+            let value = |i: &mut usize| match toks.get(*i) {
+                Some((Tok::Str(s) | Tok::Word(s), _)) => {
+                    *i += 1;
+                    Ok(s.clone())
+                }
+                t => Err(format!("{file}:{}: expected a value for {key}, found {}", at(*i), show(t))),
+            };
+            let mut values = Vec::new();
+            if toks.get(*i).map(|t| &t.0) == Some(&Tok::Sym('(')) {
+                *i += 1;
+                loop {
+                    values.push(value(i)?);
+                    match toks.get(*i) {
+                        Some((Tok::Sym(','), _)) => *i += 1,
+                        Some((Tok::Sym(')'), _)) => {
+                            *i += 1;
+                            break;
+                        }
+                        t => {
+                            return Err(format!(
+                                "{file}:{}: expected ',' or ')' in the list of {key}, found {}",
+                                at(*i),
+                                show(t)
+                            ))
+                        }
+                    }
+                }
+            } else {
+                values.push(value(i)?);
+            }
+            if toks.get(*i).map(|t| &t.0) != Some(&Tok::Sym(';')) {
+                return Err(format!("{file}:{line}: expected ';' after {key} = ..., found {}", show(toks.get(*i))));
+            }
+            *i += 1;
+            out.push(Entry { key, values, line });
+        }
+    };
+    while i < toks.len() {
+        match &toks[i] {
+            (Tok::Word(w), _) if w == "LPGROUPS" => {
+                i += 1;
+                let opened = open(&mut i, "LPGROUPS")?;
+                loop {
+                    match toks.get(i) {
+                        Some((Tok::Sym('}'), _)) => {
+                            i += 1;
+                            break;
+                        }
+                        Some((Tok::Word(name), l)) => {
+                            let (name, l) = (name.clone(), *l);
+                            i += 1;
+                            let o = open(&mut i, &format!("LP group {name}"))?;
+                            let e = entries(&mut i, &format!("LP group {name}"), o)?;
+                            conf.groups.push((name, l, e));
+                        }
+                        None => {
+                            return Err(format!(
+                            "{file}:{last}: the file ends inside LPGROUPS (opened on line {opened}): a '}}' is missing"
+                        ))
+                        }
+                        t => {
+                            return Err(format!(
+                                "{file}:{}: expected an LP group name or '}}', found {}",
+                                at(i),
+                                show(t)
+                            ))
+                        }
+                    }
+                }
+            }
+            (Tok::Word(w), _) if w == "PARAMS" => {
+                i += 1;
+                let opened = open(&mut i, "PARAMS")?;
+                conf.params.extend(entries(&mut i, "PARAMS", opened)?);
+            }
+            (t, l) => {
+                return Err(format!(
+                    "{file}:{l}: expected a block LPGROUPS {{ ... }} or PARAMS {{ ... }}, found {}",
+                    show(Some(&(clone_tok(t), *l)))
+                ))
+            }
+        }
+    }
+    if conf.groups.is_empty() {
+        return Err(format!("{file}: no LPGROUPS block: a CODES model-net configuration names its LPs there"));
+    }
+    if conf.params.is_empty() {
+        return Err(format!("{file}: no PARAMS block (or an empty one): the network's parameters are missing"));
+    }
+    Ok(conf)
+}
+
+fn clone_tok(t: &Tok) -> Tok {
+    match t {
+        Tok::Word(w) => Tok::Word(w.clone()),
+        Tok::Str(s) => Tok::Str(s.clone()),
+        Tok::Sym(c) => Tok::Sym(*c),
+    }
+}
+
+/// GiB/s to our bytes per ns (exact as decimals go: `x · 2^30 / 10^9`).
+pub(crate) fn gib_per_s(x: f64) -> f64 {
+    x * 1_073_741_824.0 / 1e9
+}
+
+/// A row of the table: key, its value, what became of it, and why.
+struct Row {
+    key: String,
+    value: String,
+    status: &'static str,
+    note: String,
+}
+
+/// What a configuration becomes.
+pub(crate) struct Import {
+    /// The CODES model.
+    pub model: String,
+    /// (long option, value, place) in order.
+    pub options: Vec<(String, String, String)>,
+    rows: Vec<Row>,
+}
+
+impl Import {
+    /// The table on stderr.
+    pub(crate) fn table(&self, file: &str) -> String {
+        let w = self.rows.iter().map(|r| r.key.len()).max().unwrap_or(0).max(3);
+        let v = self.rows.iter().map(|r| r.value.len().min(24)).max().unwrap_or(0).max(5);
+        let mut s = format!("CODES configuration {file} (model {}):\n", self.model);
+        s += &format!("  {:w$}  {:v$}  {:9}  {}\n", "key", "value", "", "as");
+        for r in &self.rows {
+            s += &format!("  {:w$}  {:v$}  {:9}  {}\n", r.key, r.value, r.status, r.note);
+        }
+        s
+    }
+}
+
+/// The models read.
+const MODELS: &[&str] = &["dragonfly", "dragonfly_custom", "dragonfly_dally", "fattree", "torus"];
+
+struct Map<'c> {
+    conf: &'c Conf,
+    out: Import,
+    used: Vec<String>,
+}
+
+impl<'c> Map<'c> {
+    fn get(&self, key: &str) -> Option<&'c Entry> {
+        self.conf.params.iter().rev().find(|e| e.key == key)
+    }
+    fn place(&self, e: &Entry) -> String {
+        format!("{}:{}", self.conf.file, e.line)
+    }
+    fn num(&self, key: &str) -> Result<Option<(f64, &'c Entry)>, String> {
+        let Some(e) = self.get(key) else { return Ok(None) };
+        let v = &e.values[0];
+        match v.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 && e.values.len() == 1 => Ok(Some((x, e))),
+            _ => Err(format!("{}: {key} must be a number >= 0, got \"{}\"", self.place(e), e.values.join(","))),
+        }
+    }
+    fn whole(&self, key: &str) -> Result<Option<(u32, &'c Entry)>, String> {
+        match self.num(key)? {
+            Some((x, e)) if x.fract() != 0.0 || x > u32::MAX as f64 => {
+                Err(format!("{}: {key} must be a whole number, got \"{}\"", self.place(e), e.values[0]))
+            }
+            Some((x, e)) => Ok(Some((x as u32, e))),
+            None => Ok(None),
+        }
+    }
+    fn need(&self, key: &str, what: &str) -> Result<(u32, &'c Entry), String> {
+        self.whole(key)?.ok_or_else(|| format!("{}: PARAMS has no {key} ({what}): add {key}=\"N\";", self.conf.file))
+    }
+    fn row(&mut self, key: &str, value: String, status: &'static str, note: String) {
+        self.used.push(key.to_string());
+        self.out.rows.push(Row { key: key.to_string(), value, status, note });
+    }
+    /// `key` becomes `--long value`.
+    fn set(&mut self, key: &str, e: Option<&Entry>, long: &str, value: String, status: &'static str, why: &str) {
+        let place = e.map_or(self.conf.file.clone(), |e| self.place(e));
+        let raw = e.map_or(String::new(), |e| e.values.join(","));
+        let note = if why.is_empty() { format!("--{long} {value}") } else { format!("--{long} {value} ({why})") };
+        self.row(key, raw, status, note);
+        self.out.options.push((long.to_string(), value, place));
+    }
+    fn ignore(&mut self, key: &str, why: &str) {
+        if let Some(e) = self.get(key) {
+            let v = e.values.join(",");
+            self.row(key, v, "ignored", why.to_string());
+        }
+    }
+    /// A bandwidth in GiB/s as bytes per ns.
+    fn bandwidth_gib(&mut self, key: &str, long: &str) -> Result<(), String> {
+        if let Some((x, e)) = self.num(key)? {
+            let b = gib_per_s(x);
+            self.set(key, Some(e), long, num(b), "converted", "GiB/s × 1.073741824 = bytes/ns");
+        }
+        Ok(())
+    }
+    /// A buffer in bytes as whole packets.
+    fn buffer(&mut self, key: &str, long: &str, packet: u32) -> Result<(), String> {
+        if let Some((bytes, e)) = self.whole(key)? {
+            let n = (bytes / packet).max(1);
+            let why = if bytes % packet == 0 {
+                format!("{bytes} bytes / {packet}-byte packets")
+            } else {
+                format!("{bytes} bytes / {packet}-byte packets, rounded {}", if bytes < packet { "up" } else { "down" })
+            };
+            self.set(key, Some(e), long, n.to_string(), "converted", &why);
+        }
+        Ok(())
+    }
+}
+
+/// A number as the shortest text that reads back the same.
+fn num(x: f64) -> String {
+    format!("{x}")
+}
+
+/// Reads `path` as a CODES configuration.
+pub(crate) fn import(path: &Path) -> Result<Import, String> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| format!("--codes-config {file}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("--codes-config {file}: not a text file (not UTF-8)"))?;
+    let conf = parse(&file, &text)?;
+    map(&conf, path.parent().unwrap_or(Path::new(".")))
+}
+
+fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
+    let file = &conf.file;
+    if conf.groups.len() > 1 {
+        return Err(format!(
+            "{file}:{}: LP group {} is a second group: timewarp reads configurations of one group",
+            conf.groups[1].1, conf.groups[1].0
+        ));
+    }
+    let (gname, gline, lps) = &conf.groups[0];
+    let count = |key: &str| -> Result<Option<u32>, String> {
+        match lps.iter().find(|e| e.key == key) {
+            None => Ok(None),
+            Some(e) => e.values[0]
+                .trim()
+                .parse::<u32>()
+                .map(Some)
+                .map_err(|_| format!("{file}:{}: {key} must be a whole number, got \"{}\"", e.line, e.values[0])),
+        }
+    };
+    let reps =
+        count("repetitions")?.ok_or_else(|| format!("{file}:{gline}: LP group {gname} has no repetitions=\"N\";"))?;
+    // The model: the terminal LP `modelnet_<model>` of the group.
+    let model = lps
+        .iter()
+        .filter_map(|e| e.key.strip_prefix("modelnet_"))
+        .find(|m| !m.ends_with("_router"))
+        .map(String::from)
+        .ok_or_else(|| format!("{file}:{gline}: LP group {gname} has no modelnet_<model> terminals"))?;
+    if !MODELS.contains(&model.as_str()) {
+        let e = lps.iter().find(|e| e.key == format!("modelnet_{model}")).expect("found above");
+        return Err(format!(
+            "{file}:{}: CODES model {model} is not one timewarp reads ({})",
+            e.line,
+            MODELS.join(", ")
+        ));
+    }
+    let terminals = count(&format!("modelnet_{model}"))?.unwrap_or(0);
+    let mut m =
+        Map { conf, out: Import { model: model.clone(), options: Vec::new(), rows: Vec::new() }, used: Vec::new() };
+    m.row("repetitions", reps.to_string(), "checked", "routers (fat-tree: leaf switches)".into());
+    m.row(&format!("modelnet_{model}"), terminals.to_string(), "checked", "nodes per repetition".into());
+    for e in lps.iter().filter(|e| e.key != "repetitions" && !e.key.starts_with("modelnet_")) {
+        let note = if e.key == "fattree_switch" {
+            "switch LPs per repetition: the tree builds only the switches it has".to_string()
+        } else {
+            "workload LPs: every node runs --traffic (or --workload)".to_string()
+        };
+        m.out.rows.push(Row { key: e.key.clone(), value: e.values.join(","), status: "ignored", note });
+    }
+    let (packet, pe) = m.need("packet_size", "bytes per packet")?;
+    if packet == 0 {
+        return Err(format!("{}: packet_size must be at least 1", m.place(pe)));
+    }
+    m.set("packet_size", Some(pe), "packet-bytes", packet.to_string(), "taken", "");
+    m.out.options.push(("message-bytes".into(), packet.to_string(), m.place(pe)));
+    m.row("", String::new(), "", format!("--message-bytes {packet} (one full packet per message)"));
+    let mismatch = |key: &str, e: &Entry, want: u32, what: &str| {
+        format!("{file}:{}: {key}=\"{}\" but {what} {want}: the two must agree", e.line, e.values[0])
+    };
+    match model.as_str() {
+        "dragonfly" | "dragonfly_custom" | "dragonfly_dally" => {
+            let custom = model == "dragonfly_custom";
+            let a = if custom {
+                let (r, _) = m.need("num_router_rows", "rows of routers in a group")?;
+                let (c, _) = m.need("num_router_cols", "columns of routers in a group")?;
+                m.row(
+                    "num_router_rows",
+                    r.to_string(),
+                    "converted",
+                    format!(
+                        "× num_router_cols {c} = --routers-per-group {} (joined all-to-all, not by rows and columns)",
+                        r.saturating_mul(c)
+                    ),
+                );
+                m.used.push("num_router_cols".into());
+                r.saturating_mul(c)
+            } else {
+                let (a, e) = m.need("num_routers", "routers per group")?;
+                m.set("num_routers", Some(e), "routers-per-group", a.to_string(), "taken", "");
+                a
+            };
+            if custom {
+                m.out.options.push(("routers-per-group".into(), a.to_string(), file.clone()));
+            }
+            if a == 0 {
+                return Err(format!("{file}: a dragonfly group needs at least one router"));
+            }
+            let p = match m.whole("num_cns_per_router")? {
+                Some((p, e)) if p != terminals => {
+                    return Err(mismatch(
+                        "num_cns_per_router",
+                        e,
+                        terminals,
+                        &format!("modelnet_{model} per repetition is"),
+                    ))
+                }
+                Some((p, e)) => {
+                    m.set("num_cns_per_router", Some(e), "terminals-per-router", p.to_string(), "taken", "");
+                    p
+                }
+                None => {
+                    m.out.options.push(("terminals-per-router".into(), terminals.to_string(), file.clone()));
+                    terminals
+                }
+            };
+            let h = match m.whole("num_global_channels")? {
+                Some((h, e)) => {
+                    m.set("num_global_channels", Some(e), "global-links", h.to_string(), "taken", "");
+                    h
+                }
+                None => {
+                    // CODES's 1-D dragonfly: h = a / 2 global channels per router.
+                    let h = (a / 2).max(1);
+                    m.row(
+                        "num_global_channels",
+                        "(absent)".into(),
+                        "converted",
+                        format!("--global-links {h} (CODES's num_routers / 2)"),
+                    );
+                    m.out.options.push(("global-links".into(), h.to_string(), file.clone()));
+                    h
+                }
+            };
+            if reps % a != 0 {
+                return Err(format!(
+                    "{file}:{gline}: repetitions=\"{reps}\" (routers) is not a whole number of groups of {a} routers"
+                ));
+            }
+            let g = reps / a;
+            if let Some((n, e)) = m.whole("num_groups")? {
+                if n != g {
+                    return Err(mismatch("num_groups", e, g, &format!("repetitions / {a} routers per group is")));
+                }
+            }
+            m.row("num_groups", g.to_string(), "converted", format!("--groups {g} (repetitions / routers per group)"));
+            m.out.options.push(("groups".into(), g.to_string(), file.clone()));
+            Dragonfly { a, p, h, g }.validate().map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
+            m.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
+            m.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
+            m.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
+            m.buffer("local_vc_size", "local-buffer-packets", packet)?;
+            m.buffer("global_vc_size", "global-buffer-packets", packet)?;
+            m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+            if let Some(e) = m.get("routing") {
+                let r = match e.values[0].as_str() {
+                    "minimal" => ("minimal", "taken"),
+                    "nonminimal" => ("valiant", "converted"),
+                    "adaptive" | "prog-adaptive" | "prog_adaptive" => ("ugal", "converted"),
+                    other => {
+                        return Err(format!(
+                            "{}: routing=\"{other}\" is not a dragonfly routing timewarp has (minimal, nonminimal, adaptive, prog-adaptive)",
+                            m.place(e)
+                        ))
+                    }
+                };
+                let why = if r.1 == "converted" { "decided at the source router" } else { "" };
+                m.set("routing", Some(e), "routing", r.0.into(), r.1, why);
+            }
+            m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));
+            for key in ["intra-group-connections", "inter-group-connections"] {
+                let Some(e) = m.get(key) else { continue };
+                let named = Path::new(&e.values[0]);
+                if named.exists() || dir.join(named).exists() {
+                    return Err(format!(
+                        "{}: {key} names {}, which exists: timewarp does not read CODES connection files (it \
+                         wires each group all-to-all with its own global links); remove the line to run that wiring",
+                        m.place(e),
+                        e.values[0]
+                    ));
+                }
+                m.ignore(key, "file absent: the standard wiring (all-to-all groups, our global arrangement)");
+            }
+            m.ignore("num_vcs", "one virtual channel per hop against deadlock: --vcs 5 (minimal needs 3)");
+            m.ignore("minimal-bias", "not modelled");
+            m.ignore("df-dally-vc", "one virtual channel per hop, as --vcs");
+            m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");
+            m.ignore("cn_delay", "the NIC adds no delay beyond its link");
+        }
+        "fattree" => {
+            let (radix, re) = m.need("switch_radix", "ports per switch")?;
+            let (levels, le) = m.need("num_levels", "levels of switches")?;
+            if let Some((t, e)) = m.whole("ft_type")? {
+                if t != 0 {
+                    return Err(format!(
+                        "{}: ft_type=\"{t}\" is not modelled: timewarp builds CODES's type 0 (pods, full or pruned)",
+                        m.place(e)
+                    ));
+                }
+                m.row("ft_type", "0".into(), "checked", "pods of leaves and aggregation switches".into());
+            }
+            if terminals != radix / 2 {
+                return Err(format!(
+                    "{file}:{gline}: modelnet_fattree=\"{terminals}\" nodes per leaf, but a leaf of radix {radix} has {}: timewarp puts radix / 2 nodes on every leaf",
+                    radix / 2
+                ));
+            }
+            if let Some((n, e)) = m.whole("switch_count")? {
+                if n != reps {
+                    return Err(mismatch("switch_count", e, reps, "repetitions is"));
+                }
+                m.row("switch_count", n.to_string(), "checked", "= repetitions (leaf switches)".into());
+            }
+            let nodes = reps.saturating_mul(terminals);
+            m.out.options.push(("topology".into(), "fattree".into(), file.clone()));
+            m.set("switch_radix", Some(re), "radix", radix.to_string(), "taken", "");
+            m.set("num_levels", Some(le), "levels", levels.to_string(), "taken", "");
+            m.row("", String::new(), "", format!("--nodes {nodes} (repetitions × modelnet_fattree)"));
+            m.out.options.push(("nodes".into(), nodes.to_string(), file.clone()));
+            FatTree::new(radix, levels, nodes, None)
+                .map_err(|e| format!("{file}: this fat-tree cannot be built: {e}"))?;
+            // The fat-tree's code reads its bandwidths as bytes per ns.
+            for (key, long) in [("link_bandwidth", "link-bandwidth"), ("cn_bandwidth", "terminal-bandwidth")] {
+                if let Some((x, e)) = m.num(key)? {
+                    m.set(key, Some(e), long, num(x), "taken", "bytes/ns, as CODES's fat-tree reads it");
+                }
+            }
+            m.buffer("vc_size", "buffer-packets", packet)?;
+            m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+            if let Some((d, e)) = m.num("router_delay")? {
+                m.set("router_delay", Some(e), "router-delay", num(d), "taken", "ns");
+            }
+            if let Some(e) = m.get("routing") {
+                let r = match e.values[0].as_str() {
+                    "static" => "updown",
+                    "adaptive" => "updown-adaptive",
+                    other => {
+                        return Err(format!(
+                            "{}: routing=\"{other}\" is not a fat-tree routing timewarp has (static, adaptive)",
+                            m.place(e)
+                        ))
+                    }
+                };
+                m.set("routing", Some(e), "routing", r.into(), "converted", "");
+            }
+            m.ignore("soft_delay", "software overhead at the NIC is not modelled");
+            m.ignore("rail_routing", "one rail");
+            m.ignore("terminal_radix", "one rail: one link per node");
+        }
+        _ => {
+            let (n, ne) = m.need("n_dims", "dimensions")?;
+            let e = m.get("dim_length").ok_or_else(|| {
+                format!("{file}: PARAMS has no dim_length (routers per dimension): add dim_length=\"4,4,2\";")
+            })?;
+            let dims: Vec<u32> =
+                e.values.join(",").split(',').map(|s| s.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(
+                    |_| {
+                        format!(
+                            "{}: dim_length must be whole numbers separated by commas, got \"{}\"",
+                            m.place(e),
+                            e.values.join(",")
+                        )
+                    },
+                )?;
+            if dims.len() != n as usize {
+                return Err(format!(
+                    "{}: dim_length has {} entries but n_dims=\"{n}\" (line {})",
+                    m.place(e),
+                    dims.len(),
+                    ne.line
+                ));
+            }
+            let routers: u64 = dims.iter().map(|&d| d as u64).product();
+            if routers != reps as u64 {
+                return Err(format!("{file}:{gline}: repetitions=\"{reps}\" but dim_length {} has {routers} routers: the two must agree", e.values.join(",")));
+            }
+            if terminals != 1 {
+                return Err(format!(
+                    "{file}:{gline}: modelnet_torus=\"{terminals}\": timewarp's torus has one node per router"
+                ));
+            }
+            m.out.options.push(("topology".into(), "torus".into(), file.clone()));
+            m.row("n_dims", n.to_string(), "checked", "= entries of dim_length".into());
+            let d = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
+            m.set("dim_length", Some(e), "dims", d, "taken", "");
+            m.bandwidth_gib("link_bandwidth", "link-bandwidth")?;
+            m.buffer("buffer_size", "buffer-packets", packet)?;
+            m.ignore("num_vc", "a torus needs 2 virtual channels (dateline classes): --vcs 2");
+            m.ignore("net_startup_ns", "a simplenet parameter");
+            m.ignore("net_bw_mbps", "a simplenet parameter");
+        }
+    }
+    if model != "fattree" {
+        if let Some((d, e)) = m.num("router_delay")? {
+            m.set("router_delay", Some(e), "router-delay", num(d), "taken", "ns");
+        }
+    }
+    m.ignore("chunk_size", "we move whole packets (virtual cut-through), not chunks");
+    m.ignore("message_size", "the ROSS event size, not the application's");
+    if let Some(e) = m.get("modelnet_scheduler") {
+        let why = if e.values[0] == "fcfs" {
+            "the NIC's queue is first come, first served"
+        } else {
+            "the NIC's queue is first come, first served (fcfs)"
+        };
+        m.ignore("modelnet_scheduler", why);
+    }
+    m.ignore("modelnet_order", "one network model");
+    let rest: Vec<&Entry> = conf.params.iter().filter(|e| !m.used.contains(&e.key)).collect();
+    for e in rest {
+        let v = e.values.join(",");
+        m.out.rows.push(Row {
+            key: e.key.clone(),
+            value: v,
+            status: "ignored",
+            note: "not a parameter timewarp models".into(),
+        });
+    }
+    if !conf.params.iter().any(|e| e.key == "router_delay") {
+        m.out.rows.push(Row {
+            key: "router_delay".into(),
+            value: "(absent)".into(),
+            status: "default",
+            note: "--router-delay keeps timewarp's default".into(),
+        });
+    }
+    Ok(m.out)
+}
+
+/// Puts the options of `--codes-config FILE` (network only) before the
+/// command line's (which replace them); prints the table unless `--quiet`.
+/// Other models keep the option, for clap to refuse.
+pub(crate) fn put_in(
+    models: &Models,
+    tokens: Vec<String>,
+    origins: &mut Vec<(String, String)>,
+) -> Result<Vec<String>, String> {
+    if tokens.first().map(String::as_str) != Some("network") {
+        return Ok(tokens);
+    }
+    let (mut file, mut rest) = (None, Vec::new());
+    let mut it = tokens.into_iter().peekable();
+    while let Some(t) = it.next() {
+        let path = match t.as_str() {
+            // Without a file, clap says the option needs a value.
+            "--codes-config" if it.peek().is_some() => it.next(),
+            t => t.strip_prefix("--codes-config=").map(String::from),
+        };
+        match path {
+            Some(p) if file.is_some() => return Err(format!("--codes-config {p}: one CODES configuration at a time")),
+            Some(p) => file = Some(p),
+            None => rest.push(t),
+        }
+    }
+    let Some(file) = file else { return Ok(rest) };
+    let import = import(Path::new(&file))?;
+    let opts = options(models, "network").unwrap_or_default();
+    let given: Vec<String> = groups(&rest[1..], &opts).into_iter().filter_map(|(n, _)| n).collect();
+    if !rest.iter().any(|t| t == "--quiet" || t == "-q") {
+        eprint!("{}", import.table(&file));
+        let over: Vec<&String> = import.options.iter().map(|o| &o.0).filter(|o| given.contains(o)).collect();
+        if !over.is_empty() {
+            let names: Vec<String> = over.iter().map(|o| format!("--{o}")).collect();
+            eprintln!("  the command line's {} replace(s) the file's", names.join(", "));
+        }
+    }
+    let mut out = vec![rest[0].clone()];
+    for (long, value, place) in import.options.into_iter().filter(|o| !given.contains(&o.0)) {
+        out.push(format!("--{long}={value}"));
+        origins.push((long, place));
+    }
+    out.extend(rest.into_iter().skip(1));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gib_per_s_is_two_to_the_thirty_bytes_per_second() {
+        assert_eq!(gib_per_s(1.0), 1.073741824);
+        assert_eq!(gib_per_s(5.25), 5.637144576);
+        assert_eq!(gib_per_s(1.5), 1.610612736);
+        assert_eq!(gib_per_s(16.0), 17.179869184);
+    }
+
+    #[test]
+    fn parse_reads_blocks_lists_and_comments() {
+        let c = parse(
+            "x.conf",
+            "LPGROUPS { G { repetitions=\"2\"; # c\n a=\"1\"; } }\nPARAMS { k=( \"a\", \"b\" ); n = \"3\" ; }\n",
+        )
+        .unwrap();
+        assert_eq!(c.groups[0].2.len(), 2);
+        assert_eq!(c.params[0].values, ["a", "b"]);
+        assert_eq!((c.params[1].key.as_str(), c.params[1].line), ("n", 3));
+    }
+}
