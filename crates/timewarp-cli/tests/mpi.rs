@@ -155,6 +155,20 @@ fn network_matches_sequential() {
     assert_same_as_sequential(&m, &["optimistic"], &[2], &["--mapping", "random"]);
 }
 
+/// A CODES user's inputs across processes: a real DUMPI trace and a stock
+/// CODES configuration commit the sequential digest.
+#[test]
+fn dumpi_traces_and_codes_configs_match_sequential() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let halo = root.join("../timewarp-models/tests/data/dumpi/halo3d");
+    let m = ["network", "--dims", "4,4", "--end", "1e15", "--workload", "dumpi", "--dumpi-time", "cpu", "--trace-dir"];
+    let m: Vec<&str> = m.iter().copied().chain([halo.to_str().unwrap()]).collect();
+    assert_same_as_sequential(&m, &["optimistic", "conservative"], &[1], &[]);
+    let torus = root.join("tests/data/codes/modelnet-test-torus.conf");
+    let m = ["network", "--end", "20000", "--codes-config", torus.to_str().unwrap()];
+    assert_same_as_sequential(&m, &["optimistic"], &[2], &[]);
+}
+
 #[test]
 fn tlm_matches_sequential() {
     let m = [
