@@ -21,6 +21,7 @@
 //! repository for a model crate that uses it.
 
 mod args;
+#[cfg(feature = "models")]
 mod codes;
 mod config;
 mod csv_stats;
@@ -578,19 +579,23 @@ fn main_with(models: &Models, cmd: clap::Command, os: Vec<OsString>) -> ExitCode
     };
     // `run network --codes-config FILE.conf`: its options go in before the
     // command line's; a bad file is bad input (exit 1), not a bad command line.
-    let mut expanded = expanded;
-    if expanded.argv.get(1).map(String::as_str) == Some("run") {
-        let tokens = expanded.argv.split_off(2);
-        match codes::put_in(models, tokens, &mut expanded.origins) {
-            Ok(t) => expanded.argv.extend(t),
-            Err(e) => {
-                if lead {
-                    eprintln!("error: {e}");
+    #[cfg(feature = "models")]
+    let expanded = {
+        let mut expanded = expanded;
+        if expanded.argv.get(1).map(String::as_str) == Some("run") {
+            let tokens = expanded.argv.split_off(2);
+            match codes::put_in(models, tokens, &mut expanded.origins) {
+                Ok(t) => expanded.argv.extend(t),
+                Err(e) => {
+                    if lead {
+                        eprintln!("error: {e}");
+                    }
+                    return ExitCode::from(1);
                 }
-                return ExitCode::from(1);
             }
         }
-    }
+        expanded
+    };
     let parsed = if utf8 { cmd.try_get_matches_from(&expanded.argv) } else { cmd.try_get_matches_from(&os) };
     let parsed = parsed.and_then(|m| Ok((Cli::from_arg_matches(&m)?, m)));
     let (cli, matches) = match parsed {
