@@ -208,6 +208,12 @@ pub fn run<M: Model>(
     }
 }
 
+/// Says that a periodic checkpoint could not be written (a full disk):
+/// not the run's error, which goes on (one process and under MPI alike).
+pub(crate) fn warn_unwritten(e: &Error) {
+    eprintln!("warning: {e}; the run goes on without this checkpoint");
+}
+
 /// A write under way: its seconds and the files written, oldest first; or
 /// why it failed, and the files written before.
 type Writing = std::thread::JoinHandle<Result<(f64, Vec<PathBuf>), (Error, Vec<PathBuf>)>>;
@@ -249,7 +255,7 @@ impl<M: Model> Writer<M> {
         match self.finish()? {
             Ok(seconds) => Ok((seconds, 0)),
             Err(e) => {
-                eprintln!("warning: {e}; the run goes on without this checkpoint");
+                warn_unwritten(&e);
                 Ok((0.0, 1))
             }
         }

@@ -191,7 +191,7 @@ pub fn run_checkpointed<M: Model>(
                         match crate::checkpoint::save(dir, &path, &header, snap, plan.keep, &mut written) {
                             Ok(()) => snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64(),
                             Err(e) => {
-                                eprintln!("warning: {e}; the run goes on without this checkpoint");
+                                crate::checkpoint::warn_unwritten(&e);
                                 snap.stats.checkpoints -= 1;
                             }
                         }
