@@ -34,7 +34,7 @@ struct Conf {
 }
 
 /// A token and the line it starts on.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Word(String),
     Str(String),
@@ -211,7 +211,7 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
             (t, l) => {
                 return Err(format!(
                     "{file}:{l}: expected a block LPGROUPS {{ ... }} or PARAMS {{ ... }}, found {}",
-                    show(Some(&(clone_tok(t), *l)))
+                    show(Some(&(t.clone(), *l)))
                 ))
             }
         }
@@ -223,14 +223,6 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
         return Err(format!("{file}: no PARAMS block (or an empty one): the network's parameters are missing"));
     }
     Ok(conf)
-}
-
-fn clone_tok(t: &Tok) -> Tok {
-    match t {
-        Tok::Word(w) => Tok::Word(w.clone()),
-        Tok::Str(s) => Tok::Str(s.clone()),
-        Tok::Sym(c) => Tok::Sym(*c),
-    }
 }
 
 /// GiB/s to our bytes per ns (exact as decimals go: `x · 2^30 / 10^9`).
