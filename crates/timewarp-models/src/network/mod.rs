@@ -868,6 +868,14 @@ impl Network {
     /// Latency of the link behind port `o` of router `r`.
     #[inline]
     fn latency(&self, r: u32, o: usize) -> f64 {
+        // Per-class latencies are rare: without them (on every hop of most
+        // runs) no class needs working out.
+        if self.classes.iter().all(|c| c.latency.is_none()) {
+            return match &self.topology {
+                Topology::Dragonfly(d) if d.is_global(o) => self.global_link_latency,
+                _ => self.link_latency,
+            };
+        }
         self.class_latency(self.link_class(r, o))
     }
 
@@ -875,7 +883,8 @@ impl Network {
     /// (an ejection port's output buffers: `buffer_packets`).
     #[inline]
     fn buffer_of(&self, r: u32, o: usize) -> u32 {
-        if o >= self.ports() {
+        // Without per-class buffers (most runs) no class needs working out.
+        if self.classes.iter().all(|c| c.buffer_packets.is_none()) || o >= self.ports() {
             self.buffer_packets
         } else {
             self.class_buffer(self.link_class(r, o))
