@@ -32,6 +32,8 @@ pub(crate) struct Event<Msg, Undo> {
     pub past_end: u32,
     /// Incarnation: which pending event this record was (see [`Queued`]).
     pub inc: u32,
+    /// Entries the forward handler saved in its KP's journal (incremental models).
+    pub saved: u32,
     /// The model's message.
     pub msg: Msg,
     /// The model's undo record, written by the forward handler.
@@ -42,7 +44,7 @@ impl<Msg, Undo: Default> Event<Msg, Undo> {
     /// A pending event.
     #[inline]
     pub(crate) fn new(key: Key, dst: LpId, msg: Msg) -> Self {
-        Event { key, dst, owner: Owner::Pending, n_sent: 0, draws: 0, past_end: 0, inc: 0, msg, undo: Undo::default() }
+        Event { key, dst, owner: Owner::Pending, n_sent: 0, draws: 0, past_end: 0, inc: 0, saved: 0, msg, undo: Undo::default() }
     }
 }
 

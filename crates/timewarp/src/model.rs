@@ -21,8 +21,17 @@ pub enum Rollback {
     /// (ROSS-style reverse computation), helped by the per-event undo record.
     Reverse,
     /// The engine snapshots the LP state (`Clone`) before every event and
-    /// restores it; [`Model::reverse`] is never called.
+    /// restores it; [`Model::reverse`] is never called. Cheapest for small
+    /// states; its cost grows with the state's size.
     StateSaving,
+    /// Incremental state saving: the forward handler records, with
+    /// [`Ctx::save`], what it is about to overwrite (one [`Model::Undo`]
+    /// per write: which field, and its old value), and a rollback hands those
+    /// entries back, newest first, to [`Model::restore`]. A rollback costs
+    /// what the event touched, not the state's size: the choice for large
+    /// states (a router's buffers) whose handlers are too intricate to
+    /// reverse by computation. [`Model::reverse`] is never called.
+    Incremental,
 }
 
 /// A simulation model.
@@ -73,6 +82,8 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     type Msg: Copy + Send + std::marker::Sync + Debug + Serialize + DeserializeOwned;
     /// Per-event undo record written by `forward`, read by `reverse`
     /// (ROSS's `tw_bf` bitfield, generalised: branch flags, overwritten values).
+    /// Under [`Rollback::Incremental`] also the type of one entry of an
+    /// event's undo journal ([`Ctx::save`], [`restore`](Self::restore)).
     type Undo: Copy + Default + Send + Debug;
     /// What `finalize` gathers over all LPs (reported as `model_results`).
     type Results: Default + Serialize + Send;
@@ -166,6 +177,61 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
             self.name()
         );
     }
+    /// Undoes one write of a forward handler, recorded with [`Ctx::save`]
+    /// (incremental state saving, [`Rollback::Incremental`]): a rollback
+    /// calls it for every entry the event saved, newest first. Random
+    /// draws and sends are undone by the engine.
+    ///
+    /// ```
+    /// use timewarp::{Config, Ctx, LpId, Model, Random, Rollback, SyncMode};
+    ///
+    /// /// A big table of which each event changes one cell.
+    /// struct Table;
+    /// #[derive(Clone, Copy, Debug, Default)]
+    /// struct Old { cell: usize, value: u64 }
+    ///
+    /// impl Model for Table {
+    ///     type State = Vec<u64>;
+    ///     type Msg = ();
+    ///     type Undo = Old;
+    ///     type Results = u64;
+    ///     const ROLLBACK: Rollback = Rollback::Incremental;
+    ///     fn name(&self) -> &str { "table" }
+    ///     fn num_lps(&self) -> u32 { 4 }
+    ///     fn lookahead(&self) -> f64 { 0.5 }
+    ///     fn init(&self, _: LpId, ctx: &mut Ctx<'_, Self>) -> Vec<u64> {
+    ///         ctx.send(ctx.lp(), 1.0, ());
+    ///         vec![0; 4096]
+    ///     }
+    ///     fn forward(&self, t: &mut Vec<u64>, _: &(), _: &mut Old, ctx: &mut Ctx<'_, Self>) {
+    ///         let cell = ctx.rng(0).below(4096) as usize;
+    ///         ctx.save(Old { cell, value: t[cell] }); // before the write
+    ///         t[cell] += 1;
+    ///         let to = ctx.rng(0).below(4) as LpId;
+    ///         let delay = 0.5 + ctx.rng(0).exponential(1.0);
+    ///         ctx.send(to, delay, ());
+    ///     }
+    ///     fn restore(&self, t: &mut Vec<u64>, old: &Old) {
+    ///         t[old.cell] = old.value;
+    ///     }
+    ///     fn finalize(&self, _: LpId, t: &Vec<u64>, _: f64, total: &mut u64) {
+    ///         *total += t.iter().sum::<u64>();
+    ///     }
+    /// }
+    ///
+    /// let seq = timewarp::run(&Table, &Config { end: 50.0, ..Config::default() }).unwrap();
+    /// let opt = Config { end: 50.0, sync: SyncMode::Optimistic, threads: 2, ..Config::default() };
+    /// assert_eq!(timewarp::run(&Table, &opt).unwrap().stats.digest, seq.stats.digest);
+    /// let check = Config { end: 50.0, sync: SyncMode::Check, ..Config::default() };
+    /// assert_eq!(timewarp::run(&Table, &check).unwrap().stats.digest, seq.stats.digest);
+    /// ```
+    fn restore(&self, state: &mut Self::State, entry: &Self::Undo) {
+        let _ = (state, entry);
+        panic!(
+            "model {} has Rollback::Incremental but no restore handler; implement Model::restore",
+            self.name()
+        );
+    }
     /// Runs once per committed event, in timestamp order per LP, after the
     /// event can no longer be rolled back: the only place for irreversible
     /// side effects (output, I/O).
@@ -210,6 +276,9 @@ pub struct Ctx<'a, M: Model> {
     pub(crate) out: &'a mut Vec<Outgoing<M::Msg>>,
     pub(crate) past_end: u32,
     pub(crate) error: Option<Error>,
+    /// Where [`Ctx::save`] records (an optimistic or check run of an
+    /// incremental model); `None` when nothing can be rolled back.
+    pub(crate) journal: Option<&'a mut std::collections::VecDeque<M::Undo>>,
 }
 
 impl<'a, M: Model> Ctx<'a, M> {
@@ -322,6 +391,26 @@ impl<'a, M: Model> Ctx<'a, M> {
         if self.error.is_none() {
             self.error = Some(Error::Model { lp: self.lp, time: self.now, message: message.into() });
         }
+    }
+
+    /// Records `entry` in this event's undo journal, for a model with
+    /// [`Rollback::Incremental`]: call it *before* each write it undoes
+    /// (the old value, or what [`Model::restore`] needs). Entries are given
+    /// back newest first when the event is rolled back. In a run that never
+    /// rolls back (sequential, conservative) it does nothing; see
+    /// [`saving`](Self::saving). Example: [`Model::restore`].
+    #[inline]
+    pub fn save(&mut self, entry: M::Undo) {
+        if let Some(j) = &mut self.journal {
+            j.push_back(entry);
+        }
+    }
+
+    /// Whether [`save`](Self::save) keeps its entries: false where nothing
+    /// is ever rolled back, so a handler may skip working out what to save.
+    #[inline]
+    pub fn saving(&self) -> bool {
+        self.journal.is_some()
     }
 
     /// Random stream `s` (`0..rng_streams`) of this LP. Draws are counted and

@@ -4,10 +4,18 @@
 use serde::{Deserialize, Serialize};
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
+/// How [`Ties`] is undone: [`Rollback::Reverse`].
+pub const REVERSE: u8 = 0;
+/// [`Rollback::StateSaving`].
+pub const SAVING: u8 = 1;
+/// [`Rollback::Incremental`].
+pub const INCREMENTAL: u8 = 2;
+
 /// LPs exchange tokens with delays 0 or 1 (many simultaneous events and
 /// zero-delay chains). Each LP folds what it receives, in order, into a hash:
-/// any difference in processing order changes the final state.
-pub struct Ties<const SAVE: bool> {
+/// any difference in processing order changes the final state. `R` says how
+/// it is undone ([`REVERSE`], [`SAVING`], [`INCREMENTAL`]).
+pub struct Ties<const R: u8> {
     pub lps: u32,
     pub tokens: u32,
 }
@@ -20,7 +28,10 @@ pub struct TieState {
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TieUndo {
+    /// The old hash (incremental: the old value of field `field`).
     old_hash: u64,
+    /// Incremental: 0 the hash, 1 the count.
+    field: u8,
 }
 
 /// Payload of a token that is absorbed where it lands.
@@ -30,12 +41,16 @@ fn mix(h: u64, x: u64) -> u64 {
     timewarp::digest::fold(h, x)
 }
 
-impl<const SAVE: bool> Model for Ties<SAVE> {
+impl<const R: u8> Model for Ties<R> {
     type State = TieState;
     type Msg = u32;
     type Undo = TieUndo;
     type Results = u64;
-    const ROLLBACK: Rollback = if SAVE { Rollback::StateSaving } else { Rollback::Reverse };
+    const ROLLBACK: Rollback = match R {
+        REVERSE => Rollback::Reverse,
+        SAVING => Rollback::StateSaving,
+        _ => Rollback::Incremental,
+    };
 
     fn name(&self) -> &str {
         "ties"
@@ -54,8 +69,20 @@ impl<const SAVE: bool> Model for Ties<SAVE> {
     }
     fn forward(&self, s: &mut TieState, msg: &u32, undo: &mut TieUndo, ctx: &mut Ctx<'_, Self>) {
         undo.old_hash = s.hash;
-        s.hash = mix(s.hash, ((*msg as u64) << 32) ^ ctx.now().to_bits());
-        s.seen += 1;
+        let x = ((*msg as u64) << 32) ^ ctx.now().to_bits();
+        if R == INCREMENTAL {
+            // Several entries per event, one field saved twice: restoring
+            // them in any order but newest first leaves a wrong hash.
+            ctx.save(TieUndo { old_hash: s.hash, field: 0 });
+            s.hash = mix(s.hash, x >> 7);
+            ctx.save(TieUndo { old_hash: s.seen, field: 1 });
+            s.seen += 1;
+            ctx.save(TieUndo { old_hash: s.hash, field: 0 });
+            s.hash = mix(undo.old_hash, x);
+        } else {
+            s.hash = mix(s.hash, x);
+            s.seen += 1;
+        }
         if *msg == TRANSIENT {
             return; // a transient token ends here
         }
@@ -71,6 +98,12 @@ impl<const SAVE: bool> Model for Ties<SAVE> {
     fn reverse(&self, s: &mut TieState, _: &u32, undo: &TieUndo, _: LpId, _: f64) {
         s.hash = undo.old_hash;
         s.seen -= 1;
+    }
+    fn restore(&self, s: &mut TieState, old: &TieUndo) {
+        match old.field {
+            0 => s.hash = old.old_hash,
+            _ => s.seen = old.old_hash,
+        }
     }
     fn finalize(&self, _: LpId, s: &TieState, _: f64, total: &mut u64) {
         *total += s.seen;

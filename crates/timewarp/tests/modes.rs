@@ -1,10 +1,10 @@
 //! Every synchronisation mode and thread count commits the same history:
-//! ties, zero delays, state saving and reverse computation, tiny memory,
+//! ties, zero delays, state saving, incremental state saving and reverse computation, tiny memory,
 //! random configurations.
 
 mod common;
 
-use common::Ties;
+use common::{Ties, INCREMENTAL, REVERSE, SAVING};
 use timewarp::{run, Config, Model, SyncMode};
 
 fn sequential<M: Model>(m: &M, end: f64) -> timewarp::Stats {
@@ -22,46 +22,52 @@ fn assert_same(a: &timewarp::Stats, b: &timewarp::Stats, what: &str) {
     assert_eq!(a.digest, b.digest, "{what}: digest differs");
 }
 
-#[test]
-fn ties_and_zero_delays_commit_identically_in_every_mode() {
-    for save in [false, true] {
-        let end = 12.0;
-        let (seq, chk) = if save {
-            let m = Ties::<true> { lps: 24, tokens: 3 };
-            (sequential(&m, end), run(&m, &Config { end, sync: SyncMode::Check, ..Config::default() }).unwrap().stats)
-        } else {
-            let m = Ties::<false> { lps: 24, tokens: 3 };
-            (sequential(&m, end), run(&m, &Config { end, sync: SyncMode::Check, ..Config::default() }).unwrap().stats)
-        };
-        assert!(seq.timestamp_ties > seq.committed_events / 4, "the model must produce many ties: {seq:?}");
-        assert_same(&seq, &chk, "check");
-        for threads in [1, 2, 3, 4, 8] {
-            for kps_per_pe in [1, 16] {
-                for batch in [1, 16] {
-                    let cfg = Config { end, threads, kps_per_pe, batch, ..Config::default() };
-                    let par = if save {
-                        optimistic(&Ties::<true> { lps: 24, tokens: 3 }, cfg)
-                    } else {
-                        optimistic(&Ties::<false> { lps: 24, tokens: 3 }, cfg)
-                    };
-                    assert_same(&seq, &par, &format!("save={save} threads={threads} kps={kps_per_pe} batch={batch}"));
-                }
+/// Sequential, check, and optimistic on 1–8 threads (one and many KPs,
+/// batches of 1 and 16) commit one history, for a model undone the `R` way.
+fn every_mode<const R: u8>() {
+    let end = 12.0;
+    let m = Ties::<R> { lps: 24, tokens: 3 };
+    let seq = sequential(&m, end);
+    let chk = run(&m, &Config { end, sync: SyncMode::Check, ..Config::default() }).unwrap().stats;
+    assert!(seq.timestamp_ties > seq.committed_events / 4, "the model must produce many ties: {seq:?}");
+    assert_same(&seq, &chk, "check");
+    for threads in [1, 2, 3, 4, 8] {
+        for kps_per_pe in [1, 16] {
+            for batch in [1, 16] {
+                let cfg = Config { end, threads, kps_per_pe, batch, ..Config::default() };
+                let par = optimistic(&m, cfg);
+                assert_same(&seq, &par, &format!("rollback {R} threads={threads} kps={kps_per_pe} batch={batch}"));
             }
         }
     }
+    // One worker running several PEs is deterministic: rollbacks happen
+    // here every time, so the undo path is exercised whatever the timing.
+    let cfg = Config { end, threads: 1, pes: Some(4), ..Config::default() };
+    let par = optimistic(&m, cfg);
+    assert!(par.rolled_back_events > 0, "rollback {R}: no rollback on 4 PEs run in turn: {par:?}");
+    assert_same(&seq, &par, &format!("rollback {R}, 1 thread 4 PEs"));
 }
 
 #[test]
-fn state_saving_and_reverse_computation_agree() {
+fn ties_and_zero_delays_commit_identically_in_every_mode() {
+    every_mode::<REVERSE>();
+    every_mode::<SAVING>();
+    every_mode::<INCREMENTAL>();
+}
+
+#[test]
+fn state_saving_incremental_and_reverse_computation_agree() {
     let end = 15.0;
-    let a = sequential(&Ties::<true> { lps: 16, tokens: 2 }, end);
-    let b = sequential(&Ties::<false> { lps: 16, tokens: 2 }, end);
+    let a = sequential(&Ties::<SAVING> { lps: 16, tokens: 2 }, end);
+    let b = sequential(&Ties::<REVERSE> { lps: 16, tokens: 2 }, end);
+    let c = sequential(&Ties::<INCREMENTAL> { lps: 16, tokens: 2 }, end);
     assert_same(&a, &b, "state saving vs reverse");
+    assert_same(&a, &c, "state saving vs incremental");
 }
 
 #[test]
 fn tiny_event_memory_still_commits_the_right_history() {
-    let m = Ties::<false> { lps: 32, tokens: 2 };
+    let m = Ties::<REVERSE> { lps: 32, tokens: 2 };
     let seq = sequential(&m, 10.0);
     for mem in [1, 2, 5] {
         for threads in [2, 4] {
@@ -79,7 +85,7 @@ fn tiny_event_memory_still_commits_the_right_history() {
 
 #[test]
 fn zero_event_memory_is_refused_with_the_minimum() {
-    let m = Ties::<false> { lps: 4, tokens: 1 };
+    let m = Ties::<REVERSE> { lps: 4, tokens: 1 };
     let e = run(&m, &Config { sync: SyncMode::Optimistic, threads: 2, event_memory: Some(0), ..Config::default() })
         .unwrap_err()
         .to_string();
@@ -89,7 +95,7 @@ fn zero_event_memory_is_refused_with_the_minimum() {
 #[test]
 fn committed_results_never_depend_on_the_mapping() {
     use timewarp::Mapping;
-    let m = Ties::<false> { lps: 40, tokens: 3 };
+    let m = Ties::<REVERSE> { lps: 40, tokens: 3 };
     let end = 10.0;
     let seq = sequential(&m, end);
     // LP i on PE (i * 7) % pes: every PE gets a scattered set.

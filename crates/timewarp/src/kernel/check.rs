@@ -1,4 +1,4 @@
-//! `--sync check`: forward, reverse, compare with a snapshot, forward again.
+//! `--sync check`: forward, reverse (or restore what was saved), compare with a snapshot, forward again.
 
 use crate::digest::hash_value;
 use crate::error::Error;
@@ -7,6 +7,7 @@ use crate::lp::Lp;
 use crate::model::{Model, Outgoing, Rollback};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::VecDeque;
 
 use super::{forward, Setup};
 
@@ -24,6 +25,7 @@ pub(crate) fn checked_forward<M: Model>(
     undo: &mut M::Undo,
     out: &mut Vec<Outgoing<M::Msg>>,
     first: &mut Vec<Outgoing<M::Msg>>,
+    journal: &mut VecDeque<M::Undo>,
 ) -> Result<u32, Error> {
     let snapshot = lp.state.clone();
     let (seq, counters) = (lp.seq, lp.counters);
@@ -38,18 +40,29 @@ pub(crate) fn checked_forward<M: Model>(
 
     first.clear();
     let mut first_undo = M::Undo::default();
-    forward(model, s, lp, dst, key, msg, &mut first_undo, first)?;
+    journal.clear();
+    let saving = (M::ROLLBACK == Rollback::Incremental).then_some(&mut *journal);
+    forward(model, s, lp, dst, key, msg, &mut first_undo, first, saving)?;
     match M::ROLLBACK {
         Rollback::Reverse => model.reverse(&mut lp.state, msg, &first_undo, dst, key.time),
         Rollback::StateSaving => lp.state = snapshot.clone(),
+        Rollback::Incremental => {
+            while let Some(entry) = journal.pop_back() {
+                model.restore(&mut lp.state, &entry);
+            }
+        }
     }
     lp.seq = seq;
     lp.counters = counters;
     if hash_value(&lp.state) != before {
-        return Err(fail(format!("reverse handler did not restore the state: {}", diff(&snapshot, &lp.state))));
+        let what = match M::ROLLBACK {
+            Rollback::Incremental => "the saved entries (Ctx::save, Model::restore) did not restore the state",
+            _ => "reverse handler did not restore the state",
+        };
+        return Err(fail(format!("{what}: {}", diff(&snapshot, &lp.state))));
     }
 
-    let past_end = forward(model, s, lp, dst, key, msg, undo, out)?;
+    let past_end = forward(model, s, lp, dst, key, msg, undo, out, None)?;
     let again = &out[out.len() - first.len().min(out.len())..];
     let same = again.len() == first.len()
         && first

@@ -324,7 +324,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 self.at = (dst, key.time);
                 let lp = &mut self.lps[self.map.local_of(dst, self.first_lp)];
                 let mut undo = M::Undo::default();
-                let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out)?;
+                let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out, None)?;
                 self.commits.commit(self.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats)?;
                 for o in &self.out {
                     let pe = self.map.pe_of(o.dst);

@@ -21,6 +21,7 @@ use crate::model::{Ctx, Model, Outgoing, MAX_STREAMS};
 use crate::rng::key_from_seed;
 use crate::stats::{peak_rss_bytes, Stats};
 use crate::Config;
+use std::collections::VecDeque;
 
 /// What a run returns: statistics and the model's results.
 #[derive(Debug)]
@@ -215,6 +216,7 @@ pub(crate) fn init_lp<M: Model>(
         out,
         past_end: 0,
         error: None,
+        journal: None,
     };
     let state = model.init(lp, &mut ctx);
     if let Some(e) = ctx.error {
@@ -226,6 +228,8 @@ pub(crate) fn init_lp<M: Model>(
 
 /// Calls the forward handler of `lp` for the event `(key, msg)`; sends go to
 /// `out`. Returns the number of sends dropped for being past the end time.
+/// `journal` takes what an incremental model saves ([`Ctx::save`]): `None`
+/// where nothing is ever rolled back.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn forward<M: Model>(
@@ -237,6 +241,7 @@ pub(crate) fn forward<M: Model>(
     msg: &M::Msg,
     undo: &mut M::Undo,
     out: &mut Vec<Outgoing<M::Msg>>,
+    journal: Option<&mut VecDeque<M::Undo>>,
 ) -> Result<u32, Error> {
     let mut ctx = Ctx::<M> {
         model,
@@ -253,6 +258,7 @@ pub(crate) fn forward<M: Model>(
         out,
         past_end: 0,
         error: None,
+        journal,
     };
     model.forward(&mut lp.state, msg, undo, &mut ctx);
     match ctx.error {

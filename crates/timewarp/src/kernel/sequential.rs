@@ -86,6 +86,7 @@ fn run_segment<
     let mut q = Q::default();
     let mut out = Vec::with_capacity(64);
     let mut first = Vec::new();
+    let mut journal = std::collections::VecDeque::new();
     let mut past_end = 0u64;
     let mut peak = 0usize;
 
@@ -128,9 +129,9 @@ fn run_segment<
             let mut undo = M::Undo::default();
             let started = if PROFILE { Some(Instant::now()) } else { None };
             let dropped = if check {
-                checked_forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out, &mut first)?
+                checked_forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out, &mut first, &mut journal)?
             } else {
-                forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out)?
+                forward(model, &s, lp, ev.dst, &ev.key, &ev.msg, &mut undo, &mut out, None)?
             };
             if PROFILE {
                 if let (Some(p), Some(t)) = (profile.as_deref_mut(), started) {

@@ -8,7 +8,6 @@
 use std::collections::VecDeque;
 
 use crate::key::{Key, LpId};
-use crate::model::MAX_STREAMS;
 
 /// An event sent by a processed event, kept so it can be cancelled.
 #[derive(Clone, Copy, Debug)]
@@ -20,25 +19,30 @@ pub(crate) struct SentRec {
     pub(crate) inc: u32,
 }
 
-/// An LP's state and random-stream counters before an event (state saving).
-pub(crate) struct Saved<S> {
-    pub(crate) state: S,
-    /// Stream counters (what a panicking handler's draws are counted from).
-    pub(crate) counters: [u64; MAX_STREAMS as usize],
-}
-
 /// Processed, not yet committed events of a group of LPs.
-pub(crate) struct Kp<S> {
+pub(crate) struct Kp<S, U> {
     /// Arena handles of processed events in processing (= key) order.
     pub(crate) processed: VecDeque<u32>,
     /// Sends of those events, in the same order (each event owns `n_sent` of them).
     pub(crate) sent: VecDeque<SentRec>,
     /// LP state before each processed event (state-saving models only).
-    pub(crate) saved: VecDeque<Saved<S>>,
+    pub(crate) saved: VecDeque<S>,
+    /// What those events saved, in the same order (incremental models
+    /// only; each event owns `saved` entries): rollback gives entries back
+    /// from the end, fossil collection drops them from the front.
+    pub(crate) journal: VecDeque<U>,
+    /// The journal's length before the running handler's first entry.
+    pub(crate) journal_mark: usize,
 }
 
-impl<S> Kp<S> {
+impl<S, U> Kp<S, U> {
     pub(crate) fn new() -> Self {
-        Kp { processed: VecDeque::new(), sent: VecDeque::new(), saved: VecDeque::new() }
+        Kp {
+            processed: VecDeque::new(),
+            sent: VecDeque::new(),
+            saved: VecDeque::new(),
+            journal: VecDeque::new(),
+            journal_mark: 0,
+        }
     }
 }

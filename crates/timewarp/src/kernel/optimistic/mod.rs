@@ -133,7 +133,7 @@ pub(crate) fn ring_capacity(pes: usize) -> usize {
 /// between them, for [`Estimate`](crate::memory::Estimate).
 pub(crate) fn fixed_bytes<M: Model>(threads: usize, kps: u64) -> (u64, u64) {
     let t = threads as u64;
-    let kp = std::mem::size_of::<kp::Kp<M::State>>() as u64;
+    let kp = std::mem::size_of::<kp::Kp<M::State, M::Undo>>() as u64;
     let slot = std::mem::size_of::<crate::wire::Wire<M::Msg>>() as u64;
     let rings = t.saturating_mul(t.saturating_sub(1)).saturating_mul(ring_capacity(threads) as u64 * slot);
     (t.saturating_mul(kps).saturating_mul(kp), rings)

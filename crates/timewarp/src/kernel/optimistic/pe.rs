@@ -20,7 +20,7 @@ use crate::queue::{Entry, PendingQueue};
 use super::super::{forward, handler_panic, restore_events, start_lp, Segment, Setup};
 use super::comm::{Links, Received};
 use super::gvt::{Gvt, Participant, Step};
-use super::kp::{Kp, Saved, SentRec};
+use super::kp::{Kp, SentRec};
 use super::net::Network;
 use super::scheduling::Runnable;
 use super::transport::Transport;
@@ -59,7 +59,7 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// This PE's LPs: ids (in id order) and records, index for index.
     pub(crate) ids: Vec<LpId>,
     pub(crate) lps: Vec<Lp<M::State>>,
-    kps: Vec<Kp<M::State>>,
+    kps: Vec<Kp<M::State, M::Undo>>,
     arena: Arena<Event<M::Msg, M::Undo>>,
     q: Q,
     /// Incarnations of events received from each other PE, for anti-messages.
@@ -76,8 +76,8 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// Exact draw counts of processed events that drew more than a packed
     /// 16-bit field holds (by arena handle; their `draws` is [`WIDE`]).
     wide_draws: FxHashMap<u32, [u64; MAX_STREAMS as usize]>,
-    /// Arena record and KP of the event whose handler is running.
-    current: Option<(u32, usize)>,
+    /// The event whose handler is running.
+    current: Option<Current>,
     out: Vec<Outgoing<M::Msg>>,
     inbox: Vec<(usize, Wire<M::Msg>)>,
     part: Participant,
@@ -127,6 +127,16 @@ const WIDE: u64 = u64::MAX;
 
 /// Cancelled events in a pending queue before it is compacted (at least).
 const COMPACT_MIN: usize = 1024;
+
+/// The event whose forward handler is running: its arena record, its KP,
+/// and its LP's stream counters before it (so the draws of a handler that
+/// panics can be counted, and rewound if it is rolled back).
+#[derive(Clone, Copy)]
+struct Current {
+    h: u32,
+    kp: usize,
+    before: [u64; MAX_STREAMS as usize],
+}
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable for Pe<'_, M, Q, N, P> {
     #[inline]
@@ -332,14 +342,11 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
             Ok(r) => r?,
             Err(p) => {
-                let Some((h, kp)) = self.current.take() else { std::panic::resume_unwind(p) };
+                let Some(Current { h, kp, before }) = self.current.take() else { std::panic::resume_unwind(p) };
                 let (dst, time) = (self.arena[h].dst, self.arena[h].key.time);
-                // Draws since the saved state; a reverse-computation
-                // model's panicked event can never be undone anyway.
-                let before = match self.kps[kp].saved.back() {
-                    Some(saved) => saved.counters,
-                    None => self.lps[self.map.local_of(dst, self.first_lp)].counters,
-                };
+                // A reverse-computation model's panicked event can never
+                // be undone; a state-saving or incremental one's can (what
+                // it saved before the panic is in its journal).
                 self.record(h, self.arena[h].key, dst, kp, before, 0, Some(handler_panic(dst, time, p.as_ref())))?;
                 (1, false)
             }
@@ -509,12 +516,19 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         })?;
         let lp = &mut self.lps[self.map.local_of(item.dst, self.first_lp)];
         if M::ROLLBACK == Rollback::StateSaving {
-            self.kps[kp].saved.push_back(Saved { state: lp.state.clone(), counters: lp.counters });
+            self.kps[kp].saved.push_back(lp.state.clone());
         }
         let before = lp.counters;
         // If the handler panics, `run` finishes the event from here.
-        self.current = Some((h, kp));
-        let r = forward(self.model, self.s, lp, item.dst, &key, &item.msg, &mut self.arena[h].undo, &mut self.out);
+        self.current = Some(Current { h, kp, before });
+        let k = &mut self.kps[kp];
+        // What an incremental model saves goes straight to its KP's journal.
+        let journal = (M::ROLLBACK == Rollback::Incremental).then(|| {
+            k.journal_mark = k.journal.len();
+            &mut k.journal
+        });
+        let undo = &mut self.arena[h].undo;
+        let r = forward(self.model, self.s, lp, item.dst, &key, &item.msg, undo, &mut self.out, journal);
         self.current = None;
         // An error (bad send, panic) stays with the event: it stops the run
         // only if the event commits (a speculative state may be wrong).
@@ -552,6 +566,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         rec.draws = if wide { WIDE } else { draws };
         rec.n_sent = self.out.len() as u32;
         rec.past_end = past_end;
+        if M::ROLLBACK == Rollback::Incremental {
+            let k = &self.kps[kp];
+            rec.saved = (k.journal.len() - k.journal_mark) as u32;
+        }
         if wide {
             self.wide_draws.insert(h, std::array::from_fn(|s| lp.counters[s] - before[s]));
         }
@@ -615,6 +633,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         let ev = self.arena[h];
         if !self.errors.is_empty() {
             if let Some((_, Error::Panic { lp, time, message })) = self.errors.remove(&h) {
+                // (Incremental models can be undone: what they saved is kept as it is written.)
                 if M::ROLLBACK == Rollback::Reverse {
                     return Err(Error::Panic {
                         lp,
@@ -637,7 +656,14 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         match M::ROLLBACK {
             Rollback::Reverse => self.model.reverse(&mut lp.state, &ev.msg, &ev.undo, ev.dst, ev.key.time),
             Rollback::StateSaving => {
-                lp.state = self.kps[kp].saved.pop_back().expect("a saved state per processed event").state
+                lp.state = self.kps[kp].saved.pop_back().expect("a saved state per processed event")
+            }
+            Rollback::Incremental => {
+                let journal = &mut self.kps[kp].journal;
+                for _ in 0..ev.saved {
+                    let entry = journal.pop_back().expect("the entries a processed event saved");
+                    self.model.restore(&mut lp.state, &entry);
+                }
             }
         }
         for (c, d) in lp.counters.iter_mut().zip(draws) {
@@ -820,8 +846,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     self.stats.remote += (pe != self.id) as u64;
                     self.stats.remote_process += self.transport.elsewhere(pe) as u64;
                 }
-                if M::ROLLBACK == Rollback::StateSaving {
-                    self.kps[kp].saved.pop_front();
+                match M::ROLLBACK {
+                    Rollback::Reverse => {}
+                    Rollback::StateSaving => drop(self.kps[kp].saved.pop_front()),
+                    Rollback::Incremental => drop(self.kps[kp].journal.drain(..ev.saved as usize)),
                 }
                 if ev.draws == WIDE {
                     self.wide_draws.remove(&h);
