@@ -44,7 +44,18 @@ impl<Msg, Undo: Default> Event<Msg, Undo> {
     /// A pending event.
     #[inline]
     pub(crate) fn new(key: Key, dst: LpId, msg: Msg) -> Self {
-        Event { key, dst, owner: Owner::Pending, n_sent: 0, draws: 0, past_end: 0, inc: 0, saved: 0, msg, undo: Undo::default() }
+        Event {
+            key,
+            dst,
+            owner: Owner::Pending,
+            n_sent: 0,
+            draws: 0,
+            past_end: 0,
+            inc: 0,
+            saved: 0,
+            msg,
+            undo: Undo::default(),
+        }
     }
 }
 

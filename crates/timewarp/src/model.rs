@@ -227,10 +227,7 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     /// ```
     fn restore(&self, state: &mut Self::State, entry: &Self::Undo) {
         let _ = (state, entry);
-        panic!(
-            "model {} has Rollback::Incremental but no restore handler; implement Model::restore",
-            self.name()
-        );
+        panic!("model {} has Rollback::Incremental but no restore handler; implement Model::restore", self.name());
     }
     /// Runs once per committed event, in timestamp order per LP, after the
     /// event can no longer be rolled back: the only place for irreversible

@@ -55,6 +55,27 @@ impl Histogram {
         self.add_n(Self::bucket(x), 1);
     }
 
+    /// The stored span (first bucket, buckets): what [`unadd`](Self::unadd) restores.
+    #[inline]
+    pub(crate) fn span(&self) -> (u32, u32) {
+        (self.first, self.counts.len() as u32)
+    }
+
+    /// Undoes [`add`](Self::add)`(x)` made when the span was `(first, len)`
+    /// (an optimistic rollback): the state is exactly as before the add.
+    pub(crate) fn unadd(&mut self, x: f64, first: u32, len: u32) {
+        let b = Self::bucket(x) - self.first as usize;
+        self.counts[b] -= 1;
+        if len == 0 {
+            self.counts.clear();
+        } else {
+            // Buckets the add put in front, then behind, of the old span.
+            self.counts.drain(..(first - self.first) as usize);
+            self.counts.truncate(len as usize);
+        }
+        self.first = first;
+    }
+
     /// Adds `n` to bucket `b`, widening the stored span to hold it.
     fn add_n(&mut self, b: usize, n: u32) {
         let first = self.first as usize;

@@ -181,6 +181,7 @@ mod fattree;
 #[cfg(test)]
 mod fattree_tests;
 mod histogram;
+mod journal;
 mod node;
 mod rank;
 #[cfg(test)]
@@ -201,6 +202,7 @@ pub use dragonfly::{Dragonfly, NO_VIA};
 pub use dumpi::{DumpiOptions, DumpiTime};
 pub use fattree::{FatTree, Hop};
 pub use histogram::Histogram;
+pub use journal::Undo;
 pub use node::{Header, Node, Packet};
 pub use rank::RankResult;
 pub use topology::{Step, Topology};
@@ -210,6 +212,7 @@ pub use workload::{
     COLLECTIVE_TAG, NO_RANK,
 };
 
+use journal::{Journal, Saved};
 use node::{Counts, Link, Nic, Queues, NO_DIM};
 
 /// Where a switch buffers packets.
@@ -1042,9 +1045,9 @@ impl Network {
         let mut h = h;
         if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
             self.ugal(n, router, &mut h);
-            n.inject[nic].queue[0] = h;
+            n.nic_set_head(nic, h);
         }
-        n.links[h.out as usize].heads += 1;
+        n.link_mut(h.out as usize).heads += 1;
     }
 
     /// Escape virtual channels under adaptive routing (the dateline classes
@@ -1174,8 +1177,9 @@ impl Network {
     /// Schedules a wake-up for output `o` at the time its link frees, unless one is pending.
     #[inline]
     fn ensure_wake(&self, n: &mut Node, o: usize, ctx: &mut Ctx<'_, Self>) {
-        let l = &mut n.links[o];
+        let l = &n.links[o];
         if l.wake != l.free {
+            let l = n.link_mut(o);
             l.wake = l.free;
             ctx.send(ctx.lp(), l.free - ctx.now(), Msg::Wake { port: o as u8 });
         }
@@ -1198,12 +1202,12 @@ impl Network {
         let v = self.vcs as usize;
         let inject = self.ports() * v;
         if i >= inject {
-            let p = n.inject[i - inject].queue.pop_front().expect("a packet at the head of the injection queue");
+            let p = n.nic_pop(i - inject);
             self.injection_head(n, ctx.lp(), i - inject);
-            n.links[p.out as usize].heads -= 1;
+            n.link_mut(p.out as usize).heads -= 1;
             return p;
         }
-        let p = n.input.pop(i);
+        let p = n.pop(false, i);
         n.done_waiting(i, p.out as usize);
         if let Some(out) = n.input.head(i).map(|h| h.out as usize) {
             n.wait_for(i, out);
@@ -1221,22 +1225,21 @@ impl Network {
         let now = ctx.now();
         let s = self.lag(ctx.lp(), &p, o);
         let (end, w) = (ctx.end_time(), self.warmup);
-        let l = &mut n.links[o];
+        let l = n.link_mut(o);
         l.free = now + s;
         l.packets += 1;
         l.busy += ((now + s).min(end) - now.max(w)).max(0.0);
-        let c = &mut n.counts;
         if o >= self.ports() {
             let delay = self.class_latency(0) + s;
-            if now + delay >= end {
-                c.on_links += 1;
-            }
+            let on_link = now + delay >= end;
+            n.counts.on_links += on_link as u64;
+            n.log.save(|| Saved::Launch { hop: false, on_link });
             ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
         let v = self.vcs as usize;
-        n.input.lanes[o * v + vc].credits -= 1;
-        c.hops += 1;
+        n.lane_mut(o * v + vc).credits -= 1;
+        n.counts.hops += 1;
         p.hops += 1;
         if vc >= self.escape_vcs() && self.routing == Routing::Adaptive {
             // An adaptive hop: should the packet take the escape channels
@@ -1250,9 +1253,9 @@ impl Network {
             p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
         }
         let delay = self.latency(ctx.lp(), o) + self.router_delay;
-        if now + delay >= end {
-            c.on_links += 1;
-        }
+        let on_link = now + delay >= end;
+        n.counts.on_links += on_link as u64;
+        n.log.save(|| Saved::Launch { hop: true, on_link });
         let next = self.topology.neighbour(ctx.lp(), o).expect("a route takes existing links");
         let port = self.topology.peer_port(ctx.lp(), o) as u8;
         ctx.send(next, delay, Msg::Arrive { pkt: p.header(), port, vc: vc as u8 });
@@ -1270,6 +1273,7 @@ impl Network {
                 // Only injected packets wait for their head to reach the router.
                 let nic = i - self.ports() * v;
                 if n.inject[nic].wake != p.ready {
+                    n.save_nic(nic);
                     n.inject[nic].wake = p.ready;
                     ctx.send(node, p.ready - now, Msg::Ready { nic: nic as u8 });
                 }
@@ -1304,8 +1308,11 @@ impl Network {
                     let Some((o, vc)) = to else { return };
                     let mut p = self.take_input(n, i, ctx);
                     p.ready = now;
-                    let len = n.output.push(o * v + vc, p).expect("room in the output buffer was checked");
-                    n.counts.max_output = n.counts.max_output.max(len as u16);
+                    let len = n.push(true, o * v + vc, p).expect("room in the output buffer was checked");
+                    if len as u16 > n.counts.max_output {
+                        n.save_maxes();
+                        n.counts.max_output = len as u16;
+                    }
                     self.try_output(n, o, None, ctx);
                 }
             }
@@ -1392,7 +1399,7 @@ impl Network {
                     }
                 }
                 let Some((_, vc)) = best else { return };
-                let p = n.output.pop(o * v + vc);
+                let p = n.pop(true, o * v + vc);
                 self.launch(n, p, o, vc, ctx);
                 if (0..v).any(|vc| n.output.len(o * v + vc) > 0) {
                     self.ensure_wake(n, o, ctx);
@@ -1442,6 +1449,7 @@ impl Network {
                 self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
             }
         };
+        n.save_nic(nic);
         let q = &mut n.inject[nic];
         let msg = q.next_msg;
         q.next_msg = q.next_msg.wrapping_add(1);
@@ -1476,6 +1484,7 @@ impl Network {
         let npkts = message_bytes.div_ceil(self.packet_bytes);
         let was_empty = n.inject[nic].queue.is_empty();
         let measured = now >= self.warmup;
+        n.save_nic(nic);
         for j in 0..npkts {
             let bytes = (message_bytes - j * self.packet_bytes).min(self.packet_bytes);
             let q = &mut n.inject[nic];
@@ -1496,7 +1505,8 @@ impl Network {
                 via,
             };
             self.route(n, router, &mut p);
-            n.inject[nic].queue.push_back(p);
+            n.nic_push(nic, p);
+            n.log.save(|| Saved::Injected { bytes, measured });
             n.counts.injected += 1;
             if measured {
                 n.counts.injected_w += 1;
@@ -1512,14 +1522,20 @@ impl Network {
     /// A packet's last byte arrived here; whether its message is now whole.
     fn deliver(&self, n: &mut Node, p: &Header, now: f64) -> bool {
         let c = &mut n.counts;
+        let in_window = now >= self.warmup;
+        let last = c.last_delivery;
+        n.log.save(|| Saved::Delivered { bytes: p.bytes, in_window, last });
         c.delivered += 1;
         c.last_delivery = now;
-        if now >= self.warmup {
+        if in_window {
             c.delivered_bytes_w += p.bytes as u64;
         }
         let measured = p.created >= self.warmup;
         if measured {
             let lat = now - p.created;
+            let (sum, max, min) = (c.lat_sum, c.lat_max, c.lat_min);
+            let (hist_first, hist_len) = c.hist.span();
+            n.log.save(|| Saved::Latency { lat, hops: p.hops, sum, max, min, hist_first, hist_len });
             c.lat_n += 1;
             c.lat_sum += lat;
             c.lat_max = c.lat_max.max(lat);
@@ -1531,17 +1547,24 @@ impl Network {
         let done = if p.npkts == 1 {
             true
         } else if let Some(i) = n.partial.iter().position(|e| e.0 == p.src && e.1 == p.msg) {
-            n.partial[i].2 -= 1;
-            let last = n.partial[i].2 == 0;
+            let last = n.partial[i].2 == 1;
             if last {
-                n.partial.swap_remove(i);
+                let old = n.partial.swap_remove(i);
+                n.log.save(|| Saved::PartialRemove { i: i as u32, old });
+            } else {
+                n.partial[i].2 -= 1;
+                n.log.save(|| Saved::PartialCount { i: i as u32 });
             }
             last
         } else {
             n.partial.push((p.src, p.msg, p.npkts - 1, p.created));
+            n.log.save(|| Saved::PartialPush);
             false
         };
         if done && measured {
+            let c = &mut n.counts;
+            let sum = c.msg_lat_sum;
+            n.log.save(|| Saved::Message { sum });
             c.msg_n += 1;
             c.msg_lat_sum += now - p.created;
         }
@@ -1552,9 +1575,9 @@ impl Network {
 impl Model for Network {
     type State = Node;
     type Msg = Msg;
-    type Undo = ();
+    type Undo = Undo;
     type Results = Results;
-    const ROLLBACK: Rollback = Rollback::StateSaving;
+    const ROLLBACK: Rollback = Rollback::Incremental;
 
     fn name(&self) -> &str {
         "network"
@@ -1623,56 +1646,20 @@ impl Model for Network {
             partial: Vec::new(),
             counts: Counts { max_credits: b, ..Counts::default() },
             ranks: if self.workload.is_some() { self.start_ranks(lp, ctx) } else { Vec::new() },
+            log: Journal::default(),
         }
     }
 
-    fn forward(&self, n: &mut Node, msg: &Msg, _: &mut (), ctx: &mut Ctx<'_, Self>) {
-        n.counts.events += 1;
-        let v = self.vcs as usize;
-        match *msg {
-            Msg::Generate { nic } => self.generate(n, nic as usize, ctx),
-            Msg::Arrive { pkt, port, vc } => {
-                let mut pkt = Packet::arrived(&pkt, ctx.now());
-                self.route(n, ctx.lp(), &mut pkt);
-                let q = port as usize * v + vc as usize;
-                let full = n.input.len(q) >= self.buffer_of(ctx.lp(), port as usize) as usize;
-                let Some(len) = (if full { None } else { n.input.push(q, pkt) }) else {
-                    return ctx.fail(format!(
-                        "flow control violated: a packet arrived at the full buffer of input port {port}, virtual channel {vc}"
-                    ));
-                };
-                n.counts.max_input = n.counts.max_input.max(len as u16);
-                if len == 1 {
-                    n.wait_for(q, pkt.out as usize);
-                    self.try_input(n, q, ctx);
-                }
-            }
-            Msg::Credit { port, vc } => {
-                let c = &mut n.input.lanes[port as usize * v + vc as usize].credits;
-                if *c as u32 >= self.buffer_of(ctx.lp(), port as usize) {
-                    return ctx.fail(format!(
-                        "flow control violated: more credits than buffer slots at output port {port}, virtual channel {vc}"
-                    ));
-                }
-                *c += 1;
-                n.counts.max_credits = n.counts.max_credits.max(*c);
-                self.try_output(n, port as usize, None, ctx);
-            }
-            Msg::Wake { port } => {
-                n.links[port as usize].wake = -1.0;
-                self.try_output(n, port as usize, None, ctx);
-            }
-            Msg::Ready { nic } => {
-                n.inject[nic as usize].wake = -1.0;
-                self.try_input(n, self.ports() * v + nic as usize, ctx);
-            }
-            Msg::Deliver { pkt } => {
-                if self.deliver(n, &pkt, ctx.now()) && self.workload.is_some() {
-                    self.message_arrived(n, &pkt, ctx);
-                }
-            }
-            Msg::Step { nic } => self.step(n, nic as usize, ctx),
+    fn forward(&self, n: &mut Node, msg: &Msg, _: &mut Undo, ctx: &mut Ctx<'_, Self>) {
+        n.log.on = ctx.saving();
+        self.handle(n, msg, ctx);
+        if n.log.on {
+            n.flush(|e| ctx.save(e));
         }
+    }
+
+    fn restore(&self, n: &mut Node, e: &Undo) {
+        n.restore(&e.0);
     }
 
     fn finalize(&self, lp: LpId, n: &Node, end: f64, r: &mut Results) {
@@ -1742,5 +1729,67 @@ impl Model for Network {
         r.accepted_throughput = ratio(a.delivered_bytes as f64, capacity);
         r.measured_offered_load = ratio(a.injected_bytes as f64, capacity);
         r.events_per_hop = ratio(a.events as f64, a.hops as f64);
+    }
+}
+
+impl Network {
+    /// One event (`Model::forward`, less the journal's set-up and hand-over).
+    #[inline(always)]
+    fn handle(&self, n: &mut Node, msg: &Msg, ctx: &mut Ctx<'_, Self>) {
+        n.counts.events += 1;
+        n.log.save(|| Saved::Event);
+        let v = self.vcs as usize;
+        match *msg {
+            Msg::Generate { nic } => self.generate(n, nic as usize, ctx),
+            Msg::Arrive { pkt, port, vc } => {
+                let mut pkt = Packet::arrived(&pkt, ctx.now());
+                self.route(n, ctx.lp(), &mut pkt);
+                let q = port as usize * v + vc as usize;
+                let full = n.input.len(q) >= self.buffer_of(ctx.lp(), port as usize) as usize;
+                let Some(len) = (if full { None } else { n.push(false, q, pkt) }) else {
+                    return ctx.fail(format!(
+                        "flow control violated: a packet arrived at the full buffer of input port {port}, virtual channel {vc}"
+                    ));
+                };
+                if len as u16 > n.counts.max_input {
+                    n.save_maxes();
+                    n.counts.max_input = len as u16;
+                }
+                if len == 1 {
+                    n.wait_for(q, pkt.out as usize);
+                    self.try_input(n, q, ctx);
+                }
+            }
+            Msg::Credit { port, vc } => {
+                let q = port as usize * v + vc as usize;
+                let c = n.input.lanes[q].credits;
+                if c as u32 >= self.buffer_of(ctx.lp(), port as usize) {
+                    return ctx.fail(format!(
+                        "flow control violated: more credits than buffer slots at output port {port}, virtual channel {vc}"
+                    ));
+                }
+                n.lane_mut(q).credits = c + 1;
+                if c + 1 > n.counts.max_credits {
+                    n.save_maxes();
+                    n.counts.max_credits = c + 1;
+                }
+                self.try_output(n, port as usize, None, ctx);
+            }
+            Msg::Wake { port } => {
+                n.link_mut(port as usize).wake = -1.0;
+                self.try_output(n, port as usize, None, ctx);
+            }
+            Msg::Ready { nic } => {
+                n.save_nic(nic as usize);
+                n.inject[nic as usize].wake = -1.0;
+                self.try_input(n, self.ports() * v + nic as usize, ctx);
+            }
+            Msg::Deliver { pkt } => {
+                if self.deliver(n, &pkt, ctx.now()) && self.workload.is_some() {
+                    self.message_arrived(n, &pkt, ctx);
+                }
+            }
+            Msg::Step { nic } => self.step(n, nic as usize, ctx),
+        }
     }
 }

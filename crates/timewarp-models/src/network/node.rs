@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 use super::histogram::Histogram;
+use super::journal::{Journal, Saved};
 
 /// "No dimension yet": a packet that has not left its source router.
 pub(crate) const NO_DIM: u8 = u8::MAX;
@@ -124,7 +125,7 @@ pub(crate) const NIL: u16 = u16::MAX;
 
 /// A packet in a buffer, and the next one of its queue (or of the free list).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-struct Slot {
+pub(crate) struct Slot {
     p: Packet,
     next: u16,
 }
@@ -139,9 +140,9 @@ struct Slot {
 #[repr(C)]
 pub(crate) struct Queues {
     pub(crate) lanes: Vec<Lane>,
-    slots: Vec<Slot>,
+    pub(crate) slots: Vec<Slot>,
     /// First free slot ([`NIL`]: none; the pool grows).
-    free: u16,
+    pub(crate) free: u16,
     cap: u16,
 }
 
@@ -163,38 +164,55 @@ impl Queues {
 
     /// Appends `p` to queue `q`; returns its new length, or `None` if the
     /// queue is full (a flow-control error, which the caller reports).
+    /// What it overwrites is saved in `log` (`out`: these are output queues).
     #[inline]
-    pub(crate) fn push(&mut self, q: usize, p: Packet) -> Option<usize> {
+    pub(crate) fn push(&mut self, q: usize, p: Packet, out: bool, log: &mut Journal) -> Option<usize> {
         if self.lanes[q].len >= self.cap {
             return None;
         }
         let s = match self.free {
             NIL => {
                 // At most every queue full: queues × cap slots, below u16::MAX (`Network::validate` checks it).
+                log.save(|| Saved::Grew { out });
                 self.slots.push(Slot { p, next: NIL });
                 (self.slots.len() - 1) as u16
             }
             s => {
-                self.free = self.slots[s as usize].next;
+                let (free, old) = (self.free, self.slots[s as usize]);
+                log.save(|| Saved::Free { out, old: free });
+                log.save(|| Saved::Slot { out, s, old });
+                self.free = old.next;
                 self.slots[s as usize] = Slot { p, next: NIL };
                 s
             }
         };
+        let old = self.lanes[q];
+        log.save(|| Saved::Lane { out, q: q as u16, old });
         let l = &mut self.lanes[q];
         match l.tail {
             NIL => l.head = s,
-            t => self.slots[t as usize].next = s,
+            t => {
+                let old = self.slots[t as usize];
+                log.save(|| Saved::Slot { out, s: t, old });
+                self.slots[t as usize].next = s
+            }
         }
         l.tail = s;
         l.len += 1;
         Some(l.len as usize)
     }
 
+    /// Takes the head of queue `q` (what it overwrites saved in `log`).
     #[inline]
-    pub(crate) fn pop(&mut self, q: usize) -> Packet {
+    pub(crate) fn pop(&mut self, q: usize, out: bool, log: &mut Journal) -> Packet {
+        let old = self.lanes[q];
+        debug_assert!(old.len > 0);
+        let s = old.head;
+        let (free, old_slot) = (self.free, self.slots[s as usize]);
+        log.save(|| Saved::Lane { out, q: q as u16, old });
+        log.save(|| Saved::Slot { out, s, old: old_slot });
+        log.save(|| Saved::Free { out, old: free });
         let l = &mut self.lanes[q];
-        debug_assert!(l.len > 0);
-        let s = l.head;
         let slot = &mut self.slots[s as usize];
         l.head = slot.next;
         l.len -= 1;
@@ -308,7 +326,12 @@ impl Node {
     /// Input queue `q`'s head (routed to `out`) starts waiting for its output.
     #[inline]
     pub(crate) fn wait_for(&mut self, q: usize, out: usize) {
-        let l = &mut self.links[out];
+        self.save_lane(q);
+        let last = self.links[out].waiting_last;
+        if last != NIL {
+            self.save_lane(last as usize);
+        }
+        let l = self.link_mut(out);
         l.heads += 1;
         let last = std::mem::replace(&mut l.waiting_last, q as u16);
         match last {
@@ -321,7 +344,7 @@ impl Node {
     /// Input queue `q`'s head (routed to `out`) leaves.
     #[inline]
     pub(crate) fn done_waiting(&mut self, q: usize, out: usize) {
-        self.links[out].heads -= 1;
+        self.link_mut(out).heads -= 1;
         let next = self.input.lanes[q].wait;
         let (mut prev, mut at) = (NIL, self.links[out].waiting);
         while at as usize != q {
@@ -331,11 +354,21 @@ impl Node {
         }
         match prev {
             NIL => self.links[out].waiting = next,
-            p => self.input.lanes[p as usize].wait = next,
+            p => {
+                self.save_lane(p as usize);
+                self.input.lanes[p as usize].wait = next
+            }
         }
         if next == NIL {
             self.links[out].waiting_last = prev;
         }
+    }
+
+    /// Saves input lane `q` before a write to it.
+    #[inline(always)]
+    fn save_lane(&mut self, q: usize) {
+        let old = self.input.lanes[q];
+        self.log.save(|| Saved::Lane { out: false, q: q as u16, old });
     }
 
     /// The network input queues whose heads wait for output `o`.
@@ -370,4 +403,7 @@ pub struct Node {
     pub(crate) partial: Vec<(u32, u32, u32, f64)>,
     /// Trace workloads: each NIC's rank (empty under synthetic traffic).
     pub(crate) ranks: Vec<super::rank::Rank>,
+    /// What the current event overwrote (optimistic runs; empty between events).
+    #[serde(skip)]
+    pub(crate) log: Journal,
 }

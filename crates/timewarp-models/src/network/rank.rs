@@ -4,6 +4,7 @@
 //! state is a [`Rank`] in the node (rolled back with it); nothing here runs
 //! under synthetic traffic.
 
+use super::journal::{undo_list, Elem, List, ListOp, Logged, Saved};
 use super::workload::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
 use super::{Header, Msg, Network, Node, Results};
 use serde::{Deserialize, Serialize};
@@ -54,29 +55,112 @@ pub(crate) struct Rank {
     early: Vec<(u32, u32)>,
 }
 
+/// A rank's scalar fields, as a journal entry saves them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Scalars {
+    pc: u32,
+    phase: Phase,
+    since: f64,
+    comm: f64,
+    finish: f64,
+    next_req: u32,
+    next_send: u32,
+}
+
+/// The rank's lists, by number in a journal entry.
+const REQS: u8 = 0;
+const POSTED: u8 = 1;
+const UNEXPECTED: u8 = 2;
+const EXPECT: u8 = 3;
+const EARLY: u8 = 4;
+
 impl Rank {
-    /// Message `k` of rank `src` is whole here: the messages of `src` now
-    /// releasable in its send order (`k` and any held back behind it; none
-    /// while an earlier message of `src` to this rank is still missing).
-    pub(crate) fn in_order(&mut self, w: &Workload, src: u32, k: u32) -> Vec<u32> {
+    pub(crate) fn set_scalars(&mut self, s: Scalars) {
+        (self.pc, self.phase, self.since, self.comm, self.finish) = (s.pc, s.phase, s.since, s.comm, s.finish);
+        (self.next_req, self.next_send) = (s.next_req, s.next_send);
+    }
+
+    fn scalars(&self) -> Scalars {
+        Scalars {
+            pc: self.pc,
+            phase: self.phase,
+            since: self.since,
+            comm: self.comm,
+            finish: self.finish,
+            next_req: self.next_req,
+            next_send: self.next_send,
+        }
+    }
+
+    /// Undoes one saved change to list `list`.
+    pub(crate) fn undo_list(&mut self, list: u8, op: ListOp, i: u32, v: [u32; 4]) {
+        match list {
+            REQS => undo_list(&mut self.reqs, op, i, v),
+            POSTED => undo_list(&mut self.posted, op, i, v),
+            UNEXPECTED => undo_list(&mut self.unexpected, op, i, v),
+            EXPECT => undo_list(&mut self.expect, op, i, v),
+            _ => undo_list(&mut self.early, op, i, v),
+        }
+    }
+}
+
+impl Node {
+    /// Rank `nic`, whose scalars are saved first: the caller may change them.
+    #[inline]
+    fn rank_mut(&mut self, nic: usize) -> &mut Rank {
+        let scalars = self.ranks[nic].scalars();
+        self.log.save(|| Saved::Rank { nic: nic as u8, scalars });
+        &mut self.ranks[nic]
+    }
+
+    fn list<'a, T: Elem, L: List<T>>(
+        items: &'a mut L,
+        log: &'a mut super::journal::Journal,
+        nic: usize,
+        list: u8,
+    ) -> Logged<'a, T, L> {
+        Logged { items, log, nic: nic as u8, list, _t: std::marker::PhantomData }
+    }
+    fn reqs(&mut self, nic: usize) -> Logged<'_, (u32, bool, u32), VecDeque<(u32, bool, u32)>> {
+        Self::list(&mut self.ranks[nic].reqs, &mut self.log, nic, REQS)
+    }
+    fn posted(&mut self, nic: usize) -> Logged<'_, (u32, u32, u32, u32), Vec<(u32, u32, u32, u32)>> {
+        Self::list(&mut self.ranks[nic].posted, &mut self.log, nic, POSTED)
+    }
+    fn unexpected(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
+        Self::list(&mut self.ranks[nic].unexpected, &mut self.log, nic, UNEXPECTED)
+    }
+    fn expect(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
+        Self::list(&mut self.ranks[nic].expect, &mut self.log, nic, EXPECT)
+    }
+    fn early(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
+        Self::list(&mut self.ranks[nic].early, &mut self.log, nic, EARLY)
+    }
+
+    /// Message `k` of rank `src` is whole at NIC `nic`: the messages of
+    /// `src` now releasable in its send order (`k` and any held back behind
+    /// it; none while an earlier message of `src` to this rank is still missing).
+    pub(crate) fn in_order(&mut self, nic: usize, w: &Workload, src: u32, k: u32) -> Vec<u32> {
         let ord = |k: u32| w.sends[src as usize][k as usize].ord;
-        let e = match self.expect.iter().position(|e| e.0 == src) {
+        let e = match self.ranks[nic].expect.iter().position(|e| e.0 == src) {
             Some(e) => e,
             None => {
-                self.expect.push((src, 0));
-                self.expect.len() - 1
+                self.expect(nic).push((src, 0));
+                self.ranks[nic].expect.len() - 1
             }
         };
-        if ord(k) != self.expect[e].1 {
-            self.early.push((src, k));
+        let mut next = self.ranks[nic].expect[e].1;
+        if ord(k) != next {
+            self.early(nic).push((src, k));
             return vec![];
         }
         let mut out = vec![k];
-        self.expect[e].1 += 1;
-        while let Some(i) = self.early.iter().position(|&(s, k)| s == src && ord(k) == self.expect[e].1) {
-            out.push(self.early.swap_remove(i).1);
-            self.expect[e].1 += 1;
+        next += 1;
+        while let Some(i) = self.ranks[nic].early.iter().position(|&(s, k)| s == src && ord(k) == next) {
+            out.push(self.early(nic).swap_remove(i).1);
+            next += 1;
         }
+        self.expect(nic).set(e, (src, next));
         out
     }
 }
@@ -119,7 +203,7 @@ impl Network {
     /// NIC `nic`'s rank resumes (start, or the end of a compute).
     #[inline(never)]
     pub(crate) fn step(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
-        n.ranks[nic].phase = Phase::Idle;
+        n.rank_mut(nic).phase = Phase::Idle;
         self.run_rank(n, nic, ctx);
     }
 
@@ -131,7 +215,7 @@ impl Network {
         let ops = &w.ops[r as usize];
         let now = ctx.now();
         loop {
-            let rk = &mut n.ranks[nic];
+            let rk = n.rank_mut(nic);
             let Some(op) = ops.get(rk.pc as usize) else {
                 rk.phase = Phase::Done;
                 rk.finish = now;
@@ -148,12 +232,13 @@ impl Network {
                 Kind::Send { k, blocking } => {
                     debug_assert_eq!(k, rk.next_send);
                     rk.next_send += 1;
+                    let pc = rk.pc;
+                    rk.pc += 1;
                     if !blocking {
                         let id = rk.next_req;
                         rk.next_req += 1;
-                        rk.reqs.push_back((id, true, rk.pc));
+                        n.reqs(nic).push((id, true, pc));
                     }
-                    rk.pc += 1;
                     let s = w.sends[r as usize][k as usize];
                     if s.dst == r {
                         // A message to itself (DUMPI traces) never enters the network.
@@ -164,30 +249,33 @@ impl Network {
                     self.enqueue(n, nic, me_node, dst, s.bytes.max(1), k, ctx);
                 }
                 Kind::Recv { src, tag, blocking } => {
-                    let id = rk.next_req;
+                    let (id, pc) = (rk.next_req, rk.pc);
                     rk.next_req += 1;
                     let found = rk
                         .unexpected
                         .iter()
                         .position(|&(s, k)| matches(src, tag, s, w.sends[s as usize][k as usize].tag));
                     if let Some(i) = found {
-                        rk.unexpected.remove(i);
+                        n.unexpected(nic).remove(i);
                     } else {
-                        rk.posted.push((src, tag, id, rk.pc));
+                        n.posted(nic).push((src, tag, id, pc));
                     }
                     if !blocking {
-                        rk.reqs.push_back((id, found.is_some(), rk.pc));
+                        n.reqs(nic).push((id, found.is_some(), pc));
                     } else if found.is_none() {
+                        let rk = &mut n.ranks[nic];
                         rk.phase = Phase::WaitFor(id);
                         rk.since = now;
                         return;
                     }
-                    rk.pc += 1;
+                    n.ranks[nic].pc += 1;
                 }
                 Kind::Wait => match rk.reqs.front() {
                     Some(&(_, true, _)) | None => {
-                        rk.reqs.pop_front();
                         rk.pc += 1;
+                        if !n.ranks[nic].reqs.is_empty() {
+                            n.reqs(nic).remove(0);
+                        }
                     }
                     Some(&(id, false, _)) => {
                         rk.phase = Phase::WaitFor(id);
@@ -197,8 +285,8 @@ impl Network {
                 },
                 Kind::WaitAll => {
                     if rk.reqs.iter().all(|q| q.1) {
-                        rk.reqs.clear();
                         rk.pc += 1;
+                        n.reqs(nic).clear();
                     } else {
                         rk.phase = Phase::WaitAll;
                         rk.since = now;
@@ -212,10 +300,10 @@ impl Network {
                         return;
                     }
                     found => {
-                        if let Some(i) = found {
-                            rk.reqs.remove(i);
-                        }
                         rk.pc += 1;
+                        if let Some(i) = found {
+                            n.reqs(nic).remove(i);
+                        }
                     }
                 },
                 Kind::Probe { src, tag } => {
@@ -239,7 +327,7 @@ impl Network {
         let w = self.workload();
         let nic = (p.dst % self.topology.terminals()) as usize;
         let src = w.rank_of[p.src as usize];
-        for k in n.ranks[nic].in_order(w, src, p.msg) {
+        for k in n.in_order(nic, w, src, p.msg) {
             self.release(n, nic, src, k, ctx);
         }
     }
@@ -247,7 +335,7 @@ impl Network {
     /// Rank `r` (NIC `nic`) sent itself message `k`: it is here at once.
     #[inline(never)]
     fn to_self(&self, n: &mut Node, nic: usize, r: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
-        for k in n.ranks[nic].in_order(self.workload(), r, k) {
+        for k in n.in_order(nic, self.workload(), r, k) {
             self.release(n, nic, r, k, ctx);
         }
     }
@@ -255,18 +343,19 @@ impl Network {
     /// Message `k` of rank `src`, in order: completes a posted receive or waits.
     fn release(&self, n: &mut Node, nic: usize, src: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
         let tag = self.workload().sends[src as usize][k as usize].tag;
-        let rk = &mut n.ranks[nic];
-        let Some(i) = rk.posted.iter().position(|q| matches(q.0, q.1, src, tag)) else {
-            rk.unexpected.push((src, k));
-            if rk.phase == Phase::Probe {
+        let Some(i) = n.ranks[nic].posted.iter().position(|q| matches(q.0, q.1, src, tag)) else {
+            n.unexpected(nic).push((src, k));
+            if n.ranks[nic].phase == Phase::Probe {
                 self.probed(n, nic, src, tag, ctx);
             }
             return;
         };
-        let id = rk.posted.remove(i).2;
-        if let Some(q) = rk.reqs.iter_mut().find(|q| q.0 == id) {
-            q.1 = true;
+        let id = n.posted(nic).remove(i).2;
+        if let Some(j) = n.ranks[nic].reqs.iter().position(|q| q.0 == id) {
+            let q = n.ranks[nic].reqs[j];
+            n.reqs(nic).set(j, (q.0, true, q.2));
         }
+        let rk = n.rank_mut(nic);
         let resume = match rk.phase {
             Phase::WaitFor(w) => w == id,
             Phase::WaitAll => rk.reqs.iter().all(|q| q.1),
@@ -275,12 +364,13 @@ impl Network {
         if resume {
             let now = ctx.now();
             rk.comm += now - rk.since;
-            match rk.phase {
-                Phase::WaitAll => rk.reqs.clear(),
-                _ => rk.reqs.retain(|q| q.0 != id),
-            }
             rk.pc += 1;
+            let all = rk.phase == Phase::WaitAll;
             rk.phase = Phase::Idle;
+            match all {
+                true => n.reqs(nic).clear(),
+                false => n.reqs(nic).retain(|q| q.0 != id),
+            }
             self.run_rank(n, nic, ctx);
         }
     }
@@ -290,10 +380,10 @@ impl Network {
     fn probed(&self, n: &mut Node, nic: usize, src: u32, tag: u32, ctx: &mut Ctx<'_, Self>) {
         let w = self.workload();
         let me_node = self.topology.node(ctx.lp(), nic as u32).expect("a rank's NIC has a node");
-        let rk = &mut n.ranks[nic];
-        let op = w.ops[w.rank_of[me_node as usize] as usize][rk.pc as usize].kind;
+        let op = w.ops[w.rank_of[me_node as usize] as usize][n.ranks[nic].pc as usize].kind;
         if let Kind::Probe { src: want, tag: want_tag } = op {
             if matches(want, want_tag, src, tag) {
+                let rk = n.rank_mut(nic);
                 rk.comm += ctx.now() - rk.since;
                 rk.pc += 1;
                 rk.phase = Phase::Idle;
