@@ -55,6 +55,11 @@ pub(crate) struct Rank {
     early: Vec<(u32, u32)>,
 }
 
+/// An outstanding request: (id, complete, operation).
+type Req = (u32, bool, u32);
+/// A posted receive: (source, tag, request, operation).
+type Posted = (u32, u32, u32, u32);
+
 /// A rank's scalar fields, as a journal entry saves them.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Scalars {
@@ -121,10 +126,10 @@ impl Node {
     ) -> Logged<'a, T, L> {
         Logged { items, log, nic: nic as u8, list, _t: std::marker::PhantomData }
     }
-    fn reqs(&mut self, nic: usize) -> Logged<'_, (u32, bool, u32), VecDeque<(u32, bool, u32)>> {
+    fn reqs(&mut self, nic: usize) -> Logged<'_, Req, VecDeque<Req>> {
         Self::list(&mut self.ranks[nic].reqs, &mut self.log, nic, REQS)
     }
-    fn posted(&mut self, nic: usize) -> Logged<'_, (u32, u32, u32, u32), Vec<(u32, u32, u32, u32)>> {
+    fn posted(&mut self, nic: usize) -> Logged<'_, Posted, Vec<Posted>> {
         Self::list(&mut self.ranks[nic].posted, &mut self.log, nic, POSTED)
     }
     fn unexpected(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
