@@ -4,7 +4,7 @@
 //! state is a [`Rank`] in the node (rolled back with it); nothing here runs
 //! under synthetic traffic.
 
-use super::journal::{undo_list, Elem, List, ListOp, Logged, Saved};
+use super::journal::{undo_list, Elem, Journal, List, ListOp, Logged, Saved};
 use super::workload::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
 use super::{Header, Msg, Network, Node, Results};
 use serde::{Deserialize, Serialize};
@@ -97,6 +97,34 @@ impl Rank {
         }
     }
 
+    /// Message `k` of rank `src` is whole here: the messages of `src` now
+    /// releasable in its send order (`k` and any held back behind it; none
+    /// while an earlier message of `src` to this rank is still missing).
+    /// Changes are saved in `log` (this is NIC `nic`'s rank).
+    pub(crate) fn in_order(&mut self, log: &mut Journal, nic: usize, w: &Workload, src: u32, k: u32) -> Vec<u32> {
+        let ord = |k: u32| w.sends[src as usize][k as usize].ord;
+        let e = match self.expect.iter().position(|e| e.0 == src) {
+            Some(e) => e,
+            None => {
+                Node::list(&mut self.expect, log, nic, EXPECT).push((src, 0));
+                self.expect.len() - 1
+            }
+        };
+        let mut next = self.expect[e].1;
+        if ord(k) != next {
+            Node::list(&mut self.early, log, nic, EARLY).push((src, k));
+            return vec![];
+        }
+        let mut out = vec![k];
+        next += 1;
+        while let Some(i) = self.early.iter().position(|&(s, k)| s == src && ord(k) == next) {
+            out.push(Node::list(&mut self.early, log, nic, EARLY).swap_remove(i).1);
+            next += 1;
+        }
+        Node::list(&mut self.expect, log, nic, EXPECT).set(e, (src, next));
+        out
+    }
+
     /// Undoes one saved change to list `list`.
     pub(crate) fn undo_list(&mut self, list: u8, op: ListOp, i: u32, v: [u32; 4]) {
         match list {
@@ -135,38 +163,11 @@ impl Node {
     fn unexpected(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
         Self::list(&mut self.ranks[nic].unexpected, &mut self.log, nic, UNEXPECTED)
     }
-    fn expect(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
-        Self::list(&mut self.ranks[nic].expect, &mut self.log, nic, EXPECT)
-    }
-    fn early(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
-        Self::list(&mut self.ranks[nic].early, &mut self.log, nic, EARLY)
-    }
 
     /// Message `k` of rank `src` is whole at NIC `nic`: the messages of
-    /// `src` now releasable in its send order (`k` and any held back behind
-    /// it; none while an earlier message of `src` to this rank is still missing).
+    /// `src` now releasable in its send order (see [`Rank::in_order`]).
     pub(crate) fn in_order(&mut self, nic: usize, w: &Workload, src: u32, k: u32) -> Vec<u32> {
-        let ord = |k: u32| w.sends[src as usize][k as usize].ord;
-        let e = match self.ranks[nic].expect.iter().position(|e| e.0 == src) {
-            Some(e) => e,
-            None => {
-                self.expect(nic).push((src, 0));
-                self.ranks[nic].expect.len() - 1
-            }
-        };
-        let mut next = self.ranks[nic].expect[e].1;
-        if ord(k) != next {
-            self.early(nic).push((src, k));
-            return vec![];
-        }
-        let mut out = vec![k];
-        next += 1;
-        while let Some(i) = self.ranks[nic].early.iter().position(|&(s, k)| s == src && ord(k) == next) {
-            out.push(self.early(nic).swap_remove(i).1);
-            next += 1;
-        }
-        self.expect(nic).set(e, (src, next));
-        out
+        self.ranks[nic].in_order(&mut self.log, nic, w, src, k)
     }
 }
 

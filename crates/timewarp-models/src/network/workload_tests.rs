@@ -115,9 +115,10 @@ fn messages_of_one_source_are_released_in_send_order() {
     // complete in, rank 1 gets them 0, 1, 2.
     let w = parse(&["send 1 10 4\nsend 1 900 4\nsend 1 5 4\n", "recv 0 4\nrecv 0 4\nrecv 0 4\n"]).unwrap();
     let mut rk = Rank::default();
-    assert_eq!(rk.in_order(&w, 0, 2), Vec::<u32>::new());
-    assert_eq!(rk.in_order(&w, 0, 1), Vec::<u32>::new());
-    assert_eq!(rk.in_order(&w, 0, 0), vec![0, 1, 2]);
+    let mut log = super::journal::Journal::default();
+    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 2), Vec::<u32>::new());
+    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 1), Vec::<u32>::new());
+    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 0), vec![0, 1, 2]);
     // End to end with several packets per message, different sizes.
     let m = Network { topology: Topology::Torus(vec![4]), packet_bytes: 64, ..Network::default() };
     let r = go(m.clone(), w, Mapping::Linear).results;
