@@ -72,6 +72,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
             ..Network::default()
         },
     ];
+    let mut rolled_back = 0;
     for m in models {
         let end = 2_500.0;
         let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
@@ -79,6 +80,13 @@ fn every_mode_commits_the_same_network_history_and_results() {
         assert!(seq.results.delivered_packets > 100, "{m:?}");
         let r = &seq.results;
         assert_eq!(r.injected_packets, r.delivered_packets + r.in_flight_packets, "{m:?}");
+        // One worker running 4 PEs in turn rolls back the same events every
+        // time: the undo path (Rollback::Incremental) is exercised whatever the timing.
+        let turns = Config { end, sync: SyncMode::Optimistic, threads: 1, pes: Some(4), ..Config::default() };
+        let r = run(&m, &turns).unwrap();
+        rolled_back += r.stats.rolled_back_events;
+        assert_eq!(r.stats.digest, seq.stats.digest, "{:?}: 1 thread, 4 PEs", m.topology);
+        assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{:?}: 1 thread, 4 PEs", m.topology);
         let mut configs = vec![
             Config { sync: SyncMode::Check, ..Config::default() },
             Config { sync: SyncMode::Optimistic, threads: 1, ..Config::default() },
@@ -102,6 +110,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
             assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{what}");
         }
     }
+    assert!(rolled_back > 1000, "the 4-PE runs rolled back only {rolled_back} events");
 }
 
 #[test]
@@ -166,6 +175,9 @@ fn every_mode_gives_the_same_trace_workload_results() {
         assert_eq!(seq.results.app_time_ns.is_none(), seq.results.unfinished().is_some(), "{name}");
         unfinished += seq.results.unfinished().is_some() as u32;
         for cfg in [
+            // Check mode restores every event's saved writes and compares states.
+            Config { sync: SyncMode::Check, ..Config::default() },
+            Config { sync: SyncMode::Optimistic, threads: 1, pes: Some(4), ..Config::default() },
             Config { sync: SyncMode::Optimistic, threads: 2, kps_per_pe: 1, ..Config::default() },
             Config { sync: SyncMode::Optimistic, threads: 3, mapping: Mapping::Random, ..Config::default() },
             Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() },
@@ -211,6 +223,8 @@ fn every_mode_gives_the_same_dumpi_workload_results() {
         let want = serde_json::to_value(&seq.results).unwrap();
         assert_eq!(seq.results.unfinished(), None, "{name}");
         for cfg in [
+            Config { sync: SyncMode::Check, ..Config::default() },
+            Config { sync: SyncMode::Optimistic, threads: 1, pes: Some(4), ..Config::default() },
             Config { sync: SyncMode::Optimistic, threads: 2, kps_per_pe: 1, ..Config::default() },
             Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() },
         ] {
