@@ -235,3 +235,25 @@ fn every_mode_gives_the_same_dumpi_workload_results() {
         }
     }
 }
+
+/// No quadratic behaviour on a saturated network (issue 29): with whole-state
+/// saving, the source queues growing past saturation were copied before
+/// every event, so the work per event grew with the end time. Incremental
+/// state saving saves what an event writes: the entries per processed event
+/// must not grow when the run is four times longer (a count, not a time).
+#[test]
+fn optimistic_work_per_event_is_flat_in_the_end_time_past_saturation() {
+    let m = Network { topology: Topology::Torus(vec![8, 8]), message_bytes: 3, ..Network::default() };
+    let per_event = |end: f64| {
+        let cfg = Config { end, sync: SyncMode::Optimistic, threads: 1, pes: Some(2), ..Config::default() };
+        let r = run(&m, &cfg).unwrap();
+        // Saturated: the source queues grow with the run.
+        let queued = r.results.in_flight_packets as f64 / r.results.nodes as f64;
+        (r.stats.saved_entries as f64 / r.stats.processed_events as f64, queued)
+    };
+    let (short, q1) = per_event(1_000.0);
+    let (long, q4) = per_event(4_000.0);
+    assert!(q4 > 2.0 * q1 && q4 > 20.0, "the network must saturate: {q1} then {q4} packets waiting per node");
+    assert!(short > 1.0, "every event saves something: {short}");
+    assert!(long < 1.1 * short, "entries per event grew with the end time: {short:.2} then {long:.2}");
+}

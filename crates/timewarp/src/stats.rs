@@ -35,6 +35,11 @@ pub struct Stats {
     pub processed_events: u64,
     /// Events whose processing was undone.
     pub rolled_back_events: u64,
+    /// Undo-journal entries saved by processed events (`Ctx::save`; models
+    /// with `Rollback::Incremental` only): per processed event, the work
+    /// incremental state saving adds to each event.
+    #[serde(default)]
+    pub saved_entries: u64,
     /// Events sent with a timestamp at or past the end time (never stored).
     pub events_past_end: u64,
     /// Committed events whose timestamp equals the previous committed event's on the same LP.
@@ -198,6 +203,9 @@ pub struct PeStats {
     pub throttled: u64,
     /// Times the PE stopped at an event beyond its optimism window.
     pub window_throttled: u64,
+    /// Undo-journal entries saved by processed events (incremental state saving).
+    #[serde(default)]
+    pub saved_entries: u64,
     /// Most entries held at once for speculation: processed, uncommitted
     /// events, received-event windows (for anti-messages), messages waiting
     /// behind a full ring and cancelled events still queued.

@@ -442,6 +442,7 @@ impl Stats {
         self.committed_events += earlier.committed_events;
         self.processed_events += earlier.processed_events;
         self.rolled_back_events += earlier.rolled_back_events;
+        self.saved_entries += earlier.saved_entries;
         self.events_past_end += earlier.events_past_end;
         self.timestamp_ties += earlier.timestamp_ties;
         self.init_seconds += earlier.init_seconds;

@@ -147,6 +147,7 @@ pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'
         stats.committed_events += p.committed;
         stats.processed_events += p.processed;
         stats.rolled_back_events += p.rolled_back;
+        stats.saved_entries += p.saved_entries;
         stats.primary_rollbacks += p.primary_rollbacks;
         stats.secondary_rollbacks += p.secondary_rollbacks;
         stats.anti_messages += p.anti_messages;

@@ -569,6 +569,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         if M::ROLLBACK == Rollback::Incremental {
             let k = &self.kps[kp];
             rec.saved = (k.journal.len() - k.journal_mark) as u32;
+            self.stats.saved_entries += rec.saved as u64;
         }
         if wide {
             self.wide_draws.insert(h, std::array::from_fn(|s| lp.counters[s] - before[s]));
