@@ -4,7 +4,8 @@
 //! source's messages, deadlock and parse errors.
 
 use super::rank::Rank;
-use super::*;
+use crate::network::*;
+use std::sync::Arc;
 use timewarp::{run, Config, Report};
 
 /// Runs `m` with `w` placed by `map` until the events run out.

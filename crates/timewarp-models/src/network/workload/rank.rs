@@ -4,8 +4,8 @@
 //! state is a [`Rank`] in the node (rolled back with it); nothing here runs
 //! under synthetic traffic.
 
-use super::workload::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
-use super::{Header, Msg, Network, Node, Results};
+use super::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
+use crate::network::{Header, Msg, Network, Node, Results};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use timewarp::Ctx;
@@ -81,7 +81,7 @@ impl Rank {
     }
 }
 
-/// One rank's figures in [`super::Results::ranks`].
+/// One rank's figures in [`Results::ranks`].
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[allow(missing_docs)]
 pub struct RankResult {
@@ -426,8 +426,8 @@ fn src_name(src: u32) -> String {
 fn tag_name(tag: u32) -> String {
     if tag == ANY_TAG {
         "any".into()
-    } else if tag >= super::workload::COLLECTIVE_TAG {
-        format!("(collective #{})", tag - super::workload::COLLECTIVE_TAG)
+    } else if tag >= super::COLLECTIVE_TAG {
+        format!("(collective #{})", tag - super::COLLECTIVE_TAG)
     } else {
         tag.to_string()
     }
