@@ -67,7 +67,7 @@ pub(crate) enum Saved {
     /// Reassembly entry `i` (swap-removed) was `old`.
     PartialRemove { i: u32, old: (u32, u32, u32, f64) },
     /// Rank `nic`'s scalars as they were.
-    Rank { nic: u8, scalars: super::rank::Scalars },
+    Rank { nic: u8, scalars: super::workload::Scalars },
     /// One change to a list of rank `nic` (see [`ListOp`]).
     RankList { nic: u8, list: u8, op: ListOp, i: u32, v: [u32; 4] },
 }

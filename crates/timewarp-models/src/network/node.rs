@@ -402,7 +402,7 @@ pub struct Node {
     /// Messages being reassembled here: (source, message, packets still missing, created).
     pub(crate) partial: Vec<(u32, u32, u32, f64)>,
     /// Trace workloads: each NIC's rank (empty under synthetic traffic).
-    pub(crate) ranks: Vec<super::rank::Rank>,
+    pub(crate) ranks: Vec<super::workload::Rank>,
     /// What the current event overwrote (optimistic runs; empty between events).
     #[serde(skip)]
     pub(crate) log: Journal,

@@ -9,8 +9,8 @@
 //! nodes: 2; otherwise across the top: `2 (levels − 1)`), not from the
 //! routing code.
 
-use super::tests::{assert_saturated_but_sound, go};
-use super::*;
+use crate::network::tests::{assert_saturated_but_sound, go};
+use crate::network::*;
 
 fn tree(radix: u32, levels: u32, nodes: u32, up: Option<u32>) -> FatTree {
     FatTree::new(radix, levels, nodes, up).unwrap()

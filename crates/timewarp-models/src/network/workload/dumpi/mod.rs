@@ -15,7 +15,7 @@ mod names;
 #[cfg(test)]
 mod tests;
 
-use super::workload::Workload;
+use super::Workload;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

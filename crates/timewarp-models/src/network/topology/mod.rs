@@ -8,11 +8,24 @@
 //! dimension `d` (coordinate + 1), `2d + 1` one step down. A hypercube router
 //! has port `d` to the neighbour whose address differs in bit `d`. Node ids
 //! are mixed-radix: coordinate 0 varies fastest.
+//!
+//! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs) and
+//! [`FatTree`] (fattree.rs) with their tests (`*_tests.rs`), and route.rs:
+//! how the model routes a packet at a router on each of them (virtual
+//! channel classes, Valiant and UGAL-L, up/down and its adaptive choice).
+
+mod dragonfly;
+#[cfg(test)]
+mod dragonfly_tests;
+mod fattree;
+#[cfg(test)]
+mod fattree_tests;
+mod route;
 
 use serde::{Deserialize, Serialize};
 
-use super::dragonfly::{Dragonfly, NO_VIA};
-use super::fattree::{FatTree, Hop};
+pub use dragonfly::{Dragonfly, NO_VIA};
+pub use fattree::{FatTree, Hop};
 
 /// A direct network's shape.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,8 +8,8 @@
 //! `y` is its link number `y − [y > x]`, held by router `number / h`), not
 //! from the routing code.
 
-use super::tests::{assert_saturated_but_sound, go};
-use super::*;
+use crate::network::tests::{assert_saturated_but_sound, go};
+use crate::network::*;
 use timewarp::{run, Config};
 
 /// The test's own arithmetic for a maximal dragonfly.

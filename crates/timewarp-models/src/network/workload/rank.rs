@@ -4,9 +4,9 @@
 //! state is a [`Rank`] in the node (rolled back with it); nothing here runs
 //! under synthetic traffic.
 
-use super::journal::{undo_list, Elem, Journal, List, ListOp, Logged, Saved};
-use super::workload::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
-use super::{Header, Msg, Network, Node, Results};
+use super::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
+use crate::network::journal::{undo_list, Elem, Journal, List, ListOp, Logged, Saved};
+use crate::network::{Header, Msg, Network, Node, Results};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use timewarp::Ctx;
@@ -146,12 +146,7 @@ impl Node {
         &mut self.ranks[nic]
     }
 
-    fn list<'a, T: Elem, L: List<T>>(
-        items: &'a mut L,
-        log: &'a mut super::journal::Journal,
-        nic: usize,
-        list: u8,
-    ) -> Logged<'a, T, L> {
+    fn list<'a, T: Elem, L: List<T>>(items: &'a mut L, log: &'a mut Journal, nic: usize, list: u8) -> Logged<'a, T, L> {
         Logged { items, log, nic: nic as u8, list, _t: std::marker::PhantomData }
     }
     fn reqs(&mut self, nic: usize) -> Logged<'_, Req, VecDeque<Req>> {
@@ -171,7 +166,7 @@ impl Node {
     }
 }
 
-/// One rank's figures in [`super::Results::ranks`].
+/// One rank's figures in [`Results::ranks`].
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[allow(missing_docs)]
 pub struct RankResult {
@@ -522,8 +517,8 @@ fn src_name(src: u32) -> String {
 fn tag_name(tag: u32) -> String {
     if tag == ANY_TAG {
         "any".into()
-    } else if tag >= super::workload::COLLECTIVE_TAG {
-        format!("(collective #{})", tag - super::workload::COLLECTIVE_TAG)
+    } else if tag >= super::COLLECTIVE_TAG {
+        format!("(collective #{})", tag - super::COLLECTIVE_TAG)
     } else {
         tag.to_string()
     }

@@ -5,8 +5,24 @@
 //! the model shares it (`Arc`) and the ranks' run-time state lives in the
 //! nodes (rank.rs). The format and semantics are in docs/network.md,
 //! "Trace-driven workloads".
+//!
+//! What the nodes send, in this folder: synthetic traffic's destination
+//! patterns (traffic.rs, [`Traffic`]), the rank programs (here), their
+//! execution (rank.rs) and SST DUMPI traces read into rank programs
+//! (dumpi/).
+
+mod dumpi;
+mod rank;
+#[cfg(test)]
+mod tests;
+mod traffic;
 
 use std::path::Path;
+
+pub use dumpi::{DumpiOptions, DumpiTime};
+pub use rank::RankResult;
+pub(crate) use rank::{Rank, Scalars};
+pub use traffic::Traffic;
 
 /// Tags at or above this are reserved for the messages of collectives.
 pub const COLLECTIVE_TAG: u32 = 1 << 31;

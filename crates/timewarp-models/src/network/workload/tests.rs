@@ -4,7 +4,8 @@
 //! source's messages, deadlock and parse errors.
 
 use super::rank::Rank;
-use super::*;
+use crate::network::*;
+use std::sync::Arc;
 use timewarp::{run, Config, Report};
 
 /// Runs `m` with `w` placed by `map` until the events run out.
@@ -115,7 +116,7 @@ fn messages_of_one_source_are_released_in_send_order() {
     // complete in, rank 1 gets them 0, 1, 2.
     let w = parse(&["send 1 10 4\nsend 1 900 4\nsend 1 5 4\n", "recv 0 4\nrecv 0 4\nrecv 0 4\n"]).unwrap();
     let mut rk = Rank::default();
-    let mut log = super::journal::Journal::default();
+    let mut log = crate::network::journal::Journal::default();
     assert_eq!(rk.in_order(&mut log, 0, &w, 0, 2), Vec::<u32>::new());
     assert_eq!(rk.in_order(&mut log, 0, &w, 0, 1), Vec::<u32>::new());
     assert_eq!(rk.in_order(&mut log, 0, &w, 0, 0), vec![0, 1, 2]);

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::network::*;
+use std::sync::Arc;
 use timewarp::{run, Config, Report};
 
 /// The folder of test trace `name`.

@@ -1,0 +1,435 @@
+//! The network model's command line.
+
+use clap::Args;
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use timewarp_models::network::{
+    self, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
+};
+
+use super::{bounded, num};
+use crate::args::{choice, non_negative_f64, probability, whole};
+use crate::{ModelCli, RunInfo};
+
+/// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
+#[derive(Args, Debug, Clone)]
+pub(crate) struct NetworkArgs {
+    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, or fattree
+    /// (2 or 3 levels of --radix-port switches, nodes on the leaves).
+    /// A preset sets its own (dragonfly for theta, fattree for summit).
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree"],
+          default_value_ifs = [("preset", "theta", "dragonfly"), ("preset", "summit", "fattree")])]
+    pub topology: String,
+    /// A named machine: theta (ALCF Theta as CODES's dragonfly-custom model
+    /// has it: --topology dragonfly --routers-per-group 96
+    /// --terminals-per-router 4 --global-links 10 --groups 9, 864 routers,
+    /// 3,456 nodes; local links all-to-all, not Aries' rows and columns);
+    /// summit (OLCF Summit as CODES models it: --topology fattree --radix 36
+    /// --levels 3 --nodes 3564, 11 pods, 198 leaf + 198 aggregation + 108
+    /// core switches = 504, full bisection).
+    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks"])]
+    pub preset: Option<String>,
+    /// Dragonfly: routers per group (a), joined all-to-all by local links.
+    #[arg(long, value_name = "A", default_value_t = 4, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
+    pub routers_per_group: u32,
+    /// Dragonfly: terminals (nodes) per router (p).
+    #[arg(long, value_name = "P", default_value_t = 2, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
+    pub terminals_per_router: u32,
+    /// Dragonfly: global links per router (h).
+    #[arg(long, value_name = "H", default_value_t = 2, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
+    pub global_links: u32,
+    /// Dragonfly: groups (default the maximal a·h + 1, one global link
+    /// between every pair of groups; fewer must divide a·h evenly).
+    #[arg(long, value_name = "G", value_parser = whole::<u32>(2, u16::MAX as u64), allow_negative_numbers = true)]
+    pub groups: Option<u32>,
+    /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
+    #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
+    pub dims: Vec<u32>,
+    /// Nodes of a hypercube (a power of two) [default: 1024]; of a fat-tree
+    /// (a multiple of radix/2, of (radix/2)² on 3 levels) [default: the full
+    /// tree, 2(radix/2)^levels].
+    #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub nodes: Option<u32>,
+    /// Fat-tree: ports per switch (even; half down, half up).
+    #[arg(long, default_value_t = 8, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub radix: u32,
+    /// Fat-tree: levels of switches, 2 (leaves and spines) or 3 (pods of leaves and aggregation switches, core).
+    #[arg(long, default_value_t = 3, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub levels: u32,
+    /// Fat-tree: up links of each switch below the top level into it (1 to
+    /// radix/2; fewer than radix/2 prunes the top level's bandwidth by
+    /// radix/2 : U) [default: radix/2, full bisection].
+    #[arg(long, value_name = "U", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub top_uplinks: Option<u32>,
+    /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
+    /// group-shift (dragonfly: every node of group i to a random node of group i + 1).
+    #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot", "group-shift"]))]
+    pub traffic: Traffic,
+    /// Offset of --traffic shift (node s sends to s + K mod N).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub shift: u32,
+    /// Hot nodes (ids 0..H) of --traffic hotspot.
+    #[arg(long, value_name = "H", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub hotspot_nodes: u32,
+    /// Fraction of messages sent to a hot node (--traffic hotspot).
+    #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
+    pub hotspot_fraction: f64,
+    /// Message creation at each node: poisson or periodic.
+    #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic"]))]
+    pub arrivals: network::Arrivals,
+    /// Offered load per node, as a fraction of the injection link's bandwidth
+    /// (0 to 1; above 1 floods the injection queues, and needs --messages to end).
+    #[arg(long, default_value_t = 0.3, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub load: f64,
+    /// Mean gap between a node's messages in ns, instead of --load (the
+    /// load it offers is --message-bytes / (gap × --link-bandwidth), and may
+    /// exceed 1 when --messages bounds the run: the papers' "20 ns
+    /// inter-arrival" floods the injection queues).
+    #[arg(long, value_name = "NS", conflicts_with = "load", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub interarrival: Option<f64>,
+    /// Messages each node creates, then stops [default: no limit].
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub messages: Option<u32>,
+    /// Bytes per message.
+    #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
+    pub message_bytes: u32,
+    /// Most bytes per packet (at most 65,535; a longer message is split into packets).
+    #[arg(long, default_value_t = 256, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
+    pub packet_bytes: u32,
+    /// Link bandwidth in bytes per ns (4 = 32 Gb/s).
+    #[arg(long, default_value_t = 4.0, value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub link_bandwidth: f64,
+    /// Link latency in ns (the lookahead between nodes; the default of
+    /// every link class: --terminal-latency, --local-latency, --level-latency).
+    #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub link_latency: f64,
+    /// Dragonfly: global link latency in ns [default: --link-latency].
+    #[arg(long, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub global_link_latency: Option<f64>,
+    /// Router delay in ns (head arrival to earliest departure).
+    #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub router_delay: f64,
+    /// Virtual channels per port (a torus needs 2 or more: dateline classes;
+    /// a dragonfly 3 for minimal routing, 5 for valiant and ugal: one per
+    /// hop) [default: 2; dragonfly 5].
+    #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub vcs: Option<u32>,
+    /// Buffer per virtual channel, in packets.
+    #[arg(long, default_value_t = 4, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub buffer_packets: u32,
+    /// Terminal (injection and ejection) link bandwidth in bytes per ns
+    /// [default: --link-bandwidth]; --load is a fraction of it.
+    #[arg(long, value_name = "B", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub terminal_bandwidth: Option<f64>,
+    /// Terminal link latency in ns [default: --link-latency].
+    #[arg(long, value_name = "NS", value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub terminal_latency: Option<f64>,
+    /// Dragonfly: local link bandwidth in bytes per ns [default: --link-bandwidth].
+    #[arg(long, value_name = "B", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub local_bandwidth: Option<f64>,
+    /// Dragonfly: local link latency in ns [default: --link-latency].
+    #[arg(long, value_name = "NS", value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub local_latency: Option<f64>,
+    /// Dragonfly: buffer per virtual channel behind a local link, in packets [default: --buffer-packets].
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub local_buffer_packets: Option<u32>,
+    /// Dragonfly: global link bandwidth in bytes per ns [default: --link-bandwidth]
+    /// (the global latency is --global-link-latency).
+    #[arg(long, value_name = "B", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub global_bandwidth: Option<f64>,
+    /// Dragonfly: buffer per virtual channel behind a global link, in packets [default: --buffer-packets].
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub global_buffer_packets: Option<u32>,
+    /// Fat-tree: link bandwidth per level of switch links, comma-separated:
+    /// leaf to level 1, then (3 levels) level 1 to level 2, in bytes per ns
+    /// [default: --link-bandwidth].
+    #[arg(long, value_name = "B1,B2", value_delimiter = ',', value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub level_bandwidth: Vec<f64>,
+    /// Fat-tree: link latency per level of switch links in ns, as --level-bandwidth [default: --link-latency].
+    #[arg(long, value_name = "L1,L2", value_delimiter = ',', value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub level_latency: Vec<f64>,
+    /// Fat-tree: buffer per virtual channel per level of switch links, in
+    /// packets, as --level-bandwidth [default: --buffer-packets].
+    #[arg(long, value_name = "N1,N2", value_delimiter = ',', value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub level_buffer_packets: Vec<u32>,
+    /// Switch: input-buffered or output-buffered.
+    #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered"]))]
+    pub switch: Switch,
+    /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
+    /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise);
+    /// a dragonfly: minimal, valiant (random intermediate group) or ugal
+    /// (UGAL-L, minimal or Valiant by queue occupancy at the source router);
+    /// a fat-tree: updown (up port by a digit of the destination) or
+    /// updown-adaptive (the least occupied up port)
+    /// [default: dimension-order; dragonfly minimal; fattree updown].
+    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "updown", "updown-adaptive"]))]
+    pub routing: Option<Routing>,
+    /// Adaptive routing's choice among free outputs: load (most free buffers
+    /// at the neighbour) or contention (fewest packets here waiting for the port).
+    #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
+    pub selection: Selection,
+    /// Statistics start at this time (ns).
+    #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    pub warmup: f64,
+    /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
+    #[arg(long, value_name = "FILE")]
+    pub link_stats: Option<PathBuf>,
+    /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
+    /// dragonfly_dally, fattree, torus) as these options; the command
+    /// line's replace the file's, and a table of what was taken, converted
+    /// and ignored goes to stderr (docs/network.md, "CODES configurations").
+    #[arg(long, value_name = "FILE.conf")]
+    pub codes_config: Option<PathBuf>,
+    #[command(flatten)]
+    pub workload: crate::workload_args::WorkloadArgs,
+}
+
+impl NetworkArgs {
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`](super::MAX_EVENTS)).
+    pub(crate) fn bounded(&self, nodes: u32, end: f64) -> Result<(), String> {
+        // Each packet is a few events per hop; 16 covers a few hops.
+        let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
+        let mut messages = end * self.offered() * self.injection_bandwidth() / self.message_bytes as f64;
+        let mut what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.offered()));
+        let mut fix = "lower --link-bandwidth, --load or --end";
+        // When --messages ends the sources before --end does, it is a finite
+        // workload like the generated ones: the same cap on its messages.
+        if let Some(m) = self.messages.filter(|&m| (m as f64) < messages) {
+            let total = nodes as u64 * m as u64;
+            let max = crate::workload_args::MAX_MESSAGES;
+            if total > max {
+                return Err(format!(
+                    "--messages {m} on {nodes} nodes creates {total} messages, more than the {max} a run holds; \
+                     lower --messages"
+                ));
+            }
+            messages = m as f64;
+            (what, fix) = (format!("--messages {m} on {nodes} nodes"), "lower --messages");
+        }
+        let events = nodes as f64 * messages * packets * 16.0;
+        bounded(events, end, &what, fix)
+    }
+
+    /// The offered load: --load, or what --interarrival gives.
+    fn offered(&self) -> f64 {
+        match self.interarrival {
+            Some(gap) => self.message_bytes as f64 / (gap * self.injection_bandwidth()),
+            None => self.load,
+        }
+    }
+
+    /// The terminal links' bandwidth, which --load is a fraction of.
+    fn injection_bandwidth(&self) -> f64 {
+        self.terminal_bandwidth.unwrap_or(self.link_bandwidth)
+    }
+
+    /// The per-class link options (see [`Network::classes`]); the dragonfly's
+    /// and the fat-tree's own options only on their topology.
+    fn classes(&self, topology: &Topology) -> Result<[LinkClass; 3], String> {
+        let mut c = [LinkClass::default(); 3];
+        c[0].bandwidth = self.terminal_bandwidth;
+        c[0].latency = self.terminal_latency;
+        let dfly = [
+            ("--local-bandwidth", self.local_bandwidth.is_some()),
+            ("--local-latency", self.local_latency.is_some()),
+            ("--local-buffer-packets", self.local_buffer_packets.is_some()),
+            ("--global-bandwidth", self.global_bandwidth.is_some()),
+            ("--global-buffer-packets", self.global_buffer_packets.is_some()),
+        ];
+        let tree = [
+            ("--level-bandwidth", self.level_bandwidth.len()),
+            ("--level-latency", self.level_latency.len()),
+            ("--level-buffer-packets", self.level_buffer_packets.len()),
+        ];
+        match topology {
+            Topology::Dragonfly(_) => {
+                if let Some((name, _)) = tree.iter().find(|t| t.1 > 0) {
+                    return Err(format!(
+                        "{name} is for --topology fattree; a dragonfly's links are --local-* and --global-*"
+                    ));
+                }
+                c[1] = LinkClass {
+                    bandwidth: self.local_bandwidth,
+                    latency: self.local_latency,
+                    buffer_packets: self.local_buffer_packets,
+                };
+                c[2].bandwidth = self.global_bandwidth;
+                c[2].buffer_packets = self.global_buffer_packets;
+            }
+            Topology::FatTree(f) => {
+                if let Some((name, _)) = dfly.iter().find(|t| t.1) {
+                    return Err(format!(
+                        "{name} is for --topology dragonfly; a fat-tree's switch links are --level-bandwidth, \
+                         --level-latency, --level-buffer-packets (one entry per level)"
+                    ));
+                }
+                let levels = f.levels as usize - 1;
+                if let Some((name, n)) = tree.iter().find(|t| t.1 > levels) {
+                    return Err(format!(
+                        "{name} has {n} entries, but a {}-level fat-tree has {levels} level(s) of switch links \
+                         (leaf to level 1{}): give at most {levels}",
+                        f.levels,
+                        if levels == 2 { ", level 1 to level 2" } else { "" }
+                    ));
+                }
+                for l in 0..levels {
+                    c[l + 1] = LinkClass {
+                        bandwidth: self.level_bandwidth.get(l).copied(),
+                        latency: self.level_latency.get(l).copied(),
+                        buffer_packets: self.level_buffer_packets.get(l).copied(),
+                    };
+                }
+            }
+            _ => {
+                let given = dfly.iter().find(|t| t.1).map(|t| t.0).or(tree.iter().find(|t| t.1 > 0).map(|t| t.0));
+                if let Some(name) = given {
+                    return Err(format!(
+                        "{name} is for --topology {}; a {} has one class of network links: use --link-bandwidth, \
+                         --link-latency, --buffer-packets",
+                        if name.starts_with("--level") { "fattree" } else { "dragonfly" },
+                        topology.name()
+                    ));
+                }
+            }
+        }
+        Ok(c)
+    }
+
+    pub(crate) fn model(&self) -> Result<Network, String> {
+        let dragonfly = |a: u32, p: u32, h: u32, g: Option<u32>| {
+            Topology::Dragonfly(Dragonfly { a, p, h, g: g.unwrap_or(a * h + 1) })
+        };
+        // A preset's own topology may be named beside it (the README lists
+        // --preset among that topology's options); another one may not.
+        if let Some(p) = self.preset.as_deref() {
+            let own = if p == "summit" { "fattree" } else { "dragonfly" };
+            if self.topology != own {
+                return Err(format!(
+                    "--preset {p} is a {own}, not a {}: give --topology {own} or leave --topology out",
+                    self.topology
+                ));
+            }
+        }
+        let topology = match (self.preset.as_deref(), self.topology.as_str()) {
+            (Some("summit"), _) => Topology::FatTree(FatTree::new(36, 3, 3564, None)?),
+            (Some(_theta), _) => dragonfly(96, 4, 10, Some(9)),
+            (_, "fattree") => {
+                let k = self.radix as u64 / 2;
+                // The full tree; an impossible shape is named by FatTree::new.
+                let full = k.checked_pow(self.levels.min(4)).map_or(u64::MAX, |n| n.saturating_mul(2));
+                let nodes = self.nodes.unwrap_or(full.min(u32::MAX as u64) as u32);
+                Topology::FatTree(FatTree::new(self.radix, self.levels, nodes, self.top_uplinks)?)
+            }
+            (_, "torus") => Topology::Torus(self.dims.clone()),
+            (_, "mesh") => Topology::Mesh(self.dims.clone()),
+            (_, "dragonfly") => {
+                dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)
+            }
+            _ => {
+                let nodes = self.nodes.unwrap_or(1024);
+                if !nodes.is_power_of_two() || nodes < 2 {
+                    return Err(format!("--nodes of a hypercube must be a power of two >= 2, got {nodes}"));
+                }
+                Topology::Hypercube(nodes.trailing_zeros())
+            }
+        };
+        let traffic = match self.traffic {
+            Traffic::Shift(_) => Traffic::Shift(self.shift),
+            Traffic::Hotspot { .. } => Traffic::Hotspot { nodes: self.hotspot_nodes, fraction: self.hotspot_fraction },
+            t => t,
+        };
+        let is_dfly = matches!(topology, Topology::Dragonfly(_));
+        let routing = self.routing.unwrap_or(match topology {
+            Topology::Dragonfly(_) => Routing::Minimal,
+            Topology::FatTree(_) => Routing::UpDown,
+            _ => Routing::DimensionOrder,
+        });
+        let classes = self.classes(&topology)?;
+        let m = Network {
+            classes,
+            topology,
+            traffic,
+            arrivals: self.arrivals,
+            load: self.offered(),
+            messages: self.messages,
+            message_bytes: self.message_bytes,
+            packet_bytes: self.packet_bytes,
+            link_bandwidth: self.link_bandwidth,
+            link_latency: self.link_latency,
+            global_link_latency: self.global_link_latency.unwrap_or(self.link_latency),
+            router_delay: self.router_delay,
+            vcs: self.vcs.unwrap_or(if is_dfly { 5 } else { 2 }),
+            buffer_packets: self.buffer_packets,
+            switch: self.switch,
+            routing,
+            selection: self.selection,
+            warmup: self.warmup,
+            probe: None,
+            link_stats: self.link_stats.is_some(),
+            workload: None,
+        };
+        m.validate()?;
+        Ok(m)
+    }
+}
+
+impl ModelCli for NetworkArgs {
+    type Model = Network;
+    const NAME: &'static str = "network";
+    const ABOUT: &'static str = "Interconnection network: packets through credit-based virtual cut-through \
+        switches on a torus, mesh, hypercube, dragonfly or fat-tree (time in ns)";
+    const SUMMARY: &'static str =
+        "interconnection network: torus, mesh, hypercube, dragonfly, fat-tree; credit-based virtual cut-through \
+        (BigNetSim; checked against zero-load latency, hop counts, channel-load bound); synthetic traffic or \
+        MPI-like traces (checked against analytic ping-pong and all-reduce times)";
+    const END: &'static str = "20000";
+    const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
+    fn build(&self, run: &RunInfo) -> Result<Network, String> {
+        let mut m = self.model()?;
+        // A trace workload is finite: it ends when its ranks do.
+        match self.workload.build(m.topology.nodes(), self.message_bytes, run.seed)? {
+            Some(w) => m.workload = Some(w),
+            None => self.bounded(m.topology.nodes(), run.end)?,
+        }
+        m.validate()?;
+        Ok(m)
+    }
+    fn sizing(&self) -> String {
+        match (self.preset.as_deref(), self.topology.as_str()) {
+            (Some(p), _) => format!("--preset {p}"),
+            (_, "dragonfly") => format!(
+                "--routers-per-group {} --terminals-per-router {} --global-links {}",
+                self.routers_per_group, self.terminals_per_router, self.global_links
+            ),
+            (_, "hypercube") => format!("--nodes {}", self.nodes.unwrap_or(1024)),
+            (_, "fattree") => {
+                let nodes = self.nodes.map_or(String::new(), |n| format!(" --nodes {n}"));
+                format!("--radix {} --levels {}{nodes}", self.radix, self.levels)
+            }
+            _ => format!("--dims {}", self.dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+        }
+    }
+    fn after(&self, r: &<Network as timewarp::Model>::Results) -> Result<(), String> {
+        if let Some(path) = &self.link_stats {
+            write_link_stats(path, &serde_json::to_value(r).map_err(|e| e.to_string())?)?;
+        }
+        // A trace workload whose ranks did not all finish has no application time to report.
+        r.unfinished().map_or(Ok(()), Err)
+    }
+    fn summary(&self, r: &<Network as timewarp::Model>::Results) -> String {
+        crate::workload_args::summary(r)
+    }
+}
+
+/// Writes the network's per-link figures (`model_results.links`) as CSV.
+fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write link statistics to {}: {e}", path.display());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
+    writeln!(f, "link,source,destination,packets,busy_fraction").map_err(fail)?;
+    let links = results.get("links").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    for (i, l) in links.iter().enumerate() {
+        writeln!(f, "{i},{},{},{},{}", l["node"], l["neighbour"], l["packets"], l["busy"]).map_err(fail)?;
+    }
+    f.flush().map_err(fail)
+}

@@ -1,0 +1,165 @@
+//! The NICs: message creation (synthetic traffic, or a rank's send),
+//! splitting into packets and the injection queues, and delivery with
+//! message reassembly and the latency statistics.
+
+use timewarp::{Ctx, Random};
+
+use super::journal::Saved;
+use super::node::NO_DIM;
+use super::{Arrivals, Header, Msg, Network, Node, Packet, Routing, Topology};
+
+impl Network {
+    /// The packet now at the front of NIC `nic`'s injection queue (if any)
+    /// becomes a head: the routings that decide at the source (UGAL-L,
+    /// updown-adaptive) decide now, on the buffers as they are, and its
+    /// output counts it.
+    #[inline]
+    pub(crate) fn injection_head(&self, n: &mut Node, router: u32, nic: usize) {
+        let Some(&h) = n.inject[nic].queue.front() else { return };
+        let mut h = h;
+        if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
+            self.ugal(n, router, &mut h);
+            n.nic_set_head(nic, h);
+        }
+        n.link_mut(h.out as usize).heads += 1;
+    }
+
+    /// A new message at NIC `nic`: its packets join the NIC's injection queue.
+    pub(crate) fn generate(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
+        let router = ctx.lp();
+        let me = self.topology.node(router, nic as u32).expect("only NICs with a node create messages");
+        let nodes = self.topology.nodes();
+        let dst = match self.probe {
+            Some((_, d)) => d,
+            None => {
+                let k0 = match &self.topology {
+                    Topology::Torus(d) | Topology::Mesh(d) => d[0],
+                    Topology::Hypercube(_) => 2,
+                    Topology::Dragonfly(d) => d.a * d.p,
+                    Topology::FatTree(f) => f.k,
+                };
+                self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
+            }
+        };
+        n.save_nic(nic);
+        let q = &mut n.inject[nic];
+        let msg = q.next_msg;
+        q.next_msg = q.next_msg.wrapping_add(1);
+        self.enqueue(n, nic, me, dst, self.message_bytes, msg, ctx);
+        let more = self.messages.map_or(true, |m| n.inject[nic].next_msg < m);
+        if self.probe.is_none() && self.load > 0.0 && more {
+            let gap = match self.arrivals {
+                Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
+                Arrivals::Periodic => self.gap(),
+            };
+            ctx.send(router, gap, Msg::Generate { nic: nic as u8 });
+        }
+    }
+
+    /// Message `msg` of `message_bytes` from node `me` (NIC `nic` here) to
+    /// node `dst`: its packets join the NIC's injection queue.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn enqueue(
+        &self,
+        n: &mut Node,
+        nic: usize,
+        me: u32,
+        dst: u32,
+        message_bytes: u32,
+        msg: u32,
+        ctx: &mut Ctx<'_, Self>,
+    ) {
+        let now = ctx.now();
+        let router = ctx.lp();
+        let via = self.via(router, dst, ctx);
+        let npkts = message_bytes.div_ceil(self.packet_bytes);
+        let was_empty = n.inject[nic].queue.is_empty();
+        let measured = now >= self.warmup;
+        n.save_nic(nic);
+        for j in 0..npkts {
+            let bytes = (message_bytes - j * self.packet_bytes).min(self.packet_bytes);
+            let q = &mut n.inject[nic];
+            let ready = (now + self.class_latency(0) + self.router_delay).max(q.next);
+            q.next = ready + self.serialisation(bytes);
+            let mut p = Packet {
+                created: now,
+                ready,
+                src: me,
+                dst,
+                msg,
+                npkts,
+                bytes,
+                hops: 0,
+                dim: NO_DIM,
+                class: 0,
+                out: 0,
+                via,
+            };
+            self.route(n, router, &mut p);
+            n.nic_push(nic, p);
+            n.log.save(|| Saved::Injected { bytes, measured });
+            n.counts.injected += 1;
+            if measured {
+                n.counts.injected_w += 1;
+                n.counts.injected_bytes_w += bytes as u64;
+            }
+        }
+        if was_empty {
+            self.injection_head(n, router, nic);
+            self.try_input(n, self.ports() * self.vcs as usize + nic, ctx);
+        }
+    }
+
+    /// A packet's last byte arrived here; whether its message is now whole.
+    pub(crate) fn deliver(&self, n: &mut Node, p: &Header, now: f64) -> bool {
+        let c = &mut n.counts;
+        let in_window = now >= self.warmup;
+        let last = c.last_delivery;
+        n.log.save(|| Saved::Delivered { bytes: p.bytes, in_window, last });
+        c.delivered += 1;
+        c.last_delivery = now;
+        if in_window {
+            c.delivered_bytes_w += p.bytes as u64;
+        }
+        let measured = p.created >= self.warmup;
+        if measured {
+            let lat = now - p.created;
+            let (sum, max, min) = (c.lat_sum, c.lat_max, c.lat_min);
+            let (hist_first, hist_len) = c.hist.span();
+            n.log.save(|| Saved::Latency { lat, hops: p.hops, sum, max, min, hist_first, hist_len });
+            c.lat_n += 1;
+            c.lat_sum += lat;
+            c.lat_max = c.lat_max.max(lat);
+            c.lat_min = if c.lat_n == 1 { lat } else { c.lat_min.min(lat) };
+            c.hist.add(lat);
+            c.hop_sum += p.hops as u64;
+            c.hop_sq += p.hops as u64 * p.hops as u64;
+        }
+        let done = if p.npkts == 1 {
+            true
+        } else if let Some(i) = n.partial.iter().position(|e| e.0 == p.src && e.1 == p.msg) {
+            let last = n.partial[i].2 == 1;
+            if last {
+                let old = n.partial.swap_remove(i);
+                n.log.save(|| Saved::PartialRemove { i: i as u32, old });
+            } else {
+                n.partial[i].2 -= 1;
+                n.log.save(|| Saved::PartialCount { i: i as u32 });
+            }
+            last
+        } else {
+            n.partial.push((p.src, p.msg, p.npkts - 1, p.created));
+            n.log.save(|| Saved::PartialPush);
+            false
+        };
+        if done && measured {
+            let c = &mut n.counts;
+            let sum = c.msg_lat_sum;
+            n.log.save(|| Saved::Message { sum });
+            c.msg_n += 1;
+            c.msg_lat_sum += now - p.created;
+        }
+        done
+    }
+}

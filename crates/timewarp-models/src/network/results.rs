@@ -1,0 +1,172 @@
+//! What a run reports: [`Results`], gathered node by node at the end
+//! (`finalize`, in LP-id order).
+
+use serde::Serialize;
+use timewarp::{LpId, Model};
+
+use super::{Histogram, Network, Node, RankResult};
+
+/// What a run reports (`model_results`; the names say what each is, the
+/// module docs how it is measured).
+#[derive(Clone, Debug, Default, Serialize)]
+#[allow(missing_docs)]
+pub struct Results {
+    pub topology: String,
+    pub nodes: u32,
+    pub injected_packets: u64,
+    pub delivered_packets: u64,
+    /// Packets in buffers or on links at the end (`injected = delivered + in flight`).
+    pub in_flight_packets: u64,
+    pub delivered_messages: u64,
+    /// Packet latency (ns) over packets created in the window and delivered.
+    pub latency_mean: f64,
+    pub latency_p50: f64,
+    pub latency_p99: f64,
+    pub latency_max: f64,
+    pub message_latency_mean: f64,
+    pub hops_mean: f64,
+    /// Standard deviation of the hops of measured packets.
+    pub hops_std: f64,
+    /// Measured packets (the sample behind the latency and hop figures).
+    pub measured_packets: u64,
+    /// Configured offered load, and what the sources actually offered in the window.
+    pub offered_load: f64,
+    pub measured_offered_load: f64,
+    /// Delivered bytes per node per ns in the window, over the injection bandwidth.
+    pub accepted_throughput: f64,
+    /// Length of the measured window in ns: from `warmup` to the end time,
+    /// or, for a finite workload (a trace or generated one, or
+    /// `messages`), to the last delivery: a rate over a run's end time
+    /// would count the idle time after the work was done.
+    pub window_ns: f64,
+    pub events_per_hop: f64,
+    /// Most packets one input (output) buffer ever held, and its capacity.
+    pub max_input_buffer: u16,
+    pub max_output_buffer: u16,
+    pub buffer_packets: u32,
+    /// Most credits ever held for one downstream buffer (never above its capacity).
+    pub max_credits: u16,
+    /// Busiest network link's busy fraction in the window.
+    pub max_link_utilisation: f64,
+    /// Every network link, when [`Network::link_stats`] is on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkStat>,
+    /// Trace workloads: when the last rank finished (0 if one did not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_time_ns: Option<f64>,
+    /// Trace workloads: every rank's figures, by rank.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankResult>,
+    /// Trace workloads: notes on how the trace was read (DUMPI: the calls
+    /// not modelled), for the end of the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    #[serde(skip)]
+    acc: Sums,
+}
+
+/// One link's figures.
+#[derive(Clone, Debug, Serialize)]
+#[allow(missing_docs)]
+pub struct LinkStat {
+    /// Sending node, its output port, receiving node.
+    pub node: u32,
+    pub port: u32,
+    pub neighbour: u32,
+    /// Packets sent over the whole run.
+    pub packets: u64,
+    /// Fraction of the measured window the link was busy.
+    pub busy: f64,
+}
+
+/// Sums over nodes behind the derived figures of [`Results`].
+#[derive(Clone, Debug, Default)]
+struct Sums {
+    hist: Histogram,
+    lat_sum: f64,
+    lat_min: f64,
+    msg_lat_sum: f64,
+    events: u64,
+    hops: u64,
+    hop_sum: u64,
+    hop_sq: u64,
+    delivered_bytes: u64,
+    injected_bytes: u64,
+    /// The latest delivery of all nodes, and the busiest link's busy time (ns).
+    last_delivery: f64,
+    max_busy: f64,
+}
+
+impl Network {
+    /// Adds node `lp`'s figures to `r` and works out the derived ones
+    /// again ([`Model::finalize`], once per node in LP-id order: they are
+    /// exact once the last node is in).
+    pub(super) fn finalize_node(&self, lp: LpId, n: &Node, end: f64, r: &mut Results) {
+        let c = &n.counts;
+        let nodes = self.topology.nodes();
+        r.topology = self.topology.name().to_string();
+        r.nodes = nodes;
+        r.buffer_packets = self.buffer_packets;
+        r.offered_load = if self.probe.is_some() || self.workload.is_some() { 0.0 } else { self.load };
+        r.injected_packets += c.injected;
+        r.delivered_packets += c.delivered;
+        let queued: u64 = n.inject.iter().map(|q| q.queue.len() as u64).sum();
+        r.in_flight_packets += n.input.total() + queued + n.output.total() + c.on_links;
+        r.delivered_messages += c.msg_n;
+        r.measured_packets += c.lat_n;
+        r.latency_max = r.latency_max.max(c.lat_max);
+        r.max_input_buffer = r.max_input_buffer.max(c.max_input);
+        r.max_output_buffer = r.max_output_buffer.max(c.max_output);
+        r.max_credits = r.max_credits.max(c.max_credits);
+        // Busy times in ns until the window is known (at the last node).
+        for o in 0..self.ports() {
+            let busy = n.links[o].busy;
+            r.acc.max_busy = r.acc.max_busy.max(busy);
+            if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
+                r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
+            }
+        }
+        if self.workload.is_some() {
+            self.finalize_ranks(lp, n, r);
+        }
+        let a = &mut r.acc;
+        a.hist.merge(&c.hist);
+        a.lat_sum += c.lat_sum;
+        a.msg_lat_sum += c.msg_lat_sum;
+        a.events += c.events;
+        a.hops += c.hops;
+        a.hop_sum += c.hop_sum;
+        a.hop_sq += c.hop_sq;
+        a.delivered_bytes += c.delivered_bytes_w;
+        a.injected_bytes += c.injected_bytes_w;
+        a.last_delivery = a.last_delivery.max(c.last_delivery);
+        if c.lat_n > 0 {
+            a.lat_min = if a.lat_min > 0.0 { a.lat_min.min(c.lat_min) } else { c.lat_min };
+        }
+        // The derived figures, exact once the last node is in.
+        let m = r.measured_packets as f64;
+        let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
+        r.latency_mean = ratio(a.lat_sum, m);
+        r.latency_p50 = a.hist.quantile(0.5, a.lat_min, r.latency_max);
+        r.latency_p99 = a.hist.quantile(0.99, a.lat_min, r.latency_max);
+        r.message_latency_mean = ratio(a.msg_lat_sum, r.delivered_messages as f64);
+        r.hops_mean = ratio(a.hop_sum as f64, m);
+        r.hops_std =
+            if m > 1.0 { ((a.hop_sq as f64 - m * r.hops_mean * r.hops_mean) / (m - 1.0)).max(0.0).sqrt() } else { 0.0 };
+        let finite = self.workload.is_some() || self.messages.is_some();
+        let until = if finite { a.last_delivery.min(end) } else { end };
+        let window = (until - self.warmup).max(0.0);
+        r.window_ns = window;
+        r.max_link_utilisation = ratio(a.max_busy, window);
+        // finalize runs in LP-id order: the last node fixes the window.
+        if lp as u64 + 1 == self.num_lps() as u64 {
+            for l in &mut r.links {
+                l.busy = ratio(l.busy, window);
+            }
+        }
+        let capacity = nodes as f64 * window * self.class_bandwidth(0);
+        r.accepted_throughput = ratio(a.delivered_bytes as f64, capacity);
+        r.measured_offered_load = ratio(a.injected_bytes as f64, capacity);
+        r.events_per_hop = ratio(a.events as f64, a.hops as f64);
+    }
+}
