@@ -196,7 +196,7 @@ pub struct Network {
     pub warmup: f64,
     /// Instead of traffic: one message from `.0` to `.1` at time 0 (tests, zero-load latency).
     pub probe: Option<(u32, u32)>,
-    /// Report every link's figures in [`Results::links`].
+    /// Report every link's figures in [`Results::links`](super::Results::links).
     pub link_stats: bool,
     /// Instead of traffic: ranks running these programs (placed with
     /// [`Workload::place`]); see docs/network.md, "Trace-driven workloads".
