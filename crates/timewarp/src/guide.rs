@@ -31,7 +31,9 @@
 //!   [`Model::Undo`] record whatever `reverse` cannot recompute (a branch
 //!   taken, an overwritten value). Sends and random draws are undone by the
 //!   engine. With [`Rollback::StateSaving`] the engine clones the state
-//!   before each event instead and `reverse` is never called.
+//!   before each event instead and `reverse` is never called; with
+//!   [`Rollback::Incremental`] the handler saves what it overwrites (see
+//!   "Three ways to undo an event" below).
 //! - **Random streams**: [`Ctx::rng`]`(s)` gives stream `s` of the LP
 //!   (`0..`[`Model::rng_streams`], at most [`MAX_STREAMS`]); its draws
 //!   ([`Random`] methods such as [`Random::exponential`]) are a function of
@@ -152,12 +154,83 @@
 //!   on every model with a reverse handler before running it optimistically.
 //! - [`SyncMode::Optimistic`]: Time Warp on [`Config::threads`] worker
 //!   threads. Works with any lookahead, needs a correct `reverse` (or
-//!   [`Rollback::StateSaving`]). [`Config::optimism`] ([`Optimism`]) and
+//!   [`Rollback::StateSaving`], or the saves of [`Rollback::Incremental`]). [`Config::optimism`] ([`Optimism`]) and
 //!   [`Config::scheduling`] ([`Scheduling`]) tune it.
 //! - [`SyncMode::Conservative`]: lookahead windows on worker threads, no
 //!   rollback; needs a positive lookahead, and gains with a large one.
 //!
 //! All modes commit the same history: compare [`Stats::digest`].
+//!
+//! ## Three ways to undo an event
+//!
+//! An optimistic run must be able to undo any processed event. The model
+//! picks how with [`Model::ROLLBACK`] (or per run with [`Model::rollback`]):
+//!
+//! | [`Rollback`] | the model writes | a rollback costs | choose it for |
+//! |---|---|---|---|
+//! | `Reverse` (default) | [`Model::reverse`] and an undo record | what `reverse` computes | small, exactly invertible changes (counters, PHOLD, PCS) |
+//! | `StateSaving` | nothing | a clone of the LP state, before *every* event | tiny states (a few words) |
+//! | `Incremental` | a [`Ctx::save`] before each write, and [`Model::restore`] | what the event wrote | large states whose handlers are hard to invert (a router's buffers) |
+//!
+//! Under `Incremental` an event's saved entries ([`Model::Undo`] values:
+//! which field, and its old value) go to a journal per kernel process; a
+//! rollback hands them back newest first to [`Model::restore`], fossil
+//! collection drops them with their event, and sequential and conservative
+//! runs save nothing ([`Ctx::saving`] says whether to bother).
+//! [`SyncMode::Check`] restores every event's entries and compares the state
+//! with a snapshot, so a write without a `save` is found at once.
+//! [`Stats::saved_entries`] counts the entries of processed events.
+//!
+//! ```
+//! use timewarp::{Config, Ctx, LpId, Model, Random, Rollback, SyncMode};
+//!
+//! /// A histogram of 1,000 bins per LP; each event adds to one bin.
+//! struct Bins;
+//! #[derive(Clone, Copy, Debug, Default)]
+//! struct Old { bin: u16, count: u32 }
+//!
+//! impl Model for Bins {
+//!     type State = Vec<u32>;
+//!     type Msg = ();
+//!     type Undo = Old;
+//!     type Results = u64;
+//!     const ROLLBACK: Rollback = Rollback::Incremental;
+//!     fn name(&self) -> &str { "bins" }
+//!     fn num_lps(&self) -> u32 { 8 }
+//!     fn lookahead(&self) -> f64 { 0.1 }
+//!     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Vec<u32> {
+//!         ctx.send(lp, 1.0, ());
+//!         vec![0; 1000]
+//!     }
+//!     fn forward(&self, bins: &mut Vec<u32>, _: &(), _: &mut Old, ctx: &mut Ctx<'_, Self>) {
+//!         let bin = ctx.rng(0).below(1000) as usize;
+//!         // Save before writing; without a journal (sequential) it is a no-op.
+//!         ctx.save(Old { bin: bin as u16, count: bins[bin] });
+//!         bins[bin] += 1;
+//!         let to = ctx.rng(0).below(8) as LpId;
+//!         let delay = 0.1 + ctx.rng(0).exponential(1.0);
+//!         ctx.send(to, delay, ());
+//!     }
+//!     fn restore(&self, bins: &mut Vec<u32>, old: &Old) {
+//!         bins[old.bin as usize] = old.count;
+//!     }
+//!     fn finalize(&self, _: LpId, bins: &Vec<u32>, _: f64, total: &mut u64) {
+//!         *total += bins.iter().map(|&c| c as u64).sum::<u64>();
+//!     }
+//! }
+//!
+//! let seq = timewarp::run(&Bins, &Config { end: 100.0, ..Config::default() }).unwrap();
+//! for (sync, threads) in [(SyncMode::Check, 1), (SyncMode::Optimistic, 2)] {
+//!     let r = timewarp::run(&Bins, &Config { end: 100.0, sync, threads, ..Config::default() }).unwrap();
+//!     assert_eq!(r.stats.digest, seq.stats.digest);
+//!     assert_eq!(r.results, seq.results);
+//! }
+//! ```
+//!
+//! The network model (`timewarp_models::network`, its `journal.rs`) is the
+//! full-size example: every write to a router goes through a method that
+//! saves what it overwrites. docs/performance.md measures the three ways on
+//! PCS and on the network model.
 //!
 //! ## A command line for your model
 //!

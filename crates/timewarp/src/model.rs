@@ -8,17 +8,19 @@
 use crate::error::Error;
 use crate::key::{Key, LpId, Time};
 use crate::rng::Stream;
-use serde::{de::DeserializeOwned, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::fmt::Debug;
 
 /// Most random streams an LP may have (per-event draw counts are packed into 4 × 16 bits).
 pub const MAX_STREAMS: u32 = 4;
 
 /// How the engine undoes a speculatively processed event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Rollback {
     /// The model's [`Model::reverse`] handler undoes the forward handler
     /// (ROSS-style reverse computation), helped by the per-event undo record.
+    #[default]
     Reverse,
     /// The engine snapshots the LP state (`Clone`) before every event and
     /// restores it; [`Model::reverse`] is never called. Cheapest for small
@@ -32,6 +34,34 @@ pub enum Rollback {
     /// states (a router's buffers) whose handlers are too intricate to
     /// reverse by computation. [`Model::reverse`] is never called.
     Incremental,
+}
+
+impl Rollback {
+    /// The name used on command lines (`reverse`, `state-saving`, `incremental`).
+    ///
+    /// ```
+    /// use timewarp::Rollback;
+    /// assert_eq!(Rollback::StateSaving.name().parse::<Rollback>(), Ok(Rollback::StateSaving));
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Rollback::Reverse => "reverse",
+            Rollback::StateSaving => "state-saving",
+            Rollback::Incremental => "incremental",
+        }
+    }
+}
+
+impl std::str::FromStr for Rollback {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "reverse" => Ok(Rollback::Reverse),
+            "state-saving" | "whole" => Ok(Rollback::StateSaving),
+            "incremental" => Ok(Rollback::Incremental),
+            _ => Err(format!("unknown rollback '{s}' (reverse, state-saving, incremental)")),
+        }
+    }
 }
 
 /// A simulation model.
@@ -90,6 +120,47 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
 
     /// How speculative events are undone.
     const ROLLBACK: Rollback = Rollback::Reverse;
+
+    /// How speculative events are undone in this run (default
+    /// [`ROLLBACK`](Self::ROLLBACK)): a model that implements more than one
+    /// way (reverse handlers and [`Ctx::save`] calls, say) can let its user
+    /// choose, to measure one against the other. The engine asks once per
+    /// run; the answer must not change during it.
+    ///
+    /// ```
+    /// use timewarp::{Ctx, LpId, Model, Rollback};
+    ///
+    /// /// A counter that can be rolled back either way.
+    /// struct Count { rollback: Rollback }
+    ///
+    /// impl Model for Count {
+    ///     type State = u64;
+    ///     type Msg = ();
+    ///     type Undo = ();
+    ///     type Results = u64;
+    ///     fn rollback(&self) -> Rollback { self.rollback }
+    ///     fn name(&self) -> &str { "count" }
+    ///     fn num_lps(&self) -> u32 { 2 }
+    ///     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> u64 {
+    ///         ctx.send(lp, 1.0, ());
+    ///         0
+    ///     }
+    ///     fn forward(&self, n: &mut u64, _: &(), _: &mut (), ctx: &mut Ctx<'_, Self>) {
+    ///         *n += 1;
+    ///         ctx.send(ctx.lp(), 1.0, ());
+    ///     }
+    ///     fn reverse(&self, n: &mut u64, _: &(), _: &(), _: LpId, _: f64) { *n -= 1; }
+    ///     fn finalize(&self, _: LpId, n: &u64, _: f64, total: &mut u64) { *total += n; }
+    /// }
+    ///
+    /// for rollback in [Rollback::Reverse, Rollback::StateSaving] {
+    ///     let cfg = timewarp::Config { end: 10.0, sync: timewarp::SyncMode::Check, ..Default::default() };
+    ///     assert_eq!(timewarp::run(&Count { rollback }, &cfg).unwrap().results, 18);
+    /// }
+    /// ```
+    fn rollback(&self) -> Rollback {
+        Self::ROLLBACK
+    }
 
     /// About how many events [`init`](Self::init) sends over all LPs
     /// (default: one per LP). The engine uses it only to estimate, before
@@ -400,6 +471,22 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save(&mut self, entry: M::Undo) {
         if let Some(j) = &mut self.journal {
             j.push_back(entry);
+        }
+    }
+
+    /// [`save`](Self::save) for each entry, in order (a handler that
+    /// gathers its entries first hands them over in one go).
+    ///
+    /// ```
+    /// # use timewarp::{Ctx, Model};
+    /// # fn hand_over<M: Model>(ctx: &mut Ctx<'_, M>, gathered: &mut Vec<M::Undo>) {
+    /// ctx.save_all(gathered.drain(..));
+    /// # }
+    /// ```
+    #[inline]
+    pub fn save_all(&mut self, entries: impl IntoIterator<Item = M::Undo>) {
+        if let Some(j) = &mut self.journal {
+            j.extend(entries);
         }
     }
 

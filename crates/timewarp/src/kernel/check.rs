@@ -41,9 +41,10 @@ pub(crate) fn checked_forward<M: Model>(
     first.clear();
     let mut first_undo = M::Undo::default();
     journal.clear();
-    let saving = (M::ROLLBACK == Rollback::Incremental).then_some(&mut *journal);
+    let rollback = model.rollback();
+    let saving = (rollback == Rollback::Incremental).then_some(&mut *journal);
     forward(model, s, lp, dst, key, msg, &mut first_undo, first, saving)?;
-    match M::ROLLBACK {
+    match rollback {
         Rollback::Reverse => model.reverse(&mut lp.state, msg, &first_undo, dst, key.time),
         Rollback::StateSaving => lp.state = snapshot.clone(),
         Rollback::Incremental => {
@@ -55,7 +56,7 @@ pub(crate) fn checked_forward<M: Model>(
     lp.seq = seq;
     lp.counters = counters;
     if hash_value(&lp.state) != before {
-        let what = match M::ROLLBACK {
+        let what = match rollback {
             Rollback::Incremental => "the saved entries (Ctx::save, Model::restore) did not restore the state",
             _ => "reverse handler did not restore the state",
         };

@@ -52,6 +52,8 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// The way to every other PE, in this process or another.
     transport: Transport<'a, M::Msg, N>,
     model: &'a M,
+    /// How this run undoes events ([`Model::rollback`], asked once).
+    rollback: Rollback,
     s: &'a Setup,
     map: &'a P,
     shared: &'a Shared,
@@ -192,6 +194,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             net,
             transport: Transport::new(local, rank, ranks, pes, links, net),
             model,
+            rollback: model.rollback(),
             s,
             map,
             shared,
@@ -515,7 +518,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             detail: format!("PE {} holds more than {} processed events", self.id, u32::MAX - 1),
         })?;
         let lp = &mut self.lps[self.map.local_of(item.dst, self.first_lp)];
-        if M::ROLLBACK == Rollback::StateSaving {
+        if self.rollback == Rollback::StateSaving {
             self.kps[kp].saved.push_back(lp.state.clone());
         }
         let before = lp.counters;
@@ -523,7 +526,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         self.current = Some(Current { h, kp, before });
         let k = &mut self.kps[kp];
         // What an incremental model saves goes straight to its KP's journal.
-        let journal = (M::ROLLBACK == Rollback::Incremental).then(|| {
+        let journal = (self.rollback == Rollback::Incremental).then(|| {
             k.journal_mark = k.journal.len();
             &mut k.journal
         });
@@ -566,7 +569,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         rec.draws = if wide { WIDE } else { draws };
         rec.n_sent = self.out.len() as u32;
         rec.past_end = past_end;
-        if M::ROLLBACK == Rollback::Incremental {
+        if self.rollback == Rollback::Incremental {
             let k = &self.kps[kp];
             rec.saved = (k.journal.len() - k.journal_mark) as u32;
             self.stats.saved_entries += rec.saved as u64;
@@ -635,7 +638,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         if !self.errors.is_empty() {
             if let Some((_, Error::Panic { lp, time, message })) = self.errors.remove(&h) {
                 // (Incremental models can be undone: what they saved is kept as it is written.)
-                if M::ROLLBACK == Rollback::Reverse {
+                if self.rollback == Rollback::Reverse {
                     return Err(Error::Panic {
                         lp,
                         time,
@@ -654,7 +657,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             std::array::from_fn(|s| (ev.draws >> (16 * s)) & 0xFFFF)
         };
         let lp = &mut self.lps[self.map.local_of(ev.dst, self.first_lp)];
-        match M::ROLLBACK {
+        match self.rollback {
             Rollback::Reverse => self.model.reverse(&mut lp.state, &ev.msg, &ev.undo, ev.dst, ev.key.time),
             Rollback::StateSaving => {
                 lp.state = self.kps[kp].saved.pop_back().expect("a saved state per processed event")
@@ -820,6 +823,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         }
         let before = self.stats.committed;
         for kp in 0..self.kps.len() {
+            // Journal entries of the committed events, dropped in one go.
+            let mut saved = 0;
             while let Some(&h) = self.kps[kp].processed.front() {
                 let ev = self.arena[h];
                 if ev.key >= g {
@@ -847,16 +852,18 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                     self.stats.remote += (pe != self.id) as u64;
                     self.stats.remote_process += self.transport.elsewhere(pe) as u64;
                 }
-                match M::ROLLBACK {
-                    Rollback::Reverse => {}
-                    Rollback::StateSaving => drop(self.kps[kp].saved.pop_front()),
-                    Rollback::Incremental => drop(self.kps[kp].journal.drain(..ev.saved as usize)),
+                if self.rollback == Rollback::StateSaving {
+                    self.kps[kp].saved.pop_front();
                 }
+                saved += ev.saved as usize;
                 if ev.draws == WIDE {
                     self.wide_draws.remove(&h);
                 }
                 self.arena.free(h);
                 self.uncommitted -= 1;
+            }
+            if saved > 0 {
+                self.kps[kp].journal.drain(..saved);
             }
         }
         self.shared.add_committed(self.stats.committed - before);
