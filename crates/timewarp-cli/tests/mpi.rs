@@ -145,6 +145,7 @@ fn phold_zero_lookahead_matches_sequential() {
 fn pcs_matches_sequential() {
     let m = ["pcs", "--end", "4"];
     assert_same_as_sequential(&m, &["optimistic"], &[1, 2], &[]);
+    assert_same_as_sequential(&m, &["optimistic"], &[1], &["--rollback", "incremental"]);
 }
 
 #[test]
@@ -153,6 +154,13 @@ fn network_matches_sequential() {
     assert_same_as_sequential(&m, &["optimistic", "conservative"], &[1, 2], &[]);
     let m = ["network", "--topology", "hypercube", "--nodes", "32", "--switch", "output-buffered", "--end", "3000"];
     assert_same_as_sequential(&m, &["optimistic"], &[2], &["--mapping", "random"]);
+    // High-radix routers (incremental state saving across processes), and
+    // the whole-state path kept to measure against.
+    let m = ["network", "--topology", "dragonfly", "--routing", "ugal", "--load", "0.7", "--end", "3000"];
+    assert_same_as_sequential(&m, &["optimistic"], &[2], &[]);
+    let m = ["network", "--topology", "fattree", "--routing", "updown-adaptive", "--load", "0.8", "--end", "3000"];
+    assert_same_as_sequential(&m, &["optimistic"], &[1], &[]);
+    assert_same_as_sequential(&m, &["optimistic"], &[1], &["--rollback", "state-saving"]);
 }
 
 /// A CODES user's inputs across processes: a real DUMPI trace and a stock

@@ -1,7 +1,7 @@
 //! The network model commits the same history and the same results in every
 //! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
 
-use timewarp::{run, Config, Mapping, SyncMode};
+use timewarp::{run, Config, Mapping, Rollback, SyncMode};
 use timewarp_models::network::{Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic};
 
 #[test]
@@ -111,6 +111,29 @@ fn every_mode_commits_the_same_network_history_and_results() {
         }
     }
     assert!(rolled_back > 1000, "the 4-PE runs rolled back only {rolled_back} events");
+}
+
+#[test]
+fn whole_state_saving_commits_the_same_history_as_incremental_saving() {
+    // The copy-the-router path kept to measure against (--rollback state-saving).
+    let m = Network { topology: Topology::Torus(vec![4, 4]), load: 0.7, message_bytes: 700, ..Network::default() };
+    let end = 1_500.0;
+    let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+    let whole = Network { rollback: Rollback::StateSaving, ..m.clone() };
+    for cfg in [
+        Config { sync: SyncMode::Check, ..Config::default() },
+        Config { sync: SyncMode::Optimistic, threads: 1, pes: Some(4), ..Config::default() },
+        Config { sync: SyncMode::Optimistic, threads: 2, ..Config::default() },
+    ] {
+        let what = format!("{:?} pes {:?} threads {}", cfg.sync, cfg.pes, cfg.threads);
+        let r = run(&whole, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
+        assert_eq!(serde_json::to_value(&r.results).unwrap(), serde_json::to_value(&seq.results).unwrap());
+        assert_eq!(r.stats.saved_entries, 0, "{what}: the whole-state path writes no journal");
+    }
+    let reverse = Network { rollback: Rollback::Reverse, ..m };
+    let err = reverse.validate().unwrap_err();
+    assert!(err.contains("--rollback reverse") && err.contains("incremental"), "{err}");
 }
 
 #[test]

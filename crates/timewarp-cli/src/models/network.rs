@@ -4,6 +4,7 @@ use clap::Args;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
+use timewarp::Rollback;
 use timewarp_models::network::{
     self, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
 };
@@ -169,6 +170,11 @@ pub(crate) struct NetworkArgs {
     /// at the neighbour) or contention (fewest packets here waiting for the port).
     #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
     pub selection: Selection,
+    /// How optimistic runs undo a router's events: incremental (each event
+    /// saves what it overwrites) or state-saving (a copy of the whole router
+    /// before every event; slower, kept to measure against).
+    #[arg(long, default_value = "incremental", value_parser = choice::<Rollback>(&["incremental", "state-saving"]))]
+    pub rollback: Rollback,
     /// Statistics start at this time (ns).
     #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub warmup: f64,
@@ -368,6 +374,7 @@ impl NetworkArgs {
             probe: None,
             link_stats: self.link_stats.is_some(),
             workload: None,
+            rollback: self.rollback,
         };
         m.validate()?;
         Ok(m)

@@ -1,6 +1,7 @@
 //! PCS's command line.
 
 use clap::Args;
+use timewarp::Rollback;
 use timewarp_models::pcs::{Arrivals, Pcs};
 
 use super::{bounded, num};
@@ -35,6 +36,11 @@ pub(crate) struct PcsArgs {
     /// Call arrival process: engset (idle portables call; finite source) or poisson (per cell; Erlang-B).
     #[arg(long, default_value = "engset", value_parser = choice::<Arrivals>(&["engset", "poisson"]))]
     pub arrivals: Arrivals,
+    /// How optimistic runs undo events: reverse (reverse handlers),
+    /// state-saving (a copy of the cell before every event) or incremental
+    /// (each write saves the old value); the same results every way.
+    #[arg(long, default_value = "reverse", value_parser = choice::<Rollback>(&["reverse", "state-saving", "incremental"]))]
+    pub rollback: Rollback,
 }
 
 impl PcsArgs {
@@ -57,6 +63,7 @@ impl PcsArgs {
             call_duration: self.call_duration,
             move_rate: self.move_rate,
             arrivals: self.arrivals,
+            rollback: self.rollback,
         }
     }
 }

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use super::node::{Lane, Link, Node, Packet, Slot};
+use super::node::{Lane, Link, Node, Packet, Slot, NIL};
 
 /// One write to a node, saved just before it happens (the model's undo
 /// journal entry: `Model::Undo` of the network). Opaque outside the model.
@@ -29,8 +29,12 @@ pub(crate) enum Saved {
     Slot { out: bool, s: u16, old: Slot },
     /// Queue `q`'s positions (and credits, waiting link) as they were.
     Lane { out: bool, q: u16, old: Lane },
-    /// The free-slot list's head as it was.
-    Free { out: bool, old: u16 },
+    /// A packet went into queue `q`: its positions, the free-slot list's
+    /// head and (if the queue was not empty) its tail slot's link as they were.
+    Push { out: bool, q: u16, lane: Lane, free: u16, tail_next: u16 },
+    /// Queue `q`'s head slot left it: the queue's positions, the free-slot
+    /// list's head and the slot's link as they were.
+    Pop { out: bool, q: u16, lane: Lane, free: u16, next: u16 },
     /// A slot was appended to the pool.
     Grew { out: bool },
     /// Output link `o` as it was.
@@ -270,7 +274,18 @@ impl Node {
             Saved::Nothing => {}
             Saved::Slot { out, s, old } => self.queues(out).slots[s as usize] = old,
             Saved::Lane { out, q, old } => self.queues(out).lanes[q as usize] = old,
-            Saved::Free { out, old } => self.queues(out).free = old,
+            Saved::Push { out, q, lane, free, tail_next } => {
+                let qs = self.queues(out);
+                if lane.tail != NIL {
+                    qs.slots[lane.tail as usize].next = tail_next;
+                }
+                (qs.lanes[q as usize], qs.free) = (lane, free);
+            }
+            Saved::Pop { out, q, lane, free, next } => {
+                let qs = self.queues(out);
+                qs.slots[lane.head as usize].next = next;
+                (qs.lanes[q as usize], qs.free) = (lane, free);
+            }
             Saved::Grew { out } => drop(self.queues(out).slots.pop()),
             Saved::Link { o, old } => self.links[o as usize] = old,
             Saved::Nic { nic, wake, next, next_msg } => {
@@ -405,11 +420,9 @@ impl Node {
         self.inject[nic].queue[0] = h;
     }
 
-    /// Hands this event's saved writes to `save` (the engine's journal).
+    /// Takes this event's saved writes, for the engine's journal (`Ctx::save_all`).
     #[inline]
-    pub(crate) fn flush(&mut self, mut save: impl FnMut(Undo)) {
-        for e in self.log.entries.drain(..) {
-            save(Undo(e));
-        }
+    pub(crate) fn flush<'a>(&'a mut self) -> impl Iterator<Item = Undo> + 'a {
+        self.log.entries.drain(..).map(Undo)
     }
 }

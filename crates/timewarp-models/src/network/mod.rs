@@ -250,6 +250,10 @@ impl Model for Network {
     type Results = Results;
     const ROLLBACK: Rollback = Rollback::Incremental;
 
+    fn rollback(&self) -> Rollback {
+        self.rollback
+    }
+
     fn name(&self) -> &str {
         "network"
     }
@@ -326,7 +330,7 @@ impl Model for Network {
         n.log.on = ctx.saving();
         self.handle(n, msg, ctx);
         if n.log.on {
-            n.flush(|e| ctx.save(e));
+            ctx.save_all(n.flush());
         }
     }
 

@@ -104,8 +104,8 @@ impl Packet {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Lane {
     /// First and last packet (slot indices; [`NIL`] when empty).
-    head: u16,
-    tail: u16,
+    pub(crate) head: u16,
+    pub(crate) tail: u16,
     len: u16,
     /// Free buffer slots at the far end of output (port, virtual channel) of this index.
     pub(crate) credits: u16,
@@ -127,7 +127,7 @@ pub(crate) const NIL: u16 = u16::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Slot {
     p: Packet,
-    next: u16,
+    pub(crate) next: u16,
 }
 
 /// Bounded FIFO queues (`cap` packets each) sharing one pool of packet
@@ -170,7 +170,10 @@ impl Queues {
         if self.lanes[q].len >= self.cap {
             return None;
         }
-        let s = match self.free {
+        let (lane, free) = (self.lanes[q], self.free);
+        let tail_next = if lane.tail == NIL { NIL } else { self.slots[lane.tail as usize].next };
+        // One entry for the positions, one for the slot taken (two, not four: journal.rs).
+        let s = match free {
             NIL => {
                 // At most every queue full: queues × cap slots, below u16::MAX (`Network::validate` checks it).
                 log.save(|| Saved::Grew { out });
@@ -178,24 +181,18 @@ impl Queues {
                 (self.slots.len() - 1) as u16
             }
             s => {
-                let (free, old) = (self.free, self.slots[s as usize]);
-                log.save(|| Saved::Free { out, old: free });
+                let old = self.slots[s as usize];
                 log.save(|| Saved::Slot { out, s, old });
                 self.free = old.next;
                 self.slots[s as usize] = Slot { p, next: NIL };
                 s
             }
         };
-        let old = self.lanes[q];
-        log.save(|| Saved::Lane { out, q: q as u16, old });
+        log.save(|| Saved::Push { out, q: q as u16, lane, free, tail_next });
         let l = &mut self.lanes[q];
         match l.tail {
             NIL => l.head = s,
-            t => {
-                let old = self.slots[t as usize];
-                log.save(|| Saved::Slot { out, s: t, old });
-                self.slots[t as usize].next = s
-            }
+            t => self.slots[t as usize].next = s,
         }
         l.tail = s;
         l.len += 1;
@@ -208,10 +205,8 @@ impl Queues {
         let old = self.lanes[q];
         debug_assert!(old.len > 0);
         let s = old.head;
-        let (free, old_slot) = (self.free, self.slots[s as usize]);
-        log.save(|| Saved::Lane { out, q: q as u16, old });
-        log.save(|| Saved::Slot { out, s, old: old_slot });
-        log.save(|| Saved::Free { out, old: free });
+        let (free, next) = (self.free, self.slots[s as usize].next);
+        log.save(|| Saved::Pop { out, q: q as u16, lane: old, free, next });
         let l = &mut self.lanes[q];
         let slot = &mut self.slots[s as usize];
         l.head = slot.next;

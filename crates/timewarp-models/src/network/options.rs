@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 use std::sync::Arc;
+use timewarp::Rollback;
 
 use super::node::{Packet, NO_DIM};
 use super::{Topology, Traffic, Workload};
@@ -201,6 +202,12 @@ pub struct Network {
     /// Instead of traffic: ranks running these programs (placed with
     /// [`Workload::place`]); see docs/network.md, "Trace-driven workloads".
     pub workload: Option<Arc<Workload>>,
+    /// How an optimistic run undoes a router's speculative events:
+    /// [`Rollback::Incremental`] (default: each event saves what it
+    /// overwrites, journal.rs) or [`Rollback::StateSaving`] (a copy of the
+    /// whole router before every event; kept to measure against, see
+    /// docs/performance.md). The model has no reverse handlers.
+    pub rollback: Rollback,
 }
 
 impl Default for Network {
@@ -227,6 +234,7 @@ impl Default for Network {
             probe: None,
             link_stats: false,
             workload: None,
+            rollback: Rollback::Incremental,
         }
     }
 }
@@ -243,6 +251,11 @@ impl Network {
                 Err(format!("{what} must be positive and finite, got {v}"))
             }
         };
+        if self.rollback == Rollback::Reverse {
+            return Err("--rollback reverse: the network model has no reverse handlers; use incremental \
+                        (the default) or state-saving"
+                .into());
+        }
         pos(self.link_bandwidth, "--link-bandwidth")?;
         if !(self.link_latency >= 0.0 && self.link_latency.is_finite()) {
             return Err(format!("--link-latency must be >= 0 and finite, got {}", self.link_latency));

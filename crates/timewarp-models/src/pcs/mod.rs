@@ -91,7 +91,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
-use timewarp::{Ctx, LpId, Model, Random};
+use timewarp::{Ctx, LpId, Model, Random, Rollback};
 
 /// "No such time": the timer of an event that never happens (ROSS's `HUGE_VAL`;
 /// finite so that messages serialise to JSON as numbers).
@@ -151,6 +151,12 @@ pub struct Pcs {
     pub move_rate: f64,
     /// Arrival process: Engset (finite source) or Poisson (Erlang-B).
     pub arrivals: Arrivals,
+    /// How optimistic runs undo events: [`Rollback::Reverse`] (default,
+    /// reverse handlers), [`Rollback::StateSaving`] (a copy of the cell) or
+    /// [`Rollback::Incremental`] (each write saves the field's old value).
+    /// The same results every way; kept to measure one against the others.
+    #[serde(default)]
+    pub rollback: Rollback,
 }
 
 impl Default for Pcs {
@@ -167,6 +173,7 @@ impl Default for Pcs {
             call_duration: 1.0,
             move_rate: 0.04,
             arrivals: Arrivals::Engset,
+            rollback: Rollback::Reverse,
         }
     }
 }
@@ -226,10 +233,53 @@ impl PcsMsg {
 
 /// Undo record: whether the event's request (a call or a handoff) was blocked,
 /// and how many busy lines it counted.
+/// Under [`Rollback::Incremental`] also one saved write: a field of the
+/// cell and its old value.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PcsUndo {
     blocked: bool,
     busy_lines: u32,
+    field: Field,
+    old: u64,
+}
+
+/// A counter of [`Cell`] (incremental state saving).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Field {
+    #[default]
+    FreeChannels,
+    CallAttempts,
+    BlockedCalls,
+    BusyLines,
+    CallsCompleted,
+    HandoffAttempts,
+    HandoffsBlocked,
+}
+
+impl Cell {
+    fn get(&self, f: Field) -> u64 {
+        match f {
+            Field::FreeChannels => self.free_channels.into(),
+            Field::CallAttempts => self.call_attempts,
+            Field::BlockedCalls => self.blocked_calls,
+            Field::BusyLines => self.busy_lines,
+            Field::CallsCompleted => self.calls_completed,
+            Field::HandoffAttempts => self.handoff_attempts,
+            Field::HandoffsBlocked => self.handoffs_blocked,
+        }
+    }
+
+    fn set(&mut self, f: Field, v: u64) {
+        match f {
+            Field::FreeChannels => self.free_channels = v as u32,
+            Field::CallAttempts => self.call_attempts = v,
+            Field::BlockedCalls => self.blocked_calls = v,
+            Field::BusyLines => self.busy_lines = v,
+            Field::CallsCompleted => self.calls_completed = v,
+            Field::HandoffAttempts => self.handoff_attempts = v,
+            Field::HandoffsBlocked => self.handoffs_blocked = v,
+        }
+    }
 }
 
 /// Call counters of one cell or of the whole grid.
@@ -437,6 +487,14 @@ impl Pcs {
         NEVER
     }
 
+    /// Under [`Rollback::Incremental`], saves field `f` before a write.
+    #[inline(always)]
+    fn keep(ctx: &mut Ctx<'_, Self>, s: &Cell, f: Field) {
+        if ctx.saving() {
+            ctx.save(PcsUndo { field: f, old: s.get(f), ..PcsUndo::default() });
+        }
+    }
+
     /// Sends `p`'s next event at absolute time `t` to `dst`.
     #[inline]
     fn send_at(ctx: &mut Ctx<'_, Self>, dst: LpId, t: f64, p: PcsMsg) {
@@ -468,6 +526,7 @@ impl Pcs {
         let end = ctx.end_time();
         while p.next_call < leave {
             if p.next_call < end {
+                Self::keep(ctx, s, Field::BusyLines);
                 s.busy_lines += 1; // only attempts the run reaches are counted
                 undo.busy_lines += 1;
             }
@@ -482,11 +541,12 @@ impl Pcs {
     /// Takes a channel for the call `p` (starting or handed off), or counts the
     /// request as blocked. Returns whether a channel was taken.
     #[inline]
-    fn seize(s: &mut Cell, undo: &mut PcsUndo) -> bool {
+    fn seize(s: &mut Cell, undo: &mut PcsUndo, ctx: &mut Ctx<'_, Self>) -> bool {
         if s.free_channels == 0 {
             undo.blocked = true;
             false
         } else {
+            Self::keep(ctx, s, Field::FreeChannels);
             s.free_channels -= 1;
             true
         }
@@ -538,49 +598,58 @@ impl Model for Pcs {
         let mut p = *m;
         match m.kind {
             Kind::NextCall => {
+                Self::keep(ctx, s, Field::CallAttempts);
                 s.call_attempts += 1;
-                if Self::seize(s, undo) {
+                if Self::seize(s, undo, ctx) {
                     p.call_end = self.after(ctx, m.next_call, 1.0 / self.call_duration);
                     p.next_call = self.after(ctx, m.next_call, self.call_rate);
                     self.send_busy(s, p, undo, ctx);
                 } else {
+                    Self::keep(ctx, s, Field::BlockedCalls);
                     s.blocked_calls += 1;
                     p.next_call = self.after(ctx, m.next_call, self.call_rate);
                     self.send_idle(p, ctx);
                 }
             }
             Kind::Arrival => {
+                Self::keep(ctx, s, Field::CallAttempts);
                 s.call_attempts += 1;
                 let rate = f64::from(self.portables_per_cell) * self.call_rate;
                 let t = self.after(ctx, ctx.now(), rate);
                 Self::send_at(ctx, ctx.lp(), t, PcsMsg::arrival());
-                if Self::seize(s, undo) {
+                if Self::seize(s, undo, ctx) {
                     let now = ctx.now();
                     p.call_end = self.after(ctx, now, 1.0 / self.call_duration);
                     p.next_move = self.after(ctx, now, self.move_rate);
                     self.send_busy(s, p, undo, ctx);
                 } else {
+                    Self::keep(ctx, s, Field::BlockedCalls);
                     s.blocked_calls += 1;
                 }
             }
             Kind::CallEnd => {
+                Self::keep(ctx, s, Field::FreeChannels);
                 s.free_channels += 1;
+                Self::keep(ctx, s, Field::CallsCompleted);
                 s.calls_completed += 1;
                 p.call_end = NEVER;
                 self.send_idle(p, ctx);
             }
             Kind::MoveOut => {
+                Self::keep(ctx, s, Field::FreeChannels);
                 s.free_channels += 1;
                 let dst = self.neighbour(ctx.lp(), ctx.rng(0).below(4));
                 p.kind = Kind::MoveIn;
                 ctx.send(dst, 0.0, p);
             }
             Kind::MoveIn => {
+                Self::keep(ctx, s, Field::HandoffAttempts);
                 s.handoff_attempts += 1;
                 p.next_move = self.after(ctx, m.next_move, self.move_rate);
-                if Self::seize(s, undo) {
+                if Self::seize(s, undo, ctx) {
                     self.send_busy(s, p, undo, ctx);
                 } else {
+                    Self::keep(ctx, s, Field::HandoffsBlocked);
                     s.handoffs_blocked += 1;
                     p.call_end = NEVER;
                     self.send_idle(p, ctx);
@@ -615,6 +684,14 @@ impl Model for Pcs {
                 }
             }
         }
+    }
+
+    fn restore(&self, s: &mut Cell, e: &PcsUndo) {
+        s.set(e.field, e.old);
+    }
+
+    fn rollback(&self) -> Rollback {
+        self.rollback
     }
 
     fn finalize(&self, lp: LpId, s: &Cell, _end: f64, r: &mut PcsResults) {
