@@ -2,7 +2,9 @@
 //! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
 
 use timewarp::{run, Config, Mapping, Rollback, SyncMode};
-use timewarp_models::network::{Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic};
+use timewarp_models::network::{
+    Arbitration, Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic,
+};
 
 #[test]
 fn every_mode_commits_the_same_network_history_and_results() {
@@ -11,6 +13,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
         Network {
             topology: Topology::Mesh(vec![3, 4]),
             switch: Switch::OutputBuffered,
+            arbitration: Arbitration::Age,
             vcs: 3,
             buffer_packets: 2,
             message_bytes: 700,
@@ -28,6 +31,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
         },
         Network {
             topology: Topology::Hypercube(4),
+            arbitration: Arbitration::Age,
             traffic: Traffic::Hotspot { nodes: 2, fraction: 0.3 },
             link_latency: 0.0,
             load: 0.7,
@@ -37,6 +41,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
         Network {
             topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
             routing: Routing::Ugal,
+            arbitration: Arbitration::TransitFirst,
             traffic: Traffic::GroupShift,
             vcs: 5,
             buffer_packets: 2,

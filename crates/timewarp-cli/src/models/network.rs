@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use timewarp::Rollback;
 use timewarp_models::network::{
-    self, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
+    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
 };
 
 use super::{bounded, num};
@@ -157,6 +157,12 @@ pub(crate) struct NetworkArgs {
     /// Switch: input-buffered or output-buffered.
     #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered"]))]
     pub switch: Switch,
+    /// Which waiting packet an output serves next: round-robin over the
+    /// input queues (virtual channels and NICs), age (oldest first, counted
+    /// from entering the network), or transit-first (packets from network
+    /// ports before injected ones, oldest first).
+    #[arg(long, default_value = "round-robin", value_parser = choice::<Arbitration>(&["round-robin", "age", "transit-first"]))]
+    pub arbitration: Arbitration,
     /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
     /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise);
     /// a dragonfly: minimal, valiant (random intermediate group) or ugal
@@ -368,6 +374,7 @@ impl NetworkArgs {
             vcs: self.vcs.unwrap_or(if is_dfly { 5 } else { 2 }),
             buffer_packets: self.buffer_packets,
             switch: self.switch,
+            arbitration: self.arbitration,
             routing,
             selection: self.selection,
             warmup: self.warmup,

@@ -10,15 +10,26 @@ use super::{Arrivals, Header, Msg, Network, Node, Packet, Routing, Topology};
 
 impl Network {
     /// The packet now at the front of NIC `nic`'s injection queue (if any)
-    /// becomes a head: the routings that decide at the source (UGAL-L,
-    /// updown-adaptive) decide now, on the buffers as they are, and its
-    /// output counts it.
+    /// becomes a head at `now`: the routings that decide at the source
+    /// (UGAL-L, updown-adaptive) decide now, on the buffers as they are, and
+    /// its output counts it. Its age for arbitration starts now if its head
+    /// reached the router earlier: time queued behind other packets at the
+    /// source is not time in the network (counting it made injected packets
+    /// look older than any transit packet past saturation, and starved
+    /// transit traffic). Whether it may leave is unchanged: `ready <= now`
+    /// either way.
     #[inline]
-    pub(crate) fn injection_head(&self, n: &mut Node, router: u32, nic: usize) {
+    pub(crate) fn injection_head(&self, n: &mut Node, router: u32, nic: usize, now: f64) {
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
-        if matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive) {
+        let adaptive = matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive);
+        if adaptive {
             self.ugal(n, router, &mut h);
+        }
+        if h.ready < now {
+            h.ready = now;
+        }
+        if adaptive || h.ready != n.inject[nic].queue[0].ready {
             n.nic_set_head(nic, h);
         }
         n.link_mut(h.out as usize).heads += 1;
@@ -106,7 +117,7 @@ impl Network {
             }
         }
         if was_empty {
-            self.injection_head(n, router, nic);
+            self.injection_head(n, router, nic, now);
             self.try_input(n, self.ports() * self.vcs as usize + nic, ctx);
         }
     }

@@ -206,7 +206,7 @@ use timewarp::{Ctx, LpId, Model, Random, Rollback};
 pub use histogram::Histogram;
 pub use journal::Undo;
 pub use node::{Header, Node, Packet};
-pub use options::{Arrivals, LinkClass, Network, Routing, Selection, Switch};
+pub use options::{Arbitration, Arrivals, LinkClass, Network, Routing, Selection, Switch};
 pub use results::{LinkStat, Results};
 pub use topology::{Dragonfly, FatTree, Hop, Step, Topology, NO_VIA};
 pub use workload::{
@@ -353,7 +353,7 @@ impl Network {
         match *msg {
             Msg::Generate { nic } => self.generate(n, nic as usize, ctx),
             Msg::Arrive { pkt, port, vc } => {
-                let mut pkt = Packet::arrived(&pkt, ctx.now());
+                let mut pkt = Packet::arrived(&pkt);
                 self.route(n, ctx.lp(), &mut pkt);
                 let q = port as usize * v + vc as usize;
                 let full = n.input.len(q) >= self.buffer_of(ctx.lp(), port as usize) as usize;
@@ -387,6 +387,15 @@ impl Network {
                 self.try_output(n, port as usize, None, ctx);
             }
             Msg::Wake { port } => {
+                // A wake-up whose link was taken at its time by an event
+                // ordered before it (a credit, an arrival) is stale: the
+                // wake-up for the link's new free time is already pending.
+                // Acting on it would clear that one's mark and schedule
+                // a duplicate, and duplicates multiplied past saturation
+                // (30-50 wake-ups per packet hop).
+                if n.links[port as usize].wake != ctx.now() {
+                    return;
+                }
                 n.link_mut(port as usize).wake = -1.0;
                 self.try_output(n, port as usize, None, ctx);
             }

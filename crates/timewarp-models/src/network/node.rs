@@ -17,7 +17,10 @@ pub(crate) const NO_DIM: u8 = u8::MAX;
 pub struct Packet {
     /// When its message was created at the source NIC (ns).
     pub created: f64,
-    /// When it became eligible to leave the buffer it is in.
+    /// When it entered the network: at the source, when its head reaches
+    /// the router having become the head of its NIC queue (it may not leave
+    /// before); in transit, carried in its [`Header`]. The age by which
+    /// switches arbitrate.
     pub ready: f64,
     /// Source and destination node.
     pub src: u32,
@@ -42,13 +45,16 @@ pub struct Packet {
 
 /// What a packet carries from router to router (an `Arrive` or `Deliver`
 /// message): the [`Packet`] less the fields only its current router needs.
-/// 32 bytes, not 48: every event in flight is a queue entry, and the
+/// 40 bytes, not the packet's 48: every event in flight is a queue entry, and the
 /// pending-event queue of a large network is the simulator's biggest
 /// working set (its refills were a fifth of the run time).
 #[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     pub created: f64,
+    /// When the packet entered the network (its [`Packet::ready`] at the
+    /// source router): its age for arbitration at every router.
+    pub entered: f64,
     pub src: u32,
     pub dst: u32,
     pub msg: u32,
@@ -66,6 +72,7 @@ impl Packet {
     pub fn header(&self) -> Header {
         Header {
             created: self.created,
+            entered: self.ready,
             src: self.src,
             dst: self.dst,
             msg: self.msg,
@@ -78,12 +85,13 @@ impl Packet {
         }
     }
 
-    /// The packet whose header arrived at `now` (not yet routed).
+    /// The packet whose header arrived (not yet routed).
     #[inline]
-    pub fn arrived(h: &Header, now: f64) -> Packet {
+    pub fn arrived(h: &Header) -> Packet {
         Packet {
             created: h.created,
-            ready: now,
+            // In transit a packet may leave at once; its age is the network's.
+            ready: h.entered,
             src: h.src,
             dst: h.dst,
             msg: h.msg,
@@ -256,11 +264,13 @@ pub(crate) struct Link {
     /// The last queue of that list: heads join at the end, so the list is
     /// roughly oldest first and the scan for the oldest rarely replaces its pick.
     pub(crate) waiting_last: u16,
+    /// The input queue it last served (round-robin arbitration).
+    pub(crate) last_port: u16,
 }
 
 impl Default for Link {
     fn default() -> Self {
-        Link { free: 0.0, wake: -1.0, packets: 0, busy: 0.0, heads: 0, waiting: NIL, waiting_last: NIL }
+        Link { free: 0.0, wake: -1.0, packets: 0, busy: 0.0, heads: 0, waiting: NIL, waiting_last: NIL, last_port: 0 }
     }
 }
 

@@ -114,6 +114,50 @@ impl FromStr for Selection {
     }
 }
 
+/// Which waiting packet an output serves next (the switch's output arbiter).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Oldest first, by when the packet entered the network: a transit
+    /// packet's arrival here, an injected packet's becoming the head of its
+    /// NIC queue (time spent queueing at the source does not count as age).
+    Age,
+    /// Round robin over the router's input queues (each virtual channel of
+    /// each network port, each NIC's injection queue): the output serves the
+    /// first queue after the one it served last whose head waits for it —
+    /// the separable allocators' round-robin arbiters of cycle-accurate
+    /// simulators (BookSim), and the closest to one past saturation
+    /// (docs/network.md, "Arbitration").
+    #[default]
+    RoundRobin,
+    /// Transit packets (from network ports) before injected ones, oldest
+    /// first within each.
+    TransitFirst,
+}
+
+impl Arbitration {
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Arbitration::Age => "age",
+            Arbitration::RoundRobin => "round-robin",
+            Arbitration::TransitFirst => "transit-first",
+        }
+    }
+}
+
+impl FromStr for Arbitration {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "age" | "oldest" => Ok(Arbitration::Age),
+            "round-robin" | "rr" => Ok(Arbitration::RoundRobin),
+            "transit-first" => Ok(Arbitration::TransitFirst),
+            _ => Err(format!("unknown arbitration '{s}' (age, round-robin, transit-first)")),
+        }
+    }
+}
+
 /// How messages are created at each node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -189,6 +233,8 @@ pub struct Network {
     pub classes: [LinkClass; 3],
     /// Where switches buffer packets.
     pub switch: Switch,
+    /// Which waiting packet an output serves next.
+    pub arbitration: Arbitration,
     /// How routers choose outputs.
     pub routing: Routing,
     /// How adaptive routing ranks free outputs.
@@ -228,6 +274,7 @@ impl Default for Network {
             buffer_packets: 4,
             classes: [LinkClass::default(); 3],
             switch: Switch::InputBuffered,
+            arbitration: Arbitration::default(),
             routing: Routing::DimensionOrder,
             selection: Selection::Load,
             warmup: 0.0,

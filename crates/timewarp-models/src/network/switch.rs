@@ -6,7 +6,7 @@ use timewarp::Ctx;
 
 use super::journal::Saved;
 use super::node::NO_DIM;
-use super::{Msg, Network, Node, Packet, Routing, Selection, Switch, Topology};
+use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology};
 
 impl Network {
     /// Escape virtual channels under adaptive routing (the dateline classes
@@ -162,7 +162,7 @@ impl Network {
         let inject = self.ports() * v;
         if i >= inject {
             let p = n.nic_pop(i - inject);
-            self.injection_head(n, ctx.lp(), i - inject);
+            self.injection_head(n, ctx.lp(), i - inject, ctx.now());
             n.link_mut(p.out as usize).heads -= 1;
             return p;
         }
@@ -179,12 +179,24 @@ impl Network {
         p
     }
 
-    /// Puts `p` on output link `o`, virtual channel `vc` (the link is free).
-    pub(crate) fn launch(&self, n: &mut Node, mut p: Packet, o: usize, vc: usize, ctx: &mut Ctx<'_, Self>) {
+    /// Puts `p` on output link `o`, virtual channel `vc` (the link is free);
+    /// `from`: the input queue it came from, if the output arbitrated for it.
+    pub(crate) fn launch(
+        &self,
+        n: &mut Node,
+        mut p: Packet,
+        o: usize,
+        vc: usize,
+        from: Option<usize>,
+        ctx: &mut Ctx<'_, Self>,
+    ) {
         let now = ctx.now();
         let s = self.lag(ctx.lp(), &p, o);
         let (end, w) = (ctx.end_time(), self.warmup);
         let l = n.link_mut(o);
+        if let Some(i) = from {
+            l.last_port = i as u16;
+        }
         l.free = now + s;
         l.packets += 1;
         l.busy += ((now + s).min(end) - now.max(w)).max(0.0);
@@ -265,8 +277,10 @@ impl Network {
                         self.usable(n, node, &p, o, true).map(|(vc, _)| (o, vc))
                     };
                     let Some((o, vc)) = to else { return };
-                    let mut p = self.take_input(n, i, ctx);
-                    p.ready = now;
+                    if self.arbitration == Arbitration::RoundRobin {
+                        n.link_mut(o).last_port = i as u16;
+                    }
+                    let p = self.take_input(n, i, ctx);
                     let len = n.push(true, o * v + vc, p).expect("room in the output buffer was checked");
                     if len as u16 > n.counts.max_output {
                         n.save_maxes();
@@ -290,21 +304,29 @@ impl Network {
         room: bool,
         now: f64,
     ) -> (Option<(usize, usize)>, usize) {
-        let mut best: Option<(f64, usize, usize)> = None;
+        // (rank by the arbitration, age, input, virtual channel)
+        let mut best: Option<(u32, f64, usize, usize)> = None;
         let mut waiting = 0;
         let inject = self.ports() * self.vcs as usize;
         let nics = n.inject.iter().enumerate().filter_map(|(t, nic)| nic.queue.front().map(|p| (inject + t, p)));
+        let (arbitration, inputs, last) = (self.arbitration, inject + n.inject.len(), n.links[o].last_port as usize);
         let mut consider = |i: usize, p: &Packet| {
             if p.ready > now || !self.candidate(node, p, o) {
                 return;
             }
             waiting += 1;
-            // The oldest, the lowest input on a tie (inputs come in any order).
-            if best.is_some_and(|b| (b.0, b.1) <= (p.ready, i)) {
+            let rank = match arbitration {
+                Arbitration::Age => 0,
+                // Inputs after the last one served come first, in order.
+                Arbitration::RoundRobin => ((i + inputs - last - 1) % inputs) as u32,
+                Arbitration::TransitFirst => (i >= inject) as u32,
+            };
+            // Then the oldest, the lowest input on a tie (inputs come in any order).
+            if best.is_some_and(|b| (b.0, b.1, b.2) <= (rank, p.ready, i)) {
                 return;
             }
             if let Some((vc, _)) = self.usable(n, node, p, o, room) {
-                best = Some((p.ready, i, vc));
+                best = Some((rank, p.ready, i, vc));
             }
         };
         if self.fixed_route() {
@@ -316,7 +338,7 @@ impl Network {
         } else {
             n.input.heads().chain(nics).for_each(|(i, p)| consider(i, p));
         }
-        (best.map(|b| (b.1, b.2)), waiting)
+        (best.map(|b| (b.2, b.3)), waiting)
     }
 
     /// Output `o` may have become usable (its link is free, a credit came, a
@@ -342,7 +364,7 @@ impl Network {
                 }
                 let Some((i, vc)) = best else { return };
                 let p = self.take_input(n, i, ctx);
-                self.launch(n, p, o, vc, ctx);
+                self.launch(n, p, o, vc, Some(i), ctx);
                 if waiting > 1 {
                     self.ensure_wake(n, o, ctx);
                 }
@@ -366,7 +388,7 @@ impl Network {
                 }
                 let Some((_, vc)) = best else { return };
                 let p = n.pop(true, o * v + vc);
-                self.launch(n, p, o, vc, ctx);
+                self.launch(n, p, o, vc, None, ctx);
                 if (0..v).any(|vc| n.output.len(o * v + vc) > 0) {
                     self.ensure_wake(n, o, ctx);
                 }
