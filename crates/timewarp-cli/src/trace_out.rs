@@ -48,6 +48,7 @@ pub(crate) fn write<R>(out: StatsOut, report: &Report<R>, config: &Value, engine
         "committed_events": st.committed_events,
         "rollbacks": st.primary_rollbacks + st.secondary_rollbacks,
         "digest": st.digest,
+        "digest_version": st.digest_version,
         "config": config,
     });
     out.write_with(|w| timeline.write_chrome(&about, w))?;

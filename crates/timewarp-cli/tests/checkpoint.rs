@@ -387,6 +387,8 @@ fn an_edited_checkpoint_with_a_recomputed_checksum_gets_one_clear_line() {
         p.header["params_hash"] = timewarp::checkpoint::params_hash(&v).into();
         p.header["params"] = v;
     };
+    use timewarp::digest::DIGEST_VERSION;
+    let other_version = format!("digest version {}, not version {DIGEST_VERSION}", DIGEST_VERSION + 1);
     let cases: Vec<(Edit, &str)> = vec![
         (Box::new(move |p| set_time(p, -1.449e54)), "not in [0, 20]"),
         (Box::new(move |p| set_time(p, f64::NAN)), "at time NaN"),
@@ -407,6 +409,14 @@ fn an_edited_checkpoint_with_a_recomputed_checksum_gets_one_clear_line() {
         (Box::new(|p| p.header["command"][4] = "1e15".into()), "more than the 1e14 a run can process"),
         (Box::new(|p| p.header["command"][4] = "30".into()), "a resume can end there or earlier"),
         (Box::new(|p| p.header["committed_events"] = 1.into()), "committed events and the contents'"),
+        // Its LP records carry partial digests of another definition.
+        (Box::new(|p| p.header["digest_version"] = (DIGEST_VERSION + 1).into()), &other_version),
+        (
+            Box::new(|p| {
+                p.header.as_object_mut().unwrap().remove("digest_version");
+            }),
+            "digest version 0 (unknown",
+        ),
     ];
     for (i, (edit, want)) in cases.iter().enumerate() {
         let mut p = Parts::of(&bytes);

@@ -48,10 +48,12 @@ fn stats_json_has_the_documented_keys_and_is_reproducible() {
         "peak_rss_bytes",
         "timestamp_ties",
         "digest",
+        "digest_version",
         "model_results",
     ] {
         assert!(a.get(key).is_some(), "missing key {key} in {a}");
     }
+    assert_eq!(a["digest_version"], timewarp::digest::DIGEST_VERSION, "{a}");
     assert_eq!(a["model"], "phold");
     assert_eq!(a["lps"], 256);
     assert_eq!(a["committed_events"], a["model_results"]["processed"]);

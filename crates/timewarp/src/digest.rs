@@ -4,12 +4,31 @@
 //! order into a 64-bit running hash; the run digest folds, in LP-id order,
 //! every LP's history hash, committed count and serialised final state. The
 //! result does not depend on how LPs were spread over PEs, threads or ranks.
+//!
+//! The definition is numbered, [`DIGEST_VERSION`]: statistics files and
+//! checkpoints record it, and digests of different versions are never compared.
 
 use serde::Serialize;
 
+/// Version of the digest's definition, recorded in `Stats::digest_version`
+/// (`--stats-json`) and in checkpoint headers.
+///
+/// A digest folds, per LP, every committed event's key (timestamp, age,
+/// tie-breaker) in commit order (`fold_event`), the LP's committed count
+/// and its final state hashed from its postcard encoding ([`hash_value`]);
+/// then every LP in id order. Bump this number whenever any of that changes
+/// (a hash function, what is folded, the order, the encoding): two digests
+/// are comparable only when their versions are equal, so an old file's
+/// digest is then reported as of another version instead of as a mismatch,
+/// and a checkpoint, whose LP records carry partial digests, is refused
+/// rather than resumed into a digest of neither definition. A model's own
+/// change of state or behaviour changes its digests without a bump.
+/// Version 0 means unknown: a file written before versions were recorded.
+pub const DIGEST_VERSION: u32 = 1;
+
 /// SplitMix64 finaliser: a strong 64-bit bijective mix.
 #[inline]
-pub fn mix64(mut z: u64) -> u64 {
+pub(crate) fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -23,7 +42,7 @@ pub fn fold(h: u64, x: u64) -> u64 {
 
 /// Folds one committed event into an LP's history hash.
 #[inline]
-pub fn fold_event(h: u64, key: &crate::Key) -> u64 {
+pub(crate) fn fold_event(h: u64, key: &crate::Key) -> u64 {
     // Two mixes, not three: age is folded into the tie-breaker word with an
     // odd multiplier (distinct (tie, age) pairs collide only by 2^-64 chance).
     fold(fold(h, key.time.to_bits()), key.tie ^ (key.age as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
@@ -31,9 +50,9 @@ pub fn fold_event(h: u64, key: &crate::Key) -> u64 {
 
 /// A `std::io::Write` sink that hashes what is written to it.
 #[derive(Default)]
-pub struct HashWriter {
+pub(crate) struct HashWriter {
     /// Running hash.
-    pub h: u64,
+    h: u64,
     buf: u64,
     n: u32,
 }
@@ -58,7 +77,7 @@ impl std::io::Write for HashWriter {
 
 impl HashWriter {
     /// Final hash including any partial word.
-    pub fn finish(&self) -> u64 {
+    pub(crate) fn finish(&self) -> u64 {
         fold(fold(self.h, self.buf), self.n as u64)
     }
 }
@@ -89,7 +108,7 @@ pub struct LpDigest {
 }
 
 /// Folds per-LP digests (in LP-id order) into the run digest, as hex.
-pub fn run_digest<I: IntoIterator<Item = LpDigest>>(lps: I) -> String {
+pub(crate) fn run_digest<I: IntoIterator<Item = LpDigest>>(lps: I) -> String {
     let mut h = 0x7477_6172_7021_u64; // "twarp!"
     for (i, d) in lps.into_iter().enumerate() {
         h = fold(fold(fold(fold(h, i as u64), d.history), d.committed), d.state);

@@ -63,6 +63,11 @@ pub struct Stats {
     pub peak_rss_bytes: u64,
     /// Digest of the committed history and final state of every LP.
     pub digest: String,
+    /// Version of the digest's definition ([`crate::digest::DIGEST_VERSION`]
+    /// when the run ended): compare `digest` only with digests of the same
+    /// version. 0 in statistics written before versions were recorded.
+    #[serde(default)]
+    pub digest_version: u32,
     /// Rollbacks caused by stragglers.
     pub primary_rollbacks: u64,
     /// Rollbacks caused by cancelling an already processed event.
@@ -321,5 +326,18 @@ mod tests {
         assert!(!t.contains("rolled back"));
         #[cfg(target_os = "linux")]
         assert!(peak_rss_bytes() > 0);
+    }
+
+    #[test]
+    fn a_run_records_its_digest_version_and_older_statistics_still_load() {
+        use crate::digest::DIGEST_VERSION;
+        let r = crate::run(&crate::verify::doc_model(), &crate::Config::default()).unwrap();
+        assert_eq!(r.stats.digest_version, DIGEST_VERSION);
+        let mut json = serde_json::to_value(&r.stats).unwrap();
+        assert_eq!(json["digest_version"], DIGEST_VERSION);
+        // A file written before the field existed: version 0, unknown.
+        json.as_object_mut().unwrap().remove("digest_version").unwrap();
+        let old: Stats = serde_json::from_value(json).unwrap();
+        assert_eq!((old.digest_version, old.digest), (0, r.stats.digest));
     }
 }

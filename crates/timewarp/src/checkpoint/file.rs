@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::digest::DIGEST_VERSION;
 use crate::error::Error;
 use crate::key::Key;
 use crate::lp::Lp;
@@ -61,6 +62,11 @@ pub struct Header {
     pub threads: usize,
     /// Processes of that run.
     pub ranks: u64,
+    /// [`DIGEST_VERSION`] of the run that wrote it: its LP records carry
+    /// partial digests, which a resume continues only under the same
+    /// definition (0: written before versions were recorded).
+    #[serde(default)]
+    pub digest_version: u32,
 }
 
 /// Hash (hex) of model parameters, as the header stores it.
@@ -336,6 +342,9 @@ impl File {
                 )));
             }
         }
+        if h.digest_version != DIGEST_VERSION {
+            return Err(bad(digest_refusal(h.digest_version)));
+        }
         if h.lps != model.num_lps() as u64 {
             return Err(bad(format!("holds {} LPs but the model has {}", h.lps, model.num_lps())));
         }
@@ -350,6 +359,17 @@ impl File {
         snap.cut = check(h, &snap).map_err(|what| bad(format!("damaged: {what}; use an earlier checkpoint")))?;
         Ok(snap)
     }
+}
+
+/// Why a checkpoint of digest version `theirs` cannot be resumed here.
+fn digest_refusal(theirs: u32) -> String {
+    let unknown = if theirs == 0 { " (unknown: written before checkpoints recorded it)" } else { "" };
+    format!(
+        "its LPs' partial digests are of digest version {theirs}{unknown}, not version {DIGEST_VERSION} as this \
+         timewarp ({}) computes them; resuming would mix the two definitions: rerun from the start, or resume \
+         with the timewarp that wrote it",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// What is wrong with `snap` and its `header`, if anything: what a run

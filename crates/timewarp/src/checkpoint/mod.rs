@@ -311,6 +311,7 @@ pub(crate) fn header<M: Model>(plan: &Plan, cfg: &Config, model: &str, snap: &Sn
         sync: cfg.sync.name().to_string(),
         threads: cfg.threads,
         ranks,
+        digest_version: crate::digest::DIGEST_VERSION,
     }
 }
 

@@ -295,6 +295,38 @@ fn a_full_disk_names_the_file_and_the_reason_and_leaves_no_temporary_file() {
 }
 
 #[test]
+fn a_checkpoint_of_another_digest_version_is_refused_naming_both_versions() {
+    use crate::digest::DIGEST_VERSION;
+    let dir = tmp("digest-version");
+    let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
+    let c = cfg(SyncMode::Sequential, 1);
+    run(&MODEL, &c, &plan, &Control::default(), None).unwrap();
+    let good = list(&dir).unwrap().pop().unwrap();
+    let file = File::open(&good).unwrap();
+    assert_eq!(file.header.digest_version, DIGEST_VERSION);
+    // A header written before the field existed still reads, as version 0.
+    let mut old = serde_json::to_value(&file.header).unwrap();
+    old.as_object_mut().unwrap().remove("digest_version").unwrap();
+    assert_eq!(serde_json::from_value::<Header>(old).unwrap().digest_version, 0);
+    let snap = file.load(&MODEL, None).unwrap();
+    let forged = dir.join("forged.twc");
+    for (theirs, want) in [
+        (DIGEST_VERSION + 1, format!("digest version {}, not version {DIGEST_VERSION}", DIGEST_VERSION + 1)),
+        (
+            0,
+            format!("digest version 0 (unknown: written before checkpoints recorded it), not version {DIGEST_VERSION}"),
+        ),
+    ] {
+        let h = Header { digest_version: theirs, ..header(&plan, &c, "hop", &snap, 1) };
+        file::write(&forged, &h, &snap).unwrap();
+        let e = File::open(&forged).unwrap().load(&MODEL, None).unwrap_err().to_string();
+        assert!(e.contains(&want), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn an_edited_checkpoint_with_a_valid_checksum_is_refused_naming_what_is_wrong() {
     let dir = tmp("forged");
     let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };

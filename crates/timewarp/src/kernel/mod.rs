@@ -326,6 +326,7 @@ pub(crate) fn finish_parts<'a, M: Model>(
         lp_digests.push(digest);
     }
     stats.digest = run_digest(lp_digests.iter().copied());
+    stats.digest_version = crate::digest::DIGEST_VERSION;
     stats.event_rate = if stats.wall_seconds > 0.0 { stats.committed_events as f64 / stats.wall_seconds } else { 0.0 };
     Report { stats, results, lp_digests, trace: Vec::new(), timeline: None }
 }

@@ -14,8 +14,9 @@ use crate::stats::{PeStats, Stats};
 ///
 /// A model's error is kept with the key of the event that raised it, and the
 /// smallest key wins: workers that see the flag report their own committed
-/// errors below it (see `Pe::run`), so an optimistic run reports the error a
-/// sequential run meets first. Any other error wins outright.
+/// errors below it (`Pe::iterate` calls `Pe::report_earlier_error`), so an
+/// optimistic run reports the error a sequential run meets first. Any other
+/// error wins outright.
 #[derive(Default)]
 pub(crate) struct Failure {
     failed: AtomicBool,

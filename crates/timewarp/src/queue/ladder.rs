@@ -22,10 +22,10 @@
 //! widths adapt to the data. Rung 0 also receives the events scheduled while
 //! it drains (in a hold model several times what Top gave it), so it gets
 //! `n * g` buckets, `g` a running average of how much rung 0 grew over its
-//! life (1 ..= [`MAX_GROWTH`]): buckets then hold about one event when they
-//! are drained, whatever the model. A bucket of more than [`THRES`] events
+//! life (1 ..= `MAX_GROWTH`): buckets then hold about one event when they
+//! are drained, whatever the model. A bucket of more than `THRES` events
 //! with more than one distinct time becomes a finer rung (at most
-//! [`MAX_RUNGS`]), otherwise it is sorted into Bottom.
+//! `MAX_RUNGS`), otherwise it is sorted into Bottom.
 //!
 //! Buckets are singly linked lists threaded through one node pool with a free
 //! list, so memory is one 32-byte node per rung event plus 4 bytes per bucket,
@@ -36,11 +36,11 @@ use super::{Entry, PendingQueue};
 use crate::key::Key;
 
 /// A bucket larger than this is spread over a finer rung instead of sorted.
-pub const THRES: usize = 50;
+pub(crate) const THRES: usize = 50;
 /// Most rungs at once; past this buckets are sorted whatever their size.
-pub const MAX_RUNGS: usize = 8;
+pub(crate) const MAX_RUNGS: usize = 8;
 /// Cap on rung 0's extra buckets per event (see the module docs).
-pub const MAX_GROWTH: f64 = 16.0;
+pub(crate) const MAX_GROWTH: f64 = 16.0;
 /// Buckets looked at past the one being drained for the next one to prefetch.
 const PREFETCH_SCAN: usize = 64;
 /// Bottom larger than this (after an insert) becomes a rung of its own.
@@ -276,8 +276,9 @@ impl<P: Copy> LadderQueue<P> {
         Self::default()
     }
 
-    /// Number of rungs in use (for tests and diagnostics).
-    pub fn rungs(&self) -> usize {
+    /// Number of rungs in use (for tests).
+    #[cfg(test)]
+    pub(crate) fn rungs(&self) -> usize {
         self.nrungs
     }
 

@@ -522,7 +522,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             self.kps[kp].saved.push_back(lp.state.clone());
         }
         let before = lp.counters;
-        // If the handler panics, `run` finishes the event from here.
+        // If the handler panics, `iterate` finishes the event from here.
         self.current = Some(Current { h, kp, before });
         let k = &mut self.kps[kp];
         // What an incremental model saves goes straight to its KP's journal.

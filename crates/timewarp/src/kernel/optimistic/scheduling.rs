@@ -48,7 +48,8 @@ pub(crate) struct Slot<'a, M: Model, Q, N, P> {
     /// `None` until its primary worker has created it.
     pe: Mutex<Option<Pe<'a, M, Q, N, P>>>,
     finished: AtomicBool,
-    /// [`Pe::lvt`] after its latest iteration (f64 bits).
+    /// `Pe::progress_time` (its latest processed, not undone, event time)
+    /// after its latest iteration (f64 bits).
     lvt: AtomicU64,
 }
 
