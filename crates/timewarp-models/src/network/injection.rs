@@ -136,11 +136,12 @@ impl Network {
         let measured = p.created >= self.warmup;
         if measured {
             let lat = now - p.created;
-            let (sum, max, min) = (c.lat_sum, c.lat_max, c.lat_min);
+            let (sum, queue, max, min) = (c.lat_sum, c.queue_sum, c.lat_max, c.lat_min);
             let (hist_first, hist_len) = c.hist.span();
-            n.log.save(|| Saved::Latency { lat, hops: p.hops, sum, max, min, hist_first, hist_len });
+            n.log.save(|| Saved::Latency { lat, hops: p.hops, sum, queue, max, min, hist_first, hist_len });
             c.lat_n += 1;
             c.lat_sum += lat;
+            c.queue_sum += p.entered - p.created;
             c.lat_max = c.lat_max.max(lat);
             c.lat_min = if c.lat_n == 1 { lat } else { c.lat_min.min(lat) };
             c.hist.add(lat);

@@ -61,7 +61,7 @@ pub(crate) enum Saved {
     Delivered { bytes: u16, in_window: bool, last: f64 },
     /// A measured packet's latency `lat` and `hops` were counted: the sums,
     /// extremes and histogram span as they were.
-    Latency { lat: f64, hops: u16, sum: f64, max: f64, min: f64, hist_first: u32, hist_len: u32 },
+    Latency { lat: f64, hops: u16, sum: f64, queue: f64, max: f64, min: f64, hist_first: u32, hist_len: u32 },
     /// A measured message completed; its latency sum was `sum`.
     Message { sum: f64 },
     /// A message entry was appended to the reassembly list.
@@ -316,10 +316,10 @@ impl Node {
                 c.last_delivery = last;
                 c.delivered_bytes_w -= if in_window { bytes as u64 } else { 0 };
             }
-            Saved::Latency { lat, hops, sum, max, min, hist_first, hist_len } => {
+            Saved::Latency { lat, hops, sum, queue, max, min, hist_first, hist_len } => {
                 let c = &mut self.counts;
                 c.lat_n -= 1;
-                (c.lat_sum, c.lat_max, c.lat_min) = (sum, max, min);
+                (c.lat_sum, c.queue_sum, c.lat_max, c.lat_min) = (sum, queue, max, min);
                 c.hist.unadd(lat, hist_first, hist_len);
                 c.hop_sum -= hops as u64;
                 c.hop_sq -= hops as u64 * hops as u64;

@@ -306,6 +306,9 @@ pub(crate) struct Counts {
     pub hist: Histogram,
     pub hop_sum: u64,
     pub hop_sq: u64,
+    /// Of that latency, the time spent before entering the network
+    /// (queued at the source NIC and crossing its link), summed.
+    pub queue_sum: f64,
     /// Messages created in the window and delivered whole: count, latency sum.
     pub msg_n: u64,
     pub msg_lat_sum: f64,

@@ -24,6 +24,12 @@ pub struct Results {
     pub latency_p99: f64,
     pub latency_max: f64,
     pub message_latency_mean: f64,
+    /// Of `latency_mean`: the part before the packet entered the network
+    /// (waiting in its source NIC's queue until it is the head, plus its
+    /// injection link and first router delay), and the rest (network
+    /// latency: entering to the tail's arrival at the destination).
+    pub source_queueing_mean: f64,
+    pub network_latency_mean: f64,
     pub hops_mean: f64,
     /// Standard deviation of the hops of measured packets.
     pub hops_std: f64,
@@ -84,6 +90,7 @@ pub struct LinkStat {
 struct Sums {
     hist: Histogram,
     lat_sum: f64,
+    queue_sum: f64,
     lat_min: f64,
     msg_lat_sum: f64,
     events: u64,
@@ -132,6 +139,7 @@ impl Network {
         let a = &mut r.acc;
         a.hist.merge(&c.hist);
         a.lat_sum += c.lat_sum;
+        a.queue_sum += c.queue_sum;
         a.msg_lat_sum += c.msg_lat_sum;
         a.events += c.events;
         a.hops += c.hops;
@@ -147,6 +155,8 @@ impl Network {
         let m = r.measured_packets as f64;
         let ratio = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
         r.latency_mean = ratio(a.lat_sum, m);
+        r.source_queueing_mean = ratio(a.queue_sum, m);
+        r.network_latency_mean = r.latency_mean - r.source_queueing_mean;
         r.latency_p50 = a.hist.quantile(0.5, a.lat_min, r.latency_max);
         r.latency_p99 = a.hist.quantile(0.99, a.lat_min, r.latency_max);
         r.message_latency_mean = ratio(a.msg_lat_sum, r.delivered_messages as f64);

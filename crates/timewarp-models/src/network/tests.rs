@@ -54,10 +54,33 @@ fn a_single_packet_takes_exactly_the_zero_load_latency_between_every_pair() {
                     assert_eq!(r.latency_max, want, "{topology:?} {switch:?} {a}->{b}");
                     assert_eq!(r.latency_mean, m.zero_load_latency(h, 256));
                     assert_eq!(r.hops_mean, h as f64);
+                    // Alone, it enters the network when its head reaches the first router.
+                    assert_eq!(r.source_queueing_mean, 3.0 + 5.0);
+                    assert_eq!(r.network_latency_mean, want - 8.0);
                 }
             }
         }
     }
+}
+
+#[test]
+fn source_queueing_is_the_wait_behind_earlier_packets_of_the_same_nic() {
+    // One message of 3 packets, alone: packet j enters when the j before it
+    // have crossed the injection link (serialisation S = 64 ns each), so the
+    // source share of their latency is L + R, L + R + S, L + R + 2S.
+    let m = Network {
+        topology: Topology::Torus(vec![4, 4]),
+        message_bytes: 768,
+        packet_bytes: 256,
+        link_latency: 3.0,
+        router_delay: 5.0,
+        probe: Some((0, 10)),
+        ..Network::default()
+    };
+    let r = go(&m, 1e6).results;
+    assert_eq!(r.delivered_packets, 3);
+    assert_eq!(r.source_queueing_mean, 8.0 + 64.0);
+    assert!((r.network_latency_mean + r.source_queueing_mean - r.latency_mean).abs() < 1e-9);
 }
 
 #[test]
@@ -282,4 +305,6 @@ fn a_packet_message_stays_small() {
     // whole packet; the time it entered the network added 8 to the 40).
     assert_eq!(size_of::<Header>(), 40);
     assert!(size_of::<Msg>() <= 48, "Msg grew to {} bytes", size_of::<Msg>());
+    // And a journal entry (what an optimistic run saves per write) stays at 64.
+    assert!(size_of::<Undo>() <= 64, "a journal entry grew to {} bytes", size_of::<Undo>());
 }
