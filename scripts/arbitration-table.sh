@@ -20,8 +20,8 @@ END=${END:-40000}
 WARMUP=${WARMUP:-10000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "| pattern | arbitration | accepted at offered $LOADS | peak | at 1.0 / peak | bottleneck links at 1.0: least / most busy | latency at 1.0 (ns) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| pattern | arbitration | accepted at offered $LOADS | peak | at 1.0 / peak | bottleneck links at 1.0: least / most busy | nodes at 1.0: least accepted, fairness | latency at 1.0 (ns) |"
+echo "|---|---|---|---|---|---|---|---|"
 for pat in $PATTERNS; do
   IFS=: read -r topo traffic <<<"$pat"
   $bin run network --topology "$topo" --dims 8,8 --traffic "$traffic" --shift 3 --arrivals periodic \
@@ -44,9 +44,10 @@ top = max(load.values())
 path = [k for k, c in load.items() if c >= 0.97 * top]
 least, most = min(high[k] for k in path), max(high.values())
 peak = max(acc)
-lat = json.load(open(f"{d}/{loads[-1]}.json"))["model_results"]["latency_mean"]
+last = json.load(open(f"{d}/{loads[-1]}.json"))["model_results"]
+lat = last["latency_mean"]
 print(f"| {pat} | {arb} | {' '.join(f'{a:.3f}' for a in acc)} | {peak:.3f} | {acc[-1] / peak:.2f} | "
-      f"{least:.2f} / {most:.2f} ({len(path)} links) | {lat:,.0f} |")
+      f"{least:.2f} / {most:.2f} ({len(path)} links) | {last['node_accepted_min']:.3f}, {last['fairness']:.3f} | {lat:,.0f} |")
 PY
   done
 done

@@ -43,8 +43,9 @@ pub(crate) enum Saved {
     Nic { nic: u8, wake: f64, next: f64, next_msg: u32 },
     /// A packet was appended to NIC `nic`'s injection queue.
     NicPush { nic: u8 },
-    /// NIC `nic`'s head `p` left its injection queue.
-    NicPop { nic: u8, p: Packet },
+    /// NIC `nic`'s head `p` left its injection queue (`counted`: in the
+    /// measured window, its bytes added to the NIC's accepted bytes).
+    NicPop { nic: u8, p: Packet, counted: bool },
     /// NIC `nic`'s head was routed again; it was `p`.
     NicHead { nic: u8, p: Packet },
     /// `events += 1`.
@@ -293,7 +294,11 @@ impl Node {
                 (q.wake, q.next, q.next_msg) = (wake, next, next_msg);
             }
             Saved::NicPush { nic } => drop(self.inject[nic as usize].queue.pop_back()),
-            Saved::NicPop { nic, p } => self.inject[nic as usize].queue.push_front(p),
+            Saved::NicPop { nic, p, counted } => {
+                let q = &mut self.inject[nic as usize];
+                q.sent_bytes_w -= if counted { p.bytes as u64 } else { 0 };
+                q.queue.push_front(p);
+            }
             Saved::NicHead { nic, p } => self.inject[nic as usize].queue[0] = p,
             Saved::Event => self.counts.events -= 1,
             Saved::Maxes { input, output, credits } => {
@@ -406,9 +411,11 @@ impl Node {
 
     /// Takes the head of NIC `nic`'s injection queue.
     #[inline]
-    pub(crate) fn nic_pop(&mut self, nic: usize) -> Packet {
-        let p = self.inject[nic].queue.pop_front().expect("a packet at the head of the injection queue");
-        self.log.save(|| Saved::NicPop { nic: nic as u8, p });
+    pub(crate) fn nic_pop(&mut self, nic: usize, counted: bool) -> Packet {
+        let q = &mut self.inject[nic];
+        let p = q.queue.pop_front().expect("a packet at the head of the injection queue");
+        q.sent_bytes_w += if counted { p.bytes as u64 } else { 0 };
+        self.log.save(|| Saved::NicPop { nic: nic as u8, p, counted });
         p
     }
 

@@ -315,7 +315,10 @@ impl Model for Network {
         }
         Node {
             input,
-            inject: vec![Nic { queue: VecDeque::new(), wake: -1.0, next: 0.0, next_msg: 0 }; nics as usize],
+            inject: vec![
+                Nic { queue: VecDeque::new(), wake: -1.0, next: 0.0, next_msg: 0, sent_bytes_w: 0 };
+                nics as usize
+            ],
             output: Queues::new(if out_cap > 0 { outs * v } else { 0 }, out_cap.max(1)),
             links: vec![Link::default(); outs],
             partial: Vec::new(),

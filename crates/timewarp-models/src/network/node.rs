@@ -328,6 +328,9 @@ pub(crate) struct Nic {
     pub(crate) next: f64,
     /// Messages created here so far.
     pub(crate) next_msg: u32,
+    /// Bytes of its packets that entered the network (left this queue for
+    /// the router) in the measured window: this node's accepted throughput.
+    pub(crate) sent_bytes_w: u64,
 }
 
 impl Node {

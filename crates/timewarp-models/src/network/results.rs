@@ -54,6 +54,17 @@ pub struct Results {
     pub max_credits: u16,
     /// Busiest network link's busy fraction in the window.
     pub max_link_utilisation: f64,
+    /// Least busy network link's, over the links that carried a packet:
+    /// far below the busiest on a path every flow shares is starvation.
+    pub min_link_utilisation: f64,
+    /// Accepted throughput of each node that created messages (bytes of its
+    /// packets that entered the network in the window, as a fraction of its
+    /// injection bandwidth): the least, the most, and Jain's fairness index
+    /// over them, `(Σx)² / (n Σx²)` — 1 when all are equal, `1/n` when one
+    /// node gets everything.
+    pub node_accepted_min: f64,
+    pub node_accepted_max: f64,
+    pub fairness: f64,
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
@@ -102,6 +113,15 @@ struct Sums {
     /// The latest delivery of all nodes, and the busiest link's busy time (ns).
     last_delivery: f64,
     max_busy: f64,
+    /// The least busy time of a link that carried a packet (None: none yet).
+    min_busy: Option<f64>,
+    /// Over the nodes that created messages: how many, and the sum, sum of
+    /// squares, least and most of their accepted bytes.
+    senders: u64,
+    sent: f64,
+    sent_sq: f64,
+    sent_min: Option<u64>,
+    sent_max: u64,
 }
 
 impl Network {
@@ -129,12 +149,29 @@ impl Network {
         for o in 0..self.ports() {
             let busy = n.links[o].busy;
             r.acc.max_busy = r.acc.max_busy.max(busy);
+            if n.links[o].packets > 0 && self.topology.neighbour(lp, o).is_some() {
+                r.acc.min_busy = Some(r.acc.min_busy.map_or(busy, |m| m.min(busy)));
+            }
             if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
                 r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
             }
         }
         if self.workload.is_some() {
             self.finalize_ranks(lp, n, r);
+        }
+        for (t, q) in n.inject.iter().enumerate() {
+            // A node that offered traffic: created messages (synthetic), or
+            // has packets in or through its NIC (a rank's sends).
+            let offered = q.next_msg > 0 || q.sent_bytes_w > 0 || !q.queue.is_empty();
+            if !offered || self.topology.node(lp, t as u32).is_none() {
+                continue;
+            }
+            let (a, x) = (&mut r.acc, q.sent_bytes_w);
+            a.senders += 1;
+            a.sent += x as f64;
+            a.sent_sq += x as f64 * x as f64;
+            a.sent_min = Some(a.sent_min.map_or(x, |m| m.min(x)));
+            a.sent_max = a.sent_max.max(x);
         }
         let a = &mut r.acc;
         a.hist.merge(&c.hist);
@@ -168,6 +205,11 @@ impl Network {
         let window = (until - self.warmup).max(0.0);
         r.window_ns = window;
         r.max_link_utilisation = ratio(a.max_busy, window);
+        r.min_link_utilisation = ratio(a.min_busy.unwrap_or(0.0), window);
+        let per_node = window * self.class_bandwidth(0);
+        r.node_accepted_min = ratio(a.sent_min.unwrap_or(0) as f64, per_node);
+        r.node_accepted_max = ratio(a.sent_max as f64, per_node);
+        r.fairness = ratio(a.sent * a.sent, a.senders as f64 * a.sent_sq);
         // finalize runs in LP-id order: the last node fixes the window.
         if lp as u64 + 1 == self.num_lps() as u64 {
             for l in &mut r.links {

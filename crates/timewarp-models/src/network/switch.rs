@@ -161,7 +161,7 @@ impl Network {
         let v = self.vcs as usize;
         let inject = self.ports() * v;
         if i >= inject {
-            let p = n.nic_pop(i - inject);
+            let p = n.nic_pop(i - inject, ctx.now() >= self.warmup);
             self.injection_head(n, ctx.lp(), i - inject, ctx.now());
             n.link_mut(p.out as usize).heads -= 1;
             return p;

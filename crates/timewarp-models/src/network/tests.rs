@@ -248,12 +248,31 @@ fn past_saturation_round_robin_keeps_shift_traffic_at_its_channel_load_bound() {
         assert_eq!(plus_x.len(), k * k);
         let least = plus_x.iter().map(|l| l.busy).fold(1.0, f64::min);
         assert!(least > 0.9, "{what}: a +x link only {least} busy");
+        // Every source gets its share: the flows are symmetric.
+        assert!(r.node_accepted_min >= 0.9 * bound, "{what}: a node got only {}", r.node_accepted_min);
+        assert!(r.fairness > 0.99 && r.fairness <= 1.0 + 1e-12, "{what}: fairness {}", r.fairness);
     }
 }
 
 /// Whether the link from router `a` to `b` of an 8-ary 2-cube goes one step in +x.
 fn plus_x_link(a: u32, b: u32) -> bool {
     a / 8 == b / 8 && b % 8 == (a % 8 + 1) % 8
+}
+
+#[test]
+fn fairness_is_one_for_a_lone_sender_and_node_throughput_adds_up() {
+    // One node sending alone: the index over one sender is 1, and its
+    // accepted bytes are what the network delivered (nothing left inside).
+    let m = Network {
+        topology: Topology::Torus(vec![4, 4]),
+        probe: Some((3, 9)),
+        message_bytes: 768,
+        ..Network::default()
+    };
+    let r = go(&m, 1e6).results;
+    assert_eq!(r.fairness, 1.0);
+    assert_eq!(r.node_accepted_min, r.node_accepted_max);
+    assert_eq!(r.node_accepted_max * 1.0, r.accepted_throughput * 16.0);
 }
 
 #[test]
