@@ -170,7 +170,9 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "phold", "--remote", "1.5"], Clap, "--remote"),
         (&["run", "phold", "--queue", "splay"], Clap, "possible values: ladder, heap"),
         (&["run", "pcs", "--arrivals", "erlang"], Clap, "possible values: engset, poisson"),
-        (&["run", "network", "--arrivals", "bursty"], Clap, "possible values: poisson, periodic"),
+        (&["run", "network", "--arrivals", "onoff"], Clap, "possible values: poisson, periodic, bursty, bernoulli"),
+        (&["run", "network", "--arrivals", "bursty", "--burst-length", "0"], Clap, "--burst-length"),
+        (&["run", "network", "--traffic", "permutation", "--permutation-seed", "-1"], Clap, "--permutation-seed"),
         (&["run", "network", "--traffic", "neighbor"], Clap, "a similar value exists: 'neighbour'"),
         (&["run", "network", "--switch", "input"], Clap, "input-buffered"),
         (&["run", "network", "--arbitration", "fifo"], Clap, "possible values: round-robin, age, transit-first"),
@@ -239,6 +241,9 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--interarrival", "1", "--message-bytes", "2048"], Line, "bound the run with --messages N"),
         // A load above 1 floods the injection queues: only a bounded message count ends.
         (&["run", "network", "--load", "2"], Line, "bound the run with --messages N"),
+        (&["run", "network", "--topology", "hypercube", "--traffic", "tornado"], Line, "--traffic tornado is defined on tori and meshes"),
+        (&["run", "network", "--arrivals", "bernoulli", "--load", "1.5", "--messages", "2"], Line, "--load must be at most 1"),
+        (&["run", "network", "--traffic", "shuffle", "--dims", "3,3"], Line, "power-of-two"),
         // A preset beside another topology than its own.
         (&["run", "network", "--topology", "torus", "--preset", "theta"], Line, "--preset theta is a dragonfly, not a torus: give --topology dragonfly"),
         (&["run", "network", "--topology", "dragonfly", "--preset", "summit"], Line, "--preset summit is a fattree, not a dragonfly"),

@@ -3,7 +3,7 @@
 
 use timewarp::{run, Config, Mapping, Rollback, SyncMode};
 use timewarp_models::network::{
-    Arbitration, Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic,
+    Arbitration, Arrivals, Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic,
 };
 
 #[test]
@@ -11,7 +11,15 @@ fn every_mode_commits_the_same_network_history_and_results() {
     let models = [
         Network { topology: Topology::Torus(vec![4, 4]), load: 0.6, ..Network::default() },
         Network {
+            topology: Topology::Torus(vec![5, 4]),
+            traffic: Traffic::Tornado,
+            arrivals: Arrivals::Bursty { burst: 4 },
+            load: 0.7,
+            ..Network::default()
+        },
+        Network {
             topology: Topology::Mesh(vec![3, 4]),
+            arrivals: Arrivals::Bernoulli,
             switch: Switch::OutputBuffered,
             arbitration: Arbitration::Age,
             vcs: 3,
@@ -63,6 +71,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
         Network {
             topology: Topology::FatTree(FatTree::new(6, 3, 54, None).unwrap()),
             routing: Routing::UpDownAdaptive,
+            traffic: Traffic::Permutation(3),
             vcs: 1,
             buffer_packets: 2,
             load: 0.8,

@@ -64,9 +64,14 @@ pub(crate) struct NetworkArgs {
     #[arg(long, value_name = "U", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub top_uplinks: Option<u32>,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
-    /// group-shift (dragonfly: every node of group i to a random node of group i + 1).
-    #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot", "group-shift"]))]
+    /// group-shift (dragonfly: every node of group i to a random node of group i + 1), tornado
+    /// (torus/mesh: ceil(k/2)-1 steps up every dimension), permutation (a random permutation
+    /// fixed by --permutation-seed), shuffle (address bits rotated left by one).
+    #[arg(long, default_value = "uniform", value_parser = choice::<Traffic>(&["uniform", "shift", "ring", "transpose", "bit-reversal", "bit-complement", "neighbour", "hotspot", "group-shift", "tornado", "permutation", "shuffle"]))]
     pub traffic: Traffic,
+    /// Seed of --traffic permutation (the same seed, the same permutation).
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
+    pub permutation_seed: u64,
     /// Offset of --traffic shift (node s sends to s + K mod N).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub shift: u32,
@@ -76,9 +81,15 @@ pub(crate) struct NetworkArgs {
     /// Fraction of messages sent to a hot node (--traffic hotspot).
     #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
     pub hotspot_fraction: f64,
-    /// Message creation at each node: poisson or periodic.
-    #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic"]))]
+    /// Message creation at each node: poisson, periodic, bursty (on/off:
+    /// bursts of --burst-length messages on average at the link's rate,
+    /// silences between) or bernoulli (one message per serialisation slot
+    /// with probability --load).
+    #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic", "bursty", "bernoulli"]))]
     pub arrivals: network::Arrivals,
+    /// Mean messages per burst of --arrivals bursty.
+    #[arg(long, value_name = "B", default_value_t = 8, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
+    pub burst_length: u32,
     /// Offered load per node, as a fraction of the injection link's bandwidth
     /// (0 to 1; above 1 floods the injection queues, and needs --messages to end).
     #[arg(long, default_value_t = 0.3, value_parser = non_negative_f64, allow_negative_numbers = true)]
@@ -349,6 +360,7 @@ impl NetworkArgs {
         let traffic = match self.traffic {
             Traffic::Shift(_) => Traffic::Shift(self.shift),
             Traffic::Hotspot { .. } => Traffic::Hotspot { nodes: self.hotspot_nodes, fraction: self.hotspot_fraction },
+            Traffic::Permutation(_) => Traffic::Permutation(self.permutation_seed),
             t => t,
         };
         let is_dfly = matches!(topology, Topology::Dragonfly(_));
@@ -362,7 +374,10 @@ impl NetworkArgs {
             classes,
             topology,
             traffic,
-            arrivals: self.arrivals,
+            arrivals: match self.arrivals {
+                network::Arrivals::Bursty { .. } => network::Arrivals::Bursty { burst: self.burst_length },
+                a => a,
+            },
             load: self.offered(),
             messages: self.messages,
             message_bytes: self.message_bytes,

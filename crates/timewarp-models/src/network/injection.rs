@@ -2,11 +2,11 @@
 //! splitting into packets and the injection queues, and delivery with
 //! message reassembly and the latency statistics.
 
-use timewarp::{Ctx, Random};
+use timewarp::Ctx;
 
 use super::journal::Saved;
 use super::node::NO_DIM;
-use super::{Arrivals, Header, Msg, Network, Node, Packet, Routing, Topology};
+use super::{Header, Msg, Network, Node, Packet, Routing, Topology};
 
 impl Network {
     /// The packet now at the front of NIC `nic`'s injection queue (if any)
@@ -49,7 +49,11 @@ impl Network {
                     Topology::Dragonfly(d) => d.a * d.p,
                     Topology::FatTree(f) => f.k,
                 };
-                self.traffic.destination(me, nodes, k0, &mut ctx.rng(0))
+                let shape = match &self.topology {
+                    Topology::Torus(d) | Topology::Mesh(d) => d.as_slice(),
+                    _ => std::slice::from_ref(&k0),
+                };
+                self.traffic.destination_in(me, nodes, shape, &mut ctx.rng(0))
             }
         };
         n.save_nic(nic);
@@ -59,10 +63,7 @@ impl Network {
         self.enqueue(n, nic, me, dst, self.message_bytes, msg, ctx);
         let more = self.messages.map_or(true, |m| n.inject[nic].next_msg < m);
         if self.probe.is_none() && self.load > 0.0 && more {
-            let gap = match self.arrivals {
-                Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
-                Arrivals::Periodic => self.gap(),
-            };
+            let gap = self.next_gap(false, &mut ctx.rng(1));
             ctx.send(router, gap, Msg::Generate { nic: nic as u8 });
         }
     }

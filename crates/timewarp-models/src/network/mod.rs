@@ -201,7 +201,7 @@ mod workload;
 
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-use timewarp::{Ctx, LpId, Model, Random, Rollback};
+use timewarp::{Ctx, LpId, Model, Rollback};
 
 pub use histogram::Histogram;
 pub use journal::Undo;
@@ -298,10 +298,7 @@ impl Model for Network {
             None if self.load > 0.0 && self.workload.is_none() => {
                 // Only a fat-tree's leaves have NICs behind their slots.
                 for nic in 0..self.topology.nics(lp) {
-                    let first = match self.arrivals {
-                        Arrivals::Poisson => ctx.rng(1).exponential(self.gap()),
-                        Arrivals::Periodic => ctx.rng(1).uniform() * self.gap(),
-                    };
+                    let first = self.next_gap(true, &mut ctx.rng(1));
                     ctx.send(lp, first, Msg::Generate { nic: nic as u8 });
                 }
             }

@@ -167,6 +167,29 @@ pub enum Arrivals {
     Poisson,
     /// Equal gaps, each node with a random phase.
     Periodic,
+    /// On/off (Markov-modulated): bursts of messages back to back at the
+    /// injection link's rate, `burst` messages long on average (each ends
+    /// the burst with probability 1/burst), separated by exponential
+    /// silences sized so the mean rate is the offered load.
+    Bursty {
+        /// Mean messages per burst.
+        burst: u32,
+    },
+    /// Bernoulli per cycle: time in slots of one message's serialisation,
+    /// a message in each slot with probability `load` (a geometric gap).
+    Bernoulli,
+}
+
+impl Arrivals {
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Arrivals::Poisson => "poisson",
+            Arrivals::Periodic => "periodic",
+            Arrivals::Bursty { .. } => "bursty",
+            Arrivals::Bernoulli => "bernoulli",
+        }
+    }
 }
 
 impl FromStr for Arrivals {
@@ -175,7 +198,9 @@ impl FromStr for Arrivals {
         match s {
             "poisson" => Ok(Arrivals::Poisson),
             "periodic" => Ok(Arrivals::Periodic),
-            _ => Err(format!("unknown arrival process '{s}' (poisson, periodic)")),
+            "bursty" | "on-off" => Ok(Arrivals::Bursty { burst: 8 }),
+            "bernoulli" => Ok(Arrivals::Bernoulli),
+            _ => Err(format!("unknown arrival process '{s}' (poisson, periodic, bursty, bernoulli)")),
         }
     }
 }
@@ -291,6 +316,12 @@ impl Network {
     pub fn validate(&self) -> Result<(), String> {
         self.topology.validate()?;
         self.traffic.validate(self.topology.nodes())?;
+        if self.traffic == Traffic::Tornado && !matches!(self.topology, Topology::Torus(_) | Topology::Mesh(_)) {
+            return Err(format!(
+                "--traffic tornado is defined on tori and meshes (steps along each dimension), not on a {}",
+                self.topology.name()
+            ));
+        }
         let pos = |v: f64, what: &str| {
             if v > 0.0 && v.is_finite() {
                 Ok(())
@@ -317,6 +348,16 @@ impl Network {
         }
         if !(self.load >= 0.0 && self.load.is_finite()) {
             return Err(format!("--load must be >= 0 and finite, got {}", self.load));
+        }
+        if matches!(self.arrivals, Arrivals::Bursty { .. } | Arrivals::Bernoulli) && self.load > 1.0 {
+            return Err(format!(
+                "--arrivals {} sends at most one message per serialisation time: --load must be at most 1, got {}",
+                self.arrivals.name(),
+                self.load
+            ));
+        }
+        if let Arrivals::Bursty { burst: 0 } = self.arrivals {
+            return Err("--burst-length must be at least 1 (messages per burst, on average)".into());
         }
         if self.load > 1.0 && self.messages.is_none() {
             return Err(format!(
@@ -676,5 +717,30 @@ impl Network {
     /// Mean gap between messages at one node (infinite without load).
     pub(crate) fn gap(&self) -> f64 {
         self.message_bytes as f64 / (self.load * self.class_bandwidth(0))
+    }
+
+    /// The time from one message's creation at a node to the next's, drawn
+    /// as [`Network::arrivals`] says (`first`: the node's first message).
+    pub(crate) fn next_gap(&self, first: bool, rng: &mut impl timewarp::Random) -> f64 {
+        let slot = self.serialisation(self.message_bytes);
+        match self.arrivals {
+            Arrivals::Poisson => rng.exponential(self.gap()),
+            Arrivals::Periodic if first => rng.uniform() * self.gap(),
+            Arrivals::Periodic => self.gap(),
+            Arrivals::Bursty { burst } => {
+                // A cycle: `burst` messages a slot apart on average, then a silence.
+                let silence = burst as f64 * slot * (1.0 / self.load - 1.0);
+                if first || rng.bernoulli(1.0 / burst as f64) {
+                    (if first { 0.0 } else { slot }) + rng.exponential(silence.max(f64::MIN_POSITIVE))
+                } else {
+                    slot
+                }
+            }
+            Arrivals::Bernoulli => {
+                let u = 1.0 - rng.uniform();
+                let slots = if self.load >= 1.0 { 1.0 } else { (u.ln() / (1.0 - self.load).ln()).ceil().max(1.0) };
+                slots * slot
+            }
+        }
     }
 }

@@ -275,6 +275,118 @@ fn fairness_is_one_for_a_lone_sender_and_node_throughput_adds_up() {
     assert_eq!(r.node_accepted_max * 1.0, r.accepted_throughput * 16.0);
 }
 
+/// The most flows any directed link carries when every node of a 2-D
+/// torus or mesh (`k0 x k1`, node id `x + k0 y`) sends to `dst(node)` by
+/// dimension-order routes (x first, then y; minimal way round a ring),
+/// counted by walking the routes here, not with the model's routing code.
+fn dor_max_channel_load(k0: u32, k1: u32, torus: bool, mut dst: impl FnMut(u32) -> u32) -> u32 {
+    let mut load = std::collections::HashMap::new();
+    for src in 0..k0 * k1 {
+        let t = dst(src);
+        let (mut x, mut y) = (src % k0, src / k0);
+        for (dim, k, target) in [(0, k0, t % k0), (1, k1, t / k0)] {
+            let here = if dim == 0 { x } else { y };
+            let (up, steps) = if torus {
+                let d = (target + k - here) % k;
+                assert!(2 * d != k, "a tie between the two ways round: pick a shape without one");
+                if 2 * d < k {
+                    (true, d)
+                } else {
+                    (false, k - d)
+                }
+            } else {
+                (target > here, target.abs_diff(here))
+            };
+            for _ in 0..steps {
+                // The link leaving node (x, y) along `dim`, one way or the other.
+                *load.entry((x + k0 * y, dim, up)).or_insert(0) += 1;
+                let step = |c: u32| if up { (c + 1) % k } else { (c + k - 1) % k };
+                if dim == 0 {
+                    x = step(x);
+                } else {
+                    y = step(y);
+                }
+            }
+        }
+        assert_eq!((x, y), (t % k0, t / k0), "the walk reaches the destination");
+    }
+    load.into_values().max().unwrap_or(0)
+}
+
+#[test]
+fn new_patterns_saturate_at_or_below_their_channel_load_bound() {
+    let nothing = &mut NoDraws;
+    for (topology, traffic, want) in [
+        // Tornado on 8 x 8: 3 steps up both dimensions, 3 flows on every +x and +y link.
+        (Topology::Torus(vec![8, 8]), Traffic::Tornado, Some(3)),
+        (Topology::Torus(vec![5, 5]), Traffic::Permutation(1), None),
+        (Topology::Mesh(vec![8, 8]), Traffic::Shuffle, None),
+    ] {
+        let (torus, k0, k1) = match &topology {
+            Topology::Torus(d) => (true, d[0], d[1]),
+            Topology::Mesh(d) => (false, d[0], d[1]),
+            _ => unreachable!(),
+        };
+        let n = k0 * k1;
+        let gamma = dor_max_channel_load(k0, k1, torus, |s| traffic.destination_in(s, n, &[k0, k1], nothing));
+        if let Some(w) = want {
+            assert_eq!(gamma, w, "{traffic:?}");
+        }
+        // Each node offers `load` of a link's bandwidth, so the busiest link
+        // is full at load 1/gamma: the pattern's throughput bound.
+        let bound = 1.0 / gamma as f64;
+        let at = |load: f64| {
+            let m = Network {
+                topology: topology.clone(),
+                traffic,
+                vcs: 4,
+                buffer_packets: 8,
+                load,
+                warmup: 5_000.0,
+                ..Network::default()
+            };
+            go(&m, 40_000.0).results
+        };
+        let what = format!("{traffic:?} on {topology:?}, bound {bound:.3}");
+        // Well below the bound everything offered is carried (sampling error only)...
+        let low = at(0.5 * bound);
+        assert!((low.accepted_throughput - low.measured_offered_load).abs() < 0.02, "{what}: {low:?}");
+        // ...and past it the busiest links cannot carry it all.
+        let high = at((1.2 * bound).min(1.0));
+        assert!(
+            high.accepted_throughput < high.measured_offered_load - 0.02,
+            "{what}: carried {} of {}",
+            high.accepted_throughput,
+            high.measured_offered_load
+        );
+    }
+}
+
+/// A source of draws for patterns that draw nothing.
+struct NoDraws;
+impl timewarp::Random for NoDraws {
+    fn next_u64(&mut self) -> u64 {
+        unreachable!("a permutation draws nothing")
+    }
+}
+
+#[test]
+fn bursty_and_bernoulli_arrivals_offer_the_load_asked() {
+    for arrivals in [Arrivals::Bursty { burst: 8 }, Arrivals::Bernoulli, Arrivals::Periodic, Arrivals::Poisson] {
+        let m = Network { topology: Topology::Torus(vec![8, 8]), arrivals, load: 0.3, ..Network::default() };
+        let r = go(&m, 100_000.0).results;
+        // 64 nodes x ~117 messages each: the mean rate within a few per cent.
+        assert!((r.measured_offered_load - 0.3).abs() < 0.015, "{arrivals:?}: offered {}", r.measured_offered_load);
+        assert!((r.accepted_throughput - r.measured_offered_load).abs() < 0.01, "{arrivals:?}");
+    }
+    // Back to back within a burst: at most one message per serialisation time
+    // of the injection link, so a load above 1 is refused with the reason.
+    let e = Network { arrivals: Arrivals::Bernoulli, load: 1.5, messages: Some(3), ..Network::default() }.validate();
+    assert!(e.unwrap_err().contains("--load must be at most 1"));
+    let e = Network { arrivals: Arrivals::Bursty { burst: 0 }, ..Network::default() }.validate();
+    assert!(e.unwrap_err().contains("--burst-length"));
+}
+
 #[test]
 fn a_bounded_workload_creates_exactly_its_messages_and_delivers_them_all() {
     // Four times what the injection links carry, three packets a message,
