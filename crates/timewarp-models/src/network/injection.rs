@@ -5,7 +5,7 @@
 use timewarp::Ctx;
 
 use super::journal::Saved;
-use super::node::NO_DIM;
+use super::node::{BATCHES, NO_DIM};
 use super::{Header, Msg, Network, Node, Packet, Routing, Topology};
 
 impl Network {
@@ -123,8 +123,9 @@ impl Network {
         }
     }
 
-    /// A packet's last byte arrived here; whether its message is now whole.
-    pub(crate) fn deliver(&self, n: &mut Node, p: &Header, now: f64) -> bool {
+    /// A packet's last byte arrived here (the run ends at `end`); whether
+    /// its message is now whole.
+    pub(crate) fn deliver(&self, n: &mut Node, p: &Header, now: f64, end: f64) -> bool {
         let c = &mut n.counts;
         let in_window = now >= self.warmup;
         let last = c.last_delivery;
@@ -148,6 +149,17 @@ impl Network {
             c.hist.add(lat);
             c.hop_sum += p.hops as u64;
             c.hop_sq += p.hops as u64 * p.hops as u64;
+        }
+        if in_window && self.open() && now < end {
+            let b = (((now - self.warmup) / (end - self.warmup) * BATCHES as f64) as usize).min(BATCHES - 1);
+            let c = &mut n.counts;
+            let lat = c.batch_lat[b];
+            n.log.save(|| Saved::Batch { b: b as u8, bytes: p.bytes, measured, lat });
+            c.batch_bytes[b] += p.bytes as u64;
+            if measured {
+                c.batch_n[b] += 1;
+                c.batch_lat[b] += now - p.created;
+            }
         }
         let done = if p.npkts == 1 {
             true

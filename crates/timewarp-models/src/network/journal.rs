@@ -63,6 +63,9 @@ pub(crate) enum Saved {
     /// A measured packet's latency `lat` and `hops` were counted: the sums,
     /// extremes and histogram span as they were.
     Latency { lat: f64, hops: u16, sum: f64, queue: f64, max: f64, min: f64, hist_first: u32, hist_len: u32 },
+    /// A delivery counted in batch `b`: its bytes, and (`measured`) the
+    /// batch's latency sum as it was.
+    Batch { b: u8, bytes: u16, measured: bool, lat: f64 },
     /// A measured message completed; its latency sum was `sum`.
     Message { sum: f64 },
     /// A message entry was appended to the reassembly list.
@@ -328,6 +331,14 @@ impl Node {
                 c.hist.unadd(lat, hist_first, hist_len);
                 c.hop_sum -= hops as u64;
                 c.hop_sq -= hops as u64 * hops as u64;
+            }
+            Saved::Batch { b, bytes, measured, lat } => {
+                let c = &mut self.counts;
+                c.batch_bytes[b as usize] -= bytes as u64;
+                if measured {
+                    c.batch_n[b as usize] -= 1;
+                    c.batch_lat[b as usize] = lat;
+                }
             }
             Saved::Message { sum } => {
                 self.counts.msg_n -= 1;

@@ -405,7 +405,7 @@ impl Network {
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
             Msg::Deliver { pkt } => {
-                if self.deliver(n, &pkt, ctx.now()) && self.workload.is_some() {
+                if self.deliver(n, &pkt, ctx.now(), ctx.end_time()) && self.workload.is_some() {
                     self.message_arrived(n, &pkt, ctx);
                 }
             }

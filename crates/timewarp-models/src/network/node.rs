@@ -315,7 +315,17 @@ pub(crate) struct Counts {
     /// When the last packet was delivered here (0: none): a finite
     /// workload's figures are rates over the time the network was active.
     pub last_delivery: f64,
+    /// The window `[warmup, end)` cut into [`BATCHES`] equal batches (open
+    /// runs only: synthetic traffic without `--messages`), by delivery
+    /// time: bytes delivered, and measured packets' count and latency sum.
+    /// Their spread tells whether the run was long enough.
+    pub batch_bytes: [u64; BATCHES],
+    pub batch_n: [u64; BATCHES],
+    pub batch_lat: [f64; BATCHES],
 }
+
+/// Batches of the measured window for the batch-means confidence intervals.
+pub(crate) const BATCHES: usize = 10;
 
 /// One NIC's injection side.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -714,6 +714,12 @@ impl Network {
         bytes as f64 / self.class_bandwidth(0)
     }
 
+    /// Whether the run is open: sources create messages until the end
+    /// (synthetic traffic without `--messages`), so its window is fixed.
+    pub(crate) fn open(&self) -> bool {
+        self.workload.is_none() && self.messages.is_none() && self.probe.is_none()
+    }
+
     /// Mean gap between messages at one node (infinite without load).
     pub(crate) fn gap(&self) -> f64 {
         self.message_bytes as f64 / (self.load * self.class_bandwidth(0))

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use timewarp::{LpId, Model};
 
+use super::node::BATCHES;
 use super::{Histogram, Network, Node, RankResult};
 
 /// What a run reports (`model_results`; the names say what each is, the
@@ -65,6 +66,14 @@ pub struct Results {
     pub node_accepted_min: f64,
     pub node_accepted_max: f64,
     pub fairness: f64,
+    /// Half-widths of 95 % confidence intervals, by batch means over 10
+    /// equal batches of the window (open runs only; 0 otherwise): for the
+    /// mean packet latency (over batches with a measured packet) and for
+    /// accepted throughput. A half-width that is large against the figure
+    /// says the run was too short (or the network is not in a steady state:
+    /// past saturation latency grows without bound).
+    pub latency_mean_ci95: f64,
+    pub accepted_throughput_ci95: f64,
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
@@ -122,6 +131,9 @@ struct Sums {
     sent_sq: f64,
     sent_min: Option<u64>,
     sent_max: u64,
+    batch_bytes: [u64; BATCHES],
+    batch_n: [u64; BATCHES],
+    batch_lat: [f64; BATCHES],
 }
 
 impl Network {
@@ -185,6 +197,11 @@ impl Network {
         a.delivered_bytes += c.delivered_bytes_w;
         a.injected_bytes += c.injected_bytes_w;
         a.last_delivery = a.last_delivery.max(c.last_delivery);
+        for b in 0..BATCHES {
+            a.batch_bytes[b] += c.batch_bytes[b];
+            a.batch_n[b] += c.batch_n[b];
+            a.batch_lat[b] += c.batch_lat[b];
+        }
         if c.lat_n > 0 {
             a.lat_min = if a.lat_min > 0.0 { a.lat_min.min(c.lat_min) } else { c.lat_min };
         }
@@ -210,6 +227,14 @@ impl Network {
         r.node_accepted_min = ratio(a.sent_min.unwrap_or(0) as f64, per_node);
         r.node_accepted_max = ratio(a.sent_max as f64, per_node);
         r.fairness = ratio(a.sent * a.sent, a.senders as f64 * a.sent_sq);
+        if self.open() {
+            let per_batch = capacity_of(nodes as f64 * window / BATCHES as f64 * self.class_bandwidth(0));
+            let thr: Vec<f64> = a.batch_bytes.iter().map(|&x| x as f64 / per_batch).collect();
+            let lat: Vec<f64> =
+                (0..BATCHES).filter(|&b| a.batch_n[b] > 0).map(|b| a.batch_lat[b] / a.batch_n[b] as f64).collect();
+            r.accepted_throughput_ci95 = ci95(&thr);
+            r.latency_mean_ci95 = ci95(&lat);
+        }
         // finalize runs in LP-id order: the last node fixes the window.
         if lp as u64 + 1 == self.num_lps() as u64 {
             for l in &mut r.links {
@@ -220,5 +245,40 @@ impl Network {
         r.accepted_throughput = ratio(a.delivered_bytes as f64, capacity);
         r.measured_offered_load = ratio(a.injected_bytes as f64, capacity);
         r.events_per_hop = ratio(a.events as f64, a.hops as f64);
+    }
+}
+
+/// A capacity that is 0 (an empty window) as 1, so ratios stay finite.
+fn capacity_of(x: f64) -> f64 {
+    if x > 0.0 {
+        x
+    } else {
+        1.0
+    }
+}
+
+/// Half-width of the 95 % confidence interval of the mean of `xs`, taken
+/// as independent batch means (Student's t with `len - 1` degrees of
+/// freedom); 0 with fewer than 2.
+fn ci95(xs: &[f64]) -> f64 {
+    // t quantiles 0.975 for 1..=9 degrees of freedom.
+    const T: [f64; 9] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262];
+    let n = xs.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+    T[(n - 2).min(T.len() - 1)] * (var / n as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn confidence_half_widths_follow_student() {
+        // Two batches 1 and 3: mean 2, s = sqrt(2), half-width t(1) * s / sqrt(2) = 12.706.
+        assert!((super::ci95(&[1.0, 3.0]) - 12.706).abs() < 1e-12);
+        assert_eq!(super::ci95(&[5.0; 10]), 0.0);
+        assert_eq!(super::ci95(&[5.0]), 0.0);
     }
 }

@@ -388,6 +388,32 @@ fn bursty_and_bernoulli_arrivals_offer_the_load_asked() {
 }
 
 #[test]
+fn batch_means_intervals_shrink_like_one_over_the_root_of_the_run_length() {
+    let at = |end: f64| {
+        let m = Network { topology: Topology::Torus(vec![8, 8]), load: 0.3, warmup: 5_000.0, ..Network::default() };
+        go(&m, end).results
+    };
+    let (short, long) = (at(20_000.0), at(100_000.0));
+    for r in [&short, &long] {
+        assert!(r.accepted_throughput_ci95 > 0.0 && r.latency_mean_ci95 > 0.0, "{r:?}");
+        // Below saturation what is accepted is what is offered, within the interval.
+        assert!((r.accepted_throughput - 0.3).abs() < 2.0 * r.accepted_throughput_ci95, "{r:?}");
+    }
+    // Five times the measured window (15 us -> 95 us, about 6x): the half-widths
+    // fall by about sqrt(6) = 2.4, a sampling figure, so within a wide margin.
+    for (a, b) in [
+        (short.accepted_throughput_ci95, long.accepted_throughput_ci95),
+        (short.latency_mean_ci95, long.latency_mean_ci95),
+    ] {
+        assert!(a / b > 1.3 && a / b < 6.0, "half-widths {a} then {b}");
+    }
+    // A finite workload's window is known only at its end: no batches.
+    let finite = Network { topology: Topology::Torus(vec![4, 4]), messages: Some(5), ..Network::default() };
+    let r = go(&finite, 1e9).results;
+    assert_eq!((r.accepted_throughput_ci95, r.latency_mean_ci95), (0.0, 0.0));
+}
+
+#[test]
 fn a_bounded_workload_creates_exactly_its_messages_and_delivers_them_all() {
     // Four times what the injection links carry, three packets a message,
     // 7 messages a node: every one is delivered and the run ends by itself

@@ -155,7 +155,8 @@ impl Traffic {
                     dst += scale * ((x + k.div_ceil(2) - 1) % k);
                     scale *= k;
                 }
-                dst
+                // Dimensions not in `shape` (only `k0` given) stay as they are.
+                dst + scale * rest
             }
             Traffic::Permutation(seed) => permute(src, nodes, seed),
             Traffic::Shuffle => {
