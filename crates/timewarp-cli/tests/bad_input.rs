@@ -242,6 +242,7 @@ fn refused_values_get_one_line() {
         // A load above 1 floods the injection queues: only a bounded message count ends.
         (&["run", "network", "--load", "2"], Line, "bound the run with --messages N"),
         (&["run", "network", "--topology", "hypercube", "--traffic", "tornado"], Line, "--traffic tornado is defined on tori and meshes"),
+        (&["run", "network", "--routing", "valiant"], Line, "--routing valiant on a torus needs --vcs 4 or more"),
         (&["run", "network", "--arrivals", "bernoulli", "--load", "1.5", "--messages", "2"], Line, "--load must be at most 1"),
         (&["run", "network", "--traffic", "shuffle", "--dims", "3,3"], Line, "power-of-two"),
         // A preset beside another topology than its own.

@@ -11,6 +11,15 @@ fn every_mode_commits_the_same_network_history_and_results() {
     let models = [
         Network { topology: Topology::Torus(vec![4, 4]), load: 0.6, ..Network::default() },
         Network {
+            topology: Topology::Torus(vec![4, 3]),
+            routing: Routing::Valiant,
+            vcs: 4,
+            buffer_packets: 2,
+            load: 0.5,
+            ..Network::default()
+        },
+        Network { topology: Topology::Hypercube(4), routing: Routing::Valiant, load: 0.6, ..Network::default() },
+        Network {
             topology: Topology::Torus(vec![5, 4]),
             traffic: Traffic::Tornado,
             arrivals: Arrivals::Bursty { burst: 4 },

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use timewarp::Rollback;
 
 use super::node::{Packet, NO_DIM};
-use super::{Topology, Traffic, Workload};
+use super::{Topology, Traffic, Workload, NO_VIA};
 
 /// Where a switch buffers packets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -504,12 +504,32 @@ impl Network {
             ));
         }
         if !matches!(self.topology, Topology::Dragonfly(_)) {
-            if dfly_routing {
+            if self.routing == Routing::Valiant && !tree_routing && !matches!(self.topology, Topology::FatTree(_)) {
+                // Valiant on the cubes: two dimension-order phases on disjoint channels.
+                let need = if matches!(self.topology, Topology::Torus(_)) { 4 } else { 2 };
+                if self.vcs < need {
+                    return Err(format!(
+                        "--routing valiant on a {} needs --vcs {need} or more (the route to the random intermediate and \
+                         the route on from it each have their own channels{}, against deadlock), got {}",
+                        self.topology.name(),
+                        if need == 4 { ", two dateline classes each" } else { "" },
+                        self.vcs
+                    ));
+                }
+                if self.topology.routers() >= NO_VIA as u32 {
+                    return Err(format!(
+                        "--routing valiant on a {} names its intermediate router in 16 bits: at most {} routers, got {}",
+                        self.topology.name(),
+                        NO_VIA - 1,
+                        self.topology.routers()
+                    ));
+                }
+            } else if dfly_routing {
                 return Err(format!(
                     "--routing {} is for --topology dragonfly; a {} routes {}",
                     self.routing.name(),
                     self.topology.name(),
-                    if tree_routing { "updown or updown-adaptive" } else { "dimension-order or adaptive" }
+                    if tree_routing { "updown or updown-adaptive" } else { "dimension-order, adaptive or valiant" }
                 ));
             }
             if self.traffic == Traffic::GroupShift {

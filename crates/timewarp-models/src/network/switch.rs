@@ -6,7 +6,7 @@ use timewarp::Ctx;
 
 use super::journal::Saved;
 use super::node::NO_DIM;
-use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology};
+use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology, NO_VIA};
 
 impl Network {
     /// Escape virtual channels under adaptive routing (the dateline classes
@@ -70,6 +70,16 @@ impl Network {
             | Routing::UpDownAdaptive => {
                 if o != p.out as usize {
                     return None;
+                }
+                if self.routing == Routing::Valiant && !matches!(self.topology, Topology::Dragonfly(_)) {
+                    // Valiant on a cube: phase 0 (to the intermediate) on even
+                    // channels, phase 1 on odd ones; on a torus each phase's
+                    // two dateline classes too (`v mod 4 = 2 class + phase`).
+                    let phase = (p.via == NO_VIA) as usize;
+                    return match self.topology {
+                        Topology::Torus(_) => best_of(&mut (2 * p.class as usize + phase..v).step_by(4), 0),
+                        _ => best_of(&mut (phase..v).step_by(2), 0),
+                    };
                 }
                 // The channels the packet may use: on a torus those of its
                 // dateline class (`v mod 2`); on a dragonfly exactly its hop

@@ -414,6 +414,49 @@ fn batch_means_intervals_shrink_like_one_over_the_root_of_the_run_length() {
 }
 
 #[test]
+fn valiant_on_the_cubes_doubles_the_mean_distance() {
+    // Through a router drawn uniformly from all N: twice the mean distance
+    // from a node to a uniform router (self included) — per dimension k/4 on
+    // an even ring, (k² − 1)/(3k) on a line, 1/2 on a hypercube's.
+    for (topology, vcs, hops) in [
+        (Topology::Torus(vec![8, 8]), 4, 2.0 * 2.0 * 8.0 / 4.0),
+        (Topology::Mesh(vec![6, 6]), 2, 2.0 * 2.0 * 35.0 / 18.0),
+        (Topology::Hypercube(6), 2, 2.0 * 6.0 / 2.0),
+    ] {
+        let m = Network { topology: topology.clone(), routing: Routing::Valiant, vcs, load: 0.1, ..Network::default() };
+        let r = go(&m, 60_000.0).results;
+        let se = r.hops_std / (r.measured_packets as f64).sqrt();
+        assert!(r.measured_packets > 2000);
+        assert!((r.hops_mean - hops).abs() < 4.0 * se, "{topology:?}: {} vs {hops} (se {se})", r.hops_mean);
+    }
+}
+
+#[test]
+fn valiant_halves_uniform_throughput_and_beats_dimension_order_on_tornado() {
+    let at = |routing, traffic| {
+        let m = Network {
+            topology: Topology::Torus(vec![8, 8]),
+            routing,
+            traffic,
+            vcs: 4,
+            buffer_packets: 8,
+            load: 1.0,
+            warmup: 5_000.0,
+            ..Network::default()
+        };
+        go(&m, 25_000.0).results.accepted_throughput
+    };
+    // Uniform on an 8-ary 2-cube: bound 8/k = 1 for dimension order; Valiant
+    // sends every packet twice as far, so at most half.
+    let (dor, valiant) = (at(Routing::DimensionOrder, Traffic::Uniform), at(Routing::Valiant, Traffic::Uniform));
+    assert!(valiant <= 0.5 + 0.01 && valiant < 0.6 * dor, "valiant {valiant}, dimension order {dor}");
+    // Tornado: dimension order is held to 1/3 (3 flows a link, see above);
+    // Valiant's bound is 1/2 whatever the pattern.
+    let (dor, valiant) = (at(Routing::DimensionOrder, Traffic::Tornado), at(Routing::Valiant, Traffic::Tornado));
+    assert!(dor <= 1.0 / 3.0 + 0.01 && valiant > dor, "tornado: valiant {valiant}, dimension order {dor}");
+}
+
+#[test]
 fn a_bounded_workload_creates_exactly_its_messages_and_delivers_them_all() {
     // Four times what the injection links carry, three packets a message,
     // 7 messages a node: every one is delivered and the run ends by itself
@@ -438,6 +481,11 @@ fn bad_parameters_are_refused_with_the_option_to_fix() {
     let bad = [
         (Network { vcs: 1, ..Network::default() }, "--vcs"),
         (Network { vcs: 2, routing: Routing::Adaptive, ..Network::default() }, "--vcs 3"),
+        (
+            Network { vcs: 2, routing: Routing::Valiant, ..Network::default() },
+            "--routing valiant on a torus needs --vcs 4",
+        ),
+        (Network { routing: Routing::Ugal, ..Network::default() }, "--routing ugal is for --topology dragonfly"),
         (Network { load: 1.5, ..Network::default() }, "--load"),
         (Network { load: 1.5, messages: Some(0), ..Network::default() }, "--messages must be at least 1"),
         (Network { packet_bytes: 70_000, message_bytes: 70_000, ..Network::default() }, "--packet-bytes"),

@@ -262,7 +262,7 @@ fn group_shift_sends_every_node_to_the_next_group() {
 #[test]
 fn meaningless_combinations_are_refused_with_the_option_to_fix() {
     let bad = [
-        (Network { routing: Routing::Valiant, ..Network::default() }, "--routing valiant is for --topology dragonfly"),
+        (Network { routing: Routing::Minimal, ..Network::default() }, "--routing minimal is for --topology dragonfly"),
         (Network { traffic: Traffic::GroupShift, ..Network::default() }, "group-shift needs --topology dragonfly"),
         (Network { routing: Routing::DimensionOrder, ..dragonfly(Routing::Minimal) }, "a dragonfly routes minimal"),
         (Network { vcs: 4, ..dragonfly(Routing::Ugal) }, "--vcs 5"),

@@ -6,6 +6,7 @@
 use timewarp::{Ctx, Random};
 
 use super::{Dragonfly, FatTree, Hop, Topology, NO_VIA};
+use crate::network::node::NO_DIM;
 use crate::network::{Network, Node, Packet, Routing, Switch};
 
 impl Network {
@@ -18,7 +19,15 @@ impl Network {
             Topology::FatTree(f) => return self.route_fattree(f, n, node, p),
             _ => {}
         }
-        match self.topology.route(node, p.dst) {
+        if p.via != NO_VIA && node == p.via as u32 {
+            // Valiant: the intermediate reached; the second phase starts
+            // afresh on its own channels (class 0 on the first dimension).
+            p.via = NO_VIA;
+            p.dim = NO_DIM;
+        }
+        let toward = if p.via != NO_VIA { p.via as u32 } else { p.dst };
+        match self.topology.route(node, toward) {
+            None if toward != p.dst => unreachable!("a packet at its Valiant intermediate has no via"),
             None => p.out = self.ports() as u8,
             Some(step) => {
                 if step.dim != p.dim {
@@ -109,11 +118,17 @@ impl Network {
         self.route(n, router, p);
     }
 
-    /// The Valiant intermediate group of a packet from router `from` to
-    /// node `dst`: uniform over the groups other than both ends' ([`NO_VIA`]
-    /// when the route stays in one group, or no third group exists).
+    /// The Valiant intermediate of a packet from router `from` to node
+    /// `dst`. A dragonfly: a group, uniform over those other than both ends'
+    /// ([`NO_VIA`] when the route stays in one group, or no third group
+    /// exists). A torus, mesh or hypercube: a router, uniform over all.
     pub(crate) fn via(&self, from: u32, dst: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
-        let Topology::Dragonfly(d) = &self.topology else { return NO_VIA };
+        let d = match &self.topology {
+            Topology::Dragonfly(d) => d,
+            Topology::FatTree(_) => return NO_VIA,
+            cube if self.routing == Routing::Valiant => return ctx.rng(0).below(cube.routers() as u64) as u16,
+            _ => return NO_VIA,
+        };
         let (gs, gd) = (d.group(from), d.group(dst / d.p));
         if self.routing == Routing::Minimal || gs == gd || d.g < 3 {
             return NO_VIA;
