@@ -253,7 +253,9 @@ fn dragonfly_options_and_the_theta_preset() {
     ] {
         assert!(help.contains(flag), "network help lacks {flag}");
     }
-    assert_clear_error(&["run", "network", "--routing", "valiant"], "--topology dragonfly");
+    assert_clear_error(&["run", "network", "--routing", "ugal"], "--topology dragonfly");
+    // Valiant also runs on the cubes, with a virtual channel set per phase.
+    assert_clear_error(&["run", "network", "--routing", "valiant"], "--vcs 4");
     assert_clear_error(
         &["run", "network", "--topology", "dragonfly", "--routing", "adaptive"],
         "minimal, valiant or ugal",
