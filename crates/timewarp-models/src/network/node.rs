@@ -265,12 +265,12 @@ pub(crate) struct Link {
     /// roughly oldest first and the scan for the oldest rarely replaces its pick.
     pub(crate) waiting_last: u16,
     /// The input queue it last served (round-robin arbitration).
-    pub(crate) last_port: u16,
+    pub(crate) last_input: u16,
 }
 
 impl Default for Link {
     fn default() -> Self {
-        Link { free: 0.0, wake: -1.0, packets: 0, busy: 0.0, heads: 0, waiting: NIL, waiting_last: NIL, last_port: 0 }
+        Link { free: 0.0, wake: -1.0, packets: 0, busy: 0.0, heads: 0, waiting: NIL, waiting_last: NIL, last_input: 0 }
     }
 }
 

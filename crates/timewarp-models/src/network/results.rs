@@ -227,9 +227,10 @@ impl Network {
         r.node_accepted_min = ratio(a.sent_min.unwrap_or(0) as f64, per_node);
         r.node_accepted_max = ratio(a.sent_max as f64, per_node);
         r.fairness = ratio(a.sent * a.sent, a.senders as f64 * a.sent_sq);
-        if self.open() {
-            let per_batch = capacity_of(nodes as f64 * window / BATCHES as f64 * self.class_bandwidth(0));
-            let thr: Vec<f64> = a.batch_bytes.iter().map(|&x| x as f64 / per_batch).collect();
+        // The batch means need every node's batches: once, at the last node.
+        if self.open() && lp as u64 + 1 == self.num_lps() as u64 {
+            let per_batch = nodes as f64 * window / BATCHES as f64 * self.class_bandwidth(0);
+            let thr: Vec<f64> = a.batch_bytes.iter().map(|&x| ratio(x as f64, per_batch)).collect();
             let lat: Vec<f64> =
                 (0..BATCHES).filter(|&b| a.batch_n[b] > 0).map(|b| a.batch_lat[b] / a.batch_n[b] as f64).collect();
             r.accepted_throughput_ci95 = ci95(&thr);
@@ -245,15 +246,6 @@ impl Network {
         r.accepted_throughput = ratio(a.delivered_bytes as f64, capacity);
         r.measured_offered_load = ratio(a.injected_bytes as f64, capacity);
         r.events_per_hop = ratio(a.events as f64, a.hops as f64);
-    }
-}
-
-/// A capacity that is 0 (an empty window) as 1, so ratios stay finite.
-fn capacity_of(x: f64) -> f64 {
-    if x > 0.0 {
-        x
-    } else {
-        1.0
     }
 }
 

@@ -205,7 +205,7 @@ impl Network {
         let (end, w) = (ctx.end_time(), self.warmup);
         let l = n.link_mut(o);
         if let Some(i) = from {
-            l.last_port = i as u16;
+            l.last_input = i as u16;
         }
         l.free = now + s;
         l.packets += 1;
@@ -288,7 +288,7 @@ impl Network {
                     };
                     let Some((o, vc)) = to else { return };
                     if self.arbitration == Arbitration::RoundRobin {
-                        n.link_mut(o).last_port = i as u16;
+                        n.link_mut(o).last_input = i as u16;
                     }
                     let p = self.take_input(n, i, ctx);
                     let len = n.push(true, o * v + vc, p).expect("room in the output buffer was checked");
@@ -319,7 +319,7 @@ impl Network {
         let mut waiting = 0;
         let inject = self.ports() * self.vcs as usize;
         let nics = n.inject.iter().enumerate().filter_map(|(t, nic)| nic.queue.front().map(|p| (inject + t, p)));
-        let (arbitration, inputs, last) = (self.arbitration, inject + n.inject.len(), n.links[o].last_port as usize);
+        let (arbitration, inputs, last) = (self.arbitration, inject + n.inject.len(), n.links[o].last_input as usize);
         let mut consider = |i: usize, p: &Packet| {
             if p.ready > now || !self.candidate(node, p, o) {
                 return;
