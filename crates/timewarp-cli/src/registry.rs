@@ -131,8 +131,8 @@ pub(crate) fn clap_message(e: &clap::Error) -> String {
 /// What `run` or `verify` does with a model once built (generic over the
 /// model type, so it stays out of the object-safe [`Entry`]).
 pub(crate) enum Act<'a, 'b> {
-    Run(&'a crate::Run<'b>),
-    Verify(&'a crate::Verify<'b>),
+    Run(&'a crate::action::Run<'b>),
+    Verify(&'a crate::action::Verify<'b>),
 }
 
 /// A registered model, its type erased: the command line and dispatch.
@@ -170,10 +170,10 @@ impl<A: ModelCli> Entry for Registered<A> {
         let (sizing, params) = (args.sizing(), format!("{args:?}"));
         let after = |r: &<A::Model as Model>::Results| args.after(r);
         let summary = |r: &<A::Model as Model>::Results| args.summary(r);
-        let hooks = crate::Hooks { after: &after, summary: &summary };
+        let hooks = crate::action::Hooks { after: &after, summary: &summary };
         match act {
-            Act::Run(run) => crate::Action::apply(run, &model, &engine, &sizing, &params, hooks),
-            Act::Verify(v) => crate::Action::apply(v, &model, &engine, &sizing, &params, hooks),
+            Act::Run(run) => crate::action::Action::apply(run, &model, &engine, &sizing, &params, hooks),
+            Act::Verify(v) => crate::action::Action::apply(v, &model, &engine, &sizing, &params, hooks),
         }
         .map(drop)
     }

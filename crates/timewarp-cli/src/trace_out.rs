@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use timewarp::Report;
 
 use crate::args::EngineArgs;
-use crate::StatsOut;
+use crate::stats_out::StatsOut;
 
 /// Refuses `--trace-out` where the timeline would cover part of the run:
 /// a checkpointed or resumed run is several segments (the engine reports

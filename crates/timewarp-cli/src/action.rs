@@ -1,0 +1,286 @@
+//! What `run`, `verify` and `resume` do with a model once its options are
+//! parsed.
+
+use crate::args::{self, EngineArgs};
+use crate::execute::execute;
+use crate::procs::Procs;
+use crate::registry::{self, Act, Models};
+use crate::stats_out::StatsOut;
+use crate::{command::switches, config, program, resume, signals, trace_out};
+use serde_json::Value;
+use std::ffi::OsString;
+use std::path::Path;
+use timewarp::checkpoint::{Control, Plan, Snapshot};
+use timewarp::Model;
+
+/// What a model does with its typed results after a run: write its files
+/// (`after`), and add to the printed summary (`summary`).
+pub(crate) struct Hooks<'a, R> {
+    pub after: &'a dyn Fn(&R) -> Result<(), String>,
+    pub summary: &'a dyn Fn(&R) -> String,
+}
+
+/// What to do with a model once its options are parsed (generic over the
+/// model type); returns the model results when it ran the model here, after
+/// handing them to the hooks.
+pub(crate) trait Action {
+    /// `sizing` names the model's options that set its size (for the memory
+    /// check); `params` its parsed options (written into profiles).
+    fn apply<M: Model>(
+        &self,
+        model: &M,
+        engine: &EngineArgs,
+        sizing: &str,
+        params: &str,
+        hooks: Hooks<'_, M::Results>,
+    ) -> Result<Option<Value>, String>;
+}
+
+/// `timewarp run` (or `resume`), in this process (and, with MPI, its peers).
+pub(crate) struct Run<'a> {
+    pub(crate) procs: &'a Procs,
+    pub(crate) models: &'a Models,
+    /// What followed `timewarp run` (a checkpoint stores it).
+    pub(crate) command: Vec<String>,
+    /// Asks the run to pause (signals).
+    pub(crate) control: &'a Control,
+    /// Temporary output files, removed if a signal ends the process.
+    pub(crate) temporaries: &'a signals::Temporaries,
+    /// The checkpoint to continue from.
+    /// (Taken when the model is built: its bytes go once the snapshot is decoded.)
+    pub(crate) resume: std::cell::Cell<Option<timewarp::checkpoint::File>>,
+}
+pub(crate) struct Verify<'a> {
+    pub(crate) procs: &'a Procs,
+    pub(crate) temporaries: &'a signals::Temporaries,
+}
+
+impl Action for Run<'_> {
+    fn apply<M: Model>(
+        &self,
+        model: &M,
+        engine: &EngineArgs,
+        sizing: &str,
+        params: &str,
+        hooks: Hooks<'_, M::Results>,
+    ) -> Result<Option<Value>, String> {
+        let cfg = engine.config_for(model.name(), model.num_lps())?;
+        // What a checkpoint must match: the model's tokens of the command line and the seed.
+        let history = resume::identity(&self.command, engine.seed);
+        let plan = engine.plan(&self.command, history.clone())?;
+        let start = match self.resume.take() {
+            Some(file) => Some(file.load(model, Some(&history)).map_err(|e| e.to_string())?),
+            None => {
+                self.procs.agree(fits(model, &cfg, self.procs.size(), sizing))?;
+                None
+            }
+        };
+        trace_out::usable(engine, start.is_some())?;
+        if self.procs.rank() == 0 {
+            for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process() * self.procs.size()) {
+                eprintln!("{note}");
+            }
+        }
+        // What the statistics file records to reproduce the run: the version,
+        // the command line and every option's value.
+        let config = config::Effective::of(self.models, &self.command, false)?
+            .to_json(&std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>());
+        let out = Outputs { params, config, temporaries: self.temporaries };
+        execute(model, &cfg, engine, self.procs, out, hooks, Checkpoints { plan, start, control: self.control })
+    }
+}
+
+/// What a run records besides its figures.
+pub(crate) struct Outputs<'a> {
+    /// The model's parsed options (written into profiles).
+    pub(crate) params: &'a str,
+    /// The effective configuration (the statistics file's `config`).
+    pub(crate) config: Value,
+    /// Where the output files' temporary names are registered.
+    pub(crate) temporaries: &'a signals::Temporaries,
+}
+
+/// A run's checkpoint plan, the snapshot it starts from, and what can ask it to pause.
+pub(crate) struct Checkpoints<'a, M: Model> {
+    pub(crate) plan: Plan,
+    pub(crate) start: Option<Snapshot<M>>,
+    pub(crate) control: &'a Control,
+}
+
+impl Action for Verify<'_> {
+    fn apply<M: Model>(
+        &self,
+        model: &M,
+        engine: &EngineArgs,
+        sizing: &str,
+        _params: &str,
+        _hooks: Hooks<'_, M::Results>,
+    ) -> Result<Option<Value>, String> {
+        if self.procs.size() > 1 {
+            return Err(format!(
+                "verify runs in one process, but this run has {} MPI processes; run `{p} run` under mpirun \
+                 and compare its digest with `{p} run --sync sequential`",
+                self.procs.size(),
+                p = program()
+            ));
+        }
+        if engine.checkpoint_dir.is_some() {
+            return Err("verify does not write checkpoints: leave --checkpoint-dir out".into());
+        }
+        if engine.profile_out.is_some() {
+            return Err(format!("--profile-out profiles a run; use it with `{} run`, not verify", program()));
+        }
+        if engine.trace_out.is_some() {
+            return Err(format!("--trace-out records a run; use it with `{} run`, not verify", program()));
+        }
+        if engine.stats_csv.is_some() || engine.gvt_csv.is_some() {
+            return Err(format!(
+                "--stats-csv and --gvt-csv record a run; use them with `{} run` (verify writes both runs' \
+                 statistics with --stats-json)",
+                program()
+            ));
+        }
+        if engine.sync == args::SyncArg::Sequential {
+            return Err("verify compares a sequential run with a parallel one, and --sync names the parallel one: \
+                        give --sync optimistic (the default), conservative or check"
+                .into());
+        }
+        let cfg = engine.config_for(model.name(), model.num_lps())?;
+        fits(model, &cfg, 1, sizing)?;
+        for note in engine.notes(&cfg, model.num_lps(), cfg.pes_per_process()) {
+            eprintln!("{note}");
+        }
+        verify(model, cfg, engine, self.temporaries).map(|()| None)
+    }
+}
+
+/// `timewarp resume FILE [OPTIONS]`: the checkpoint's command line with
+/// `options` in place, run from the checkpoint.
+pub(crate) fn resume_from(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Result<(), String> {
+    let ck = timewarp::checkpoint::File::open(file).map_err(|e| e.to_string())?;
+    if ck.header.command.is_empty() {
+        return Err(format!(
+            "checkpoint {}: written by a program other than the timewarp command (no command line in it); \
+             resume it with that program (timewarp::checkpoint::File::load)",
+            file.display()
+        ));
+    }
+    let command = resume::merge(&ck.header.command, options)?;
+    // `--quiet=false` has replaced a stored `--quiet`; now it goes.
+    let command: Vec<String> = switches(command.into_iter().map(OsString::from).collect())
+        .iter()
+        .map(|t| t.to_string_lossy().into_owned())
+        .collect();
+    let entry = command.first().and_then(|name| models.get(name)).ok_or_else(|| {
+        format!(
+            "checkpoint {}: its model {:?} is not one of this program's ({})",
+            file.display(),
+            command.first().map(String::as_str).unwrap_or_default(),
+            models.names()
+        )
+    })?;
+    let m = match entry.command().try_get_matches_from(&command) {
+        Ok(m) => m,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+            let _ = e.print();
+            return Ok(());
+        }
+        // One line: clap's usage hints would point at `resume`'s own options.
+        Err(e) => {
+            let m = registry::clap_message(&e);
+            return Err(format!("resume: {}", m.lines().next().unwrap_or_default()));
+        }
+    };
+    let control = Control::default();
+    let temporaries = signals::Temporaries::default();
+    signals::watch(&control, signals::Pause::of(&m, procs), &temporaries, procs.rank() == 0);
+    let run = Run { procs, models, command, control: &control, temporaries: &temporaries, resume: Some(ck).into() };
+    entry.dispatch(&m, Act::Run(&run))
+}
+
+/// Refuses a configuration that cannot fit in this machine's memory, naming
+/// the options that make it big (`sizing` for the model's size), before
+/// anything is allocated. One of `processes` processes holds its share.
+fn fits<M: Model>(model: &M, cfg: &timewarp::Config, processes: usize, sizing: &str) -> Result<(), String> {
+    use timewarp::memory::{human, machine_memory, Estimate};
+    let Some(have) = machine_memory() else { return Ok(()) };
+    let e = Estimate::of(model, cfg, processes);
+    if e.total() <= have {
+        return Ok(());
+    }
+    let (what, fix) = if e.rings > e.lps.saturating_add(e.events) {
+        (format!("--threads {}", cfg.threads), "use fewer threads")
+    } else {
+        (sizing.to_string(), "make the model smaller")
+    };
+    Err(format!(
+        "{what} needs about {} of memory (LP records {}, initial events {}, rings between threads {}), \
+         but this machine has {}; {fix}",
+        human(e.total()),
+        human(e.lps),
+        human(e.events),
+        human(e.rings),
+        human(have)
+    ))
+}
+
+/// `timewarp verify`: sequential against the requested parallel configuration.
+fn verify<M: Model>(
+    model: &M,
+    mut cfg: timewarp::Config,
+    engine: &EngineArgs,
+    temporaries: &signals::Temporaries,
+) -> Result<(), String> {
+    cfg.progress = false;
+    let stats_out = engine.stats_json.as_deref().map(|p| StatsOut::open(p, temporaries)).transpose()?;
+    let v = match timewarp::verify::verify(model, &cfg) {
+        Ok(v) => v,
+        Err(e) => {
+            if let Some(out) = stats_out {
+                out.discard();
+            }
+            return Err(args::describe(&e));
+        }
+    };
+    let par = match cfg.pes {
+        Some(pes) if pes != cfg.threads => format!("{} with {} thread(s) on {pes} PEs", cfg.sync.name(), cfg.threads),
+        _ => format!("{} with {} thread(s)", cfg.sync.name(), cfg.threads),
+    };
+    let line = match &v.divergence {
+        None => format!(
+            "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
+            v.sequential.committed_events,
+            v.sequential.digest,
+            100.0 * v.parallel.efficiency
+        ),
+        Some(d) => format!(
+            "verify: MISMATCH between sequential (digest {}, {} events) and {par} (digest {}, {} events): {d}",
+            v.sequential.digest, v.sequential.committed_events, v.parallel.digest, v.parallel.committed_events
+        ),
+    };
+    // Both runs' statistics, whatever the verdict.
+    if let Some(out) = stats_out {
+        let json = serde_json::json!({
+            "identical": v.divergence.is_none(),
+            "divergence": v.divergence.as_ref().map(ToString::to_string),
+            "sequential": v.sequential,
+            "parallel": v.parallel,
+        });
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        let to_stdout = out.is_stdout();
+        out.write(&text)?;
+        if v.divergence.is_none() && !engine.quiet {
+            if to_stdout {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
+    } else if v.divergence.is_none() && !engine.quiet {
+        println!("{line}");
+    }
+    match v.divergence {
+        None => Ok(()),
+        Some(_) => Err(line),
+    }
+}

@@ -1,0 +1,147 @@
+//! One run of a model from the command line: output files opened first,
+//! the run, the summary, the statistics files.
+
+use crate::action::{Checkpoints, Hooks, Outputs};
+use crate::args::EngineArgs;
+use crate::procs::Procs;
+use crate::stats_out::StatsOut;
+use crate::{csv_stats, partition, program, trace_out, EXIT_CHECKPOINTED};
+use serde_json::Value;
+use std::path::PathBuf;
+use timewarp::Model;
+
+/// Runs one model with the engine options and prints / writes the results.
+pub(crate) fn execute<M: Model>(
+    model: &M,
+    cfg: &timewarp::Config,
+    engine: &EngineArgs,
+    procs: &Procs,
+    rec: Outputs<'_>,
+    hooks: Hooks<'_, M::Results>,
+    ck: Checkpoints<'_, M>,
+) -> Result<Option<Value>, String> {
+    let params = rec.params;
+    // Every output file is opened before the run: a bad path should not cost a whole run.
+    let open = |p: &Option<PathBuf>| match p {
+        Some(p) if procs.rank() == 0 => StatsOut::open(p, rec.temporaries).map(Some).map_err(|e| procs.alone(e)),
+        _ => Ok(None),
+    };
+    let stats_out = open(&engine.stats_json)?;
+    let csv_outs = [open(&engine.stats_csv)?, open(&engine.gvt_csv)?];
+    let trace_out = match &engine.trace_out {
+        Some(p) if procs.rank() == 0 => {
+            Some(StatsOut::open_for(p, "the timeline trace", rec.temporaries).map_err(|e| procs.alone(e))?)
+        }
+        _ => None,
+    };
+    let control = ck.control;
+    let run = match &engine.profile_out {
+        Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
+        None => procs.run(model, cfg, ck).map_err(|e| match e {
+            timewarp::Error::Interrupted { checkpoint: Some(p) } => {
+                for out in stats_out.iter().chain(csv_outs.iter().flatten()).chain(&trace_out) {
+                    out.remove_temporary();
+                }
+                // The engine's text names `timewarp`; this program may be another App.
+                eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program());
+                std::process::exit(EXIT_CHECKPOINTED.into())
+            }
+            e => procs.failed(e),
+        }),
+    };
+    let report = match run {
+        Ok(Some(r)) => r,
+        other => {
+            for out in stats_out.into_iter().chain(csv_outs.into_iter().flatten()).chain(trace_out) {
+                out.discard();
+            }
+            return other.map(|_| None);
+        }
+    };
+    if control.interrupted() {
+        eprintln!(
+            "interrupted, but the run ended before its next cut: it finished, its results are complete and there is \
+             nothing to resume (no checkpoint written)"
+        );
+    }
+    (hooks.after)(&report.results)?;
+    let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
+    let summary = format!("{}{}{}", report.stats.table(), results_text(&results), (hooks.summary)(&report.results));
+    let to_stdout = stats_out.iter().chain(csv_outs.iter().flatten()).chain(&trace_out).any(StatsOut::is_stdout);
+    if !engine.quiet {
+        if to_stdout {
+            eprint!("{summary}");
+        } else {
+            print!("{summary}");
+        }
+    }
+    // Every file is written even when an earlier one fails (the others keep
+    // the run's figures); the first failure is the error.
+    let mut failed: Option<String> = None;
+    let mut keep = |written: Result<(), String>| {
+        if let Err(e) = written {
+            failed.get_or_insert(e);
+        }
+    };
+    if let Some(out) = trace_out {
+        keep(trace_out::write(out, &report, &rec.config, engine));
+    }
+    if let Some(out) = stats_out {
+        let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
+        json["model_results"] = results.clone();
+        json["config"] = rec.config;
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        keep(out.write(&text));
+    }
+    let [pes, gvt] = csv_outs;
+    if let (Some(_), Some(why), false) = (&gvt, csv_stats::no_gvt_series(&report.stats), engine.quiet) {
+        eprintln!("note: --gvt-csv holds only its header: {why}");
+    }
+    for (file, text) in [(pes, csv_stats::pes(&report.stats)), (gvt, csv_stats::gvt(&report.stats))] {
+        if let Some(file) = file {
+            match text {
+                Ok(text) => keep(file.write(text.trim_end_matches('\n'))),
+                Err(e) => {
+                    file.discard();
+                    keep(Err(e));
+                }
+            }
+        }
+    }
+    if let Some(e) = failed {
+        // The run's figures are not lost with a file: a quiet run prints them on stderr.
+        if engine.quiet {
+            eprint!("{summary}");
+        }
+        return Err(e);
+    }
+    Ok(Some(results))
+}
+
+/// The model's scalar results as rows; arrays (per-cell figures, say) are
+/// left to `--stats-json`.
+fn results_text(results: &serde_json::Value) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    match results {
+        serde_json::Value::Object(map) => {
+            let rows: Vec<_> = map.iter().filter(|(_, v)| !v.is_array() && !v.is_object()).collect();
+            if rows.is_empty() {
+                return out;
+            }
+            out.push_str("model results:\n");
+            let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            for (k, v) in rows {
+                let _ = writeln!(out, "  {k:<w$}  {v}");
+            }
+            if map.values().any(|v| v.is_array() || v.is_object()) {
+                out.push_str("  (per-item figures: --stats-json FILE, key model_results)\n");
+            }
+        }
+        serde_json::Value::Null => {}
+        other => {
+            let _ = writeln!(out, "model results  {other}");
+        }
+    }
+    out
+}
