@@ -33,6 +33,7 @@ pub(crate) const COLUMNS: &[&str] = &[
     "peak_memory_bytes",
     "wall_seconds",
     "digest",
+    "digest_version",
     "error",
 ];
 
@@ -72,7 +73,8 @@ pub(crate) fn after_help(name: &str, model: &str) -> String {
     format!(
         "Example: {example} --reps 3 -o sweep.csv\n\nThe CSV has a header row; then a row per run: the swept options \
          (by name), rep, committed_events, event_rate (committed events per second), efficiency, rolled_back_events, \
-         peak_memory_bytes, wall_seconds, digest, and error (empty unless the run failed). A failed run is a row with \
+         peak_memory_bytes, wall_seconds, digest, digest_version (what defines the \
+         digest: compare digests of one version only), and error (empty unless the run failed). A failed run is a row with \
          its error and the sweep goes on; the exit status is then 1. Each run is the same program started again{docs}."
     )
 }
@@ -329,6 +331,7 @@ fn run_one(exe: &Path, tokens: &[String]) -> Result<Figures, String> {
         "peak_rss_bytes",
         "wall_seconds",
         "digest",
+        "digest_version",
     ]
     .iter()
     .map(|k| field(k))

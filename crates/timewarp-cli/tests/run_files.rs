@@ -331,13 +331,14 @@ fn sweep_runs_the_product_and_records_failures_as_rows() {
         text.lines().next(),
         Some(
             "remote,threads,rep,committed_events,event_rate,efficiency,rolled_back_events,peak_memory_bytes,\
-             wall_seconds,digest,error"
+             wall_seconds,digest,digest_version,error"
         )
     );
     let r = rows(&text);
     assert_eq!(r.len(), 12, "{text}");
     for row in &r[..8] {
         assert!(row["error"].is_empty() && !row["digest"].is_empty(), "{row:?}");
+        assert_eq!(row["digest_version"], timewarp::digest::DIGEST_VERSION.to_string());
         assert!(row["peak_memory_bytes"].parse::<u64>().unwrap() > 0);
         // Optimistic on 1 or 2 threads, any rep: the same history as the sequential run.
         let single =
