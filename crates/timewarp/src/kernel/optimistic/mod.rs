@@ -9,12 +9,18 @@
 //! and commits below the GVT that [`gvt`] computes without stopping the
 //! workers.
 
+mod batch;
+mod cancel;
 mod comm;
+mod fossil;
 pub(crate) mod gvt;
 mod kp;
 pub(crate) mod net;
 pub(crate) mod pe;
+mod rollback;
+mod round;
 mod scheduling;
+mod throttle;
 mod transport;
 mod window;
 

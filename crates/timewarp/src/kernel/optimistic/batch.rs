@@ -1,0 +1,239 @@
+//! A batch of a PE's events: pop, check, process each (rolling its KP back
+//! first when it is a straggler), and record what its handler did so that
+//! it can be undone; a handler's panic is caught once per batch.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use crate::error::Error;
+use crate::event::{Event, Owner, Queued};
+use crate::key::{Key, LpId};
+use crate::mapping::Place;
+use crate::model::{Model, Outgoing, Rollback, MAX_STREAMS};
+use crate::queue::PendingQueue;
+use crate::timeline::{SpanKind, Trace};
+
+use super::super::{forward, handler_panic};
+use super::kp::SentRec;
+use super::net::Network;
+use super::pe::{k3, Pe, WIDE};
+
+/// A PE's batches: how many events, the running handler and its sends,
+/// and the time they take.
+pub(super) struct Batch<M: Model> {
+    /// Most events per batch (`--batch`).
+    size: usize,
+    /// The sends of the running handler.
+    pub(super) out: Vec<Outgoing<M::Msg>>,
+    /// The event whose handler is running.
+    current: Option<Current>,
+    /// Whether to time event processing (for the adaptive policies' APTE).
+    timed: bool,
+    /// Seconds spent processing batches since the scheduler last asked.
+    pub(super) busy: f64,
+}
+
+impl<M: Model> Batch<M> {
+    pub(super) fn new(cfg: &crate::Config) -> Self {
+        Batch { size: cfg.batch, out: Vec::with_capacity(64), current: None, timed: cfg.scheduling.adapts(), busy: 0.0 }
+    }
+}
+
+/// The event whose forward handler is running: its arena record, its KP,
+/// and its LP's stream counters before it (so the draws of a handler that
+/// panics can be counted, and rewound if it is rolled back).
+#[derive(Clone, Copy)]
+struct Current {
+    h: u32,
+    kp: usize,
+    before: [u64; MAX_STREAMS as usize],
+}
+
+impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
+    /// Processes a batch; returns (processed, throttled). A handler's panic
+    /// is its event's error, kept like any other (caught per batch: per
+    /// event would keep handlers from inlining).
+    #[inline]
+    pub(super) fn run_batch(&mut self) -> Result<(usize, bool), Error> {
+        let timed = self.batch.timed.then(Instant::now);
+        let mark = self.timeline.mark();
+        let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
+            Ok(r) => r?,
+            Err(p) => {
+                let Some(Current { h, kp, before }) = self.batch.current.take() else { std::panic::resume_unwind(p) };
+                let (dst, time) = (self.ev.arena[h].dst, self.ev.arena[h].key.time);
+                // A reverse-computation model's panicked event can never
+                // be undone; a state-saving or incremental one's can (what
+                // it saved before the panic is in its journal).
+                let error = Some(handler_panic(dst, time, p.as_ref()));
+                self.record(h, self.ev.arena[h].key, dst, kp, before, 0, error)?;
+                (1, false)
+            }
+        };
+        if let Some(t) = timed {
+            self.batch.busy += t.elapsed().as_secs_f64();
+        }
+        if done > 0 {
+            self.timeline.span(mark, SpanKind::Batch, done as u64, self.round.gvt.time);
+        }
+        Ok((done, throttled))
+    }
+
+    /// Processes up to `batch` events; returns (processed, throttled).
+    ///
+    /// A PE stops early (throttled) at an event past its optimism window,
+    /// when its processed events fill the event budget, or when what else
+    /// it holds for speculation is too much (see [`pressure`](Self::pressure));
+    /// the event GVT names is processed in any case, so the run never stalls.
+    fn process_batch(&mut self) -> Result<(usize, bool), Error> {
+        let mut n = 0;
+        let full = self.pressure();
+        let horizon = self.throttle.window.horizon();
+        while n < self.batch.size {
+            let Some(e) = self.ev.q.pop() else { break };
+            // The kernel is memory-bound: start loading the LP of an event a
+            // few places ahead.
+            if let Some(next) = self.ev.q.upcoming(4) {
+                if let Some(lp) = self.lps.get(self.env.lp(next.dst)) {
+                    crate::arena::prefetch(lp);
+                }
+            }
+            let key = e.key();
+            if self.cancels.dropped(e.item.inc, key) {
+                continue; // a cancelled event: dropped here
+            }
+            if key.time >= self.round.bound {
+                // Past the gate (a pause for a checkpoint): wait for GVT.
+                self.ev.q.push(e);
+                return Ok((n, true));
+            }
+            if (key.time > horizon || full) && key > self.round.gvt {
+                self.ev.q.push(e);
+                self.held_back(full);
+                return Ok((n, true));
+            }
+            let kp = self.env.map.kp_of(e.item.dst);
+            let straggler = self.ev.kps[kp].processed.back().is_some_and(|&h| self.ev.arena[h].key > key);
+            if straggler {
+                self.stats.primary_rollbacks += 1;
+                self.throttle.window.rolled_back(key.time);
+                self.rollback(kp, key, SpanKind::Straggler)?;
+            } else if self.ev.uncommitted >= self.throttle.budget && !self.make_room(key)? {
+                // Optimistic memory used up and every processed event precedes
+                // this one: stop speculating until GVT moves past them.
+                self.ev.q.push(e);
+                self.stats.throttled += 1;
+                return Ok((n, true));
+            }
+            self.process(key, e.item, kp)?;
+            n += 1;
+        }
+        Ok((n, false))
+    }
+
+    /// Runs the forward handler of a pending event, keeps it in the arena
+    /// on its KP's processed list, and routes its sends.
+    fn process(&mut self, key: Key, item: Queued<M::Msg>, kp: usize) -> Result<(), Error> {
+        let mut rec = Event::new(key, item.dst, item.msg);
+        rec.moved(Owner::Pending, Owner::Processed);
+        rec.inc = item.inc;
+        let h = self.ev.arena.alloc(rec).ok_or_else(|| Error::EventMemory {
+            detail: format!("PE {} holds more than {} processed events", self.env.id, u32::MAX - 1),
+        })?;
+        let lp = &mut self.lps[self.env.lp(item.dst)];
+        if self.env.rollback == Rollback::StateSaving {
+            self.ev.kps[kp].saved.push_back(lp.state.clone());
+        }
+        let before = lp.counters;
+        // If the handler panics, `run_batch` finishes the event from here.
+        self.batch.current = Some(Current { h, kp, before });
+        let k = &mut self.ev.kps[kp];
+        // What an incremental model saves goes straight to its KP's journal.
+        let journal = (self.env.rollback == Rollback::Incremental).then(|| {
+            k.journal_mark = k.journal.len();
+            &mut k.journal
+        });
+        let undo = &mut self.ev.arena[h].undo;
+        let r = forward(self.env.model, self.env.s, lp, item.dst, &key, &item.msg, undo, &mut self.batch.out, journal);
+        self.batch.current = None;
+        // An error (bad send, panic) stays with the event: it stops the run
+        // only if the event commits (a speculative state may be wrong).
+        let (past_end, error) = match r {
+            Ok(p) => (p, None),
+            Err(e) => (0, Some(e)),
+        };
+        self.record(h, key, item.dst, kp, before, past_end, error)
+    }
+
+    /// Finishes processed event `h` of KP `kp` after its handler ran: its
+    /// draws (from the LP's stream counters `before`), sends and error; puts
+    /// it on its KP's processed list and routes its sends.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        h: u32,
+        key: Key,
+        dst: LpId,
+        kp: usize,
+        before: [u64; MAX_STREAMS as usize],
+        past_end: u32,
+        error: Option<Error>,
+    ) -> Result<(), Error> {
+        let rec = &mut self.ev.arena[h];
+        let lp = &self.lps[self.env.lp(dst)];
+        let mut draws = 0u64;
+        let mut wide = false;
+        for (s, (now, was)) in lp.counters.iter().zip(before).take(self.env.s.streams).enumerate() {
+            let d = now - was;
+            wide |= d >= 0xFFFF;
+            draws |= (d & 0xFFFF) << (16 * s);
+        }
+        rec.draws = if wide { WIDE } else { draws };
+        rec.n_sent = self.batch.out.len() as u32;
+        rec.past_end = past_end;
+        if self.env.rollback == Rollback::Incremental {
+            let k = &self.ev.kps[kp];
+            rec.saved = (k.journal.len() - k.journal_mark) as u32;
+            self.stats.saved_entries += rec.saved as u64;
+        }
+        if wide {
+            self.ev.wide_draws.insert(h, std::array::from_fn(|s| lp.counters[s] - before[s]));
+        }
+        if let Some(e) = error {
+            self.errors.insert(h, (key, e));
+        }
+        self.ev.kps[kp].processed.push_back(h);
+        self.ev.uncommitted += 1;
+        self.stats.processed += 1;
+        self.send_all(kp)
+    }
+
+    /// Routes the sends of the event just processed on KP `kp`: queued here,
+    /// parked at the pause, or sent to their PE; keeps a record of each.
+    #[inline(always)]
+    fn send_all(&mut self, kp: usize) -> Result<(), Error> {
+        let mut result = Ok(());
+        // By index: the transport borrows `self.io` (no take and put back).
+        for i in 0..self.batch.out.len() {
+            let o = self.batch.out[i];
+            let inc = match self.env.route(o.dst) {
+                None => self.ev.enqueue(o.key, o.dst, o.msg),
+                Some(_) if N::ACTIVE && o.key.time >= self.env.s.pause => {
+                    self.io.parked.insert(k3(o.key), (o.dst, o.msg));
+                    0
+                }
+                Some(pe) => {
+                    self.round.part.sent(o.key);
+                    self.io.transport.send_event(pe, o.key, o.dst, o.msg).unwrap_or_else(|e| {
+                        result = Err(e);
+                        0
+                    })
+                }
+            };
+            self.ev.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, inc });
+        }
+        self.batch.out.clear();
+        result
+    }
+}

@@ -1,0 +1,83 @@
+//! Rollback: a PE undoes, newest first, the processed events of a KP from
+//! a key on — model state (reverse handler, saved state or journal),
+//! random streams, send counter — cancels what they sent, and puts them
+//! back in its pending queue.
+
+use crate::error::Error;
+use crate::event::{Owner, Queued};
+use crate::key::Key;
+use crate::mapping::Place;
+use crate::model::{Model, Rollback};
+use crate::queue::{Entry, PendingQueue};
+use crate::timeline::{SpanKind, Trace};
+
+use super::net::Network;
+use super::pe::{Pe, WIDE};
+
+impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
+    /// Undoes, newest first, every processed event of KP `kp` whose key is
+    /// `>= bound`; `why` names the cause in the timeline (looked at once
+    /// per rollback, not per event).
+    pub(super) fn rollback(&mut self, kp: usize, bound: Key, why: SpanKind) -> Result<(), Error> {
+        let mark = self.timeline.mark();
+        let (mut undone, mut latest) = (0u64, bound.time);
+        while let Some(&h) = self.ev.kps[kp].processed.back() {
+            let time = self.ev.arena[h].key.time;
+            if self.ev.arena[h].key < bound {
+                break;
+            }
+            if undone == 0 {
+                latest = time;
+            }
+            undone += 1;
+            self.ev.kps[kp].processed.pop_back();
+            self.undo(kp, h)?;
+        }
+        if undone > 0 {
+            self.timeline.span(mark, why, undone, latest - bound.time);
+        }
+        Ok(())
+    }
+
+    /// Undoes one processed event: model state, random streams, send counter,
+    /// and every event it sent; the event goes back to the pending queue.
+    fn undo(&mut self, kp: usize, h: u32) -> Result<(), Error> {
+        let ev = self.ev.arena[h];
+        if !self.errors.is_empty() {
+            self.forget_error(h)?;
+        }
+        let draws = if ev.draws == WIDE {
+            self.ev.wide_draws.remove(&h).expect("wide draw counts of a processed event")
+        } else {
+            std::array::from_fn(|s| (ev.draws >> (16 * s)) & 0xFFFF)
+        };
+        let lp = &mut self.lps[self.env.lp(ev.dst)];
+        match self.env.rollback {
+            Rollback::Reverse => self.env.model.reverse(&mut lp.state, &ev.msg, &ev.undo, ev.dst, ev.key.time),
+            Rollback::StateSaving => {
+                lp.state = self.ev.kps[kp].saved.pop_back().expect("a saved state per processed event")
+            }
+            Rollback::Incremental => {
+                let journal = &mut self.ev.kps[kp].journal;
+                for _ in 0..ev.saved {
+                    let entry = journal.pop_back().expect("the entries a processed event saved");
+                    self.env.model.restore(&mut lp.state, &entry);
+                }
+            }
+        }
+        for (c, d) in lp.counters.iter_mut().zip(draws) {
+            *c -= d;
+        }
+        lp.seq = lp.seq.wrapping_sub(ev.n_sent);
+        for _ in 0..ev.n_sent {
+            let rec = self.ev.kps[kp].sent.pop_back().expect("a sent record per send");
+            self.cancel(rec)?;
+        }
+        debug_assert_eq!(ev.owner, Owner::Processed);
+        self.ev.q.push(Entry::new(ev.key, Queued { dst: ev.dst, inc: ev.inc, msg: ev.msg }));
+        self.ev.arena.free(h);
+        self.ev.uncommitted -= 1;
+        self.stats.rolled_back += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,134 @@
+//! Throttling: what bounds a PE's speculation besides the optimism window
+//! (`window`) — the event budget (`--event-memory`: processed events not
+//! yet committed), the entries it holds beyond it (spilled messages,
+//! cancelled events), which squeeze the window and then stop the PE, and
+//! compaction of cancelled events out of its pending queue.
+
+use crate::error::Error;
+use crate::event::Queued;
+use crate::key::Key;
+use crate::mapping::Place;
+use crate::model::Model;
+use crate::queue::PendingQueue;
+use crate::timeline::SpanKind;
+
+use super::net::Network;
+use super::pe::Pe;
+use super::window::Window;
+
+/// Cancelled events in a pending queue before it is compacted (at least).
+const COMPACT_MIN: usize = 1024;
+
+/// What bounds a PE's speculation.
+pub(super) struct Throttle {
+    /// Most processed events not yet committed (`--event-memory`).
+    pub(super) budget: usize,
+    /// How far beyond GVT it may process.
+    pub(super) window: Window,
+}
+
+impl Throttle {
+    pub(super) fn new(cfg: &crate::Config) -> Self {
+        Throttle { budget: cfg.event_memory_per_pe(), window: Window::new(cfg.optimism) }
+    }
+}
+
+impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
+    /// Entries held for speculation besides processed events and received-
+    /// event windows: messages waiting behind a full ring, cancelled events
+    /// still in the queue. (Received windows are left out: trimmed from the
+    /// front in channel order, their size follows the model's delay spread
+    /// (one long delay keeps the entries behind it) more than speculation,
+    /// and throttling on it slowed PHOLD at remote 1.0 by 1.3–1.7× without
+    /// bounding anything speculation adds; compaction of cancelled events
+    /// keeps cancel-and-resend cycles from piling up there too.)
+    #[inline]
+    fn held(&self) -> usize {
+        self.io.transport.spilled() + self.cancels.cancelled.len()
+    }
+
+    /// How many [`held`](Self::held) entries a PE may have before its window
+    /// is squeezed (twice as many stop it): one per live pending event (what
+    /// a sequential run holds), plus twice the event budget (the received
+    /// and cancelled entries of events the budget lets it process and undo).
+    #[inline]
+    fn held_limit(&self) -> usize {
+        let live = self.ev.q.len().saturating_sub(self.cancels.cancelled.len());
+        live.saturating_add(self.throttle.budget.saturating_mul(2))
+    }
+
+    /// Before a batch: compacts the queue if cancelled events are half of
+    /// it, squeezes the window if the PE holds more than
+    /// [`held_limit`](Self::held_limit), notes the peak of what it holds;
+    /// returns whether it holds more than twice the limit (then it
+    /// processes only the event GVT names).
+    #[inline]
+    pub(super) fn pressure(&mut self) -> bool {
+        if self.cancels.cancelled.len() > COMPACT_MIN && 2 * self.cancels.cancelled.len() > self.ev.q.len() {
+            self.compact();
+        }
+        let held = self.held();
+        let limit = self.held_limit();
+        let over = |l: usize| held > l;
+        if over(limit) {
+            if let Some(next) = self.ev.q.peek() {
+                self.throttle.window.squeeze(next.time);
+            }
+        }
+        let full = over(limit.saturating_mul(2));
+        let spec = (self.ev.uncommitted + held + self.cancels.received_len) as u64;
+        if spec > self.stats.peak_speculative {
+            self.stats.peak_speculative = spec;
+        }
+        full
+    }
+
+    /// The next event is past the window (or the PE is `full`) and it
+    /// stops: counts why.
+    #[inline]
+    pub(super) fn held_back(&mut self, full: bool) {
+        if full {
+            self.stats.throttled += 1;
+        } else {
+            self.stats.window_throttled += 1;
+            self.throttle.window.stopped();
+        }
+    }
+
+    /// Memory is full: undo processed events later than `next` (they would be
+    /// redone after it anyway) so the PE can go on in timestamp order. Without
+    /// this, a PE whose budget is held by events later than its next pending
+    /// event would wait for a GVT that cannot pass that event. Returns true
+    /// when there is room again.
+    pub(super) fn make_room(&mut self, next: Key) -> Result<bool, Error> {
+        for kp in 0..self.ev.kps.len() {
+            if self.ev.kps[kp].processed.back().is_some_and(|&h| self.ev.arena[h].key > next) {
+                self.rollback(kp, next, SpanKind::Memory)?;
+            }
+        }
+        Ok(self.ev.uncommitted < self.throttle.budget)
+    }
+
+    /// Drops every cancelled event from the pending queue at once. They are
+    /// otherwise dropped when popped, which under heavy rollback leaves
+    /// pending queues full of dead events far in the future (each
+    /// cancel-and-resend adds one): compacting when they are half the queue
+    /// bounds them by the live events, at O(1) amortised per cancellation.
+    #[cold]
+    fn compact(&mut self) {
+        let cancelled = &mut self.cancels.cancelled;
+        let q = &mut self.ev.q;
+        let mut keep = Vec::with_capacity(q.len() - cancelled.len().min(q.len()));
+        while let Some(e) = q.pop() {
+            if cancelled.get(&e.item.inc) == Some(&e.key()) {
+                cancelled.remove(&e.item.inc);
+            } else {
+                keep.push(e);
+            }
+        }
+        self.stats.compactions += 1;
+        for e in keep {
+            q.push(e);
+        }
+    }
+}
