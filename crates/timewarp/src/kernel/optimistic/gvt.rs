@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering::*};
 use crate::checkpoint::Control;
 use crate::key::Key;
 
-use super::net::Network;
+use crate::transport::Network;
 
 /// A [`Key`] in three atomics, written before a release and read after an acquire.
 #[derive(Default)]

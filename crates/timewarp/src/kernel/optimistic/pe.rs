@@ -18,19 +18,16 @@ use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 
 use super::super::{forward, handler_panic, restore_events, start_lp, Segment, Setup};
-use super::comm::{Links, Received};
 use super::gvt::{Gvt, Participant, Step};
 use super::kp::{Kp, SentRec};
-use super::net::Network;
 use super::scheduling::Runnable;
-use super::transport::Transport;
 use super::window::Window;
 use super::Shared;
 use crate::checkpoint::Pending;
 use crate::kernel::commit::Committer;
 use crate::stats::PeStats;
 use crate::timeline::{Recorder, SpanKind, Trace};
-use crate::wire::Wire;
+use crate::transport::{Links, Network, Received, Transport, Wire};
 
 /// What one scheduler iteration of a PE did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
