@@ -125,14 +125,14 @@ pub(crate) fn ring_capacity(pes: usize) -> usize {
     }
 }
 
-/// The bytes of `kps` KPs on each of `threads` PEs and of the rings
+/// The bytes of `kps` KPs on each of a process' `pes` PEs and of the rings
 /// between them, for [`Estimate`](crate::memory::Estimate).
-pub(crate) fn fixed_bytes<M: Model>(threads: usize, kps: u64) -> (u64, u64) {
-    let t = threads as u64;
+pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64) -> (u64, u64) {
+    let n = pes as u64;
     let kp = std::mem::size_of::<kp::Kp<M::State, M::Undo>>() as u64;
     let slot = std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64;
-    let rings = t.saturating_mul(t.saturating_sub(1)).saturating_mul(ring_capacity(threads) as u64 * slot);
-    (t.saturating_mul(kps).saturating_mul(kp), rings)
+    let rings = n.saturating_mul(n.saturating_sub(1)).saturating_mul(ring_capacity(pes) as u64 * slot);
+    (n.saturating_mul(kps).saturating_mul(kp), rings)
 }
 
 /// Runs `model` optimistically: `cfg.pes_per_process()` PEs on `cfg.threads` worker threads.
