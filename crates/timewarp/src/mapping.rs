@@ -7,7 +7,7 @@
 //! table: PE and index within the PE per LP. Every kernel, and MPI, places
 //! LPs through one [`Placement`], built by [`Placement::for_run`] over every
 //! PE of the run; which process runs which PE is the
-//! [`Layout`](crate::transport::Layout)'s business.
+//! [`Layout`]'s business.
 
 use std::sync::Arc;
 
