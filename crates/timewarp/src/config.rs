@@ -359,7 +359,7 @@ impl Config {
     /// all processes) uses under the block mapping: `kps_per_pe`, capped at
     /// the LPs of a PE (a KP without LPs would only cost memory).
     pub fn kps_in_use(&self, num_lps: u32, pes: usize) -> usize {
-        self.kps_per_pe.min(crate::mapping::max_lps_per_pe(num_lps, pes) as usize).max(1)
+        crate::mapping::kps_capped(self.kps_per_pe, crate::mapping::max_lps_per_pe(num_lps, pes) as usize)
     }
 
     /// Checks the values that do not depend on the model.

@@ -39,8 +39,8 @@ pub mod queue;
 mod rng;
 mod stats;
 pub mod timeline;
+mod transport;
 pub mod verify;
-mod wire;
 
 pub use config::{
     Adaptivity, Config, Optimism, Scheduling, SyncMode, DETECT_EVENTS, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME,

@@ -5,14 +5,18 @@
 //! rollback undoes. Block mapping is the default: contiguous LP ids per PE,
 //! and contiguous runs of those per KP. Any other mapping ([`Mapping`]) is a
 //! table: PE and index within the PE per LP. Every kernel, and MPI, places
-//! LPs through one [`Placement`]; global PE `g` runs in process `g / threads`.
+//! LPs through one [`Placement`], built by [`Placement::for_run`] over every
+//! PE of the run; which process runs which PE is the
+//! [`Layout`]'s business.
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::config::{Config, SyncMode};
 use crate::error::Error;
 use crate::key::LpId;
+use crate::transport::Layout;
 
 /// How LPs are placed on PEs (a run-time option).
 ///
@@ -118,7 +122,22 @@ pub(crate) fn max_lps_per_pe(num_lps: u32, pes: usize) -> u32 {
     num_lps.div_ceil(pes.clamp(1, u32::MAX as usize) as u32).max(1)
 }
 
+/// The KPs per PE a run uses when `kps_per_pe` are asked for and a PE
+/// holds at most `lps` LPs: a KP without LPs would only cost memory, so at
+/// most one per LP, and at least one.
+pub(crate) fn kps_capped(kps_per_pe: usize, lps: usize) -> usize {
+    kps_per_pe.min(lps).max(1)
+}
+
 impl Placement {
+    /// Places the LPs of a run under `cfg` on every PE of `layout` (all
+    /// processes), with the KPs per PE its mode uses: `cfg.kps_per_pe` when
+    /// optimistic, one when conservative (it never rolls back).
+    pub(crate) fn for_run(cfg: &Config, num_lps: u32, layout: &Layout) -> Result<Self, Error> {
+        let kps = if cfg.sync == SyncMode::Optimistic { cfg.kps_per_pe } else { 1 };
+        Placement::new(&cfg.mapping, num_lps, layout.pes(), kps, cfg.seed)
+    }
+
     /// Places `num_lps` LPs on `pes` PEs with `kps_per_pe` KPs each.
     /// `seed` draws the random mapping.
     pub(crate) fn new(
@@ -128,8 +147,7 @@ impl Placement {
         kps_per_pe: usize,
         seed: u64,
     ) -> Result<Self, Error> {
-        // More KPs than LPs on a PE would stay empty: at most one per LP.
-        let kps_per_pe = kps_per_pe.min(max_lps_per_pe(num_lps, pes) as usize).max(1);
+        let kps_per_pe = kps_capped(kps_per_pe, max_lps_per_pe(num_lps, pes) as usize);
         let table: Vec<u32> = match mapping {
             Mapping::Block => return Ok(Placement::Block(BlockMapping::new(num_lps, pes, kps_per_pe))),
             Mapping::Random => random_table(num_lps, pes, seed),
@@ -156,7 +174,7 @@ impl Placement {
             local[lp] = lps[p as usize].len() as u32;
             lps[p as usize].push(lp as LpId);
         }
-        let kps_per_pe = kps_per_pe.min(lps.iter().map(Vec::len).max().unwrap_or(1)).max(1);
+        let kps_per_pe = kps_capped(kps_per_pe, lps.iter().map(Vec::len).max().unwrap_or(1));
         let kp = (0..num_lps as usize)
             .map(|lp| {
                 let n = lps[table[lp] as usize].len() as u64;

@@ -11,7 +11,7 @@
 //!
 //! Across processes ([`WindowNet`], implemented over MPI in `crate::mpi`)
 //! a PE encodes events for another process into its [`Port`] and hands them
-//! over as sections (the [`wire`](crate::wire) encoding, epoch = window
+//! over as sections (the [`wire`](crate::transport::wire) encoding, epoch = window
 //! number) into one message per destination process; between the two
 //! barriers one thread per process swaps messages with every other process,
 //! checks them and hands each section to its PE, and all-reduces the
@@ -32,11 +32,13 @@ use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 use crate::stats::PeStats;
 use crate::timeline::{Recorder, SpanKind, Timeline, Trace};
-use crate::wire::{open, sections, Section, Wire};
+use crate::transport::outbox::Outbox;
+use crate::transport::port::Port;
+use crate::transport::wire::{sections, Section};
+use crate::transport::{Alone, Layout, WindowNet, Wire};
 use crate::Config;
 
 use super::commit::Committer;
-use super::port::Port;
 use super::workers::{parallel_stats, run_workers, Failure};
 use super::{base_stats, by_id, finish, forward, handler_panic, restore_events, start_lp, Setup};
 use super::{Outcome, Segment};
@@ -79,34 +81,12 @@ impl SpinBarrier {
     }
 }
 
-/// How a conservative run reaches other processes.
-pub(crate) trait WindowNet: std::marker::Sync {
-    /// False for [`Alone`], so its branches compile away.
-    const ACTIVE: bool;
-    /// Called by one thread per process between windows: sends `out[q]` (the
-    /// message for process `q`, in the [`wire`](crate::wire) encoding,
-    /// emptied) to every other process, appends the messages the others sent
-    /// here to `received`, and returns the minimum of `local_min` over all
-    /// processes.
-    fn exchange(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error>;
-}
-
-/// The network of a run in one process.
-pub(crate) struct Alone;
-
-impl WindowNet for Alone {
-    const ACTIVE: bool = false;
-    fn exchange(&self, _: &mut [Vec<u8>], _: f64, _: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
-        unreachable!("a single-process run has no network")
-    }
-}
-
 /// What the workers of one process share.
 struct Shared<Msg> {
     pes: usize,
     /// Messages for each process and their record counts, and the sections
     /// that arrived for each local PE.
-    net_out: Mutex<(Vec<Vec<u8>>, Vec<u64>)>,
+    net_out: Mutex<Outbox>,
     net_in: Vec<Mutex<Vec<Section>>>,
     /// Events sent to other processes.
     net_events: AtomicU64,
@@ -125,11 +105,10 @@ struct Shared<Msg> {
 
 /// One PE of the conservative kernel.
 pub(crate) struct Pe<'a, M: Model, Q, W, P> {
-    /// Global PE id, index in this process, first global id of this process, PEs per process.
+    /// Global PE id, index in this process, and where the run's PEs are.
     id: usize,
     local: usize,
-    base: usize,
-    threads: usize,
+    layout: Layout,
     net: &'a W,
     /// Events for other processes, and the earliest sent this window.
     port: Port,
@@ -168,8 +147,8 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             if pe == self.id {
                 self.q.push(Entry::new(o.key, Inline { dst: o.dst, msg: o.msg }));
                 self.peak = self.peak.max(self.q.len());
-            } else if !W::ACTIVE || pe.wrapping_sub(self.base) < self.threads {
-                self.outbox[pe - self.base].push(o);
+            } else if let Some(local) = if W::ACTIVE { self.layout.local_of(pe) } else { Some(pe) } {
+                self.outbox[local].push(o);
             } else {
                 self.port.send_event(pe, o.key, o.dst, o.msg)?;
                 self.net_min = self.net_min.min(o.key.time);
@@ -185,24 +164,21 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
         let local = sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min);
         let mut received = Vec::new();
         let g = {
-            let mut guard = lock(&sh.net_out);
-            let (out, counts) = &mut *guard;
+            let mut outbox = lock(&sh.net_out);
             // One message per pair and window, possibly without a section.
-            out.iter_mut().for_each(open);
-            sh.net_events.fetch_add(counts.iter().sum(), Relaxed);
-            counts.fill(0);
+            let (out, records) = outbox.seal();
+            sh.net_events.fetch_add(records, Relaxed);
             self.net.exchange(out, local, &mut received)?
         };
         for bytes in received {
             for sec in sections(bytes)? {
                 let (dst_pe, epoch) = (sec.head.dst_pe as usize, sec.head.epoch);
-                let pe = dst_pe.wrapping_sub(self.base);
-                if pe >= self.threads || epoch != self.windows {
+                let Some(pe) = self.layout.local_of(dst_pe).filter(|_| epoch == self.windows) else {
                     return Err(Error::Internal(format!(
                         "process of PE {} received events for PE {dst_pe} of window {epoch} in window {}",
                         self.id, self.windows
                     )));
-                }
+                };
                 lock(&sh.net_in[pe]).push(sec);
             }
         }
@@ -259,9 +235,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             }
             if W::ACTIVE && self.port.waiting() {
                 self.port.epoch = self.windows;
-                let mut guard = lock(&sh.net_out);
-                let (out, counts) = &mut *guard;
-                self.port.hand_over(out, counts);
+                self.port.hand_over(&mut lock(&sh.net_out));
             }
             if !sh.barrier.wait(sh.failure.flag()) {
                 return Ok(());
@@ -343,7 +317,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                         }
                         self.stats.remote += 1;
                     }
-                    self.stats.remote_process += (pe.wrapping_sub(self.base) >= self.threads) as u64;
+                    self.stats.remote_process += !self.layout.is_local(pe) as u64;
                 }
                 self.route()?;
             }
@@ -423,9 +397,10 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     seg: &Segment<'_, M>,
 ) -> Result<Outcome<M>, Error> {
     let s = seg.setup(model, cfg)?;
-    let placement = Placement::new(&cfg.mapping, s.num_lps, cfg.threads, 1, cfg.seed)?;
+    let layout = Layout::of(cfg, 0, 1);
+    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let Ran { pes: mut done, total, .. } = run_pes::<M, Q, Alone, _>(model, cfg, &s, seg, map, &Alone, 0, 1)?;
+        let Ran { pes: mut done, total, .. } = run_pes::<M, Q, Alone, _>(model, cfg, &s, seg, map, &Alone, layout)?;
         let stats = process_stats(model, cfg, &s, &done, total);
         if done[0].0.paused {
             let (lps, events) = take_cut(&mut done);
@@ -468,9 +443,8 @@ pub(crate) struct Ran<'a, M: Model, Q, W, P> {
     pub(crate) net_events: u64,
 }
 
-/// Runs this process' PEs (process `rank` of `ranks`); returns them, the
-/// total seconds and the events sent to other processes.
-#[allow(clippy::too_many_arguments)]
+/// Runs this process' PEs (those of `layout`); returns them, the total
+/// seconds and the events sent to other processes.
 pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place>(
     model: &'a M,
     cfg: &'a Config,
@@ -478,14 +452,13 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     seg: &'a Segment<'a, M>,
     map: &'a P,
     net: &'a W,
-    rank: usize,
-    ranks: usize,
+    layout: Layout,
 ) -> Result<Ran<'a, M, Q, W, P>, Error> {
-    let pes = cfg.threads;
+    let pes = layout.pes_per_process();
     let lookahead = window_lookahead(model, s, map)?;
     let sh = Shared::<M::Msg> {
         pes,
-        net_out: Mutex::new((vec![Vec::new(); ranks], vec![0; ranks])),
+        net_out: Mutex::new(Outbox::new(layout.ranks())),
         net_in: (0..pes).map(|_| Mutex::new(Vec::new())).collect(),
         net_events: AtomicU64::new(0),
         global_min: AtomicU64::new(0),
@@ -497,14 +470,13 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     };
     let t0 = Instant::now();
     let done = run_workers((0..pes).collect(), &sh.failure, |local, _| {
-        let id = rank * pes + local;
+        let id = layout.global(local);
         let mut pe = Pe::<M, Q, W, P> {
             id,
             local,
-            base: rank * pes,
-            threads: pes,
+            layout,
             net,
-            port: Port::new(id, ranks, pes),
+            port: Port::new(local, layout),
             net_min: f64::INFINITY,
             model,
             s,
@@ -522,7 +494,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             at: (0, 0.0),
             commits: Committer::new(cfg),
             paused: false,
-            timeline: Recorder::new(cfg, s.started, ranks * pes, rank, id),
+            timeline: Recorder::new(cfg, s.started, layout.pes(), layout.rank(), id),
         };
         pe.init(seg)?;
         let init = t0.elapsed().as_secs_f64();

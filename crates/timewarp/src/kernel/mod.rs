@@ -8,7 +8,6 @@ pub(crate) mod check;
 pub(crate) mod commit;
 pub(crate) mod conservative;
 pub(crate) mod optimistic;
-pub(crate) mod port;
 pub(crate) mod sequential;
 pub(crate) mod workers;
 

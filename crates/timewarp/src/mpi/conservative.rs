@@ -12,13 +12,14 @@ use mpi::traits::*;
 
 use crate::error::Error;
 use crate::event::Inline;
-use crate::kernel::conservative::{process_stats, run_pes, take_cut, Ran, WindowNet};
+use crate::kernel::conservative::{process_stats, run_pes, take_cut, Ran};
 use crate::kernel::{by_id, Segment};
 use crate::key::Key;
 use crate::mapping::{with_place, Placement};
 use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::timeline::Timeline;
+use crate::transport::{Layout, WindowNet};
 use crate::Config;
 
 use super::courier::Figures;
@@ -30,8 +31,7 @@ const TAG_WINDOW: i32 = 19;
 /// The MPI side of conservative windows.
 struct Windows {
     inner: Mutex<(Comm, Figures)>,
-    rank: usize,
-    ranks: usize,
+    layout: Layout,
 }
 
 /// Makes the communicator shareable: MPI runs at MPI_THREAD_SERIALIZED and
@@ -47,7 +47,8 @@ impl WindowNet for Windows {
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let (Comm(comm), fig) = &mut *guard;
         let t = Instant::now();
-        let others = || (0..self.ranks).filter(|&q| q != self.rank);
+        let (rank, ranks) = (self.layout.rank(), self.layout.ranks());
+        let others = || (0..ranks).filter(|&q| q != rank);
         mpi::request::scope(|scope| {
             let sends: Vec<_> = others()
                 .map(|q| comm.process_at_rank(q as i32).immediate_send_with_tag(scope, &out[q][..], TAG_WINDOW))
@@ -65,8 +66,8 @@ impl WindowNet for Windows {
         }
         let mut g = f64::INFINITY;
         comm.all_reduce_into(&local_min, &mut g, SystemOperation::min());
-        fig.messages += (self.ranks - 1) as u64;
-        fig.polls += (self.ranks - 1) as u64;
+        fig.messages += (ranks - 1) as u64;
+        fig.polls += (ranks - 1) as u64;
         fig.successful_polls += received.iter().filter(|b| !b.is_empty()).count() as u64;
         fig.mpi_seconds += t.elapsed().as_secs_f64();
         Ok(g)
@@ -81,12 +82,13 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
     cluster: &Cluster,
 ) -> Result<Ended<M>, Error> {
     let s = seg.setup(model, cfg)?;
-    let (rank, ranks) = (cluster.rank, cluster.size);
-    let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, 1, cfg.seed)?;
+    let rank = cluster.rank;
+    let layout = Layout::of(cfg, rank, cluster.size);
+    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks };
+        let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), layout };
         let Ran { pes: mut done, total, net_events: sent } =
-            run_pes::<M, Q, Windows, _>(model, cfg, &s, seg, map, &net, rank, ranks)?;
+            run_pes::<M, Q, Windows, _>(model, cfg, &s, seg, map, &net, layout)?;
         let stats = process_stats(model, cfg, &s, &done, total);
         let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
         fig.events = sent;

@@ -1,13 +1,15 @@
-//! The courier: the one place a process talks MPI while its PEs run.
+//! The courier: the one place a process talks MPI while its PEs run, the
+//! MPI implementation of [`Network`].
 //!
 //! There is no courier thread. Whichever PE finds the courier free when it
 //! hands over its sections (once per batch) does the courier's work, so with
 //! one PE per process no thread ever waits and with several they take turns.
 //! The work, in order:
 //!
-//! 1. Sections from every local PE pile up in one buffer per destination
-//!    process (consolidation, the multicore report's optimisation 1).
-//! 2. Buffers go out as one non-blocking send each when they grow past
+//! 1. Sections from every local PE pile up in one message per destination
+//!    process ([`Outbox`]: consolidation, the multicore report's
+//!    optimisation 1).
+//! 2. Messages go out as one non-blocking send each when they grow past
 //!    [`SEND_BYTES`], when a poll is due, or when a GVT round starts;
 //!    finished sends are recycled.
 //! 3. Polling for incoming messages is adaptive (optimisation 2): an empty
@@ -18,14 +20,13 @@
 //!    is checked and split into sections once ([`sections`]); each section
 //!    goes, undecoded and uncopied, to its PE, and its records are counted
 //!    by colour.
-//! 4. GVT across processes, Mattern-style with two non-blocking collectives
-//!    per round: once every local PE is in phase A (so all it sent before is
-//!    "white" and counted), an all-reduce sums the white records sent to each
-//!    process; the process lets its PEs report once it has received that
-//!    many; an all-gather of the process minima gives GVT, which is
-//!    published to the PEs.
+//! 4. GVT across processes: the round of [`mattern`](crate::transport::mattern)
+//!    (white-message counting), over two non-blocking collectives per round
+//!    that this courier provides ([`Collectives`]): an all-reduce of the
+//!    white records sent to each process and an all-gather of the process
+//!    minima.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicBool, Ordering::*};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 
@@ -35,11 +36,13 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::error::Error;
-use crate::kernel::optimistic::gvt::{Gvt, KeySlot};
-use crate::kernel::optimistic::net::Network;
-use crate::kernel::port::Port;
+use crate::kernel::optimistic::gvt::Gvt;
 use crate::key::Key;
-use crate::wire::{sections, Section};
+use crate::transport::mattern::{Collectives, Gates, Round};
+use crate::transport::outbox::Outbox;
+use crate::transport::port::Port;
+use crate::transport::wire::{sections, Section};
+use crate::transport::{Layout, Network};
 
 use super::collective::Collective;
 
@@ -68,61 +71,43 @@ struct Sending {
     buf: Vec<u8>,
 }
 
-/// Where the GVT round of this process stands (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Phase {
-    Idle,
-    Counting,
-    Waiting { target: u64 },
-    Reporting,
-    Gathering,
-}
-
-/// The courier's state: only the PE holding the lock touches it.
-struct Inner {
+/// The courier's MPI side: the communicator, the messages being built and
+/// sent, and the collectives of GVT rounds.
+struct Mpi {
     comm: SimpleCommunicator,
-    /// Outgoing bytes and record counts per destination process.
-    bufs: Vec<Vec<u8>>,
-    counts: Vec<u64>,
+    outbox: Outbox,
     sending: Vec<Sending>,
     spare: Vec<Sending>,
-    pool: Vec<Vec<u8>>,
-    /// Visits since the last poll, and visits between polls.
-    visits: u32,
-    interval: u32,
-    /// The GVT round in progress (or next), and where it stands.
-    round: u64,
-    phase: Phase,
     /// The all-reduce of white-record counts, and the all-gather of minima.
     white: Collective,
     mins: Collective,
-    /// Records received with colour < round, == round, == round + 1.
-    recv_white: u64,
-    recv_at: [u64; 2],
     fig: Figures,
 }
 
 // SAFETY: the communicator and requests are MPI handles; MPI was initialised
 // with at least MPI_THREAD_SERIALIZED (checked in `Cluster::init`), and every
 // call on them is made under the courier's mutex, one thread at a time.
-unsafe impl Send for Inner {}
+unsafe impl Send for Mpi {}
+
+/// The courier's state: only the PE holding the lock touches it.
+struct Inner {
+    mpi: Mpi,
+    /// Visits since the last poll, and visits between polls.
+    visits: u32,
+    interval: u32,
+    /// This process' part of the GVT round.
+    round: Round,
+}
 
 /// A process' courier, shared by its PEs.
 pub(crate) struct Courier {
-    rank: usize,
-    ranks: usize,
-    threads: usize,
+    layout: Layout,
     inner: Mutex<Inner>,
     /// Sections that arrived for each local PE, and whether any wait.
     inbound: Vec<Mutex<Vec<Section>>>,
     has: Vec<AtomicBool>,
-    /// Per local PE and destination process: records sent before phase A.
-    snaps: Vec<Vec<AtomicU64>>,
-    /// The GVT gates across processes: rounds whose white records have all
-    /// arrived, and rounds whose process minimum is in `proc_min`.
-    gate: AtomicU64,
-    proc_done: AtomicU64,
-    proc_min: KeySlot,
+    /// The PEs' side of the GVT rounds across processes.
+    gates: Gates,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -130,49 +115,42 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Courier {
-    /// A courier for process `rank` of `ranks`, each with `threads` PEs,
-    /// talking on `comm` (a communicator of its own).
-    pub(crate) fn new(comm: SimpleCommunicator, rank: usize, ranks: usize, threads: usize) -> Self {
+    /// A courier for the process `layout` sees from, talking on `comm` (a
+    /// communicator of its own).
+    pub(crate) fn new(comm: SimpleCommunicator, layout: Layout) -> Self {
+        let (ranks, pes) = (layout.ranks(), layout.pes_per_process());
         Courier {
-            rank,
-            ranks,
-            threads,
+            layout,
             inner: Mutex::new(Inner {
-                comm,
-                bufs: vec![Vec::new(); ranks],
-                counts: vec![0; ranks],
-                sending: Vec::new(),
-                spare: Vec::new(),
-                pool: Vec::new(),
+                mpi: Mpi {
+                    comm,
+                    outbox: Outbox::new(ranks),
+                    sending: Vec::new(),
+                    spare: Vec::new(),
+                    white: Collective::new(ranks, ranks),
+                    mins: Collective::new(3, 3 * ranks),
+                    fig: Figures::default(),
+                },
                 visits: 0,
                 interval: 1,
-                round: 1,
-                phase: Phase::Idle,
-                white: Collective::new(ranks, ranks),
-                mins: Collective::new(3, 3 * ranks),
-                recv_white: 0,
-                recv_at: [0; 2],
-                fig: Figures::default(),
+                round: Round::new(layout.rank()),
             }),
-            inbound: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
-            has: (0..threads).map(|_| AtomicBool::new(false)).collect(),
-            snaps: (0..threads).map(|_| (0..ranks).map(|_| AtomicU64::new(0)).collect()).collect(),
-            gate: AtomicU64::new(0),
-            proc_done: AtomicU64::new(0),
-            proc_min: KeySlot::default(),
+            inbound: (0..pes).map(|_| Mutex::new(Vec::new())).collect(),
+            has: (0..pes).map(|_| AtomicBool::new(false)).collect(),
+            gates: Gates::new(&layout),
         }
     }
 
     /// Waits for the last sends and returns what the courier counted. Call
     /// after the PEs stopped (GVT passed everything, so nothing is in flight).
     pub(crate) fn finish(&self) -> Figures {
-        let mut inner = lock(&self.inner);
+        let mpi = &mut lock(&self.inner).mpi;
         let t = Instant::now();
-        for s in inner.sending.drain(..) {
+        for s in mpi.sending.drain(..) {
             s.req.wait_without_status();
         }
-        inner.fig.mpi_seconds += t.elapsed().as_secs_f64();
-        inner.fig
+        mpi.fig.mpi_seconds += t.elapsed().as_secs_f64();
+        mpi.fig
     }
 }
 
@@ -190,8 +168,7 @@ impl Network for Courier {
             Err(TryLockError::WouldBlock) => lock(&self.inner),
         };
         if port.waiting() {
-            let Inner { bufs, counts, .. } = &mut *inner;
-            port.hand_over(bufs, counts);
+            port.hand_over(&mut inner.mpi.outbox);
         }
         inner.work(self, gvt, force)?;
         drop(inner);
@@ -214,19 +191,16 @@ impl Network for Courier {
     }
 
     fn snapshot(&self, pe: usize, sent: &[u64]) {
-        for (slot, &n) in self.snaps[pe].iter().zip(sent) {
-            slot.store(n, Relaxed);
-        }
+        self.gates.snapshot(pe, sent);
     }
 
     #[inline]
     fn gate_open(&self, round: u64) -> bool {
-        self.gate.load(Acquire) >= round
+        self.gates.gate_open(round)
     }
 
     fn process_min(&self, round: u64, min: Key) {
-        self.proc_min.store(min);
-        self.proc_done.store(round, Release);
+        self.gates.process_min(round, min);
     }
 }
 
@@ -234,14 +208,14 @@ impl Inner {
     /// One visit: finish sends, send and poll when due, advance GVT.
     fn work(&mut self, c: &Courier, gvt: &Gvt, force: bool) -> Result<(), Error> {
         let t = Instant::now();
-        self.reap();
+        self.mpi.reap();
         self.visits += 1;
         // Only white records hold a GVT round up, and they all left at the
-        // start of the round (see `advance_gvt`): while the round waits for
-        // them to arrive, poll at every visit; otherwise keep the cadence.
-        let urgent = force || matches!(self.phase, Phase::Counting | Phase::Waiting { .. });
+        // start of the round: while the round waits for them to arrive,
+        // poll at every visit; otherwise keep the cadence.
+        let urgent = force || self.round.waiting();
         let due = force || self.visits >= self.interval;
-        self.send_all(c, if due { 0 } else { SEND_BYTES });
+        self.mpi.send_ready(if due { 0 } else { SEND_BYTES });
         if urgent || due {
             let found = self.poll(c)?;
             if due {
@@ -249,11 +223,46 @@ impl Inner {
                 self.interval = if found { (self.interval / 2).max(1) } else { (self.interval * 2).min(MAX_INTERVAL) };
             }
         }
-        self.advance_gvt(c, gvt)?;
-        self.fig.mpi_seconds += t.elapsed().as_secs_f64();
+        self.round.advance(&c.gates, gvt, &mut self.mpi)?;
+        self.mpi.fig.mpi_seconds += t.elapsed().as_secs_f64();
         Ok(())
     }
 
+    /// Receives every event message waiting; true if there was one.
+    fn poll(&mut self, c: &Courier) -> Result<bool, Error> {
+        self.mpi.fig.polls += 1;
+        let mut found = false;
+        while let Some(m) = self.mpi.comm.any_process().immediate_matched_probe_with_tag(TAG_EVENTS) {
+            let (bytes, _) = m.matched_receive_vec::<u8>();
+            found = true;
+            self.deliver(c, bytes)?;
+        }
+        self.mpi.fig.successful_polls += found as u64;
+        Ok(found)
+    }
+
+    /// Hands the sections of one message to their PEs, as they are (each PE
+    /// decodes its own), and counts their records by colour.
+    fn deliver(&mut self, c: &Courier, bytes: Vec<u8>) -> Result<(), Error> {
+        for sec in sections(bytes)? {
+            let Some(local) = c.layout.local_of(sec.head.dst_pe as usize) else {
+                return Err(Error::Internal(format!(
+                    "process {} received events for PE {}, which is not its own",
+                    c.layout.rank(),
+                    sec.head.dst_pe
+                )));
+            };
+            self.round.arrived(sec.head.epoch, u64::from(sec.head.count))?;
+            // The flag is set under the lock the PE clears it under.
+            let mut q = lock(&c.inbound[local]);
+            q.push(sec);
+            c.has[local].store(true, Release);
+        }
+        Ok(())
+    }
+}
+
+impl Mpi {
     /// Recycles the buffers of finished sends.
     fn reap(&mut self) {
         if self.sending.is_empty() {
@@ -262,27 +271,19 @@ impl Inner {
         let mut keep = std::mem::take(&mut self.spare);
         for s in self.sending.drain(..) {
             match s.req.test() {
-                Ok(_) => {
-                    let mut buf = s.buf;
-                    buf.clear();
-                    self.pool.push(buf);
-                }
+                Ok(_) => self.outbox.recycle(s.buf),
                 Err(req) => keep.push(Sending { req, buf: s.buf }),
             }
         }
         self.spare = std::mem::replace(&mut self.sending, keep);
     }
 
-    /// Sends every destination buffer holding at least `min_bytes` (and something).
-    fn send_all(&mut self, c: &Courier, min_bytes: usize) {
-        for to in 0..c.ranks {
-            if self.bufs[to].is_empty() || self.bufs[to].len() < min_bytes {
-                continue;
-            }
-            let fresh = self.pool.pop().unwrap_or_default();
-            let buf = std::mem::replace(&mut self.bufs[to], fresh);
+    /// Sends every message holding at least `min_bytes` (and something).
+    fn send_ready(&mut self, min_bytes: usize) {
+        for to in 0..self.outbox.ranks() {
+            let Some((buf, records)) = self.outbox.take(to, min_bytes) else { continue };
             self.fig.messages += 1;
-            self.fig.events += std::mem::take(&mut self.counts[to]);
+            self.fig.events += records;
             // SAFETY: the heap bytes of `buf` stay put and unchanged until
             // the request completes: `buf` is kept beside it in `sending`
             // and only recycled after `test` succeeded.
@@ -291,122 +292,35 @@ impl Inner {
             self.sending.push(Sending { req, buf });
         }
     }
+}
 
-    /// Receives every event message waiting; true if there was one.
-    fn poll(&mut self, c: &Courier) -> Result<bool, Error> {
-        self.fig.polls += 1;
-        let mut found = false;
-        while let Some(m) = self.comm.any_process().immediate_matched_probe_with_tag(TAG_EVENTS) {
-            let (bytes, _) = m.matched_receive_vec::<u8>();
-            found = true;
-            self.deliver(c, bytes)?;
-        }
-        self.fig.successful_polls += found as u64;
-        Ok(found)
+impl Collectives for Mpi {
+    fn send_all(&mut self) {
+        self.send_ready(0);
     }
 
-    /// Hands the sections of one message to their PEs, as they are (each PE
-    /// decodes its own), and counts their records by colour.
-    fn deliver(&mut self, c: &Courier, bytes: Vec<u8>) -> Result<(), Error> {
-        for sec in sections(bytes)? {
-            let local = (sec.head.dst_pe as usize).wrapping_sub(c.rank * c.threads);
-            if local >= c.threads {
-                return Err(Error::Internal(format!(
-                    "process {} received events for PE {}, which is not its own",
-                    c.rank, sec.head.dst_pe
-                )));
-            }
-            let n = sec.head.count as u64;
-            match sec.head.epoch {
-                e if e < self.round => self.recv_white += n,
-                e if e == self.round => self.recv_at[0] += n,
-                e if e == self.round + 1 => self.recv_at[1] += n,
-                e => {
-                    return Err(Error::Internal(format!(
-                        "a message of GVT round {e} reached process {} in round {}",
-                        c.rank, self.round
-                    )))
-                }
-            }
-            // The flag is set under the lock the PE clears it under.
-            let mut q = lock(&c.inbound[local]);
-            q.push(sec);
-            c.has[local].store(true, Release);
-        }
-        Ok(())
+    fn start_sum(&mut self, fill: impl FnOnce(&mut [u64])) {
+        let comm = &self.comm;
+        self.white
+            .start(fill, |out, inp| comm.immediate_all_reduce_into(StaticScope, out, inp, SystemOperation::sum()));
     }
 
-    /// Moves this process' part of the GVT round on as far as it can go now.
-    fn advance_gvt(&mut self, c: &Courier, gvt: &Gvt) -> Result<(), Error> {
-        loop {
-            match self.phase {
-                Phase::Idle => {
-                    if !gvt.all_entered(self.round) {
-                        return Ok(());
-                    }
-                    // Every white record of this process is in `bufs` or sent
-                    // (PEs hand theirs over before entering phase A): send them.
-                    self.send_all(c, 0);
-                    let comm = &self.comm;
-                    self.white.start(
-                        |out| {
-                            for (q, o) in out.iter_mut().enumerate() {
-                                *o = c.snaps.iter().map(|pe| pe[q].load(Relaxed)).sum();
-                            }
-                        },
-                        |out, inp| comm.immediate_all_reduce_into(StaticScope, out, inp, SystemOperation::sum()),
-                    );
-                    self.phase = Phase::Counting;
-                }
-                Phase::Counting => {
-                    let Some(counts) = self.white.done() else { return Ok(()) };
-                    let target = counts[c.rank];
-                    self.phase = Phase::Waiting { target };
-                }
-                Phase::Waiting { target } => {
-                    if self.recv_white < target {
-                        return Ok(());
-                    }
-                    if self.recv_white > target {
-                        return Err(Error::Internal(format!(
-                            "process {} received {} white records in GVT round {}, {} were sent",
-                            c.rank, self.recv_white, self.round, target
-                        )));
-                    }
-                    c.gate.store(self.round, Release);
-                    self.phase = Phase::Reporting;
-                }
-                Phase::Reporting => {
-                    if c.proc_done.load(Acquire) < self.round {
-                        return Ok(());
-                    }
-                    let k = c.proc_min.load();
-                    let comm = &self.comm;
-                    self.mins.start(
-                        |out| out.copy_from_slice(&[k.time.to_bits(), k.age as u64, k.tie]),
-                        |out, inp| comm.immediate_all_gather_into(StaticScope, out, inp),
-                    );
-                    self.phase = Phase::Gathering;
-                }
-                Phase::Gathering => {
-                    let Some(all) = self.mins.done() else { return Ok(()) };
-                    let g = all
-                        .chunks_exact(3)
-                        .map(|w| Key { time: f64::from_bits(w[0]), age: w[1] as u32, tie: w[2] })
-                        .min()
-                        .unwrap_or(Key::INF);
-                    gvt.publish(self.round, g);
-                    self.recv_white += self.recv_at[0];
-                    self.recv_at = [self.recv_at[1], 0];
-                    self.round += 1;
-                    self.phase = Phase::Idle;
-                }
-            }
-        }
+    fn sum_done(&mut self) -> Option<&[u64]> {
+        self.white.done()
+    }
+
+    fn start_gather(&mut self, words: [u64; 3]) {
+        let comm = &self.comm;
+        self.mins
+            .start(|out| out.copy_from_slice(&words), |out, inp| comm.immediate_all_gather_into(StaticScope, out, inp));
+    }
+
+    fn gather_done(&mut self) -> Option<&[u64]> {
+        self.mins.done()
     }
 }
 
-impl Drop for Inner {
+impl Drop for Mpi {
     fn drop(&mut self) {
         // A send still in flight here means the run failed and the process
         // is about to abort: leak what MPI may still read rather than free

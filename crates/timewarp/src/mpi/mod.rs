@@ -48,6 +48,7 @@ use crate::model::Model;
 use crate::queue::{heap::QuadHeap, ladder::LadderQueue, PendingQueue};
 use crate::stats::{peak_rss_bytes, RankStats, Stats};
 use crate::timeline::Timeline;
+use crate::transport::Layout;
 use crate::{Config, QueueKind, SyncMode};
 use courier::{Courier, Figures};
 
@@ -244,15 +245,15 @@ fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
     cluster: &Cluster,
 ) -> Result<Ended<M>, Error> {
     let s = seg.setup(model, cfg)?;
-    let (rank, ranks) = (cluster.rank, cluster.size);
-    let pes = cfg.pes_per_process();
-    let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * pes, cfg.kps_per_pe, cfg.seed)?;
+    let rank = cluster.rank;
+    let layout = Layout::of(cfg, rank, cluster.size);
+    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let courier = Courier::new(cluster.world.duplicate(), rank, ranks, pes);
-        let shared = Shared::new(pes, &s, seg, false);
-        let rings = crate::kernel::optimistic::ring_capacity(pes);
+        let courier = Courier::new(cluster.world.duplicate(), layout);
+        let shared = Shared::new(layout.pes_per_process(), &s, seg, false);
+        let rings = crate::kernel::optimistic::ring_capacity(layout.pes_per_process());
         let (mut done, workers, total) =
-            run_pes::<M, Q, Courier, _>(model, cfg, &s, seg, map, &shared, &courier, rank, ranks, rings)?;
+            run_pes::<M, Q, Courier, _>(model, cfg, &s, seg, map, &shared, &courier, layout, rings)?;
         let fig = courier.finish();
         let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
         if done[0].0.paused {

@@ -15,8 +15,8 @@ use crate::timeline::{SpanKind, Trace};
 
 use super::super::{forward, handler_panic};
 use super::kp::SentRec;
-use super::net::Network;
 use super::pe::{k3, Pe, WIDE};
+use crate::transport::Network;
 
 /// A PE's batches: how many events, the running handler and its sends,
 /// and the time they take.

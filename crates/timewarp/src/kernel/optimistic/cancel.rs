@@ -14,10 +14,10 @@ use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::timeline::SpanKind;
 
-use super::comm::Received;
 use super::kp::SentRec;
-use super::net::Network;
 use super::pe::{k3, Pe};
+use crate::transport::Network;
+use crate::transport::Received;
 
 /// What a PE keeps to cancel events: the incarnations of those it received
 /// (per sender) and the cancelled ones still in its queue.

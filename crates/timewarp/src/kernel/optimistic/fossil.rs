@@ -10,8 +10,8 @@ use crate::mapping::Place;
 use crate::model::{Model, Rollback};
 use crate::queue::PendingQueue;
 
-use super::net::Network;
 use super::pe::{Pe, WIDE};
+use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
     /// Commits and frees every processed event below GVT `g`; the error of

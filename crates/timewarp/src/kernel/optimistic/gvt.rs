@@ -25,8 +25,8 @@
 //! commit its step at once when `L > 0`.
 //!
 //! Across processes (MPI) the same round gains two gates, kept by the
-//! process' courier and reached through the [`Network`] the PEs use (see
-//! `crate::mpi`): phase B waits until every message sent to this process
+//! process' network and reached through the [`Network`] the PEs use (see
+//! [`mattern`](crate::transport::mattern)): phase B waits until every message sent to this process
 //! before its senders entered phase A has arrived (Mattern's white-message
 //! count), and the process minimum goes to an all-gather instead of being
 //! published at once. A single process' network opens every gate and
@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering::*};
 use crate::checkpoint::Control;
 use crate::key::Key;
 
-use super::net::Network;
+use crate::transport::Network;
 
 /// A [`Key`] in three atomics, written before a release and read after an acquire.
 #[derive(Default)]

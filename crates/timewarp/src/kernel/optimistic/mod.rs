@@ -4,24 +4,21 @@
 //! [`scheduling`]). A PE speculates, rolls back KPs
 //! ([`kp`]) on stragglers with the model's reverse handler (or saved states)
 //! and the automatic random-stream rewind, cancels what undone events sent
-//! (directly on its own PE, by anti-message through its [`transport`]
-//! elsewhere: the rings of [`comm`] in its process, the [`net`] beyond),
-//! and commits below the GVT that [`gvt`] computes without stopping the
-//! workers.
+//! (directly on its own PE, by anti-message through its
+//! [`Transport`](crate::transport::Transport) elsewhere: the rings in its
+//! process, the network beyond), and commits below the GVT that [`gvt`]
+//! computes without stopping the workers.
 
 mod batch;
 mod cancel;
-mod comm;
 mod fossil;
 pub(crate) mod gvt;
 mod kp;
-pub(crate) mod net;
 pub(crate) mod pe;
 mod rollback;
 mod round;
 mod scheduling;
 mod throttle;
-mod transport;
 mod window;
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
@@ -42,8 +39,7 @@ use crate::checkpoint::{Pending, Snapshot};
 use crate::lp::Lp;
 use crate::stats::Stats;
 use crate::timeline::Timeline;
-use comm::Links;
-use net::{Network, NoNet};
+use crate::transport::{Layout, Links, Network, NoNet};
 use pe::Pe;
 use scheduling::Pool;
 
@@ -135,14 +131,14 @@ pub(crate) fn ring_capacity(pes: usize) -> usize {
     }
 }
 
-/// The bytes of `kps` KPs on each of `threads` PEs and of the rings
+/// The bytes of `kps` KPs on each of a process' `pes` PEs and of the rings
 /// between them, for [`Estimate`](crate::memory::Estimate).
-pub(crate) fn fixed_bytes<M: Model>(threads: usize, kps: u64) -> (u64, u64) {
-    let t = threads as u64;
+pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64) -> (u64, u64) {
+    let n = pes as u64;
     let kp = std::mem::size_of::<kp::Kp<M::State, M::Undo>>() as u64;
-    let slot = std::mem::size_of::<crate::wire::Wire<M::Msg>>() as u64;
-    let rings = t.saturating_mul(t.saturating_sub(1)).saturating_mul(ring_capacity(threads) as u64 * slot);
-    (t.saturating_mul(kps).saturating_mul(kp), rings)
+    let slot = std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64;
+    let rings = n.saturating_mul(n.saturating_sub(1)).saturating_mul(ring_capacity(pes) as u64 * slot);
+    (n.saturating_mul(kps).saturating_mul(kp), rings)
 }
 
 /// Runs `model` optimistically: `cfg.pes_per_process()` PEs on `cfg.threads` worker threads.
@@ -152,13 +148,13 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
     seg: &Segment<'_, M>,
 ) -> Result<Outcome<M>, Error> {
     let s = seg.setup(model, cfg)?;
-    let pes = cfg.pes_per_process();
-    let placement = Placement::new(&cfg.mapping, s.num_lps, pes, cfg.kps_per_pe, cfg.seed)?;
+    let layout = Layout::of(cfg, 0, 1);
+    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let shared = Shared::new(pes, &s, seg, true);
-        let rings = ring_capacity(pes);
+        let shared = Shared::new(layout.pes_per_process(), &s, seg, true);
+        let rings = ring_capacity(layout.pes_per_process());
         let (mut done, workers, total) =
-            run_pes::<M, Q, NoNet, _>(model, cfg, &s, seg, map, &shared, &NoNet, 0, 1, rings)?;
+            run_pes::<M, Q, NoNet, _>(model, cfg, &s, seg, map, &shared, &NoNet, layout, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
         if done[0].0.paused {
             // Messages sent in the last round may still be in the rings.
@@ -202,8 +198,8 @@ pub(crate) type Done<'a, M, Q, N, P> = Vec<(Pe<'a, M, Q, N, P>, f64)>;
 /// [`run_pes`]' result: the PEs, the workers' figures and the total seconds.
 pub(crate) type Ran<'a, M, Q, N, P> = Result<(Done<'a, M, Q, N, P>, Vec<WorkerStats>, f64), Error>;
 
-/// Runs this process' PEs (process `rank` of `ranks`) on `cfg.threads`
-/// workers until GVT passes the end; returns them and the total seconds.
+/// Runs this process' PEs (those of `layout`) on `cfg.threads` workers
+/// until GVT passes the end; returns them and the total seconds.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, P: Place>(
     model: &'a M,
@@ -213,14 +209,13 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     map: &'a P,
     shared: &'a Shared,
     net: &'a N,
-    rank: usize,
-    ranks: usize,
+    layout: Layout,
     rings: usize,
 ) -> Ran<'a, M, Q, N, P> {
-    let pes = cfg.pes_per_process();
+    let pes = layout.pes_per_process();
     let t0 = Instant::now();
     let links: Vec<Mutex<Option<Links<M::Msg>>>> =
-        Links::<M::Msg>::mesh(pes, rank * pes, rings).into_iter().map(|l| Mutex::new(Some(l))).collect();
+        Links::<M::Msg>::mesh(&layout, rings).into_iter().map(|l| Mutex::new(Some(l))).collect();
     let pool = Pool::<M, Q, N, P>::new(pes, cfg, shared);
     let inits: Vec<f64> = (0..pes).map(|_| 0.0).collect();
     let inits = Mutex::new(inits);
@@ -230,7 +225,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
         for p in pool.own(w) {
             let l = links[p].lock().unwrap_or_else(|e| e.into_inner()).take();
             let l = l.ok_or_else(|| Error::Internal(format!("the links of PE {p} were taken twice")))?;
-            let mut pe = Pe::<M, Q, N, P>::new(p, net, rank, ranks, model, s, map, shared, l, cfg);
+            let mut pe = Pe::<M, Q, N, P>::new(p, net, layout.rank(), layout.ranks(), model, s, map, shared, l, cfg);
             pe.init(seg)?;
             inits.lock().unwrap_or_else(|e| e.into_inner())[p] = t0.elapsed().as_secs_f64();
             pool.place(p, pe);

@@ -24,19 +24,17 @@ use crate::queue::{Entry, PendingQueue};
 use super::super::{restore_events, start_lp, Segment, Setup};
 use super::batch::Batch;
 use super::cancel::Cancels;
-use super::comm::Links;
 use super::kp::Kp;
-use super::net::Network;
 use super::round::Round;
 use super::scheduling::Runnable;
 use super::throttle::Throttle;
-use super::transport::Transport;
 use super::Shared;
 use crate::checkpoint::Pending;
 use crate::kernel::commit::Committer;
 use crate::stats::PeStats;
 use crate::timeline::{Recorder, SpanKind, Trace};
-use crate::wire::Wire;
+use crate::transport::Wire;
+use crate::transport::{Links, Network, Transport};
 
 /// What one scheduler iteration of a PE did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

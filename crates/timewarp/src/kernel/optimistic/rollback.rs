@@ -11,8 +11,8 @@ use crate::model::{Model, Rollback};
 use crate::queue::{Entry, PendingQueue};
 use crate::timeline::{SpanKind, Trace};
 
-use super::net::Network;
 use super::pe::{Pe, WIDE};
+use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
     /// Undoes, newest first, every processed event of KP `kp` whose key is

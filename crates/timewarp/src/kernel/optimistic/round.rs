@@ -15,8 +15,8 @@ use crate::queue::PendingQueue;
 use crate::timeline::{SpanKind, Trace};
 
 use super::gvt::{Gvt, Participant, Step};
-use super::net::Network;
 use super::pe::Pe;
+use crate::transport::Network;
 
 /// A PE's part in GVT rounds.
 pub(super) struct Round {

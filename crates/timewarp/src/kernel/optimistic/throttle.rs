@@ -12,9 +12,9 @@ use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::timeline::SpanKind;
 
-use super::net::Network;
 use super::pe::Pe;
 use super::window::Window;
+use crate::transport::Network;
 
 /// Cancelled events in a pending queue before it is compacted (at least).
 const COMPACT_MIN: usize = 1024;

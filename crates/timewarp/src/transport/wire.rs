@@ -1,5 +1,6 @@
 //! What travels between PEs, and the one byte encoding of what crosses
-//! processes.
+//! processes: records are encoded ([`push_record`]) and decoded
+//! ([`Section::records`]) here and nowhere else.
 //!
 //! Between PEs of one process a [`Wire`] travels as it is (typed rings).
 //! Between processes every kernel sends *messages* in this encoding:
@@ -24,6 +25,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use crate::error::Error;
 use crate::key::{Key, LpId};
@@ -64,6 +66,15 @@ pub(crate) struct Head {
     pub(crate) src_pe: u32,
     pub(crate) epoch: u64,
     pub(crate) count: u32,
+}
+
+/// Appends record `w`, encoded, to `buf` (the records of a section being
+/// written).
+#[inline]
+pub(crate) fn push_record<Msg: Serialize>(buf: &mut Vec<u8>, w: &Wire<Msg>) -> Result<(), Error> {
+    let bytes = std::mem::take(buf);
+    *buf = postcard::to_extend(w, bytes).map_err(|e| Error::Encode(format!("a message for another process: {e}")))?;
+    Ok(())
 }
 
 /// Starts message `buf` if it is empty (a message with no section is valid).
@@ -187,7 +198,11 @@ mod tests {
     use super::*;
 
     fn records(ws: &[Wire<u64>]) -> Vec<u8> {
-        ws.iter().fold(Vec::new(), |b, w| postcard::to_extend(w, b).unwrap())
+        let mut b = Vec::new();
+        for w in ws {
+            push_record(&mut b, w).unwrap();
+        }
+        b
     }
 
     type Sent = Vec<(Head, Vec<Wire<u64>>)>;

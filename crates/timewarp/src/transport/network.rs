@@ -1,23 +1,24 @@
-//! The optimistic kernel's seam to other processes.
+//! The kernels' seams to other processes: [`Network`] for the optimistic
+//! kernel, [`WindowNet`] for the conservative one.
 //!
 //! A PE never calls MPI itself. It encodes what it sends to a PE of another
 //! process into its [`Port`] (one buffer per destination PE, in the
-//! [`wire`](crate::wire) encoding); once per batch its transport hands the
+//! [`wire`](super::wire) encoding); once per batch its transport hands the
 //! buffers to the process' courier through [`Network::exchange`], which
-//! consolidates them per destination process whatever PE wrote them, and
-//! takes back the sections that arrived for it. Within a section, and from
-//! one PE to another, order is kept, so an anti-message never overtakes its
-//! event.
+//! consolidates them per destination process whatever PE wrote them
+//! ([`Outbox`](super::outbox::Outbox)), and takes back the sections that
+//! arrived for it. Within a section, and from one PE to another, order is
+//! kept, so an anti-message never overtakes its event.
 //!
-//! [`NoNet`] is the network of a single process: every method is
-//! unreachable and the transport's test for another process folds away at
-//! compile time.
+//! [`NoNet`] and [`Alone`] are the networks of a single process: every
+//! method is unreachable and the kernels' tests for another process fold
+//! away at compile time.
 
 use crate::error::Error;
-use crate::kernel::port::Port;
+use crate::kernel::optimistic::gvt::Gvt;
 use crate::key::Key;
 
-use super::gvt::Gvt;
+use super::port::Port;
 
 /// A process' link to the others, shared by its PEs.
 pub(crate) trait Network: Sync {
@@ -47,7 +48,7 @@ pub(crate) trait Network: Sync {
     fn process_min(&self, round: u64, min: Key);
 }
 
-/// The network of a run in one process.
+/// The network of an optimistic run in one process.
 pub(crate) struct NoNet;
 
 impl Network for NoNet {
@@ -66,5 +67,27 @@ impl Network for NoNet {
     }
     fn process_min(&self, _: u64, _: Key) {
         unreachable!("a single-process run publishes GVT itself")
+    }
+}
+
+/// How a conservative run reaches other processes.
+pub(crate) trait WindowNet: std::marker::Sync {
+    /// False for [`Alone`], so its branches compile away.
+    const ACTIVE: bool;
+    /// Called by one thread per process between windows: sends `out[q]` (the
+    /// message for process `q`, in the [`wire`](super::wire) encoding,
+    /// emptied) to every other process, appends the messages the others sent
+    /// here to `received`, and returns the minimum of `local_min` over all
+    /// processes.
+    fn exchange(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error>;
+}
+
+/// The network of a conservative run in one process.
+pub(crate) struct Alone;
+
+impl WindowNet for Alone {
+    const ACTIVE: bool = false;
+    fn exchange(&self, _: &mut [Vec<u8>], _: f64, _: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
+        unreachable!("a single-process run has no network")
     }
 }

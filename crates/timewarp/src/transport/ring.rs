@@ -10,7 +10,9 @@ use std::collections::VecDeque;
 use rtrb::{Consumer, Producer, RingBuffer};
 
 use crate::key::{Key, LpId};
-use crate::wire::Wire;
+
+use super::layout::Layout;
+use super::wire::Wire;
 
 /// One PE's ends of the rings: a producer to and a consumer from every other PE.
 pub(crate) struct Links<Msg> {
@@ -24,9 +26,10 @@ pub(crate) struct Links<Msg> {
 }
 
 impl<Msg: Copy> Links<Msg> {
-    /// Builds the rings of the `pes` PEs of a process whose first PE has
-    /// global id `base`; element `i` of the result belongs to local PE `i`.
-    pub(crate) fn mesh(pes: usize, base: usize, capacity: usize) -> Vec<Links<Msg>> {
+    /// Builds the rings of the PEs of the process `layout` sees from, each
+    /// of `capacity` slots; element `i` of the result belongs to local PE `i`.
+    pub(crate) fn mesh(layout: &Layout, capacity: usize) -> Vec<Links<Msg>> {
+        let pes = layout.pes_per_process();
         let mut links: Vec<Links<Msg>> = (0..pes)
             .map(|_| Links {
                 tx: (0..pes).map(|_| None).collect(),
@@ -41,7 +44,7 @@ impl<Msg: Copy> Links<Msg> {
                 if from != to {
                     let (p, c) = RingBuffer::new(capacity);
                     links[from].tx[to] = Some(p);
-                    links[to].rx.push((base + from, c));
+                    links[to].rx.push((layout.global(from), c));
                 }
             }
         }
@@ -118,41 +121,35 @@ impl<Msg: Copy> Links<Msg> {
     }
 }
 
-/// What a PE remembers of the events one other PE sent it: their
-/// incarnations by channel number, so an anti-message finds its event in
-/// O(1). Entries arrive in channel order (append only) and leave from the
-/// front once GVT has passed their timestamp (the event is committed or was
-/// cancelled by then, and no anti-message can still come for it). Compared
-/// with a hash map of every received event this touches memory sequentially.
-#[derive(Default)]
-pub(crate) struct Received {
-    /// Channel number of the front entry.
-    base: u32,
-    /// (timestamp, incarnation) per channel number from `base`.
-    slots: VecDeque<(f64, u32)>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Received {
-    /// Records event number `cseq` (the next on the channel).
-    #[inline]
-    pub(crate) fn push(&mut self, cseq: u32, time: f64, inc: u32) {
-        debug_assert_eq!(cseq, self.base.wrapping_add(self.slots.len() as u32), "channel numbers arrive in order");
-        self.slots.push_back((time, inc));
-    }
-
-    /// Incarnation of event number `cseq`, if it is still remembered.
-    pub(crate) fn get(&self, cseq: u32) -> Option<u32> {
-        self.slots.get(cseq.wrapping_sub(self.base) as usize).map(|s| s.1)
-    }
-
-    /// Forgets the front entries whose timestamp is below GVT time `t`;
-    /// returns how many.
-    pub(crate) fn trim(&mut self, t: f64) -> usize {
-        let before = self.slots.len();
-        while self.slots.front().is_some_and(|s| s.0 < t) {
-            self.slots.pop_front();
-            self.base = self.base.wrapping_add(1);
-        }
-        before - self.slots.len()
+    #[test]
+    fn rings_keep_order_and_name_the_global_sender() {
+        // Process 1 of 2, PEs 3, 4 and 5; rings of 2 slots, so sends spill.
+        let mut links = Links::<u64>::mesh(&Layout::new(1, 2, 3), 2);
+        let k = |t: f64| Key::new(t, 0, 0, 0);
+        assert_eq!(links[0].send_event(2, k(2.0), 7, 10), 0);
+        assert_eq!(links[0].send_event(2, k(1.0), 7, 11), 1);
+        links[0].send(2, Wire::Anti { key: k(2.0), dst: 7, cseq: 0 });
+        assert_eq!((links[0].spilled(), links[0].spilled_min()), (3, k(1.0)));
+        links[0].flush();
+        assert_eq!((links[0].spilled(), links[0].spilled_min()), (1, k(2.0)), "one waits for room");
+        let mut got = Vec::new();
+        links[2].drain_into(&mut got);
+        links[0].flush();
+        links[2].drain_into(&mut got);
+        assert_eq!(links[0].spilled(), 0);
+        let seen: Vec<(usize, u32)> = got
+            .iter()
+            .map(|(from, w)| match w {
+                Wire::Event { cseq, .. } => (*from, *cseq),
+                Wire::Anti { cseq, .. } => (*from, 100 + *cseq),
+            })
+            .collect();
+        assert_eq!(seen, [(3, 0), (3, 1), (3, 100)]);
+        links[1].drain_into(&mut got);
+        assert_eq!(got.len(), 3, "nothing for PE 4");
     }
 }

@@ -1,18 +1,21 @@
 //! A PE's port to other processes, in every parallel kernel: what it sends
-//! to PEs of other processes, encoded ([`crate::wire`]) into one buffer per
-//! destination PE until it is handed over as sections, and the sections that
-//! arrived for it, not yet decoded.
+//! to PEs of other processes, encoded ([`wire`](super::wire)) into one
+//! buffer per destination PE until it is handed over as sections into the
+//! process' [`Outbox`], and the sections that arrived for it, not yet
+//! decoded.
 
 use serde::Serialize;
 
 use crate::error::Error;
 use crate::key::{Key, LpId};
-use crate::wire::{push_section, Head, Section, Wire};
+
+use super::layout::Layout;
+use super::outbox::Outbox;
+use super::wire::{push_record, Head, Section, Wire};
 
 /// A PE's buffers for other processes.
 pub(crate) struct Port {
-    /// PEs per process (global PE `g` lives in process `g / threads`).
-    threads: usize,
+    layout: Layout,
     /// This PE's global id.
     me: u32,
     /// What sections carry in their `epoch` field: the GVT round this PE
@@ -32,18 +35,18 @@ pub(crate) struct Port {
 }
 
 impl Port {
-    /// The port of global PE `me` among `ranks` processes of `threads` PEs.
-    pub(crate) fn new(me: usize, ranks: usize, threads: usize) -> Self {
-        let pes = ranks * threads;
+    /// The port of local PE `local` of the process `layout` sees from.
+    pub(crate) fn new(local: usize, layout: Layout) -> Self {
+        let pes = layout.pes();
         Port {
-            threads,
-            me: me as u32,
+            layout,
+            me: layout.global(local) as u32,
             epoch: 0,
             out: vec![Vec::new(); pes],
             out_n: vec![0; pes],
             dirty: Vec::new(),
             seq: vec![0; pes],
-            sent: vec![0; ranks],
+            sent: vec![0; layout.ranks()],
             inbound: Vec::new(),
         }
     }
@@ -75,23 +78,19 @@ impl Port {
         if self.out_n[to] == 0 {
             self.dirty.push(to as u32);
         }
-        let buf = std::mem::take(&mut self.out[to]);
-        self.out[to] =
-            postcard::to_extend(w, buf).map_err(|e| Error::Encode(format!("a message for another process: {e}")))?;
+        push_record(&mut self.out[to], w)?;
         self.out_n[to] += 1;
-        self.sent[to / self.threads] += 1;
+        self.sent[self.layout.process_of(to)] += 1;
         Ok(())
     }
 
     /// Moves the waiting records, one section per destination PE, into the
-    /// message for their process (`msgs[rank]`), adding to `counts[rank]`.
-    pub(crate) fn hand_over(&mut self, msgs: &mut [Vec<u8>], counts: &mut [u64]) {
+    /// message for their process in `outbox`.
+    pub(crate) fn hand_over(&mut self, outbox: &mut Outbox) {
         for to in self.dirty.drain(..) {
             let t = to as usize;
-            let rank = t / self.threads;
             let head = Head { dst_pe: to, src_pe: self.me, epoch: self.epoch, count: self.out_n[t] };
-            push_section(&mut msgs[rank], head, &self.out[t]);
-            counts[rank] += self.out_n[t] as u64;
+            outbox.push_section(self.layout.process_of(t), head, &self.out[t]);
             self.out[t].clear();
             self.out_n[t] = 0;
         }
@@ -100,25 +99,26 @@ impl Port {
 
 #[cfg(test)]
 mod tests {
+    use super::super::wire::sections;
     use super::*;
-    use crate::wire::sections;
 
     #[test]
     fn port_keeps_order_and_numbers_channels() {
         // 2 processes x 2 PEs; PE 0 sends to PEs 2 and 3 (process 1).
-        let mut p = Port::new(0, 2, 2);
+        let mut p = Port::new(0, Layout::new(0, 2, 2));
         let k = |t: f64| Key::new(t, 0, 0, 0);
         assert_eq!(p.send_event(2, k(1.0), 9, 10u64).unwrap(), 0);
         assert_eq!(p.send_event(3, k(2.0), 12, 11u64).unwrap(), 0);
         assert_eq!(p.send_event(2, k(3.0), 8, 12u64).unwrap(), 1);
         p.send::<u64>(2, &Wire::Anti { key: k(1.0), dst: 9, cseq: 0 }).unwrap();
         assert_eq!(p.sent, vec![0, 4]);
-        let mut msgs = vec![Vec::new(), Vec::new()];
-        let mut counts = vec![0, 0];
+        let mut outbox = Outbox::new(2);
         p.epoch = 5;
-        p.hand_over(&mut msgs, &mut counts);
-        assert!(msgs[0].is_empty() && counts == vec![0, 4] && !p.waiting());
-        let secs = sections(std::mem::take(&mut msgs[1])).unwrap();
+        p.hand_over(&mut outbox);
+        assert!(outbox.take(0, 0).is_none() && !p.waiting());
+        let (msg, count) = outbox.take(1, 0).unwrap();
+        assert_eq!(count, 4);
+        let secs = sections(msg).unwrap();
         assert_eq!(
             secs.iter().map(|s| (s.head.dst_pe, s.head.src_pe, s.head.epoch, s.head.count)).collect::<Vec<_>>(),
             [(2, 0, 5, 3), (3, 0, 5, 1)]

@@ -3,20 +3,21 @@
 //! the [`Network`]) behind one set of calls, so the PE routes once (own PE
 //! or not) and takes in one stream of messages.
 //!
-//! Whether a PE is in this process is a range test on its global id; with
-//! [`NoNet`](super::net::NoNet) (`N::ACTIVE` false) every PE is, and the
-//! port branches compile away: the threads-only path is the rings alone.
+//! Whether a PE is in this process is the [`Layout`]'s test; with
+//! [`NoNet`](super::network::NoNet) (`N::ACTIVE` false) every PE is, and
+//! the port branches compile away: the threads-only path is the rings alone.
 
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::error::Error;
-use crate::kernel::port::Port;
+use crate::kernel::optimistic::gvt::Gvt;
 use crate::key::{Key, LpId};
-use crate::wire::Wire;
 
-use super::comm::Links;
-use super::gvt::Gvt;
-use super::net::Network;
+use super::layout::Layout;
+use super::network::Network;
+use super::port::Port;
+use super::ring::Links;
+use super::wire::Wire;
 
 /// One PE's rings and port, and the network that carries the port's bytes.
 pub(crate) struct Transport<'a, Msg, N> {
@@ -25,17 +26,22 @@ pub(crate) struct Transport<'a, Msg, N> {
     net: &'a N,
     /// This PE's index among its process' PEs.
     local: usize,
-    /// Global id of the process' first PE, and its number of PEs.
-    base: usize,
-    threads: usize,
+    layout: Layout,
 }
 
 impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg, N> {
     /// The transport of local PE `local` of process `rank` (of `ranks`, each
-    /// with `threads` PEs), over `links` and `net`.
-    pub(crate) fn new(local: usize, rank: usize, ranks: usize, threads: usize, links: Links<Msg>, net: &'a N) -> Self {
-        let base = rank * threads;
-        Transport { links, port: Port::new(base + local, ranks, threads), net, local, base, threads }
+    /// with `pes_per_process` PEs), over `links` and `net`.
+    pub(crate) fn new(
+        local: usize,
+        rank: usize,
+        ranks: usize,
+        pes_per_process: usize,
+        links: Links<Msg>,
+        net: &'a N,
+    ) -> Self {
+        let layout = Layout::new(rank, ranks, pes_per_process);
+        Transport { links, port: Port::new(local, layout), net, local, layout }
     }
 
     /// The local index of global PE `pe`, if it is in this process.
@@ -44,8 +50,7 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
         if !N::ACTIVE {
             return Some(pe);
         }
-        let l = pe.wrapping_sub(self.base);
-        (l < self.threads).then_some(l)
+        self.layout.local_of(pe)
     }
 
     /// Whether global PE `pe` is in another process.

@@ -1,0 +1,39 @@
+//! How PEs reach each other, in one process and across processes: one
+//! layer under both parallel kernels, one file per part.
+//!
+//! * [`layout`]: which process holds which PE (`Layout`), asked wherever a
+//!   PE's process or locality matters.
+//! * [`wire`]: what travels between PEs (`Wire`) and the one byte encoding
+//!   of what crosses processes (records encoded and decoded there only).
+//! * [`ring`]: the SPSC rings between PEs of one process; [`received`]: what
+//!   a PE remembers of the events each PE sent it, for anti-messages.
+//! * [`port`]: a PE's buffers for PEs of other processes; [`outbox`]: their
+//!   sections consolidated into one message per destination process.
+//! * [`endpoint`]: an optimistic PE's one way to every other PE (`Transport`:
+//!   rings and port behind one send and one drain).
+//! * [`network`]: the seams to other processes (`Network` for the
+//!   optimistic kernel, `WindowNet` for the conservative one) and their
+//!   single-process stand-ins.
+//! * [`mattern`]: GVT across processes (white-message counting, the gates
+//!   the PEs wait on), apart from the collectives a network provides.
+//!
+//! What calls MPI lives in `crate::mpi` (feature `mpi`) and implements the
+//! network traits; everything here builds and is tested without it.
+
+pub(crate) mod endpoint;
+pub(crate) mod layout;
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod mattern;
+pub(crate) mod network;
+pub(crate) mod outbox;
+pub(crate) mod port;
+pub(crate) mod received;
+pub(crate) mod ring;
+pub(crate) mod wire;
+
+pub(crate) use endpoint::Transport;
+pub(crate) use layout::Layout;
+pub(crate) use network::{Alone, Network, NoNet, WindowNet};
+pub(crate) use received::Received;
+pub(crate) use ring::Links;
+pub(crate) use wire::Wire;
