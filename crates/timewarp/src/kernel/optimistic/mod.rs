@@ -9,16 +9,10 @@
 //! process, the network beyond), and commits below the GVT that [`gvt`]
 //! computes without stopping the workers.
 
-mod batch;
-mod cancel;
-mod fossil;
 pub(crate) mod gvt;
 mod kp;
 pub(crate) mod pe;
-mod rollback;
-mod round;
 mod scheduling;
-mod throttle;
 mod window;
 
 use std::sync::atomic::{AtomicU64, Ordering::*};

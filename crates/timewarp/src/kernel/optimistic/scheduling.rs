@@ -40,7 +40,7 @@ use crate::error::Error;
 use crate::model::Model;
 use crate::stats::WorkerStats;
 
-use super::pe::{Iteration, Pe};
+use super::pe::{Iteration, Pe, Runnable};
 use super::Shared;
 
 /// One PE, and what workers read of it without taking its lock.
@@ -542,17 +542,4 @@ where
         me.period_seconds = 0.0;
         me.period_events = 0;
     }
-}
-
-/// What the pool needs of a PE (keeps the pool's bounds short).
-pub(crate) trait Runnable {
-    /// One scheduler iteration.
-    fn step(&mut self) -> Result<Iteration, Error>;
-    /// Seconds spent processing events since the last call (timed only
-    /// under the adaptive policies).
-    fn take_busy(&mut self) -> f64;
-    /// Counts an iteration run by a worker other than its primary one.
-    fn count_foreign(&mut self);
-    /// How far it has got in virtual time.
-    fn progress_time(&self) -> f64;
 }

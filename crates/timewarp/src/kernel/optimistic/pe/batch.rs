@@ -13,9 +13,9 @@ use crate::model::{Model, Outgoing, Rollback, MAX_STREAMS};
 use crate::queue::PendingQueue;
 use crate::timeline::{SpanKind, Trace};
 
-use super::super::{forward, handler_panic};
-use super::kp::SentRec;
-use super::pe::{k3, Pe, WIDE};
+use super::{k3, Pe, WIDE};
+use crate::kernel::optimistic::kp::SentRec;
+use crate::kernel::{forward, handler_panic};
 use crate::transport::Network;
 
 /// A PE's batches: how many events, the running handler and its sends,

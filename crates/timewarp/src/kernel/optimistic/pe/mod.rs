@@ -8,6 +8,13 @@
 //! cancellation (`cancel`), fossil collection and speculative errors
 //! (`fossil`), the memory budget and compaction (`throttle`).
 
+mod batch;
+mod cancel;
+mod fossil;
+mod rollback;
+mod round;
+mod throttle;
+
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
@@ -22,12 +29,7 @@ use crate::model::{Model, Rollback, MAX_STREAMS};
 use crate::queue::{Entry, PendingQueue};
 
 use super::super::{restore_events, start_lp, Segment, Setup};
-use super::batch::Batch;
-use super::cancel::Cancels;
 use super::kp::Kp;
-use super::round::Round;
-use super::scheduling::Runnable;
-use super::throttle::Throttle;
 use super::Shared;
 use crate::checkpoint::Pending;
 use crate::kernel::commit::Committer;
@@ -35,6 +37,10 @@ use crate::stats::PeStats;
 use crate::timeline::{Recorder, SpanKind, Trace};
 use crate::transport::Wire;
 use crate::transport::{Links, Network, Transport};
+use batch::Batch;
+use cancel::Cancels;
+use round::Round;
+use throttle::Throttle;
 
 /// What one scheduler iteration of a PE did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,16 +66,16 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     /// Messages to and from other PEs.
     pub(super) io: Io<'a, M, N>,
     /// Received events (for anti-messages) and cancelled ones.
-    pub(super) cancels: Cancels,
+    cancels: Cancels,
     /// Errors raised by processed events (by arena handle, with the key):
     /// reported if the event commits, forgotten if it is undone.
     pub(super) errors: FxHashMap<u32, (Key, Error)>,
     /// The batch: its size, the running handler and its sends, timing.
-    pub(super) batch: Batch<M>,
+    batch: Batch<M>,
     /// The memory budget and the optimism window.
-    pub(super) throttle: Throttle,
+    throttle: Throttle,
     /// This PE's part in GVT rounds and what it knows of GVT.
-    pub(super) round: Round,
+    round: Round,
     pub(crate) stats: PeStats,
     pub(crate) commits: Committer,
     /// Whether the run paused (for a checkpoint) rather than ended.
@@ -161,6 +167,20 @@ pub(super) struct Io<'a, M: Model, N> {
 #[inline]
 pub(super) fn k3(k: Key) -> (u64, u32, u64) {
     (k.time.to_bits(), k.age, k.tie)
+}
+
+/// What the worker pool (`scheduling.rs`) needs of a PE: defined here, with
+/// the PE, so the pool depends on the PE and not the other way round.
+pub(crate) trait Runnable {
+    /// One scheduler iteration.
+    fn step(&mut self) -> Result<Iteration, Error>;
+    /// Seconds spent processing events since the last call (timed only
+    /// under the adaptive policies).
+    fn take_busy(&mut self) -> f64;
+    /// Counts an iteration run by a worker other than its primary one.
+    fn count_foreign(&mut self);
+    /// How far it has got in virtual time.
+    fn progress_time(&self) -> f64;
 }
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable for Pe<'_, M, Q, N, P> {

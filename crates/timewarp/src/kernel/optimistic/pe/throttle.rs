@@ -12,8 +12,8 @@ use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::timeline::SpanKind;
 
-use super::pe::Pe;
-use super::window::Window;
+use super::Pe;
+use crate::kernel::optimistic::window::Window;
 use crate::transport::Network;
 
 /// Cancelled events in a pending queue before it is compacted (at least).

@@ -14,8 +14,8 @@ use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::timeline::SpanKind;
 
-use super::kp::SentRec;
-use super::pe::{k3, Pe};
+use super::{k3, Pe};
+use crate::kernel::optimistic::kp::SentRec;
 use crate::transport::Network;
 use crate::transport::Received;
 

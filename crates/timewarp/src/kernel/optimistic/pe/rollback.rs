@@ -11,7 +11,7 @@ use crate::model::{Model, Rollback};
 use crate::queue::{Entry, PendingQueue};
 use crate::timeline::{SpanKind, Trace};
 
-use super::pe::{Pe, WIDE};
+use super::{Pe, WIDE};
 use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {

@@ -14,8 +14,8 @@ use crate::progress::Progress;
 use crate::queue::PendingQueue;
 use crate::timeline::{SpanKind, Trace};
 
-use super::gvt::{Gvt, Participant, Step};
-use super::pe::Pe;
+use super::Pe;
+use crate::kernel::optimistic::gvt::{Gvt, Participant, Step};
 use crate::transport::Network;
 
 /// A PE's part in GVT rounds.

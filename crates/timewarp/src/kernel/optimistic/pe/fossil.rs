@@ -10,7 +10,7 @@ use crate::mapping::Place;
 use crate::model::{Model, Rollback};
 use crate::queue::PendingQueue;
 
-use super::pe::{Pe, WIDE};
+use super::{Pe, WIDE};
 use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
