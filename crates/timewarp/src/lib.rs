@@ -25,6 +25,7 @@ pub mod digest;
 mod error;
 mod event;
 pub mod guide;
+mod gvt;
 mod kernel;
 mod key;
 mod lp;

@@ -36,7 +36,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::error::Error;
-use crate::kernel::optimistic::gvt::Gvt;
+use crate::gvt::{Gates, Gvt};
 use crate::key::Key;
 use crate::transport::mattern::{Collectives, Gates, Round};
 use crate::transport::outbox::Outbox;
@@ -154,9 +154,20 @@ impl Courier {
     }
 }
 
-impl Network for Courier {
+impl Gates for Courier {
     const ACTIVE: bool = true;
 
+    #[inline]
+    fn gate_open(&self, round: u64) -> bool {
+        self.gates.gate_open(round)
+    }
+
+    fn process_min(&self, round: u64, min: Key) {
+        self.gates.process_min(round, min);
+    }
+}
+
+impl Network for Courier {
     fn exchange(&self, pe: usize, port: &mut Port, gvt: &Gvt, force: bool) -> Result<(), Error> {
         let mut inner = match self.inner.try_lock() {
             Ok(g) => g,
@@ -192,15 +203,6 @@ impl Network for Courier {
 
     fn snapshot(&self, pe: usize, sent: &[u64]) {
         self.gates.snapshot(pe, sent);
-    }
-
-    #[inline]
-    fn gate_open(&self, round: u64) -> bool {
-        self.gates.gate_open(round)
-    }
-
-    fn process_min(&self, round: u64, min: Key) {
-        self.gates.process_min(round, min);
     }
 }
 

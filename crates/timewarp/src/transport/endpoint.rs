@@ -10,7 +10,7 @@
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::error::Error;
-use crate::kernel::optimistic::gvt::Gvt;
+use crate::gvt::Gvt;
 use crate::key::{Key, LpId};
 
 use super::layout::Layout;

@@ -26,7 +26,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::*};
 
 use crate::error::Error;
-use crate::kernel::optimistic::gvt::{Gvt, KeySlot};
+use crate::gvt::{Gvt, KeySlot};
 use crate::key::Key;
 
 use super::layout::Layout;
@@ -221,7 +221,7 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
-    use crate::kernel::optimistic::gvt::Participant;
+    use crate::gvt::Participant;
 
     /// What the processes put into their collectives, by collective number:
     /// one completes once every process started it.

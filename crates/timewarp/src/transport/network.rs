@@ -15,16 +15,14 @@
 //! away at compile time.
 
 use crate::error::Error;
-use crate::kernel::optimistic::gvt::Gvt;
+use crate::gvt::{Gates, Gvt};
 use crate::key::Key;
 
 use super::port::Port;
 
-/// A process' link to the others, shared by its PEs.
-pub(crate) trait Network: Sync {
-    /// False for the single-process stand-in, so its branches compile away.
-    const ACTIVE: bool;
-
+/// A process' link to the others, shared by its PEs; its [`Gates`] are
+/// what a GVT round asks of it.
+pub(crate) trait Network: Gates + Sync {
     /// Hands the sections waiting in `port` (of local PE `pe`) to the
     /// courier, lets it do its work (send, poll, GVT), and moves the
     /// sections that arrived for `pe` into `port.inbound`. Without `force`
@@ -38,21 +36,22 @@ pub(crate) trait Network: Sync {
     /// Local PE `pe` enters phase A of a GVT round: `sent[q]` is how many
     /// records it has sent to process `q` so far (all of them white).
     fn snapshot(&self, pe: usize, sent: &[u64]);
-
-    /// Whether the PEs may report for GVT round `round` (every white record
-    /// sent to this process has arrived).
-    fn gate_open(&self, round: u64) -> bool;
-
-    /// Every PE of this process reported for `round`: `min` is the process
-    /// minimum, for the round across processes.
-    fn process_min(&self, round: u64, min: Key);
 }
 
 /// The network of an optimistic run in one process.
 pub(crate) struct NoNet;
 
-impl Network for NoNet {
+impl Gates for NoNet {
     const ACTIVE: bool = false;
+    fn gate_open(&self, _: u64) -> bool {
+        true
+    }
+    fn process_min(&self, _: u64, _: Key) {
+        unreachable!("a single-process run publishes GVT itself")
+    }
+}
+
+impl Network for NoNet {
     fn exchange(&self, _: usize, _: &mut Port, _: &Gvt, _: bool) -> Result<(), Error> {
         unreachable!("a single-process run has no network")
     }
@@ -61,12 +60,6 @@ impl Network for NoNet {
     }
     fn snapshot(&self, _: usize, _: &[u64]) {
         unreachable!("a single-process run has no network")
-    }
-    fn gate_open(&self, _: u64) -> bool {
-        true
-    }
-    fn process_min(&self, _: u64, _: Key) {
-        unreachable!("a single-process run publishes GVT itself")
     }
 }
 

@@ -9,7 +9,6 @@
 //! process, the network beyond), and commits below the GVT that [`gvt`]
 //! computes without stopping the workers.
 
-pub(crate) mod gvt;
 mod kp;
 pub(crate) mod pe;
 mod scheduling;
@@ -39,7 +38,7 @@ use scheduling::Pool;
 
 /// What the PEs of one process share besides their rings.
 pub(crate) struct Shared {
-    pub(crate) gvt: gvt::Gvt,
+    pub(crate) gvt: crate::gvt::Gvt,
     pub(crate) failure: Failure,
     committed: AtomicU64,
     series: Mutex<Series>,
@@ -53,7 +52,7 @@ impl Shared {
         let control = if single { seg.control } else { None };
         let start = seg.start.map_or(0.0, |snap| snap.time());
         Shared {
-            gvt: gvt::Gvt::new(pes, s.lookahead).pausing(s.pause, control, start, s.end),
+            gvt: crate::gvt::Gvt::new(pes, s.lookahead).pausing(s.pause, control, start, s.end),
             failure: Failure::default(),
             committed: AtomicU64::new(0),
             series: Mutex::new(Series::default()),

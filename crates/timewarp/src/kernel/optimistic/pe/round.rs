@@ -15,7 +15,7 @@ use crate::queue::PendingQueue;
 use crate::timeline::{SpanKind, Trace};
 
 use super::Pe;
-use crate::kernel::optimistic::gvt::{Gvt, Participant, Step};
+use crate::gvt::{Gvt, Participant, Step};
 use crate::transport::Network;
 
 /// A PE's part in GVT rounds.

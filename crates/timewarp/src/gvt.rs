@@ -25,7 +25,7 @@
 //! commit its step at once when `L > 0`.
 //!
 //! Across processes (MPI) the same round gains two gates, kept by the
-//! process' network and reached through the [`Network`] the PEs use (see
+//! process' network and reached through the [`Gates`] of the [`Network`](crate::transport::Network) the PEs use (see
 //! [`mattern`](crate::transport::mattern)): phase B waits until every message sent to this process
 //! before its senders entered phase A has arrived (Mattern's white-message
 //! count), and the process minimum goes to an all-gather instead of being
@@ -37,7 +37,22 @@ use std::sync::atomic::{AtomicU64, Ordering::*};
 use crate::checkpoint::Control;
 use crate::key::Key;
 
-use crate::transport::Network;
+/// What a GVT round needs of the process' network: the two gates of a
+/// round across processes. Defined here, and extended by
+/// [`Network`](crate::transport::Network), so the round depends on no
+/// transport.
+pub(crate) trait Gates {
+    /// False for a single process, so its branches compile away.
+    const ACTIVE: bool;
+
+    /// Whether the PEs may report for GVT round `round` (every white record
+    /// sent to this process has arrived).
+    fn gate_open(&self, round: u64) -> bool;
+
+    /// Every PE of this process reported for `round`: `min` is the process
+    /// minimum, for the round across processes.
+    fn process_min(&self, round: u64, min: Key);
+}
 
 /// A [`Key`] in three atomics, written before a release and read after an acquire.
 #[derive(Default)]
@@ -197,7 +212,7 @@ impl Gvt {
     /// Advances `p` through the current round as far as it can go now
     /// (`net` opens the gate of phase B).
     #[inline]
-    pub(crate) fn step<N: Network>(&self, p: &mut Participant, net: &N) -> Step {
+    pub(crate) fn step<N: Gates>(&self, p: &mut Participant, net: &N) -> Step {
         let cur = p.finished + 1;
         if !p.in_a {
             if self.round.load(Acquire) < cur {
@@ -233,7 +248,7 @@ impl Gvt {
     /// transit; the last reporter publishes GVT and every PE's horizon (or,
     /// across processes, hands the process minimum to `net`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn report<N: Network>(
+    pub(crate) fn report<N: Gates>(
         &self,
         pe: usize,
         p: &mut Participant,
