@@ -11,24 +11,16 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::error::Error;
-use crate::event::Inline;
-use crate::kernel::conservative::{process_stats, run_pes, take_cut, Ran, WindowNet};
-use crate::kernel::{by_id, Segment};
-use crate::key::Key;
-use crate::mapping::{with_place, Placement};
-use crate::model::Model;
-use crate::queue::PendingQueue;
-use crate::timeline::Timeline;
-use crate::Config;
+use crate::kernel::conservative::WindowNet;
 
 use super::courier::Figures;
-use super::{gather, gather_cut, Cluster, CutPart, Ended, Part, RankPart};
+use super::Cluster;
 
 /// MPI tag of a window's events.
 const TAG_WINDOW: i32 = 19;
 
 /// The MPI side of conservative windows.
-struct Windows {
+pub(crate) struct Windows {
     inner: Mutex<(Comm, Figures)>,
     rank: usize,
     ranks: usize,
@@ -40,10 +32,25 @@ struct Comm(SimpleCommunicator);
 // SAFETY: see above; the handle is only used under `Windows::inner`.
 unsafe impl Send for Comm {}
 
+impl Windows {
+    /// The windows of this process of `cluster`, on a communicator of their own.
+    pub(crate) fn new(cluster: &Cluster) -> Self {
+        let (rank, ranks) = (cluster.rank, cluster.size);
+        Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks }
+    }
+
+    /// What was counted, with the `sent` events to other processes.
+    pub(crate) fn figures(&self, sent: u64) -> Figures {
+        let mut fig = self.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
+        fig.events = sent;
+        fig
+    }
+}
+
 impl WindowNet for Windows {
     const ACTIVE: bool = true;
 
-    fn exchange(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
+    fn swap(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let (Comm(comm), fig) = &mut *guard;
         let t = Instant::now();
@@ -71,32 +78,4 @@ impl WindowNet for Windows {
         fig.mpi_seconds += t.elapsed().as_secs_f64();
         Ok(g)
     }
-}
-
-/// Runs `model` conservatively over every process of `cluster`.
-pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
-    model: &M,
-    cfg: &Config,
-    seg: &Segment<'_, M>,
-    cluster: &Cluster,
-) -> Result<Ended<M>, Error> {
-    let s = seg.setup(model, cfg)?;
-    let (rank, ranks) = (cluster.rank, cluster.size);
-    let placement = Placement::new(&cfg.mapping, s.num_lps, ranks * cfg.threads, 1, cfg.seed)?;
-    with_place!(placement, map => {
-        let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks };
-        let Ran { pes: mut done, total, net_events: sent } =
-            run_pes::<M, Q, Windows, _>(model, cfg, &s, seg, map, &net, rank, ranks)?;
-        let stats = process_stats(model, cfg, &s, &done, total);
-        let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
-        fig.events = sent;
-        if done[0].0.paused {
-            let (lps, events) = take_cut(&mut done);
-            return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
-        }
-        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
-        let timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
-        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace, timeline)).map(Ended::Done)
-    })
 }

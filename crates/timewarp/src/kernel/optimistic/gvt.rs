@@ -26,7 +26,7 @@
 //!
 //! Across processes (MPI) the same round gains two gates, kept by the
 //! process' courier and reached through the [`Network`] the PEs use (see
-//! `crate::mpi`): phase B waits until every message sent to this process
+//! the `mpi` module): phase B waits until every message sent to this process
 //! before its senders entered phase A has arrived (Mattern's white-message
 //! count), and the process minimum goes to an all-gather instead of being
 //! published at once. A single process' network opens every gate and
@@ -34,8 +34,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
 
-use crate::checkpoint::Control;
 use crate::key::Key;
+use crate::segment::Control;
 
 use super::net::Network;
 
