@@ -109,3 +109,32 @@ pub(crate) fn process_end<'a, M: Model, F: Finished<M>>(
     let lps = by_id(done.iter().map(|(pe, _)| pe.records()));
     Ok(ProcessEnd::End { lps, trace, timeline })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::{init_lp, Setup};
+
+    #[test]
+    fn a_cut_with_nothing_pending_is_the_end_and_one_with_events_a_snapshot() {
+        let model = crate::verify::doc_model();
+        let s = Setup::new(&model, &crate::Config::default()).unwrap();
+        let mut out = Vec::new();
+        // Out of id order, as a random placement hands them over.
+        let lps: Vec<_> = (0..s.num_lps).rev().map(|lp| (lp, init_lp(&model, &s, lp, &mut out).unwrap().0)).collect();
+        let in_order: Vec<_> = lps.iter().rev().map(|(i, l)| (*i, l)).collect();
+        let end = ProcessEnd::End { lps: in_order, trace: Vec::new(), timeline: None };
+        let Outcome::Done(Some(whole)) = alone(&model, Stats::default(), end) else { panic!("the end is done") };
+        let cut = |events| ProcessEnd::Cut { lps: lps.clone(), events, trace: Vec::new(), timeline: None };
+        match alone(&model, Stats::default(), cut(Vec::new())) {
+            Outcome::Done(Some(r)) => assert_eq!(r.stats.digest, whole.stats.digest),
+            _ => panic!("a cut with nothing pending ends the run"),
+        }
+        let events: Vec<_> = out.iter().map(|o| Pending { dst: o.dst, key: o.key, msg: o.msg }).collect();
+        assert!(!events.is_empty());
+        match alone(&model, Stats::default(), cut(events)) {
+            Outcome::Paused(Some(snap)) => assert_eq!(snap.pending_events(), out.len()),
+            _ => panic!("a cut with events pending is a snapshot"),
+        }
+    }
+}
