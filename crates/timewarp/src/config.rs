@@ -1,7 +1,8 @@
 //! Run configuration shared by every kernel.
 
 use crate::error::Error;
-use crate::mapping::Mapping;
+use crate::layout::Layout;
+use crate::mapping::{Mapping, Placement};
 use crate::queue::QueueKind;
 use serde::Serialize;
 
@@ -347,6 +348,23 @@ impl Config {
     /// ```
     pub fn pes_per_process(&self) -> usize {
         self.pes.unwrap_or(self.threads)
+    }
+
+    /// Process `rank` of `ranks` of a run under this configuration: the
+    /// optimistic mode runs [`pes_per_process`](Self::pes_per_process) PEs
+    /// per process, the conservative one a PE per worker thread.
+    pub(crate) fn layout(&self, rank: usize, ranks: usize) -> Layout {
+        let pes = if self.sync == SyncMode::Optimistic { self.pes_per_process() } else { self.threads };
+        Layout::new(rank, ranks, pes)
+    }
+
+    /// Places the `num_lps` LPs of a run on every PE of `layout` (all
+    /// processes), with the KPs per PE its mode uses: `kps_per_pe` when
+    /// optimistic, one when conservative (it never rolls back). The one
+    /// place a kernel's placement is built.
+    pub(crate) fn placement(&self, num_lps: u32, layout: &Layout) -> Result<Placement, Error> {
+        let kps = if self.sync == SyncMode::Optimistic { self.kps_per_pe } else { 1 };
+        Placement::new(&self.mapping, num_lps, layout.pes(), kps, self.seed)
     }
 
     /// The optimistic event memory per PE this configuration gives.

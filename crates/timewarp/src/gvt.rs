@@ -25,7 +25,7 @@
 //! commit its step at once when `L > 0`.
 //!
 //! Across processes (MPI) the same round gains two gates, kept by the
-//! process' network and reached through the [`Gates`] of the [`Network`](crate::transport::Network) the PEs use (see
+//! process' network and reached through the [`Network`](crate::transport::Network) the PEs use, as [`Gated`] (see
 //! [`mattern`](crate::transport::mattern)): phase B waits until every message sent to this process
 //! before its senders entered phase A has arrived (Mattern's white-message
 //! count), and the process minimum goes to an all-gather instead of being
@@ -34,14 +34,14 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::*};
 
-use crate::checkpoint::Control;
 use crate::key::Key;
+use crate::segment::Control;
 
 /// What a GVT round needs of the process' network: the two gates of a
 /// round across processes. Defined here, and extended by
 /// [`Network`](crate::transport::Network), so the round depends on no
 /// transport.
-pub(crate) trait Gates {
+pub(crate) trait Gated {
     /// False for a single process, so its branches compile away.
     const ACTIVE: bool;
 
@@ -212,7 +212,7 @@ impl Gvt {
     /// Advances `p` through the current round as far as it can go now
     /// (`net` opens the gate of phase B).
     #[inline]
-    pub(crate) fn step<N: Gates>(&self, p: &mut Participant, net: &N) -> Step {
+    pub(crate) fn step<N: Gated>(&self, p: &mut Participant, net: &N) -> Step {
         let cur = p.finished + 1;
         if !p.in_a {
             if self.round.load(Acquire) < cur {
@@ -248,7 +248,7 @@ impl Gvt {
     /// transit; the last reporter publishes GVT and every PE's horizon (or,
     /// across processes, hands the process minimum to `net`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn report<N: Gates>(
+    pub(crate) fn report<N: Gated>(
         &self,
         pe: usize,
         p: &mut Participant,

@@ -19,6 +19,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod arena;
+mod bytes;
 pub mod checkpoint;
 mod config;
 pub mod digest;
@@ -28,6 +29,7 @@ pub mod guide;
 mod gvt;
 mod kernel;
 mod key;
+mod layout;
 mod lp;
 mod mapping;
 pub mod memory;
@@ -37,7 +39,9 @@ pub mod mpi;
 pub mod partition;
 mod progress;
 pub mod queue;
+mod report;
 mod rng;
+mod segment;
 mod stats;
 pub mod timeline;
 mod transport;
@@ -47,11 +51,11 @@ pub use config::{
     Adaptivity, Config, Optimism, Scheduling, SyncMode, DETECT_EVENTS, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME,
 };
 pub use error::Error;
-pub use kernel::Report;
 pub use key::{Key, LpId, Time};
 pub use mapping::Mapping;
 pub use model::{Ctx, Model, Rollback, MAX_STREAMS};
 pub use queue::QueueKind;
+pub use report::Report;
 pub use rng::{Random, ReversibleRng, Stream};
 pub use stats::{GvtPoint, PeStats, RankStats, Stats, WorkerStats};
 
@@ -64,9 +68,8 @@ use queue::{heap::QuadHeap, ladder::LadderQueue};
 /// or below the lookahead, a reverse handler that does not restore state in
 /// check mode, ...).
 pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
-    cfg.validate()?;
-    memory::check(model, cfg, 1)?;
-    kernel::dispatch(model, cfg, &kernel::Segment::whole())?.report()
+    checkpoint::drive(model, cfg, &kernel::processes::One, None, None, None)?
+        .ok_or_else(|| Error::Internal("a run in one process ended without a report".into()))
 }
 
 /// Runs `model` sequentially and profiles it: per LP committed events and

@@ -13,10 +13,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::config::{Config, SyncMode};
 use crate::error::Error;
 use crate::key::LpId;
-use crate::transport::Layout;
 
 /// How LPs are placed on PEs (a run-time option).
 ///
@@ -130,14 +128,6 @@ pub(crate) fn kps_capped(kps_per_pe: usize, lps: usize) -> usize {
 }
 
 impl Placement {
-    /// Places the LPs of a run under `cfg` on every PE of `layout` (all
-    /// processes), with the KPs per PE its mode uses: `cfg.kps_per_pe` when
-    /// optimistic, one when conservative (it never rolls back).
-    pub(crate) fn for_run(cfg: &Config, num_lps: u32, layout: &Layout) -> Result<Self, Error> {
-        let kps = if cfg.sync == SyncMode::Optimistic { cfg.kps_per_pe } else { 1 };
-        Placement::new(&cfg.mapping, num_lps, layout.pes(), kps, cfg.seed)
-    }
-
     /// Places `num_lps` LPs on `pes` PEs with `kps_per_pe` KPs each.
     /// `seed` draws the random mapping.
     pub(crate) fn new(

@@ -13,6 +13,10 @@ use crate::lp::Lp;
 use crate::model::Model;
 use crate::queue::Entry;
 
+// Below the kernels (which report allocation failures with it); shown here
+// with the estimate it formats.
+pub use crate::bytes::human;
+
 /// The memory of one process of a run, by part (bytes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -80,22 +84,6 @@ pub fn machine_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// `bytes` for people: `1.5 GB`, `312 MB`, `4.0 KB` (decimal units).
-pub fn human(bytes: u64) -> String {
-    let units = ["bytes", "KB", "MB", "GB", "TB", "PB", "EB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < units.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} bytes")
-    } else {
-        format!("{v:.1} {}", units[u])
-    }
-}
-
 /// Refuses a configuration whose estimate exceeds the machine's memory (the
 /// engine's own check; front ends may check first to name their options).
 pub(crate) fn check<M: Model>(model: &M, cfg: &Config, processes: usize) -> Result<(), crate::Error> {
@@ -122,13 +110,6 @@ pub(crate) fn check<M: Model>(model: &M, cfg: &Config, processes: usize) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_sizes_read_naturally() {
-        assert_eq!(human(512), "512 bytes");
-        assert_eq!(human(1_500_000_000), "1.5 GB");
-        assert_eq!(human(u64::MAX), "18.4 EB");
-    }
 
     #[test]
     fn this_machine_has_some_memory() {

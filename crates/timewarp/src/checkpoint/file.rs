@@ -19,7 +19,7 @@ use crate::lp::Lp;
 use crate::model::Model;
 use crate::stats::Stats;
 
-use super::snapshot::{Pending, Snapshot};
+use crate::segment::{Pending, Snapshot};
 
 /// First bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"TWCKPT\r\n";

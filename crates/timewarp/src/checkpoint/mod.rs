@@ -27,9 +27,8 @@
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 
-mod control;
+mod driver;
 mod file;
-mod snapshot;
 #[cfg(test)]
 mod tests;
 
@@ -38,17 +37,17 @@ use std::sync::atomic::{AtomicBool, Ordering::*};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use control::Control;
+pub(crate) use driver::drive;
 #[cfg(feature = "mpi")]
 pub(crate) use file::{decode, encode};
 pub use file::{params_hash, File, Header, FORMAT_VERSION};
-pub(crate) use snapshot::Pending;
-pub use snapshot::Snapshot;
+// Defined below the kernels (which take and make them); their public home is here.
+pub use crate::segment::{Control, Snapshot};
 
 use crate::error::Error;
-use crate::kernel::{Outcome, Report, Segment};
+use crate::kernel::processes::One;
 use crate::model::Model;
-use crate::stats::Stats;
+use crate::report::Report;
 use crate::Config;
 
 /// When and where a run writes checkpoints.
@@ -145,67 +144,8 @@ pub fn run<M: Model>(
     control: &Control,
     start: Option<Snapshot<M>>,
 ) -> Result<Report<M::Results>, Error> {
-    plan.validate()?;
-    cfg.validate()?;
-    plan.make_dir()?;
-    let mut start: Option<Arc<Snapshot<M>>> = match start {
-        Some(s) => Some(Arc::new(prepare(s, cfg)?)),
-        None => {
-            crate::memory::check(model, cfg, 1)?;
-            None
-        }
-    };
-    let _timer = plan.wall.map(|w| Timer::start(control.clone(), w));
-    let mut writer = Writer::default();
-    loop {
-        let from = start.as_ref().map_or(0.0, |s| s.time());
-        let seg = Segment { start: start.as_deref(), pause: plan.next_mark(from), control: Some(control) };
-        match crate::kernel::dispatch(model, cfg, &seg)? {
-            Outcome::Done(mut report) => {
-                if let Some(s) = &start {
-                    report.stats.add_earlier(&s.stats);
-                }
-                let (seconds, failed) = writer.wait()?;
-                report.stats.checkpoint_seconds += seconds;
-                report.stats.checkpoints -= failed;
-                return Ok(report);
-            }
-            Outcome::Paused(mut snap) => {
-                if let Some(s) = &start {
-                    snap.stats.add_earlier(&s.stats);
-                }
-                // The segment that started from it is over: only a writer may still hold it.
-                drop(start.take());
-                let (seconds, failed) = writer.wait()?;
-                snap.stats.checkpoint_seconds += seconds;
-                snap.stats.checkpoints -= failed;
-                if plan.dir.is_some() {
-                    snap.stats.checkpoints += 1;
-                }
-                let snap = Arc::new(*snap);
-                let path = plan.dir.as_ref().map(|dir| {
-                    let path = file_path(dir, &snap);
-                    writer.write(
-                        dir.clone(),
-                        path.clone(),
-                        header(plan, cfg, model.name(), &snap, 1),
-                        snap.clone(),
-                        plan.keep,
-                    );
-                    path
-                });
-                if control.interrupted() {
-                    // The checkpoint the stop is for: its failure is the run's.
-                    if let Some(e) = writer.wait_for_stop() {
-                        return Err(e);
-                    }
-                    return Err(Error::Interrupted { checkpoint: path.map(|p| p.display().to_string()) });
-                }
-                control.reset_timer();
-                start = Some(snap);
-            }
-        }
-    }
+    drive(model, cfg, &One, Some(plan), Some(control), start)?
+        .ok_or_else(|| Error::Internal("a run in one process ended without a report".into()))
 }
 
 /// Says that a periodic checkpoint could not be written (a full disk):
@@ -429,47 +369,5 @@ impl Drop for Timer {
             t.thread().unpark();
             let _ = t.join();
         }
-    }
-}
-
-impl Stats {
-    /// Adds the counters of the segments before this one (`earlier`, already
-    /// summed): a resumed run reports the whole run's figures.
-    pub(crate) fn add_earlier(&mut self, earlier: &Stats) {
-        let c0 = earlier.committed_events as f64;
-        let c1 = self.committed_events as f64;
-        let remote = earlier.remote_fraction * c0 + self.remote_fraction * c1;
-        let remote_process = earlier.remote_process_fraction * c0 + self.remote_process_fraction * c1;
-        self.committed_events += earlier.committed_events;
-        self.processed_events += earlier.processed_events;
-        self.rolled_back_events += earlier.rolled_back_events;
-        self.saved_entries += earlier.saved_entries;
-        self.events_past_end += earlier.events_past_end;
-        self.timestamp_ties += earlier.timestamp_ties;
-        self.init_seconds += earlier.init_seconds;
-        self.wall_seconds += earlier.wall_seconds;
-        self.primary_rollbacks += earlier.primary_rollbacks;
-        self.secondary_rollbacks += earlier.secondary_rollbacks;
-        self.anti_messages += earlier.anti_messages;
-        self.gvt_rounds += earlier.gvt_rounds;
-        self.mpi_messages += earlier.mpi_messages;
-        self.polls += earlier.polls;
-        self.successful_polls += earlier.successful_polls;
-        self.mpi_seconds += earlier.mpi_seconds;
-        self.peak_events = self.peak_events.max(earlier.peak_events);
-        self.peak_speculative = self.peak_speculative.max(earlier.peak_speculative);
-        self.peak_rss_bytes = self.peak_rss_bytes.max(earlier.peak_rss_bytes);
-        let c = self.committed_events.max(1) as f64;
-        self.efficiency = self.committed_events as f64 / self.processed_events.max(1) as f64;
-        self.rollback_efficiency = 1.0 - self.rolled_back_events as f64 / c;
-        self.remote_fraction = remote / c;
-        self.remote_process_fraction = remote_process / c;
-        self.event_rate = if self.wall_seconds > 0.0 { self.committed_events as f64 / self.wall_seconds } else { 0.0 };
-        self.checkpoints += earlier.checkpoints;
-        self.checkpoint_seconds += earlier.checkpoint_seconds;
-        let offset = earlier.gvt_series.last().map_or(0.0, |p| p.wall);
-        let mut series = earlier.gvt_series.clone();
-        series.extend(self.gvt_series.iter().map(|p| crate::stats::GvtPoint { wall: p.wall + offset, ..*p }));
-        self.gvt_series = series;
     }
 }

@@ -9,7 +9,7 @@
 //! threads; two spinning barriers per window separate "send" from "receive"
 //! and "report minimum" from "read minimum".
 //!
-//! Across processes ([`WindowNet`], implemented over MPI in `crate::mpi`)
+//! Across processes ([`WindowNet`], implemented over MPI in the `mpi` module)
 //! a PE encodes events for another process into its [`Port`] and hands them
 //! over as sections (the [`wire`](crate::transport::wire) encoding, epoch = window
 //! number) into one message per destination process; between the two
@@ -25,24 +25,26 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::event::Inline;
+use crate::layout::Layout;
 use crate::lp::Lp;
-use crate::mapping::{with_place, Place, Placement};
+use crate::mapping::{with_place, Place};
 use crate::model::{Model, Outgoing};
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
+use crate::report::{base_stats, parallel_stats};
+use crate::segment::{Outcome, Pending, Segment};
 use crate::stats::PeStats;
-use crate::timeline::{Recorder, SpanKind, Timeline, Trace};
+use crate::timeline::{Recorder, SpanKind, Trace};
 use crate::transport::outbox::Outbox;
 use crate::transport::port::Port;
 use crate::transport::wire::{sections, Section};
-use crate::transport::{Alone, Layout, WindowNet, Wire};
+use crate::transport::{WindowNet, Wire};
 use crate::Config;
 
 use super::commit::Committer;
-use super::workers::{parallel_stats, run_workers, Failure};
-use super::{base_stats, by_id, finish, forward, handler_panic, restore_events, start_lp, Setup};
-use super::{Outcome, Segment};
-use crate::checkpoint::{Pending, Snapshot};
+use super::end::{process_end, Finished, Reach};
+use super::workers::{run_workers, Failure, Ran};
+use super::{forward, handler_panic, restore_events, start_lp, Setup};
 
 /// A barrier that spins (then yields) instead of sleeping on a condition
 /// variable, and gives up when another worker failed.
@@ -159,8 +161,9 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
 
     /// Between barriers B and C, on one PE per process: swap messages with
     /// the other processes, hand each section that arrived to its PE (which
-    /// decodes it), and agree on the minimum.
-    fn exchange(&mut self, sh: &Shared<M::Msg>) -> Result<(), Error> {
+    /// decodes it), and agree on the minimum. (Not "exchange": that names
+    /// the optimistic network's polling.)
+    fn swap_with_processes(&mut self, sh: &Shared<M::Msg>) -> Result<(), Error> {
         let local = sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min);
         let mut received = Vec::new();
         let g = {
@@ -168,7 +171,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             // One message per pair and window, possibly without a section.
             let (out, records) = outbox.seal();
             sh.net_events.fetch_add(records, Relaxed);
-            self.net.exchange(out, local, &mut received)?
+            self.net.swap(out, local, &mut received)?
         };
         for bytes in received {
             for sec in sections(bytes)? {
@@ -260,7 +263,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             let m = if W::ACTIVE {
                 if self.local == 0 {
                     let mark = self.timeline.mark();
-                    self.exchange(sh)?;
+                    self.swap_with_processes(sh)?;
                     self.timeline.span(mark, SpanKind::Exchange, 0, 0.0);
                 }
                 if !sh.barrier.wait(sh.failure.flag()) {
@@ -390,58 +393,50 @@ pub(crate) fn window_lookahead<M: Model>(model: &M, s: &Setup, map: &impl Place)
     Ok(la)
 }
 
-/// Runs `model` conservatively on `cfg.threads` worker threads.
-pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
+/// Runs `model` conservatively on `cfg.threads` worker threads in each
+/// process of `x`, reached through network `W`.
+pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, X: Reach<W>>(
     model: &M,
     cfg: &Config,
     seg: &Segment<'_, M>,
+    x: &X,
 ) -> Result<Outcome<M>, Error> {
-    let s = seg.setup(model, cfg)?;
-    let layout = Layout::of(cfg, 0, 1);
-    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
+    let s = Setup::of_segment(model, cfg, seg)?;
+    let layout = cfg.layout(x.rank(), x.count());
+    let placement = cfg.placement(s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let Ran { pes: mut done, total, .. } = run_pes::<M, Q, Alone, _>(model, cfg, &s, seg, map, &Alone, layout)?;
+        let net = x.connect(layout.pes_per_process());
+        let Ran { pes: mut done, total, net_events, .. } =
+            run_pes::<M, Q, W, _>(model, cfg, &s, seg, map, &net, layout)?;
         let stats = process_stats(model, cfg, &s, &done, total);
-        if done[0].0.paused {
-            let (lps, events) = take_cut(&mut done);
-            return Ok(Outcome::Paused(Box::new(Snapshot::assemble(lps, events, stats))));
-        }
-        let trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
-        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        let mut report = finish(model, lps.into_iter(), stats);
-        report.trace = trace;
-        report.timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
-        Ok(Outcome::Done(report))
+        let end = process_end(cfg, &mut done)?;
+        x.end(model, cfg, stats, &net, net_events, end)
     })
 }
 
-/// The LP records and pending events of this process' paused PEs.
-#[allow(clippy::type_complexity)]
-pub(crate) fn take_cut<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place>(
-    done: &mut Done<'_, M, Q, W, P>,
-) -> (Vec<(u32, Lp<M::State>)>, Vec<Pending<M::Msg>>) {
-    let mut lps = Vec::new();
-    let mut events = Vec::new();
-    for (pe, _) in done.iter_mut() {
-        events.extend(pe.take_pending());
-        lps.extend(std::mem::take(&mut pe.ids).into_iter().zip(std::mem::take(&mut pe.lps)));
+impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Finished<M> for Pe<'_, M, Q, W, P> {
+    fn paused(&self) -> bool {
+        self.paused
     }
-    (lps, events)
+    fn records(&self) -> (&[u32], &[Lp<M::State>]) {
+        (&self.ids, &self.lps)
+    }
+    fn take_records(&mut self) -> (Vec<u32>, Vec<Lp<M::State>>) {
+        (std::mem::take(&mut self.ids), std::mem::take(&mut self.lps))
+    }
+    fn take_pending(&mut self) -> Result<Vec<Pending<M::Msg>>, Error> {
+        Ok(Pe::take_pending(self))
+    }
+    fn trace(&self) -> &[crate::key::Key] {
+        &self.commits.trace
+    }
+    fn take_timeline(&mut self) -> Option<Box<Recorder>> {
+        self.timeline.take()
+    }
 }
 
 /// PEs after a run, each with the seconds its initialisation took.
 pub(crate) type Done<'a, M, Q, W, P> = Vec<(Pe<'a, M, Q, W, P>, f64)>;
-
-/// What [`run_pes`] returns.
-pub(crate) struct Ran<'a, M: Model, Q, W, P> {
-    /// The PEs.
-    pub(crate) pes: Done<'a, M, Q, W, P>,
-    /// Seconds from start to end.
-    pub(crate) total: f64,
-    /// Events sent to other processes.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) net_events: u64,
-}
 
 /// Runs this process' PEs (those of `layout`); returns them, the total
 /// seconds and the events sent to other processes.
@@ -453,7 +448,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     map: &'a P,
     net: &'a W,
     layout: Layout,
-) -> Result<Ran<'a, M, Q, W, P>, Error> {
+) -> Result<Ran<Pe<'a, M, Q, W, P>>, Error> {
     let pes = layout.pes_per_process();
     let lookahead = window_lookahead(model, s, map)?;
     let sh = Shared::<M::Msg> {
@@ -506,7 +501,8 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
         pe.stats.peak_events = pe.peak as u64;
         r.map(|_| (pe, init))
     })?;
-    Ok(Ran { pes: done, total: t0.elapsed().as_secs_f64(), net_events: sh.net_events.load(Relaxed) })
+    let net_events = sh.net_events.load(Relaxed);
+    Ok(Ran { pes: done, workers: Vec::new(), total: t0.elapsed().as_secs_f64(), net_events })
 }
 
 /// The statistics of this process' PEs (no digest yet).
@@ -518,7 +514,7 @@ pub(crate) fn process_stats<M: Model, Q, W, P>(
     total: f64,
 ) -> crate::stats::Stats {
     let inits = done.iter().map(|d| d.1);
-    let mut stats = parallel_stats(base_stats(model, cfg, s), total, inits, done.iter().map(|d| &d.0.stats));
+    let mut stats = parallel_stats(base_stats(model, cfg, s.num_lps), total, inits, done.iter().map(|d| &d.0.stats));
     stats.gvt_rounds = done[0].0.windows;
     stats.kps_per_pe = 1;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;

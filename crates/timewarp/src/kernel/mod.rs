@@ -1,41 +1,31 @@
 //! Kernels: the scheduler loops that run a model under each synchronisation mode.
 //!
 //! They share the pieces in this module: run set-up and validation
-//! ([`Setup`]), one function that calls a forward handler ([`forward`]), LP
-//! creation ([`init_lp`]) and the final report ([`finish`]).
+//! ([`Setup`]), the one table that picks a kernel ([`dispatch`]), one
+//! function that calls a forward handler ([`forward`]) and LP creation
+//! ([`init_lp`]); the processes a run spans are the seam in [`processes`],
+//! and the end of a segment in [`end`]; the report is built in
+//! [`crate::report`].
 
 pub(crate) mod check;
 pub(crate) mod commit;
 pub(crate) mod conservative;
+pub(crate) mod end;
 pub(crate) mod optimistic;
+pub(crate) mod processes;
 pub(crate) mod sequential;
 pub(crate) mod workers;
 
-use crate::checkpoint::{Control, Snapshot};
-use crate::digest::run_digest;
+use crate::config::{Config, SyncMode};
 use crate::error::Error;
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
 use crate::model::{Ctx, Model, Outgoing, MAX_STREAMS};
+use crate::queue::QueueKind;
 use crate::rng::key_from_seed;
-use crate::stats::{peak_rss_bytes, Stats};
-use crate::Config;
+use crate::segment::{Outcome, Segment};
+use processes::Processes;
 use std::collections::VecDeque;
-
-/// What a run returns: statistics and the model's results.
-#[derive(Debug)]
-pub struct Report<R> {
-    /// Engine statistics.
-    pub stats: Stats,
-    /// What the model's `finalize` gathered.
-    pub results: R,
-    /// Per-LP history digests in LP-id order (what `verify` compares).
-    pub lp_digests: Vec<crate::digest::LpDigest>,
-    /// Committed event keys of `Config::trace_lp`, in commit order.
-    pub trace: Vec<Key>,
-    /// What each PE did when, if `Config::timeline` asked for it.
-    pub timeline: Option<crate::timeline::Timeline>,
-}
 
 /// Values every kernel derives once from the model and configuration.
 pub(crate) struct Setup {
@@ -83,6 +73,16 @@ impl Setup {
         })
     }
 
+    /// `Setup` for segment `seg` (checking that its snapshot fits the model).
+    pub(crate) fn of_segment<M: Model>(model: &M, cfg: &Config, seg: &Segment<'_, M>) -> Result<Self, Error> {
+        let mut s = Setup::new(model, cfg)?;
+        if let Some(snap) = seg.start {
+            snap.fits(model, s.num_lps)?;
+        }
+        s.pause = seg.pause;
+        Ok(s)
+    }
+
     /// Random stream id of stream 0 of `lp` (stream ids never depend on placement).
     #[inline]
     pub(crate) fn rng_base(lp: LpId) -> u64 {
@@ -90,76 +90,44 @@ impl Setup {
     }
 }
 
-/// Runs one segment of `model` under `cfg` in the kernel its mode and queue name.
-pub(crate) fn dispatch<M: Model>(model: &M, cfg: &Config, seg: &Segment<'_, M>) -> Result<Outcome<M>, Error> {
+/// Runs one segment of `model` under `cfg` on every process of `x`, in
+/// the kernel its mode and queue name: the one table of kernels (each
+/// kernel then picks its placement with `with_place!`).
+pub(crate) fn dispatch<M: Model, X: Processes>(
+    model: &M,
+    cfg: &Config,
+    seg: &Segment<'_, M>,
+    x: &X,
+) -> Result<Outcome<M>, Error> {
     use crate::event::{Inline, Queued};
     use crate::queue::{heap::QuadHeap, ladder::LadderQueue};
-    use crate::{QueueKind, SyncMode};
     match (cfg.sync, cfg.queue) {
+        (SyncMode::Sequential | SyncMode::Check, _) if x.count() > 1 => Err(Error::Option {
+            option: "sync",
+            problem: format!(
+                "the {} mode runs in one process, but this run has {} MPI processes; use optimistic or \
+                 conservative under mpirun (or run without mpirun)",
+                cfg.sync.name(),
+                x.count()
+            ),
+        }),
         (SyncMode::Sequential | SyncMode::Check, QueueKind::Ladder) => {
             sequential::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, seg)
         }
         (SyncMode::Sequential | SyncMode::Check, QueueKind::Heap) => {
             sequential::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, seg)
         }
-        (SyncMode::Optimistic, QueueKind::Ladder) => optimistic::run::<M, LadderQueue<Queued<M::Msg>>>(model, cfg, seg),
-        (SyncMode::Optimistic, QueueKind::Heap) => optimistic::run::<M, QuadHeap<Queued<M::Msg>>>(model, cfg, seg),
+        (SyncMode::Optimistic, QueueKind::Ladder) => {
+            optimistic::run::<M, LadderQueue<Queued<M::Msg>>, X::Net, X>(model, cfg, seg, x)
+        }
+        (SyncMode::Optimistic, QueueKind::Heap) => {
+            optimistic::run::<M, QuadHeap<Queued<M::Msg>>, X::Net, X>(model, cfg, seg, x)
+        }
         (SyncMode::Conservative, QueueKind::Ladder) => {
-            conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, seg)
+            conservative::run::<M, LadderQueue<Inline<M::Msg>>, X::Windows, X>(model, cfg, seg, x)
         }
-        (SyncMode::Conservative, QueueKind::Heap) => conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, seg),
-    }
-}
-
-/// Which part of a run a kernel call covers: where it starts (time 0, or
-/// a snapshot) and where it may pause for a checkpoint.
-pub(crate) struct Segment<'a, M: Model> {
-    /// The cut to start from; `None`: the model's `init`.
-    pub(crate) start: Option<&'a Snapshot<M>>,
-    /// Pause once every event before this time is committed (`INFINITY`: run to the end).
-    pub(crate) pause: f64,
-    /// Asks to pause as soon as possible (signals, a wall-clock timer).
-    pub(crate) control: Option<&'a Control>,
-}
-
-impl<M: Model> Segment<'_, M> {
-    /// The whole run, from time 0 to the end, without pauses.
-    pub(crate) fn whole() -> Self {
-        Segment { start: None, pause: f64::INFINITY, control: None }
-    }
-
-    /// `Setup` for this segment.
-    pub(crate) fn setup(&self, model: &M, cfg: &Config) -> Result<Setup, Error> {
-        let mut s = Setup::new(model, cfg)?;
-        if let Some(snap) = self.start {
-            snap.fits(model, s.num_lps)?;
-        }
-        s.pause = self.pause;
-        Ok(s)
-    }
-
-    /// Whether a pause was asked for (only polled where the kernel can cut).
-    #[inline]
-    pub(crate) fn stop_requested(&self) -> bool {
-        self.control.is_some_and(Control::requested)
-    }
-}
-
-/// What a kernel call ends with (one per segment: its size does not matter).
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Outcome<M: Model> {
-    /// The run reached its end.
-    Done(Report<M::Results>),
-    /// The run paused at a consistent cut.
-    Paused(Box<Snapshot<M>>),
-}
-
-impl<M: Model> Outcome<M> {
-    /// The report of a run that cannot pause.
-    pub(crate) fn report(self) -> Result<Report<M::Results>, Error> {
-        match self {
-            Outcome::Done(r) => Ok(r),
-            Outcome::Paused(_) => Err(Error::Internal("a run without pauses paused".into())),
+        (SyncMode::Conservative, QueueKind::Heap) => {
+            conservative::run::<M, QuadHeap<Inline<M::Msg>>, X::Windows, X>(model, cfg, seg, x)
         }
     }
 }
@@ -272,7 +240,7 @@ pub(crate) fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<(), Err
     v.try_reserve_exact(n).map_err(|_| {
         Error::Memory(format!(
             "cannot allocate {} for {n} {what}; make the model smaller",
-            crate::memory::human((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))
+            crate::bytes::human((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))
         ))
     })
 }
@@ -291,58 +259,4 @@ pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
-}
-
-/// The LPs of all `pes` (each a list of ids and a list of records, index
-/// for index) in id order, whatever the placement.
-pub(crate) fn by_id<'a, S: 'a>(pes: impl Iterator<Item = (&'a [LpId], &'a [Lp<S>])>) -> Vec<(LpId, &'a Lp<S>)> {
-    let mut all: Vec<(LpId, &Lp<S>)> = pes.flat_map(|(ids, lps)| ids.iter().copied().zip(lps)).collect();
-    all.sort_by_key(|x| x.0); // runs already in order (block mapping) cost one pass
-    all
-}
-
-/// Runs `finalize` over LPs in id order and fills the digest and memory figures.
-pub(crate) fn finish<'a, M: Model>(
-    model: &M,
-    lps: impl Iterator<Item = (LpId, &'a Lp<M::State>)>,
-    mut stats: Stats,
-) -> Report<M::Results> {
-    stats.peak_rss_bytes = peak_rss_bytes();
-    finish_parts(model, lps.map(|(id, lp)| (id, lp.digest(), &lp.state)), stats)
-}
-
-/// Runs `finalize` over `(id, digest, final state)` in id order and fills
-/// the digest and event rate.
-pub(crate) fn finish_parts<'a, M: Model>(
-    model: &M,
-    lps: impl Iterator<Item = (LpId, crate::digest::LpDigest, &'a M::State)>,
-    mut stats: Stats,
-) -> Report<M::Results> {
-    let mut results = M::Results::default();
-    let mut lp_digests = Vec::new();
-    for (id, digest, state) in lps {
-        model.finalize(id, state, stats.end_time, &mut results);
-        lp_digests.push(digest);
-    }
-    stats.digest = run_digest(lp_digests.iter().copied());
-    stats.digest_version = crate::digest::DIGEST_VERSION;
-    stats.event_rate = if stats.wall_seconds > 0.0 { stats.committed_events as f64 / stats.wall_seconds } else { 0.0 };
-    Report { stats, results, lp_digests, trace: Vec::new(), timeline: None }
-}
-
-/// Statistics fields every kernel fills the same way at the start.
-pub(crate) fn base_stats<M: Model>(model: &M, cfg: &Config, s: &Setup) -> Stats {
-    Stats {
-        model: model.name().to_string(),
-        sync: cfg.sync.name().to_string(),
-        threads: cfg.threads,
-        pes_per_process: cfg.pes_per_process(),
-        scheduling: if cfg.sync == crate::SyncMode::Optimistic { cfg.scheduling.name().into() } else { String::new() },
-        ranks: 1,
-        lps: s.num_lps as u64,
-        end_time: cfg.end,
-        seed: cfg.seed,
-        queue: format!("{:?}", cfg.queue).to_lowercase(),
-        ..Default::default()
-    }
 }

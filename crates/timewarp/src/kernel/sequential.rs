@@ -19,9 +19,10 @@ use crate::timeline::{Recorder, SpanKind, Timeline, Trace, SEQUENTIAL_CHUNK};
 use crate::Config;
 
 use super::commit::Committer;
-use super::{base_stats, check::checked_forward, finish, forward, handler_panic, restore_events, start_lp};
-use super::{Outcome, Report, Segment};
-use crate::checkpoint::{Pending, Snapshot};
+use super::end::{alone, ProcessEnd};
+use super::{check::checked_forward, forward, handler_panic, restore_events, start_lp, Setup};
+use crate::report::{base_stats, Report};
+use crate::segment::{Outcome, Pending, Segment};
 
 /// Events between two progress updates (a power of two: a mask test).
 const PROGRESS_EVERY: u64 = 1 << 16;
@@ -75,9 +76,9 @@ fn run_segment<
     seg: &Segment<'_, M>,
     mut profile: Option<&mut Profile>,
 ) -> Result<Outcome<M>, Error> {
-    let s = seg.setup(model, cfg)?;
+    let s = Setup::of_segment(model, cfg, seg)?;
     let check = cfg.sync == SyncMode::Check;
-    let mut stats = base_stats(model, cfg, &s);
+    let mut stats = base_stats(model, cfg, s.num_lps);
     let t0 = Instant::now();
 
     let n = s.num_lps as usize;
@@ -171,16 +172,17 @@ fn run_segment<
     stats.events_past_end = past_end + pe.past_end;
     stats.peak_events = peak as u64;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
-    if paused {
+    let timeline = Timeline::gather(cfg, std::iter::once(timeline));
+    let end = if paused {
         let mut events = Vec::with_capacity(q.len());
         q.drain_unordered(|e| events.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg }));
         let lps = lps.into_iter().enumerate().map(|(i, l)| (i as u32, l)).collect();
-        return Ok(Outcome::Paused(Box::new(Snapshot::assemble(lps, events, stats))));
-    }
-    let mut report = finish(model, lps.iter().enumerate().map(|(i, l)| (i as u32, l)), stats);
-    report.trace = commits.trace;
-    report.timeline = Timeline::gather(cfg, std::iter::once(timeline));
-    Ok(Outcome::Done(report))
+        ProcessEnd::Cut { lps, events, trace: commits.trace, timeline }
+    } else {
+        let lps = lps.iter().enumerate().map(|(i, l)| (i as u32, l)).collect();
+        ProcessEnd::End { lps, trace: commits.trace, timeline }
+    };
+    Ok(alone(model, stats, end))
 }
 
 /// Puts back the first event past the pause (out of the loop's way).

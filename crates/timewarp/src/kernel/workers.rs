@@ -1,5 +1,5 @@
-//! Worker threads of the parallel kernels: spawning, failure, and merging
-//! their figures. A worker that fails (an error or a panic in a handler) stops
+//! Worker threads of the parallel kernels: spawning, failure, and what
+//! they hand back ([`Ran`]; their figures are merged in [`crate::report`]). A worker that fails (an error or a panic in a handler) stops
 //! all the others through [`Failure`], so no worker waits forever on one that
 //! is gone.
 
@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use crate::error::Error;
 use crate::key::Key;
-use crate::stats::{PeStats, Stats};
+use crate::stats::WorkerStats;
 
 /// The error that ends a run, and a flag every worker polls.
 ///
@@ -124,45 +124,14 @@ pub(crate) fn run_workers<I: Send, T: Send>(
     Ok(done)
 }
 
-/// The statistics every parallel kernel fills the same way: start-up is the
-/// slowest worker's initialisation, wall time the rest of `total`, and the
-/// per-PE figures are summed.
-pub(crate) fn parallel_stats<'a>(
-    mut stats: Stats,
-    total: f64,
-    inits: impl Iterator<Item = f64>,
-    pes: impl Iterator<Item = &'a PeStats>,
-) -> Stats {
-    stats.init_seconds = inits.fold(0.0, f64::max);
-    stats.wall_seconds = total - stats.init_seconds;
-    merge_pe_stats(&mut stats, pes);
-    stats
-}
-
-/// Adds the per-PE figures into the run statistics (and keeps them per PE).
-pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'a PeStats>) -> u64 {
-    let mut remote = 0;
-    let mut remote_process = 0;
-    for p in pes {
-        remote_process += p.remote_process;
-        stats.committed_events += p.committed;
-        stats.processed_events += p.processed;
-        stats.rolled_back_events += p.rolled_back;
-        stats.saved_entries += p.saved_entries;
-        stats.primary_rollbacks += p.primary_rollbacks;
-        stats.secondary_rollbacks += p.secondary_rollbacks;
-        stats.anti_messages += p.anti_messages;
-        stats.timestamp_ties += p.ties;
-        stats.events_past_end += p.past_end;
-        stats.peak_events += p.peak_events;
-        stats.peak_speculative += p.peak_speculative;
-        remote += p.remote;
-        stats.pes.push(p.clone());
-    }
-    let c = stats.committed_events.max(1) as f64;
-    stats.efficiency = stats.committed_events as f64 / stats.processed_events.max(1) as f64;
-    stats.rollback_efficiency = 1.0 - stats.rolled_back_events as f64 / c;
-    stats.remote_fraction = remote as f64 / c;
-    stats.remote_process_fraction = remote_process as f64 / c;
-    remote
+/// What a parallel kernel's `run_pes` returns: this process' PEs after the
+/// segment (each with the seconds its initialisation took), the workers'
+/// figures (optimistic), the total seconds and the events sent to other
+/// processes (conservative; the optimistic network counts its own). The
+/// same shape for both kernels, so one end-of-segment path takes either.
+pub(crate) struct Ran<P> {
+    pub(crate) pes: Vec<(P, f64)>,
+    pub(crate) workers: Vec<WorkerStats>,
+    pub(crate) total: f64,
+    pub(crate) net_events: u64,
 }

@@ -11,27 +11,19 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::error::Error;
-use crate::event::Inline;
-use crate::kernel::conservative::{process_stats, run_pes, take_cut, Ran};
-use crate::kernel::{by_id, Segment};
-use crate::key::Key;
-use crate::mapping::{with_place, Placement};
-use crate::model::Model;
-use crate::queue::PendingQueue;
-use crate::timeline::Timeline;
-use crate::transport::{Layout, WindowNet};
-use crate::Config;
+use crate::transport::WindowNet;
 
 use super::courier::Figures;
-use super::{gather, gather_cut, Cluster, CutPart, Ended, Part, RankPart};
+use super::Cluster;
 
 /// MPI tag of a window's events.
 const TAG_WINDOW: i32 = 19;
 
 /// The MPI side of conservative windows.
-struct Windows {
+pub(crate) struct Windows {
     inner: Mutex<(Comm, Figures)>,
-    layout: Layout,
+    rank: usize,
+    ranks: usize,
 }
 
 /// Makes the communicator shareable: MPI runs at MPI_THREAD_SERIALIZED and
@@ -40,15 +32,29 @@ struct Comm(SimpleCommunicator);
 // SAFETY: see above; the handle is only used under `Windows::inner`.
 unsafe impl Send for Comm {}
 
+impl Windows {
+    /// The windows of this process of `cluster`, on a communicator of their own.
+    pub(crate) fn new(cluster: &Cluster) -> Self {
+        let (rank, ranks) = (cluster.rank, cluster.size);
+        Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), rank, ranks }
+    }
+
+    /// What was counted, with the `sent` events to other processes.
+    pub(crate) fn figures(&self, sent: u64) -> Figures {
+        let mut fig = self.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
+        fig.events = sent;
+        fig
+    }
+}
+
 impl WindowNet for Windows {
     const ACTIVE: bool = true;
 
-    fn exchange(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
+    fn swap(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let (Comm(comm), fig) = &mut *guard;
         let t = Instant::now();
-        let (rank, ranks) = (self.layout.rank(), self.layout.ranks());
-        let others = || (0..ranks).filter(|&q| q != rank);
+        let others = || (0..self.ranks).filter(|&q| q != self.rank);
         mpi::request::scope(|scope| {
             let sends: Vec<_> = others()
                 .map(|q| comm.process_at_rank(q as i32).immediate_send_with_tag(scope, &out[q][..], TAG_WINDOW))
@@ -66,39 +72,10 @@ impl WindowNet for Windows {
         }
         let mut g = f64::INFINITY;
         comm.all_reduce_into(&local_min, &mut g, SystemOperation::min());
-        fig.messages += (ranks - 1) as u64;
-        fig.polls += (ranks - 1) as u64;
+        fig.messages += (self.ranks - 1) as u64;
+        fig.polls += (self.ranks - 1) as u64;
         fig.successful_polls += received.iter().filter(|b| !b.is_empty()).count() as u64;
         fig.mpi_seconds += t.elapsed().as_secs_f64();
         Ok(g)
     }
-}
-
-/// Runs `model` conservatively over every process of `cluster`.
-pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
-    model: &M,
-    cfg: &Config,
-    seg: &Segment<'_, M>,
-    cluster: &Cluster,
-) -> Result<Ended<M>, Error> {
-    let s = seg.setup(model, cfg)?;
-    let rank = cluster.rank;
-    let layout = Layout::of(cfg, rank, cluster.size);
-    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
-    with_place!(placement, map => {
-        let net = Windows { inner: Mutex::new((Comm(cluster.world.duplicate()), Figures::default())), layout };
-        let Ran { pes: mut done, total, net_events: sent } =
-            run_pes::<M, Q, Windows, _>(model, cfg, &s, seg, map, &net, layout)?;
-        let stats = process_stats(model, cfg, &s, &done, total);
-        let mut fig = net.inner.lock().unwrap_or_else(|p| p.into_inner()).1;
-        fig.events = sent;
-        if done[0].0.paused {
-            let (lps, events) = take_cut(&mut done);
-            return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
-        }
-        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
-        let timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
-        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace, timeline)).map(Ended::Done)
-    })
 }

@@ -36,13 +36,14 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::error::Error;
-use crate::gvt::{Gates, Gvt};
+use crate::gvt::{Gated, Gvt};
 use crate::key::Key;
+use crate::layout::Layout;
 use crate::transport::mattern::{Collectives, Gates, Round};
 use crate::transport::outbox::Outbox;
 use crate::transport::port::Port;
 use crate::transport::wire::{sections, Section};
-use crate::transport::{Layout, Network};
+use crate::transport::Network;
 
 use super::collective::Collective;
 
@@ -154,7 +155,7 @@ impl Courier {
     }
 }
 
-impl Gates for Courier {
+impl Gated for Courier {
     const ACTIVE: bool = true;
 
     #[inline]

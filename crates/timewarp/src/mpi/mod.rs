@@ -34,22 +34,22 @@ use mpi::traits::*;
 use mpi::Threading;
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{Control, Pending, Plan, Snapshot};
+use std::sync::Arc;
+
+use crate::checkpoint::{Control, Plan, Snapshot};
 use crate::digest::LpDigest;
 use crate::error::Error;
-use crate::event::{Inline, Queued};
-use crate::kernel::optimistic::{process_stats, run_pes, take_cut, Shared};
-use crate::kernel::workers::merge_pe_stats;
-use crate::kernel::{base_stats, by_id, finish_parts, Report, Segment, Setup};
+use crate::kernel::end::{ProcessEnd, Ranks, Reach};
+use crate::kernel::processes::Processes;
 use crate::key::{Key, LpId};
+use crate::layout::Layout;
 use crate::lp::Lp;
-use crate::mapping::{with_place, Placement};
 use crate::model::Model;
-use crate::queue::{heap::QuadHeap, ladder::LadderQueue, PendingQueue};
+use crate::report::{finish, finish_parts, merge_processes, Report};
+use crate::segment::{Outcome, Pending};
 use crate::stats::{peak_rss_bytes, RankStats, Stats};
 use crate::timeline::Timeline;
-use crate::transport::Layout;
-use crate::{Config, QueueKind, SyncMode};
+use crate::Config;
 use courier::{Courier, Figures};
 
 /// MPI tag of the end-of-run reports sent to rank 0.
@@ -118,12 +118,7 @@ pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Optio
     if cluster.size == 1 {
         return crate::run(model, cfg).map(Some);
     }
-    cfg.validate()?;
-    crate::memory::check(model, cfg, cluster.size)?;
-    match segment(model, cfg, &Segment::whole(), cluster)? {
-        Ended::Done(r) => Ok(r),
-        Ended::Paused(_) => Err(Error::Internal("a run without pauses paused".into())),
-    }
+    crate::checkpoint::drive(model, cfg, cluster, None, None, None)
 }
 
 /// [`checkpoint::run`](crate::checkpoint::run) over every process of
@@ -146,136 +141,94 @@ pub fn run_checkpointed<M: Model>(
     if cluster.size == 1 {
         return crate::checkpoint::run(model, cfg, plan, control, start).map(Some);
     }
-    plan.validate()?;
-    cfg.validate()?;
-    if plan.wall.is_some() {
-        return Err(Error::Option {
-            option: "checkpoint-wall",
-            problem: "not offered under MPI (the processes would have to agree on the moment); use \
-                      --checkpoint-every, in virtual time"
-                .into(),
-        });
+    crate::checkpoint::drive(model, cfg, cluster, Some(plan), Some(control), start)
+}
+
+impl Ranks for Cluster {
+    fn rank(&self) -> usize {
+        self.rank
     }
-    if cluster.rank == 0 {
-        plan.make_dir()?;
+    fn count(&self) -> usize {
+        self.size
     }
-    let mut start = match start {
-        Some(s) => Some(crate::checkpoint::prepare(s, cfg)?),
-        None => {
-            crate::memory::check(model, cfg, cluster.size)?;
-            None
-        }
-    };
-    let mut written = Vec::new();
-    loop {
-        let from = start.as_ref().map_or(0.0, |s| s.time());
-        let seg = Segment { start: start.as_ref(), pause: plan.next_mark(from), control: None };
-        match segment(model, cfg, &seg, cluster)? {
-            Ended::Done(mut r) => {
-                if let (Some(r), Some(s)) = (&mut r, &start) {
-                    r.stats.add_earlier(&s.stats);
-                }
-                return Ok(r);
+}
+
+/// The optimistic kernel across processes: through a courier.
+impl Reach<Courier> for Cluster {
+    fn connect(&self, pes: usize) -> Courier {
+        Courier::new(self.world.duplicate(), Layout::new(self.rank, self.size, pes))
+    }
+    fn end<M: Model>(
+        &self,
+        model: &M,
+        cfg: &Config,
+        stats: Stats,
+        net: &Courier,
+        _: u64,
+        end: ProcessEnd<'_, M>,
+    ) -> Result<Outcome<M>, Error> {
+        self.gather_end(model, cfg, stats, net.finish(), end)
+    }
+}
+
+/// The conservative kernel across processes: one swap per window.
+impl Reach<conservative::Windows> for Cluster {
+    fn connect(&self, _: usize) -> conservative::Windows {
+        conservative::Windows::new(self)
+    }
+    fn end<M: Model>(
+        &self,
+        model: &M,
+        cfg: &Config,
+        stats: Stats,
+        net: &conservative::Windows,
+        sent: u64,
+        end: ProcessEnd<'_, M>,
+    ) -> Result<Outcome<M>, Error> {
+        self.gather_end(model, cfg, stats, net.figures(sent), end)
+    }
+}
+
+impl Processes for Cluster {
+    type Net = Courier;
+    type Windows = conservative::Windows;
+
+    fn share<M: Model>(&self, snap: Option<Arc<Snapshot<M>>>) -> Result<Arc<Snapshot<M>>, Error> {
+        share(snap, self)
+    }
+}
+
+impl Cluster {
+    /// The segment's outcome: every process' part gathered on rank 0.
+    fn gather_end<M: Model>(
+        &self,
+        model: &M,
+        cfg: &Config,
+        stats: Stats,
+        fig: Figures,
+        end: ProcessEnd<'_, M>,
+    ) -> Result<Outcome<M>, Error> {
+        match end {
+            // Rank 0 has no use for the trace and timeline of a cut that turns out to be the end.
+            ProcessEnd::Cut { lps, events, .. } => {
+                gather_cut(model, cfg, self, CutPart { part: RankPart::new(self.rank, stats, fig), lps, events })
             }
-            Ended::Paused(mut snap) => {
-                if let Some(snap) = &mut snap {
-                    // Rank 0: the whole snapshot.
-                    if let Some(s) = &start {
-                        snap.stats.add_earlier(&s.stats);
-                    }
-                    if let Some(dir) = &plan.dir {
-                        let t = std::time::Instant::now();
-                        snap.stats.checkpoints += 1;
-                        let header = crate::checkpoint::header(plan, cfg, model.name(), snap, cluster.size as u64);
-                        let path = crate::checkpoint::file_path(dir, snap);
-                        // As in one process: a checkpoint that cannot be written (a full disk) is a warning.
-                        match crate::checkpoint::save(dir, &path, &header, snap, plan.keep, &mut written) {
-                            Ok(()) => snap.stats.checkpoint_seconds += t.elapsed().as_secs_f64(),
-                            Err(e) => {
-                                crate::checkpoint::warn_unwritten(&e);
-                                snap.stats.checkpoints -= 1;
-                            }
-                        }
-                    }
-                }
-                start = Some(share(snap, cluster)?);
+            ProcessEnd::End { lps, trace, timeline } => {
+                gather(model, cfg, self, Part::new(self.rank, stats, fig, &lps, trace, timeline)).map(Outcome::Done)
             }
         }
     }
-}
-
-/// How one segment across processes ended.
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Ended<M: Model> {
-    /// At the end: the report on rank 0.
-    Done(Option<Report<M::Results>>),
-    /// At a pause: the whole snapshot on rank 0.
-    Paused(Option<Snapshot<M>>),
-}
-
-/// Runs one segment in the mode `cfg` names.
-fn segment<M: Model>(model: &M, cfg: &Config, seg: &Segment<'_, M>, cluster: &Cluster) -> Result<Ended<M>, Error> {
-    match (cfg.sync, cfg.queue) {
-        (SyncMode::Sequential | SyncMode::Check, _) => Err(Error::Option {
-            option: "sync",
-            problem: format!(
-                "the {} mode runs in one process, but this run has {} MPI processes; use optimistic or \
-                 conservative under mpirun (or run without mpirun)",
-                cfg.sync.name(),
-                cluster.size
-            ),
-        }),
-        (SyncMode::Optimistic, QueueKind::Ladder) => {
-            optimistic::<M, LadderQueue<Queued<M::Msg>>>(model, cfg, seg, cluster)
-        }
-        (SyncMode::Optimistic, QueueKind::Heap) => optimistic::<M, QuadHeap<Queued<M::Msg>>>(model, cfg, seg, cluster),
-        (SyncMode::Conservative, QueueKind::Ladder) => {
-            conservative::run::<M, LadderQueue<Inline<M::Msg>>>(model, cfg, seg, cluster)
-        }
-        (SyncMode::Conservative, QueueKind::Heap) => {
-            conservative::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, seg, cluster)
-        }
-    }
-}
-
-fn optimistic<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
-    model: &M,
-    cfg: &Config,
-    seg: &Segment<'_, M>,
-    cluster: &Cluster,
-) -> Result<Ended<M>, Error> {
-    let s = seg.setup(model, cfg)?;
-    let rank = cluster.rank;
-    let layout = Layout::of(cfg, rank, cluster.size);
-    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
-    with_place!(placement, map => {
-        let courier = Courier::new(cluster.world.duplicate(), layout);
-        let shared = Shared::new(layout.pes_per_process(), &s, seg, false);
-        let rings = crate::kernel::optimistic::ring_capacity(layout.pes_per_process());
-        let (mut done, workers, total) =
-            run_pes::<M, Q, Courier, _>(model, cfg, &s, seg, map, &shared, &courier, layout, rings)?;
-        let fig = courier.finish();
-        let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
-        if done[0].0.paused {
-            let (lps, events) = take_cut(&mut done)?;
-            return gather_cut(model, cfg, cluster, CutPart { part: RankPart::new(rank, stats, fig), lps, events });
-        }
-        let trace: Vec<Key> = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
-        let timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
-        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        gather(model, cfg, cluster, Part::new(rank, stats, fig, &lps, trace, timeline)).map(Ended::Done)
-    })
 }
 
 /// A process' statistics, as every report to rank 0 carries them.
 #[derive(Serialize, Deserialize)]
-pub(crate) struct RankPart {
+struct RankPart {
     stats: Stats,
     rank: RankStats,
 }
 
 impl RankPart {
-    pub(crate) fn new(rank: usize, stats: Stats, fig: Figures) -> Self {
+    fn new(rank: usize, stats: Stats, fig: Figures) -> Self {
         let rs = RankStats {
             rank: rank as u64,
             committed_events: stats.committed_events,
@@ -296,7 +249,7 @@ impl RankPart {
 /// What one process sends rank 0 at a pause: its LPs and pending events.
 #[derive(Serialize, Deserialize)]
 #[serde(bound(deserialize = "S: serde::de::DeserializeOwned, Msg: serde::de::DeserializeOwned"))]
-pub(crate) struct CutPart<S, Msg> {
+struct CutPart<S, Msg> {
     part: RankPart,
     lps: Vec<(LpId, Lp<S>)>,
     events: Vec<Pending<Msg>>,
@@ -305,12 +258,12 @@ pub(crate) struct CutPart<S, Msg> {
 /// Sends every process' part of the cut to rank 0, which assembles the
 /// snapshot; if nothing is pending anywhere the run has in fact ended, and
 /// rank 0 makes the report. Every process learns which.
-pub(crate) fn gather_cut<M: Model>(
+fn gather_cut<M: Model>(
     model: &M,
     cfg: &Config,
     cluster: &Cluster,
     mine: CutPart<M::State, M::Msg>,
-) -> Result<Ended<M>, Error> {
+) -> Result<Outcome<M>, Error> {
     let encode = |e: postcard::Error| Error::Encode(format!("a process' part of a checkpoint: {e}"));
     let ended = if cluster.rank != 0 {
         let bytes = postcard::to_allocvec(&mine).map_err(encode)?;
@@ -324,7 +277,8 @@ pub(crate) fn gather_cut<M: Model>(
                 .map_err(|e| Error::Internal(format!("the checkpoint part of rank {r} is unreadable: {e}")))?;
             parts.push(part);
         }
-        let stats = merge_rank_parts(model, cfg, parts.iter().map(|p| &p.part));
+        let all: Vec<(&Stats, &RankStats)> = parts.iter().map(|p| (&p.part.stats, &p.part.rank)).collect();
+        let stats = merge_processes(model, cfg, &all);
         let mut lps = Vec::new();
         let mut events = Vec::new();
         for p in parts {
@@ -337,16 +291,16 @@ pub(crate) fn gather_cut<M: Model>(
     let mut more = ended.as_ref().map_or(0u8, |s: &Snapshot<M>| (s.pending_events() > 0) as u8);
     cluster.world.process_at_rank(0).broadcast_into(&mut more);
     if more == 1 {
-        return Ok(Ended::Paused(ended));
+        return Ok(Outcome::Paused(ended));
     }
-    Ok(Ended::Done(ended.map(|snap| {
+    Ok(Outcome::Done(ended.map(|snap| {
         let lps = snap.lps.iter().enumerate().map(|(i, l)| (i as LpId, l));
-        crate::kernel::finish(model, lps, snap.stats)
+        finish(model, lps, snap.stats)
     })))
 }
 
 /// Sends rank 0's snapshot to every process (each starts the next segment from it).
-fn share<M: Model>(snap: Option<Snapshot<M>>, cluster: &Cluster) -> Result<Snapshot<M>, Error> {
+fn share<M: Model>(snap: Option<Arc<Snapshot<M>>>, cluster: &Cluster) -> Result<Arc<Snapshot<M>>, Error> {
     let root = cluster.world.process_at_rank(0);
     let mut bytes = match &snap {
         Some(s) => crate::checkpoint::encode(s)?,
@@ -358,7 +312,7 @@ fn share<M: Model>(snap: Option<Snapshot<M>>, cluster: &Cluster) -> Result<Snaps
     root.broadcast_into(&mut bytes[..]);
     match snap {
         Some(s) => Ok(s),
-        None => crate::checkpoint::decode(&bytes),
+        None => crate::checkpoint::decode(&bytes).map(Arc::new),
     }
 }
 
@@ -428,7 +382,9 @@ fn gather<M: Model>(
             .map_err(|e| Error::Internal(format!("the end-of-run report of rank {r} is unreadable: {e}")))?;
         others.push(part);
     }
-    let mut stats = merge_ranks(model, cfg, &mine, &others);
+    let all: Vec<(&Stats, &RankStats)> =
+        std::iter::once((&mine.stats, &mine.rank)).chain(others.iter().map(|p| (&p.stats, &p.rank))).collect();
+    let mut stats = merge_processes(model, cfg, &all);
     stats.peak_rss_bytes = mine.rank.peak_rss_bytes + others.iter().map(|p| p.rank.peak_rss_bytes).sum::<u64>();
     // Any placement: put every process' LPs back in id order.
     let own = mine.ids.iter().zip(&mine.digests).zip(&mine.states).map(|((&i, d), s)| (i, *d, *s));
@@ -445,52 +401,4 @@ fn gather<M: Model>(
         }
     }
     Ok(Some(report))
-}
-
-/// Run statistics of all processes: counters summed, times the slowest process'.
-fn merge_ranks<M: Model, S>(model: &M, cfg: &Config, mine: &Part<'_, S>, others: &[PartIn<impl Sized>]) -> Stats {
-    let all: Vec<(&Stats, &RankStats)> =
-        std::iter::once((&mine.stats, &mine.rank)).chain(others.iter().map(|p| (&p.stats, &p.rank))).collect();
-    merge_stats(model, cfg, &all)
-}
-
-/// [`merge_ranks`] for the parts of a cut.
-fn merge_rank_parts<'a, M: Model>(model: &M, cfg: &Config, parts: impl Iterator<Item = &'a RankPart>) -> Stats {
-    let all: Vec<(&Stats, &RankStats)> = parts.map(|p| (&p.stats, &p.rank)).collect();
-    merge_stats(model, cfg, &all)
-}
-
-/// Statistics of all processes, rank 0's first.
-fn merge_stats<M: Model>(model: &M, cfg: &Config, all: &[(&Stats, &RankStats)]) -> Stats {
-    let s = Setup {
-        num_lps: all[0].0.lps as u32,
-        streams: 0,
-        lookahead: 0.0,
-        end: cfg.end,
-        rng_key: 0,
-        pause: f64::INFINITY,
-        started: std::time::Instant::now(),
-    };
-    let mut t = base_stats(model, cfg, &s);
-    t.ranks = all.len() as u64;
-    merge_pe_stats(&mut t, all.iter().flat_map(|(st, _)| st.pes.iter()));
-    let first = all[0].0;
-    t.gvt_rounds = first.gvt_rounds;
-    t.gvt_series = first.gvt_series.clone();
-    t.workers = all.iter().flat_map(|(st, _)| st.workers.iter().cloned()).collect();
-    t.event_memory_per_pe = first.event_memory_per_pe;
-    t.kps_per_pe = first.kps_per_pe;
-    t.event_bytes = first.event_bytes;
-    t.init_seconds = all.iter().map(|(st, _)| st.init_seconds).fold(0.0, f64::max);
-    t.wall_seconds = all.iter().map(|(st, _)| st.wall_seconds).fold(0.0, f64::max);
-    for (_, r) in all {
-        t.mpi_messages += r.mpi_messages;
-        t.polls += r.polls;
-        t.successful_polls += r.successful_polls;
-        t.mpi_seconds += r.mpi_seconds;
-    }
-    let events: u64 = all.iter().map(|(_, r)| r.mpi_events).sum();
-    t.mpi_events_per_message = events as f64 / t.mpi_messages.max(1) as f64;
-    t.rank_stats = all.iter().map(|(_, r)| (*r).clone()).collect();
-    t
 }

@@ -13,11 +13,11 @@ use crate::error::Error;
 use crate::gvt::Gvt;
 use crate::key::{Key, LpId};
 
-use super::layout::Layout;
 use super::network::Network;
 use super::port::Port;
 use super::ring::Links;
 use super::wire::Wire;
+use crate::layout::Layout;
 
 /// One PE's rings and port, and the network that carries the port's bytes.
 pub(crate) struct Transport<'a, Msg, N> {

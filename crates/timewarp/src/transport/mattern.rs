@@ -29,7 +29,7 @@ use crate::error::Error;
 use crate::gvt::{Gvt, KeySlot};
 use crate::key::Key;
 
-use super::layout::Layout;
+use crate::layout::Layout;
 
 /// What a network does for a round: send what waits, and two non-blocking
 /// collectives over all processes (one of each in flight at a time).

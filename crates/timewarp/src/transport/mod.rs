@@ -21,7 +21,6 @@
 //! network traits; everything here builds and is tested without it.
 
 pub(crate) mod endpoint;
-pub(crate) mod layout;
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) mod mattern;
 pub(crate) mod network;
@@ -32,7 +31,6 @@ pub(crate) mod ring;
 pub(crate) mod wire;
 
 pub(crate) use endpoint::Transport;
-pub(crate) use layout::Layout;
 pub(crate) use network::{Alone, Network, NoNet, WindowNet};
 pub(crate) use received::Received;
 pub(crate) use ring::Links;

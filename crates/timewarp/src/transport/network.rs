@@ -15,14 +15,14 @@
 //! away at compile time.
 
 use crate::error::Error;
-use crate::gvt::{Gates, Gvt};
+use crate::gvt::{Gated, Gvt};
 use crate::key::Key;
 
 use super::port::Port;
 
-/// A process' link to the others, shared by its PEs; its [`Gates`] are
+/// A process' link to the others, shared by its PEs; its [`Gated`] are
 /// what a GVT round asks of it.
-pub(crate) trait Network: Gates + Sync {
+pub(crate) trait Network: Gated + Sync {
     /// Hands the sections waiting in `port` (of local PE `pe`) to the
     /// courier, lets it do its work (send, poll, GVT), and moves the
     /// sections that arrived for `pe` into `port.inbound`. Without `force`
@@ -41,7 +41,7 @@ pub(crate) trait Network: Gates + Sync {
 /// The network of an optimistic run in one process.
 pub(crate) struct NoNet;
 
-impl Gates for NoNet {
+impl Gated for NoNet {
     const ACTIVE: bool = false;
     fn gate_open(&self, _: u64) -> bool {
         true
@@ -72,7 +72,9 @@ pub(crate) trait WindowNet: std::marker::Sync {
     /// emptied) to every other process, appends the messages the others sent
     /// here to `received`, and returns the minimum of `local_min` over all
     /// processes.
-    fn exchange(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error>;
+    /// (Named for the all-to-all swap it is: "exchange" names the
+    /// optimistic network's hand-over and polling.)
+    fn swap(&self, out: &mut [Vec<u8>], local_min: f64, received: &mut Vec<Vec<u8>>) -> Result<f64, Error>;
 }
 
 /// The network of a conservative run in one process.
@@ -80,7 +82,7 @@ pub(crate) struct Alone;
 
 impl WindowNet for Alone {
     const ACTIVE: bool = false;
-    fn exchange(&self, _: &mut [Vec<u8>], _: f64, _: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
+    fn swap(&self, _: &mut [Vec<u8>], _: f64, _: &mut Vec<Vec<u8>>) -> Result<f64, Error> {
         unreachable!("a single-process run has no network")
     }
 }

@@ -9,9 +9,9 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::key::{Key, LpId};
 
-use super::layout::Layout;
 use super::outbox::Outbox;
 use super::wire::{push_record, Head, Section, Wire};
+use crate::layout::Layout;
 
 /// A PE's buffers for other processes.
 pub(crate) struct Port {

@@ -11,8 +11,8 @@ use rtrb::{Consumer, Producer, RingBuffer};
 
 use crate::key::{Key, LpId};
 
-use super::layout::Layout;
 use super::wire::Wire;
+use crate::layout::Layout;
 
 /// One PE's ends of the rings: a producer to and a consumer from every other PE.
 pub(crate) struct Links<Msg> {

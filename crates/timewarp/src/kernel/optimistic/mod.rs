@@ -20,19 +20,22 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::key::Key;
-use crate::mapping::{with_place, Place, Placement};
+use crate::mapping::{with_place, Place};
 use crate::model::Model;
 use crate::queue::PendingQueue;
 use crate::stats::{GvtPoint, WorkerStats};
 use crate::Config;
 
-use super::workers::{parallel_stats, run_workers, Failure};
-use super::{base_stats, by_id, finish, Outcome, Segment, Setup};
-use crate::checkpoint::{Pending, Snapshot};
+use super::end::{process_end, Finished, Reach};
+use super::workers::{run_workers, Failure, Ran};
+use super::Setup;
+use crate::layout::Layout;
 use crate::lp::Lp;
+use crate::report::{base_stats, parallel_stats};
+use crate::segment::{Outcome, Pending, Segment};
 use crate::stats::Stats;
-use crate::timeline::Timeline;
-use crate::transport::{Layout, Links, Network, NoNet};
+use crate::timeline::Recorder;
+use crate::transport::{Links, Network};
 use pe::Pe;
 use scheduling::Pool;
 
@@ -134,62 +137,60 @@ pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64) -> (u64, u64) {
     (n.saturating_mul(kps).saturating_mul(kp), rings)
 }
 
-/// Runs `model` optimistically: `cfg.pes_per_process()` PEs on `cfg.threads` worker threads.
-pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>>(
+/// Runs `model` optimistically: `cfg.pes_per_process()` PEs on
+/// `cfg.threads` worker threads in each process of `x`, reached through network `N`.
+pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, X: Reach<N>>(
     model: &M,
     cfg: &Config,
     seg: &Segment<'_, M>,
+    x: &X,
 ) -> Result<Outcome<M>, Error> {
-    let s = seg.setup(model, cfg)?;
-    let layout = Layout::of(cfg, 0, 1);
-    let placement = Placement::for_run(cfg, s.num_lps, &layout)?;
+    let s = Setup::of_segment(model, cfg, seg)?;
+    let layout = cfg.layout(x.rank(), x.count());
+    let pes = layout.pes_per_process();
+    let placement = cfg.placement(s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let shared = Shared::new(layout.pes_per_process(), &s, seg, true);
-        let rings = ring_capacity(layout.pes_per_process());
-        let (mut done, workers, total) =
-            run_pes::<M, Q, NoNet, _>(model, cfg, &s, seg, map, &shared, &NoNet, layout, rings)?;
+        let net = x.connect(pes);
+        // Only a single process can pause on request (processes would have to agree on when).
+        let shared = Shared::new(pes, &s, seg, layout.ranks() == 1);
+        let rings = ring_capacity(pes);
+        let Ran { pes: mut done, workers, total, .. } =
+            run_pes::<M, Q, N, _>(model, cfg, &s, seg, map, &shared, &net, layout, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
-        if done[0].0.paused {
+        if !N::ACTIVE && done[0].0.paused {
             // Messages sent in the last round may still be in the rings.
+            // (Across processes nothing is in flight at a cut: events for
+            // other PEs at or past the mark are parked at the sender.)
             while done.iter_mut().map(|d| d.0.settle()).try_fold(false, |a, r| r.map(|b| a | b))? {}
-            let (lps, events) = take_cut(&mut done)?;
-            if !events.is_empty() {
-                return Ok(Outcome::Paused(Box::new(Snapshot::assemble(lps, events, stats))));
-            }
-            let mut report = finish(model, lps.iter().map(|(i, l)| (*i, l)), stats);
-            report.trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
-            report.timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
-            return Ok(Outcome::Done(report));
         }
-        let trace = done.iter().flat_map(|d| d.0.commits.trace.iter().copied()).collect();
-        let lps = by_id(done.iter().map(|(pe, _)| (&pe.ids[..], &pe.lps[..])));
-        let mut report = finish(model, lps.into_iter(), stats);
-        report.trace = trace;
-        report.timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.timeline.take()));
-        Ok(Outcome::Done(report))
+        let end = process_end(cfg, &mut done)?;
+        x.end(model, cfg, stats, &net, 0, end)
     })
 }
 
-/// The LP records (in id order) and pending events of this process' paused PEs.
-#[allow(clippy::type_complexity)]
-pub(crate) fn take_cut<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, P: Place>(
-    done: &mut Done<'_, M, Q, N, P>,
-) -> Result<(Vec<(u32, Lp<M::State>)>, Vec<Pending<M::Msg>>), Error> {
-    let mut lps = Vec::new();
-    let mut events = Vec::new();
-    for (pe, _) in done.iter_mut() {
-        events.extend(pe.take_pending()?);
-        lps.extend(std::mem::take(&mut pe.ids).into_iter().zip(std::mem::take(&mut pe.lps)));
+impl<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, P: Place> Finished<M> for Pe<'_, M, Q, N, P> {
+    fn paused(&self) -> bool {
+        self.paused
     }
-    lps.sort_by_key(|x| x.0);
-    Ok((lps, events))
+    fn records(&self) -> (&[u32], &[Lp<M::State>]) {
+        (&self.ids, &self.lps)
+    }
+    fn take_records(&mut self) -> (Vec<u32>, Vec<Lp<M::State>>) {
+        (std::mem::take(&mut self.ids), std::mem::take(&mut self.lps))
+    }
+    fn take_pending(&mut self) -> Result<Vec<Pending<M::Msg>>, Error> {
+        Pe::take_pending(self)
+    }
+    fn trace(&self) -> &[Key] {
+        &self.commits.trace
+    }
+    fn take_timeline(&mut self) -> Option<Box<Recorder>> {
+        self.timeline.take()
+    }
 }
 
 /// PEs after a run, each with the seconds its initialisation took.
 pub(crate) type Done<'a, M, Q, N, P> = Vec<(Pe<'a, M, Q, N, P>, f64)>;
-
-/// [`run_pes`]' result: the PEs, the workers' figures and the total seconds.
-pub(crate) type Ran<'a, M, Q, N, P> = Result<(Done<'a, M, Q, N, P>, Vec<WorkerStats>, f64), Error>;
 
 /// Runs this process' PEs (those of `layout`) on `cfg.threads` workers
 /// until GVT passes the end; returns them and the total seconds.
@@ -204,7 +205,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     net: &'a N,
     layout: Layout,
     rings: usize,
-) -> Ran<'a, M, Q, N, P> {
+) -> Result<Ran<Pe<'a, M, Q, N, P>>, Error> {
     let pes = layout.pes_per_process();
     let t0 = Instant::now();
     let links: Vec<Mutex<Option<Links<M::Msg>>>> =
@@ -227,7 +228,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
     })?;
     let inits = inits.into_inner().unwrap_or_else(|e| e.into_inner());
     let done = pool.into_pes()?.into_iter().zip(inits).collect();
-    Ok((done, workers, t0.elapsed().as_secs_f64()))
+    Ok(Ran { pes: done, workers, total: t0.elapsed().as_secs_f64(), net_events: 0 })
 }
 
 /// The statistics of this process' PEs (no digest yet).
@@ -241,7 +242,7 @@ pub(crate) fn process_stats<M: Model, Q, N, P>(
     total: f64,
 ) -> Stats {
     let inits = done.iter().map(|d| d.1);
-    let mut stats = parallel_stats(base_stats(model, cfg, s), total, inits, done.iter().map(|d| &d.0.stats));
+    let mut stats = parallel_stats(base_stats(model, cfg, s.num_lps), total, inits, done.iter().map(|d| &d.0.stats));
     stats.workers = workers;
     stats.gvt_rounds = shared.gvt.rounds();
     stats.event_memory_per_pe = cfg.event_memory_per_pe() as u64;

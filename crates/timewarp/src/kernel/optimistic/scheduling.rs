@@ -264,9 +264,10 @@ where
         Ok(r)
     }
 
-    /// After a pass: spin or yield when there was nothing to do.
+    /// After a pass: spin or yield when there was nothing to do. (Not
+    /// "pause", which names a checkpoint cut.)
     #[inline]
-    fn pause(&self, me: &mut Worker, worked: bool) {
+    fn back_off(&self, me: &mut Worker, worked: bool) {
         if worked {
             me.idle = 0;
             return;
@@ -299,7 +300,7 @@ where
             if r == Iteration::Finished {
                 live -= 1;
             }
-            self.pause(me, matches!(r, Iteration::Worked(_)));
+            self.back_off(me, matches!(r, Iteration::Worked(_)));
         }
         Ok(())
     }
@@ -347,7 +348,7 @@ where
                     break;
                 }
             }
-            self.pause(me, matches!(ran, Some(Iteration::Worked(_))));
+            self.back_off(me, matches!(ran, Some(Iteration::Worked(_))));
             if self.policy.adapts() {
                 self.adapt(me);
             }
@@ -379,7 +380,7 @@ where
             if self.active_count.load(Relaxed) < self.workers {
                 worked |= self.help(me, m, worked, ahead)?;
             }
-            self.pause(me, worked);
+            self.back_off(me, worked);
             self.adapt(me);
         }
         Ok(())

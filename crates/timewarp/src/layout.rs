@@ -4,9 +4,9 @@
 //! `g` is local PE `g % pes` of process `g / pes`, so every process' PEs
 //! are one block of global ids. Everything that asks "which process is PE
 //! `g` in?", "is it in this one?" or "what is its index here?" asks a
-//! [`Layout`], so the arithmetic is written once.
-
-use crate::config::{Config, SyncMode};
+//! [`Layout`], so the arithmetic is written once. A run's layout comes
+//! from [`Config::layout`](crate::Config::layout); it sits below the
+//! configuration, the placement and the transport, which all use it.
 
 /// The PEs of a run, seen from one of its processes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,14 +27,6 @@ impl Layout {
     pub(crate) fn new(rank: usize, ranks: usize, pes_per_process: usize) -> Self {
         debug_assert!(rank < ranks && pes_per_process > 0, "process {rank} of {ranks}, {pes_per_process} PEs each");
         Layout { rank, ranks, pes: pes_per_process, first: rank * pes_per_process }
-    }
-
-    /// Process `rank` of `ranks` of a run under `cfg`: the optimistic mode
-    /// runs [`Config::pes_per_process`] PEs per process, the conservative
-    /// one a PE per worker thread.
-    pub(crate) fn of(cfg: &Config, rank: usize, ranks: usize) -> Self {
-        let pes = if cfg.sync == SyncMode::Optimistic { cfg.pes_per_process() } else { cfg.threads };
-        Layout::new(rank, ranks, pes)
     }
 
     /// This process, `0..ranks()`.
@@ -90,6 +82,7 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{Config, SyncMode};
 
     #[test]
     fn a_process_holds_one_block_of_pes() {
@@ -111,8 +104,8 @@ mod tests {
     #[test]
     fn the_mode_sets_the_pes_per_process() {
         let cfg = Config { threads: 2, pes: Some(8), sync: SyncMode::Optimistic, ..Config::default() };
-        assert_eq!(Layout::of(&cfg, 1, 2), Layout::new(1, 2, 8));
+        assert_eq!(cfg.layout(1, 2), Layout::new(1, 2, 8));
         let cfg = Config { threads: 2, sync: SyncMode::Conservative, ..Config::default() };
-        assert_eq!(Layout::of(&cfg, 0, 3).pes(), 6);
+        assert_eq!(cfg.layout(0, 3).pes(), 6);
     }
 }

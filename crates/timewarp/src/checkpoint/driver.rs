@@ -1,0 +1,123 @@
+//! The run driver: the one segment loop every run goes through, in one
+//! process or several, checkpointing or not.
+//!
+//! A run is a series of segments (one, without a plan): each is one call of
+//! the kernel table ([`dispatch`]) over the run's [`Processes`]; a segment
+//! that pauses hands back a snapshot (on rank 0), which is written to a
+//! file by the [`Writer`] and shared with every process to start the next.
+//! Everything that differs between one process and MPI — the network, how
+//! the end of a segment is gathered, how a snapshot reaches every
+//! process — is behind the seam, so this loop is written once.
+
+use std::sync::Arc;
+
+use super::{file_path, header, prepare, Plan, Timer, Writer};
+use crate::error::Error;
+use crate::kernel::dispatch;
+use crate::kernel::processes::Processes;
+use crate::model::Model;
+use crate::report::Report;
+use crate::segment::{Control, Outcome, Segment, Snapshot};
+use crate::Config;
+
+/// Runs `model` from time 0 (or from `start`) to the end on every process
+/// of `x`, writing checkpoints as `plan` says (`None`: one segment, no
+/// pauses). A stop request through `control` (one process only: across
+/// processes they would have to agree on the moment) writes a checkpoint
+/// and ends the run with [`Error::Interrupted`]. Rank 0 gets the report;
+/// the others `None`.
+pub(crate) fn drive<M: Model, X: Processes>(
+    model: &M,
+    cfg: &Config,
+    x: &X,
+    plan: Option<&Plan>,
+    control: Option<&Control>,
+    start: Option<Snapshot<M>>,
+) -> Result<Option<Report<M::Results>>, Error> {
+    if let Some(plan) = plan {
+        plan.validate()?;
+    }
+    cfg.validate()?;
+    let alone = x.count() == 1;
+    if let Some(plan) = plan {
+        if !alone && plan.wall.is_some() {
+            return Err(Error::Option {
+                option: "checkpoint-wall",
+                problem: "not offered under MPI (the processes would have to agree on the moment); use \
+                          --checkpoint-every, in virtual time"
+                    .into(),
+            });
+        }
+        if x.rank() == 0 {
+            plan.make_dir()?;
+        }
+    }
+    let control = control.filter(|_| alone);
+    let mut start: Option<Arc<Snapshot<M>>> = match start {
+        Some(s) => Some(Arc::new(prepare(s, cfg)?)),
+        None => {
+            crate::memory::check(model, cfg, x.count())?;
+            None
+        }
+    };
+    let _timer = plan.and_then(|p| p.wall).zip(control).map(|(w, c)| Timer::start(c.clone(), w));
+    let mut writer = Writer::default();
+    loop {
+        let from = start.as_ref().map_or(0.0, |s| s.time());
+        let pause = plan.map_or(f64::INFINITY, |p| p.next_mark(from));
+        let seg = Segment { start: start.as_deref(), pause, control };
+        match dispatch(model, cfg, &seg, x)? {
+            Outcome::Done(mut report) => {
+                if let Some(report) = &mut report {
+                    if let Some(s) = &start {
+                        report.stats.add_earlier(&s.stats);
+                    }
+                    let (seconds, failed) = writer.wait()?;
+                    report.stats.checkpoint_seconds += seconds;
+                    report.stats.checkpoints -= failed;
+                }
+                return Ok(report);
+            }
+            Outcome::Paused(snap) => {
+                let earlier = start.take();
+                let (snap, path) = match snap {
+                    // Rank 0: the whole snapshot.
+                    Some(mut snap) => {
+                        if let Some(s) = &earlier {
+                            snap.stats.add_earlier(&s.stats);
+                        }
+                        // The segment that started from it is over: only a writer may still hold it.
+                        drop(earlier);
+                        let (seconds, failed) = writer.wait()?;
+                        snap.stats.checkpoint_seconds += seconds;
+                        snap.stats.checkpoints -= failed;
+                        let dir = plan.and_then(|p| p.dir.as_ref().map(|d| (p, d)));
+                        if dir.is_some() {
+                            snap.stats.checkpoints += 1;
+                        }
+                        let snap = Arc::new(snap);
+                        let path = dir.map(|(plan, dir)| {
+                            let path = file_path(dir, &snap);
+                            let head = header(plan, cfg, model.name(), &snap, x.count() as u64);
+                            writer.write(dir.clone(), path.clone(), head, snap.clone(), plan.keep);
+                            path
+                        });
+                        (Some(snap), path)
+                    }
+                    None => (None, None),
+                };
+                if control.is_some_and(Control::interrupted) {
+                    // The checkpoint the stop is for: its failure is the run's.
+                    if let Some(e) = writer.wait_for_stop() {
+                        return Err(e);
+                    }
+                    return Err(Error::Interrupted { checkpoint: path.map(|p| p.display().to_string()) });
+                }
+                if let Some(c) = control {
+                    c.reset_timer();
+                }
+                start = Some(x.share(snap)?);
+            }
+        }
+    }
+}
