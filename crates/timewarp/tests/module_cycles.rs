@@ -1,0 +1,384 @@
+//! No import cycle between the engine's modules (issue 30).
+//!
+//! The module tree is read from the sources (`lib.rs` and the `mod`
+//! declarations it leads to, test modules left out). Module A *uses* module
+//! B when anything in A names a path into B (`use` declarations and paths in
+//! code, followed through imports and re-exports). At every level of the
+//! tree the siblings — the children of one module — must form a DAG, where
+//! sibling X depends on sibling Y when anything in X's subtree uses anything
+//! in Y's. A parent and its own children may use each other (a folder's
+//! `mod.rs` is its front door); two siblings that need each other mean one
+//! of them holds something that belongs below both.
+//!
+//! `TIMEWARP_CYCLES_SRC=<dir>` checks another source tree (to measure an old
+//! commit); the test then prints what it finds and fails the same way.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use syn::visit::Visit;
+
+type ModPath = Vec<String>;
+
+#[derive(Default)]
+struct Module {
+    /// Child module names.
+    children: BTreeSet<String>,
+    /// Names brought in by `use` (last segment or rename) → absolute path.
+    imports: BTreeMap<String, ModPath>,
+    /// Absolute paths this module names (unresolved through imports yet).
+    named: Vec<ModPath>,
+}
+
+struct Tree {
+    modules: BTreeMap<ModPath, Module>,
+}
+
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && {
+            let mut test = false;
+            let _ = a.parse_nested_meta(|m| {
+                if m.path.is_ident("test") {
+                    test = true;
+                }
+                Ok(())
+            });
+            test
+        }
+    })
+}
+
+/// Flattens a `use` tree into (binding name, absolute path) pairs; a glob
+/// gives its prefix with no binding.
+fn flatten(tree: &syn::UseTree, prefix: &mut ModPath, out: &mut Vec<(Option<String>, ModPath)>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            flatten(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            if name == "self" {
+                out.push((prefix.last().cloned(), prefix.clone()));
+            } else {
+                let mut full = prefix.clone();
+                full.push(name.clone());
+                out.push((Some(name), full));
+            }
+        }
+        syn::UseTree::Rename(r) => {
+            let mut full = prefix.clone();
+            let name = r.ident.to_string();
+            if name != "self" {
+                full.push(name);
+            }
+            out.push((Some(r.rename.to_string()), full));
+        }
+        syn::UseTree::Glob(_) => out.push((None, prefix.clone())),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                flatten(t, prefix, out);
+            }
+        }
+    }
+}
+
+/// Paths named in code (types, expressions, patterns, macros' paths).
+struct Paths<'a> {
+    out: &'a mut Vec<ModPath>,
+}
+
+impl<'ast> Visit<'ast> for Paths<'_> {
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if p.segments.len() > 1 {
+            self.out.push(p.segments.iter().map(|s| s.ident.to_string()).collect());
+        }
+        syn::visit::visit_path(self, p);
+    }
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        // Nested modules and `use` are handled by the tree walk.
+        if !matches!(i, syn::Item::Mod(_) | syn::Item::Use(_)) {
+            syn::visit::visit_item(self, i);
+        }
+    }
+}
+
+impl Tree {
+    fn read(src: &Path) -> Tree {
+        let mut tree = Tree { modules: BTreeMap::new() };
+        tree.file(src.join("lib.rs"), src.to_path_buf(), Vec::new());
+        tree
+    }
+
+    /// Reads a module's file; `dir` is where its children's files are.
+    fn file(&mut self, file: PathBuf, dir: PathBuf, path: ModPath) {
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        self.items(&ast.items, &dir, path);
+    }
+
+    fn items(&mut self, items: &[syn::Item], dir: &Path, path: ModPath) {
+        self.modules.entry(path.clone()).or_default();
+        for item in items {
+            match item {
+                syn::Item::Mod(m) if !is_test(&m.attrs) => {
+                    let name = m.ident.to_string();
+                    self.modules.get_mut(&path).unwrap().children.insert(name.clone());
+                    let mut child = path.clone();
+                    child.push(name.clone());
+                    match &m.content {
+                        Some((_, inner)) => self.items(inner, &dir.join(&name), child),
+                        None => {
+                            let flat = dir.join(format!("{name}.rs"));
+                            if flat.exists() {
+                                self.file(flat, dir.join(&name), child);
+                            } else {
+                                self.file(dir.join(&name).join("mod.rs"), dir.join(&name), child);
+                            }
+                        }
+                    }
+                }
+                syn::Item::Mod(_) => {}
+                syn::Item::Use(u) if !is_test(&u.attrs) => {
+                    let mut found = Vec::new();
+                    flatten(&u.tree, &mut Vec::new(), &mut found);
+                    let m = self.modules.get_mut(&path).unwrap();
+                    for (name, p) in found {
+                        if let Some(name) = name {
+                            m.imports.insert(name, p.clone());
+                        }
+                        m.named.push(p);
+                    }
+                }
+                syn::Item::Use(_) => {}
+                other => {
+                    let attrs: &[syn::Attribute] = match other {
+                        syn::Item::Fn(f) => &f.attrs,
+                        syn::Item::Impl(i) => &i.attrs,
+                        syn::Item::Struct(s) => &s.attrs,
+                        syn::Item::Enum(e) => &e.attrs,
+                        syn::Item::Const(c) => &c.attrs,
+                        syn::Item::Static(s) => &s.attrs,
+                        syn::Item::Trait(t) => &t.attrs,
+                        syn::Item::Type(t) => &t.attrs,
+                        syn::Item::Macro(m) => &m.attrs,
+                        _ => &[],
+                    };
+                    if !is_test(attrs) {
+                        let m = self.modules.get_mut(&path).unwrap();
+                        Paths { out: &mut m.named }.visit_item(other);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The module a path names, from inside module `at` (`None`: outside the crate).
+    fn target(&self, at: &ModPath, path: &ModPath, depth: usize) -> Option<ModPath> {
+        if depth > 16 || path.is_empty() {
+            return None;
+        }
+        let mut cur: ModPath;
+        let mut rest = path.as_slice();
+        match rest[0].as_str() {
+            "crate" => {
+                cur = Vec::new();
+                rest = &rest[1..];
+            }
+            "self" => {
+                cur = at.clone();
+                rest = &rest[1..];
+            }
+            "super" => {
+                cur = at.clone();
+                while rest.first().map(String::as_str) == Some("super") {
+                    cur.pop();
+                    rest = &rest[1..];
+                }
+            }
+            first => {
+                let m = self.modules.get(at)?;
+                if m.children.contains(first) {
+                    cur = at.clone();
+                } else if let Some(p) = m.imports.get(first) {
+                    let mut full = p.clone();
+                    full.extend(rest[1..].iter().cloned());
+                    return self.target(at, &full, depth + 1);
+                } else {
+                    return None; // std, a dependency, or a local item
+                }
+            }
+        }
+        for seg in rest {
+            let m = self.modules.get(&cur)?;
+            if m.children.contains(seg) {
+                cur.push(seg.clone());
+            } else if let Some(p) = m.imports.get(seg) {
+                // A re-export (or import) of that module: follow it.
+                let there = cur.clone();
+                return self.target(&there, p, depth + 1).or(Some(there));
+            } else {
+                break;
+            }
+        }
+        Some(cur)
+    }
+
+    /// Every (user, used) module pair.
+    fn edges(&self) -> BTreeSet<(ModPath, ModPath)> {
+        let mut edges = BTreeSet::new();
+        for (at, m) in &self.modules {
+            for p in &m.named {
+                if let Some(t) = self.target(at, p, 0) {
+                    if &t != at {
+                        edges.insert((at.clone(), t));
+                    }
+                }
+            }
+        }
+        edges
+    }
+
+    /// Cycles among siblings, each as its modules' names joined by " ↔ ".
+    fn sibling_cycles(&self) -> Vec<String> {
+        let edges = self.edges();
+        let mut cycles = Vec::new();
+        for (parent, m) in &self.modules {
+            let kids: Vec<&String> = m.children.iter().collect();
+            let mut adj: BTreeMap<&String, BTreeSet<&String>> = BTreeMap::new();
+            for (a, b) in &edges {
+                let (Some(x), Some(y)) = (child_of(parent, a), child_of(parent, b)) else { continue };
+                if x != y {
+                    let (x, y) = (kids.iter().find(|k| **k == x).unwrap(), kids.iter().find(|k| **k == y).unwrap());
+                    adj.entry(x).or_default().insert(y);
+                }
+            }
+            for scc in strongly_connected(&kids, &adj) {
+                if scc.len() > 1 {
+                    let names: Vec<String> =
+                        scc.iter().map(|k| [parent.clone(), vec![(*k).clone()]].concat().join("::")).collect();
+                    let why: Vec<String> = edges
+                        .iter()
+                        .filter(|(a, b)| {
+                            let (x, y) = (child_of(parent, a), child_of(parent, b));
+                            x != y && x.is_some_and(|x| scc.contains(&x)) && y.is_some_and(|y| scc.contains(&y))
+                        })
+                        .map(|(a, b)| format!("{} → {}", a.join("::"), b.join("::")))
+                        .collect();
+                    cycles.push(format!("{}\n    {}", names.join(" ↔ "), why.join("\n    ")));
+                }
+            }
+        }
+        cycles
+    }
+}
+
+/// Which child of `parent` the module `m` lies under (`None`: not below `parent`, or `parent` itself).
+fn child_of<'a>(parent: &ModPath, m: &'a ModPath) -> Option<&'a String> {
+    (m.len() > parent.len() && m[..parent.len()] == parent[..]).then(|| &m[parent.len()])
+}
+
+/// Tarjan's strongly connected components.
+fn strongly_connected<'a>(
+    nodes: &[&'a String],
+    adj: &BTreeMap<&'a String, BTreeSet<&'a String>>,
+) -> Vec<Vec<&'a String>> {
+    struct S<'a, 'b> {
+        adj: &'b BTreeMap<&'a String, BTreeSet<&'a String>>,
+        index: BTreeMap<&'a String, (usize, usize)>,
+        stack: Vec<&'a String>,
+        on: BTreeSet<&'a String>,
+        next: usize,
+        out: Vec<Vec<&'a String>>,
+    }
+    fn visit<'a>(s: &mut S<'a, '_>, v: &'a String) {
+        s.index.insert(v, (s.next, s.next));
+        s.next += 1;
+        s.stack.push(v);
+        s.on.insert(v);
+        for &w in s.adj.get(v).into_iter().flatten() {
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.index[v].1.min(s.index[w].1);
+                s.index.get_mut(v).unwrap().1 = low;
+            } else if s.on.contains(w) {
+                let low = s.index[v].1.min(s.index[w].0);
+                s.index.get_mut(v).unwrap().1 = low;
+            }
+        }
+        if s.index[v].0 == s.index[v].1 {
+            let mut scc = Vec::new();
+            loop {
+                let w = s.stack.pop().unwrap();
+                s.on.remove(w);
+                scc.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            s.out.push(scc);
+        }
+    }
+    let mut s = S { adj, index: BTreeMap::new(), stack: Vec::new(), on: BTreeSet::new(), next: 0, out: Vec::new() };
+    for &n in nodes {
+        if !s.index.contains_key(n) {
+            visit(&mut s, n);
+        }
+    }
+    s.out
+}
+
+fn src() -> PathBuf {
+    std::env::var_os("TIMEWARP_CYCLES_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+#[test]
+fn no_import_cycle_between_sibling_modules() {
+    let tree = Tree::read(&src());
+    let cycles = tree.sibling_cycles();
+    for c in &cycles {
+        eprintln!("cycle: {c}");
+    }
+    eprintln!("{} modules, {} import edges, {} cycles", tree.modules.len(), tree.edges().len(), cycles.len());
+    assert!(
+        cycles.is_empty(),
+        "{} import cycle(s) between sibling modules (listed above): move what both need below both",
+        cycles.len()
+    );
+}
+
+/// The checker itself finds a cycle it is shown, follows imports and
+/// re-exports, and ignores test modules and parent/child use.
+#[test]
+fn the_checker_sees_cycles() {
+    let dir = std::env::temp_dir().join(format!("timewarp-cycles-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    let w = |f: &str, s: &str| std::fs::write(dir.join(f), s).unwrap();
+    w("lib.rs", "mod a; mod b; mod c; pub use c::Thing;\n#[cfg(test)] mod tests;\n");
+    w("a/mod.rs", "mod x; use super::b; fn f() { b::g(); }\n");
+    w("a/x.rs", "use super::super::c; fn h() -> c::T { todo!() } fn p() { super::f() }\n");
+    w("b.rs", "pub fn g() { crate::Thing::new(); }\n");
+    w("c.rs", "pub struct Thing; pub fn k() { crate::a::q(); }\n#[cfg(test)] mod t { use crate::b; }\n");
+    let tree = Tree::read(&dir);
+    let edges = tree.edges();
+    let e = |a: &str, b: &str| {
+        let split = |s: &str| -> ModPath { s.split("::").filter(|x| !x.is_empty()).map(String::from).collect() };
+        edges.contains(&(split(a), split(b)))
+    };
+    assert!(e("a", "b"), "{edges:?}");
+    assert!(e("a::x", "c"));
+    assert!(e("b", "c"), "a re-export is followed to the module that defines it: {edges:?}");
+    assert!(e("c", "a"));
+    assert!(!e("c", "b"), "test modules are left out");
+    let cycles = tree.sibling_cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    let first = cycles[0].lines().next().unwrap();
+    for m in ["a", "b", "c"] {
+        assert!(first.split(" ↔ ").any(|x| x == m), "{cycles:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
