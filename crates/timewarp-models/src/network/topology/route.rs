@@ -1,7 +1,7 @@
 //! Routing a packet at a router: the cubes' dimension order (through
 //! [`Topology::route`]) and its two-phase Valiant and ROMM forms, the
-//! dragonfly's minimal, Valiant, UGAL-L and PAR routes, the fat-tree's up/down, and the occupancy adaptive choices
-//! measure.
+//! dragonfly's minimal, Valiant, UGAL-L and PAR routes, the fat-tree's
+//! up/down, and the occupancy adaptive choices measure.
 
 use timewarp::{Ctx, Random};
 
