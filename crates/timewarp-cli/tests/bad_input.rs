@@ -243,6 +243,17 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--load", "2"], Line, "bound the run with --messages N"),
         (&["run", "network", "--topology", "hypercube", "--traffic", "tornado"], Line, "--traffic tornado is defined on tori and meshes"),
         (&["run", "network", "--routing", "valiant"], Line, "--routing valiant on a torus needs --vcs 4 or more"),
+        // ROMM, PAR and the UGAL threshold: wrong topology, too few virtual channels, a negative threshold.
+        (&["run", "network", "--routing", "romm"], Line, "--routing romm on a torus needs --vcs 4 or more"),
+        (&["run", "network", "--topology", "mesh", "--dims", "4,4", "--routing", "romm", "--vcs", "1"], Line, "--routing romm on a mesh needs --vcs 2"),
+        (&["run", "network", "--topology", "dragonfly", "--routing", "romm"], Line, "--routing romm is for the torus, mesh and hypercube"),
+        (&["run", "network", "--topology", "fattree", "--routing", "romm"], Line, "--routing romm is not for a fat-tree"),
+        (&["run", "network", "--routing", "par", "--vcs", "6"], Line, "--routing par is for --topology dragonfly"),
+        (&["run", "network", "--topology", "dragonfly", "--routing", "par", "--vcs", "5"], Line, "--routing par on a dragonfly needs --vcs 6"),
+        (&["run", "network", "--topology", "dragonfly", "--routing", "ugal", "--ugal-threshold", "-1"], Line, "--ugal-threshold must be >= 0"),
+        (&["run", "network", "--topology", "dragonfly", "--routing", "par", "--ugal-threshold", "nan"], Line, "--ugal-threshold must be >= 0"),
+        (&["run", "network", "--topology", "dragonfly", "--ugal-threshold", "2"], Line, "--ugal-threshold is for --topology dragonfly with --routing ugal or par"),
+        (&["run", "network", "--ugal-threshold", "2"], Line, "--ugal-threshold is for --topology dragonfly"),
         (&["run", "network", "--arrivals", "bernoulli", "--load", "1.5", "--messages", "2"], Line, "--load must be at most 1"),
         (&["run", "network", "--traffic", "shuffle", "--dims", "3,3"], Line, "power-of-two"),
         // A preset beside another topology than its own.

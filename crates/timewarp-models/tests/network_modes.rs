@@ -75,6 +75,47 @@ fn every_mode_commits_the_same_network_history_and_results() {
             load: 0.6,
             ..Network::default()
         },
+        // ROMM: random intermediates inside the minimal quadrant, two phases.
+        Network {
+            topology: Topology::Torus(vec![4, 4]),
+            routing: Routing::Romm,
+            traffic: Traffic::Transpose,
+            vcs: 4,
+            buffer_packets: 2,
+            load: 0.7,
+            split_quantiles: true,
+            ..Network::default()
+        },
+        Network {
+            topology: Topology::Mesh(vec![4, 4]),
+            routing: Routing::Romm,
+            switch: Switch::OutputBuffered,
+            load: 0.6,
+            ..Network::default()
+        },
+        Network { topology: Topology::Hypercube(4), routing: Routing::Romm, load: 0.6, ..Network::default() },
+        // PAR (the choice taken again in the source group) and UGAL-L with a threshold.
+        Network {
+            topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
+            routing: Routing::Par,
+            traffic: Traffic::GroupShift,
+            vcs: 6,
+            buffer_packets: 2,
+            global_link_latency: 20.0,
+            load: 0.7,
+            split_quantiles: true,
+            ..Network::default()
+        },
+        Network {
+            topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
+            routing: Routing::Ugal,
+            traffic: Traffic::GroupShift,
+            ugal_threshold: 3.0,
+            vcs: 5,
+            buffer_packets: 2,
+            load: 0.7,
+            ..Network::default()
+        },
         // Fat-trees: interior switch LPs without NICs; adaptive up ports
         // chosen from buffer occupancy, which must not depend on the mode.
         Network {

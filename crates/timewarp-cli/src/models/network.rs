@@ -122,9 +122,10 @@ pub(crate) struct NetworkArgs {
     /// Router delay in ns (head arrival to earliest departure).
     #[arg(long, default_value_t = 8.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub router_delay: f64,
-    /// Virtual channels per port (a torus needs 2 or more: dateline classes;
-    /// a dragonfly 3 for minimal routing, 5 for valiant and ugal: one per
-    /// hop) [default: 2; dragonfly 5].
+    /// Virtual channels per port (a torus needs 2 or more: dateline classes,
+    /// 4 for valiant and romm; a dragonfly 3 for minimal routing, 5 for
+    /// valiant and ugal, 6 for par: one per hop) [default: 2; dragonfly 5,
+    /// 6 with par].
     #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub vcs: Option<u32>,
     /// Buffer per virtual channel, in packets.
@@ -176,13 +177,26 @@ pub(crate) struct NetworkArgs {
     pub arbitration: Arbitration,
     /// Routing: dimension-order (e-cube on a hypercube), or minimal adaptive with
     /// dimension-order escape channels (needs --vcs 3 on a torus, 2 otherwise);
-    /// a dragonfly: minimal, valiant (random intermediate group) or ugal
-    /// (UGAL-L, minimal or Valiant by queue occupancy at the source router);
+    /// valiant (through a random router) or romm (through a random router of
+    /// the minimal quadrant: minimal routes; needs --vcs 4 on a torus, 2
+    /// otherwise); a dragonfly: minimal, valiant (random intermediate group),
+    /// ugal (UGAL-L, minimal or Valiant by queue occupancy at the source
+    /// router) or par (progressive: UGAL-L again at the next router of the
+    /// source group while still minimal);
     /// a fat-tree: updown (up port by a digit of the destination) or
     /// updown-adaptive (the least occupied up port)
     /// [default: dimension-order; dragonfly minimal; fattree updown].
-    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "updown", "updown-adaptive"]))]
+    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "par", "romm", "updown", "updown-adaptive"]))]
     pub routing: Option<Routing>,
+    /// Dragonfly, ugal and par: bias towards the minimal route, in queued
+    /// packets × hops: minimal unless q_min·H_min > q_val·H_val + T.
+    #[arg(long, value_name = "T", default_value_t = 0.0, allow_negative_numbers = true)]
+    pub ugal_threshold: f64,
+    /// Also report the p50 and p99 of the two parts of packet latency
+    /// (source queueing, network latency), besides their means. Adds to
+    /// every router's state (so changes the run's digest).
+    #[arg(long)]
+    pub split_quantiles: bool,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
     #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
@@ -386,12 +400,18 @@ impl NetworkArgs {
             link_latency: self.link_latency,
             global_link_latency: self.global_link_latency.unwrap_or(self.link_latency),
             router_delay: self.router_delay,
-            vcs: self.vcs.unwrap_or(if is_dfly { 5 } else { 2 }),
+            vcs: self.vcs.unwrap_or(match (is_dfly, routing) {
+                (true, Routing::Par) => 6,
+                (true, _) => 5,
+                _ => 2,
+            }),
             buffer_packets: self.buffer_packets,
             switch: self.switch,
             arbitration: self.arbitration,
             routing,
             selection: self.selection,
+            ugal_threshold: self.ugal_threshold,
+            split_quantiles: self.split_quantiles,
             warmup: self.warmup,
             probe: None,
             link_stats: self.link_stats.is_some(),
@@ -447,7 +467,15 @@ impl ModelCli for NetworkArgs {
         r.unfinished().map_or(Ok(()), Err)
     }
     fn summary(&self, r: &<Network as timewarp::Model>::Results) -> String {
-        crate::workload_args::summary(r)
+        let split = match (r.source_queueing_p50, r.source_queueing_p99, r.network_latency_p50, r.network_latency_p99) {
+            (Some(q50), Some(q99), Some(n50), Some(n99)) => format!(
+                "latency split: source queueing mean {:.1}, p50 {q50:.1}, p99 {q99:.1} ns; \
+                 network mean {:.1}, p50 {n50:.1}, p99 {n99:.1} ns\n",
+                r.source_queueing_mean, r.network_latency_mean
+            ),
+            _ => String::new(),
+        };
+        split + &crate::workload_args::summary(r)
     }
 }
 

@@ -2,7 +2,7 @@
 //! percentile read from it is within ±2.2 % of the true value (exact
 //! minimum, maximum and mean are kept beside it by the caller).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Buckets per power of two.
 const SUB: usize = 16;
@@ -127,6 +127,119 @@ impl Histogram {
     }
 }
 
+/// The distributions of the two parts of packet latency — index 0 source
+/// queueing, 1 network latency — with their exact extremes (the clamps of
+/// their quantiles).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Split {
+    pub(crate) parts: [Histogram; 2],
+    pub(crate) min: [f64; 2],
+    pub(crate) max: [f64; 2],
+}
+
+impl Default for Split {
+    fn default() -> Self {
+        Split { parts: Default::default(), min: [f64::INFINITY; 2], max: [f64::NEG_INFINITY; 2] }
+    }
+}
+
+impl Split {
+    /// Counts `x` in part `i`.
+    #[inline]
+    pub(crate) fn add(&mut self, i: usize, x: f64) {
+        self.parts[i].add(x);
+        self.min[i] = self.min[i].min(x);
+        self.max[i] = self.max[i].max(x);
+    }
+
+    /// Adds every count of `other`.
+    pub(crate) fn merge(&mut self, other: &Split) {
+        for i in 0..2 {
+            self.parts[i].merge(&other.parts[i]);
+            self.min[i] = self.min[i].min(other.min[i]);
+            self.max[i] = self.max[i].max(other.max[i]);
+        }
+    }
+
+    /// The `q`-quantile of part `i`, clamped to its exact extremes.
+    pub(crate) fn quantile(&self, i: usize, q: f64) -> f64 {
+        if self.parts[i].total() == 0 {
+            return 0.0;
+        }
+        self.parts[i].quantile(q, self.min[i], self.max[i])
+    }
+}
+
+/// The flag in an encoded [`Latencies`]' first word that says the split
+/// histograms follow (a bucket index is far below it).
+const SPLIT_FLAG: u32 = 1 << 31;
+
+/// A node's packet latency histogram and, when asked for
+/// (`Network::split_quantiles`), the [`Split`] ones. Encoded exactly as the
+/// latency histogram alone when there are none, so that a run without them
+/// keeps its state digest; with them the first word carries
+/// [`SPLIT_FLAG`] and the count list the split histograms after its own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Latencies {
+    pub(crate) all: Histogram,
+    pub(crate) split: Option<Box<Split>>,
+}
+
+impl Latencies {
+    /// An empty one, with split histograms if `split`.
+    pub(crate) fn new(split: bool) -> Self {
+        Latencies { all: Histogram::default(), split: split.then(Box::default) }
+    }
+}
+
+impl Serialize for Latencies {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some(sp) = &self.split else { return (self.all.first, &self.all.counts).serialize(s) };
+        let mut words = vec![self.all.counts.len() as u32];
+        words.extend(&self.all.counts);
+        for h in &sp.parts {
+            words.extend([h.first, h.counts.len() as u32]);
+            words.extend(&h.counts);
+        }
+        for x in sp.min.iter().chain(&sp.max) {
+            let b = x.to_bits();
+            words.extend([b as u32, (b >> 32) as u32]);
+        }
+        (self.all.first | SPLIT_FLAG, words).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Latencies {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (first, words): (u32, Vec<u32>) = Deserialize::deserialize(d)?;
+        if first & SPLIT_FLAG == 0 {
+            return Ok(Latencies { all: Histogram { first, counts: words }, split: None });
+        }
+        let bad = || serde::de::Error::custom("a truncated split latency histogram");
+        let mut w = words.into_iter();
+        let mut take = |n: usize| -> Result<Vec<u32>, D::Error> {
+            let v: Vec<u32> = w.by_ref().take(n).collect();
+            if v.len() == n {
+                Ok(v)
+            } else {
+                Err(bad())
+            }
+        };
+        let n = take(1)?[0] as usize;
+        let all = Histogram { first: first & !SPLIT_FLAG, counts: take(n)? };
+        let mut sp = Split::default();
+        for h in &mut sp.parts {
+            let head = take(2)?;
+            *h = Histogram { first: head[0], counts: take(head[1] as usize)? };
+        }
+        for x in sp.min.iter_mut().chain(sp.max.iter_mut()) {
+            let b = take(2)?;
+            *x = f64::from_bits(b[0] as u64 | (b[1] as u64) << 32);
+        }
+        Ok(Latencies { all, split: Some(Box::new(sp)) })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +294,28 @@ mod tests {
             assert_eq!(Histogram::bucket(a), i);
             assert_eq!(Histogram::bucket(0.5 * (a + b)), i);
         }
+    }
+
+    #[test]
+    fn latencies_without_split_encode_as_the_histogram_alone_and_with_it_round_trip() {
+        let mut l = Latencies::new(false);
+        for x in [300.0, 12.0, 5000.0] {
+            l.all.add(x);
+        }
+        // The state digest hashes the postcard encoding: unchanged.
+        assert_eq!(timewarp::digest::hash_value(&l), timewarp::digest::hash_value(&l.all));
+        let trip = |l: &Latencies| -> Latencies { serde_json::from_str(&serde_json::to_string(l).unwrap()).unwrap() };
+        let back = trip(&l);
+        assert_eq!(back, l);
+        let mut l = Latencies::new(true);
+        assert_eq!(trip(&l), l, "empty split");
+        l.all.add(77.0);
+        let sp = l.split.as_deref_mut().unwrap();
+        sp.add(0, 3.5);
+        sp.add(1, 90.0);
+        sp.add(1, 1e6);
+        assert_eq!(trip(&l), l);
+        assert_ne!(timewarp::digest::hash_value(&l), timewarp::digest::hash_value(&l.all));
+        assert_eq!(l.split.as_ref().unwrap().quantile(1, 0.0), 90.0);
     }
 }

@@ -22,7 +22,7 @@ impl Network {
     pub(crate) fn injection_head(&self, n: &mut Node, router: u32, nic: usize, now: f64) {
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
-        let adaptive = matches!(self.routing, Routing::Ugal | Routing::UpDownAdaptive);
+        let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UpDownAdaptive);
         if adaptive {
             self.ugal(n, router, &mut h);
         }
@@ -139,16 +139,24 @@ impl Network {
         if measured {
             let lat = now - p.created;
             let (sum, queue, max, min) = (c.lat_sum, c.queue_sum, c.lat_max, c.lat_min);
-            let (hist_first, hist_len) = c.hist.span();
+            let (hist_first, hist_len) = c.hist.all.span();
             n.log.save(|| Saved::Latency { lat, hops: p.hops, sum, queue, max, min, hist_first, hist_len });
             c.lat_n += 1;
             c.lat_sum += lat;
             c.queue_sum += p.entered - p.created;
             c.lat_max = c.lat_max.max(lat);
             c.lat_min = if c.lat_n == 1 { lat } else { c.lat_min.min(lat) };
-            c.hist.add(lat);
+            c.hist.all.add(lat);
             c.hop_sum += p.hops as u64;
             c.hop_sq += p.hops as u64 * p.hops as u64;
+            if let Some(sp) = c.hist.split.as_deref_mut() {
+                for (i, x) in [p.entered - p.created, now - p.entered].into_iter().enumerate() {
+                    let (first, len) = sp.parts[i].span();
+                    let (min, max) = (sp.min[i], sp.max[i]);
+                    n.log.save(|| Saved::Split { part: i as u8, x, first, len, min, max });
+                    sp.add(i, x);
+                }
+            }
         }
         if in_window && self.open() && now < end {
             let b = (((now - self.warmup) / (end - self.warmup) * BATCHES as f64) as usize).min(BATCHES - 1);

@@ -63,6 +63,10 @@ pub(crate) enum Saved {
     /// A measured packet's latency `lat` and `hops` were counted: the sums,
     /// extremes and histogram span as they were.
     Latency { lat: f64, hops: u16, sum: f64, queue: f64, max: f64, min: f64, hist_first: u32, hist_len: u32 },
+    /// Part `part` (0 source queueing, 1 network latency) of a measured
+    /// packet's latency, `x`, was counted: the split histogram's span and
+    /// the part's extremes as they were.
+    Split { part: u8, x: f64, first: u32, len: u32, min: f64, max: f64 },
     /// A delivery counted in batch `b`: its bytes, and (`measured`) the
     /// batch's latency sum as it was.
     Batch { b: u8, bytes: u16, measured: bool, lat: f64 },
@@ -328,9 +332,15 @@ impl Node {
                 let c = &mut self.counts;
                 c.lat_n -= 1;
                 (c.lat_sum, c.queue_sum, c.lat_max, c.lat_min) = (sum, queue, max, min);
-                c.hist.unadd(lat, hist_first, hist_len);
+                c.hist.all.unadd(lat, hist_first, hist_len);
                 c.hop_sum -= hops as u64;
                 c.hop_sq -= hops as u64 * hops as u64;
+            }
+            Saved::Split { part, x, first, len, min, max } => {
+                let sp = self.counts.hist.split.as_deref_mut().expect("split histograms to undo");
+                let i = part as usize;
+                sp.parts[i].unadd(x, first, len);
+                (sp.min[i], sp.max[i]) = (min, max);
             }
             Saved::Batch { b, bytes, measured, lat } => {
                 let c = &mut self.counts;

@@ -75,12 +75,18 @@
 //!   occupancy of the route's first output — downstream buffer slots
 //!   without a credit, heads waiting for the port, output-buffer packets;
 //!   `H`: the route's hops) and goes minimally if it is not larger, else by
-//!   the Valiant route through the message's intermediate group.
+//!   the Valiant route through the message's intermediate group
+//!   (`--ugal-threshold T`: minimal unless `q_min · H_min > q_val · H_val + T`);
+//! * **PAR**: UGAL-L at the source router, taken again at the next router
+//!   of the source group while the packet is still minimal (its
+//!   intermediate group kept, marked [`PAR_PENDING`]); once non-minimal,
+//!   or out of the group, final.
 //!
 //! Deadlock freedom: a packet's `k`-th router-to-router hop (from 0) uses
 //! virtual channel `k`, whatever the link class, so every packet climbs the
 //! channels strictly and the channel dependency graph has no cycle. Minimal
-//! routing needs `vcs ≥ 3`, Valiant and UGAL `vcs ≥ 5`; channels above the
+//! routing needs `vcs ≥ 3`, Valiant and UGAL `vcs ≥ 5`, PAR `vcs ≥ 6` (a
+//! local hop before it turns Valiant); channels above the
 //! longest route's hop count are unused. The zero-load latency of a route of
 //! `l` local and `g` global hops is `(l + 2) L + g Lg + (l + g + 1) R + S`
 //! ([`Network::zero_load_latency_dragonfly`]).
@@ -179,12 +185,12 @@
 //! |---|---|
 //! | `mod.rs` | these docs, [`Msg`], the [`Model`] impl: `init`, the event dispatch, `finalize` |
 //! | `options.rs` | [`Network`] and its option types, validation, the zero-load latency formulas, per-link parameter look-ups |
-//! | `topology/` | [`Topology`] and the cubes (`mod.rs`), [`Dragonfly`], [`FatTree`] (with their tests), routing (`route.rs`: dimension order, minimal, Valiant, UGAL-L, up/down) |
+//! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`], [`FatTree`] (with their tests), routing (`route.rs`: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, up/down) |
 //! | `switch.rs` | arbitration, virtual channels and credits; input- and output-buffered switches |
 //! | `injection.rs` | the NICs: message creation, packets, injection queues, delivery |
 //! | `node.rs` | a router's state: buffers, links, NICs, counters |
 //! | `results.rs` | [`Results`] and how `finalize` gathers them |
-//! | `histogram.rs` | the latency histogram |
+//! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), their ranks' execution (`rank.rs`), SST DUMPI traces (`dumpi/`) |
 
 mod histogram;
@@ -208,12 +214,13 @@ pub use journal::Undo;
 pub use node::{Header, Node, Packet};
 pub use options::{Arbitration, Arrivals, LinkClass, Network, Routing, Selection, Switch};
 pub use results::{LinkStat, Results};
-pub use topology::{Dragonfly, FatTree, Hop, Step, Topology, NO_VIA};
+pub use topology::{Dragonfly, FatTree, Hop, Step, Topology, NO_VIA, PAR_PENDING};
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, RankResult, SendInfo,
     Traffic, Workload, ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG, NO_RANK,
 };
 
+use histogram::Latencies;
 use journal::{Journal, Saved};
 use node::{Counts, Link, Nic, Queues};
 
@@ -319,7 +326,7 @@ impl Model for Network {
             output: Queues::new(if out_cap > 0 { outs * v } else { 0 }, out_cap.max(1)),
             links: vec![Link::default(); outs],
             partial: Vec::new(),
-            counts: Counts { max_credits: b, ..Counts::default() },
+            counts: Counts { max_credits: b, hist: Latencies::new(self.split_quantiles), ..Counts::default() },
             ranks: if self.workload.is_some() { self.start_ranks(lp, ctx) } else { Vec::new() },
             log: Journal::default(),
         }

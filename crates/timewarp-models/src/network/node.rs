@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-use super::histogram::Histogram;
+use super::histogram::Latencies;
 use super::journal::{Journal, Saved};
 
 /// "No dimension yet": a packet that has not left its source router.
@@ -298,12 +298,13 @@ pub(crate) struct Counts {
     /// Bytes delivered in the measured window.
     pub delivered_bytes_w: u64,
     /// Latency of delivered packets created in the window: count, sum, max,
-    /// min, distribution; their hops (sum and sum of squares).
+    /// min, distribution (and, when asked for, the distributions of its
+    /// two parts); their hops (sum and sum of squares).
     pub lat_n: u64,
     pub lat_sum: f64,
     pub lat_max: f64,
     pub lat_min: f64,
-    pub hist: Histogram,
+    pub hist: Latencies,
     pub hop_sum: u64,
     pub hop_sq: u64,
     /// Of that latency, the time spent before entering the network

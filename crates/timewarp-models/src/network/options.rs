@@ -8,7 +8,7 @@ use std::sync::Arc;
 use timewarp::Rollback;
 
 use super::node::{Packet, NO_DIM};
-use super::{Topology, Traffic, Workload, NO_VIA};
+use super::{Topology, Traffic, Workload, NO_VIA, PAR_PENDING};
 
 /// Where a switch buffers packets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +57,14 @@ pub enum Routing {
     /// Fat-tree: up on the least occupied up port (on a tie updown's, then
     /// the lowest), then down.
     UpDownAdaptive,
+    /// Torus, mesh, hypercube: ROMM (Nesson and Johnsson), two dimension-order
+    /// phases through a random intermediate router inside the minimal
+    /// quadrant of source and destination, so every route is minimal.
+    Romm,
+    /// Dragonfly: progressive adaptive routing (PAR): UGAL-L's choice at the
+    /// source router, taken again at the next router of the source group
+    /// while the packet is still on its minimal route.
+    Par,
 }
 
 impl Routing {
@@ -70,6 +78,8 @@ impl Routing {
             Routing::Ugal => "ugal",
             Routing::UpDown => "updown",
             Routing::UpDownAdaptive => "updown-adaptive",
+            Routing::Romm => "romm",
+            Routing::Par => "par",
         }
     }
 }
@@ -85,8 +95,11 @@ impl FromStr for Routing {
             "ugal" | "ugal-l" => Ok(Routing::Ugal),
             "updown" | "up-down" => Ok(Routing::UpDown),
             "updown-adaptive" => Ok(Routing::UpDownAdaptive),
+            "romm" => Ok(Routing::Romm),
+            "par" | "progressive-adaptive" => Ok(Routing::Par),
             _ => Err(format!(
-                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, updown, updown-adaptive)"
+                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, par, romm, updown, \
+                 updown-adaptive)"
             )),
         }
     }
@@ -264,6 +277,15 @@ pub struct Network {
     pub routing: Routing,
     /// How adaptive routing ranks free outputs.
     pub selection: Selection,
+    /// UGAL-L and PAR (dragonfly): the bias towards the minimal route, in
+    /// occupancy × hops: minimal unless `q_min · H_min > q_val · H_val + T`
+    /// (0: the plain comparison).
+    pub ugal_threshold: f64,
+    /// Also gather the distributions of the two parts of packet latency
+    /// (source queueing, network latency) for their p50 and p99 in
+    /// [`Results`](super::Results). Off by default: it adds to every
+    /// router's state, and so changes the digest of every run.
+    pub split_quantiles: bool,
     /// Statistics cover `[warmup, end)`.
     pub warmup: f64,
     /// Instead of traffic: one message from `.0` to `.1` at time 0 (tests, zero-load latency).
@@ -302,6 +324,8 @@ impl Default for Network {
             arbitration: Arbitration::default(),
             routing: Routing::DimensionOrder,
             selection: Selection::Load,
+            ugal_threshold: 0.0,
+            split_quantiles: false,
             warmup: 0.0,
             probe: None,
             link_stats: false,
@@ -482,8 +506,22 @@ impl Network {
 
     /// Routing and traffic that only a dragonfly has (or has not).
     fn validate_dragonfly(&self) -> Result<(), String> {
-        let dfly_routing = matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal);
+        let dfly_routing = matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::Par);
         let tree_routing = matches!(self.routing, Routing::UpDown | Routing::UpDownAdaptive);
+        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par);
+        if !(self.ugal_threshold >= 0.0 && self.ugal_threshold.is_finite()) {
+            return Err(format!(
+                "--ugal-threshold must be >= 0 and finite (a bias towards the minimal route), got {}",
+                self.ugal_threshold
+            ));
+        }
+        if self.ugal_threshold != 0.0 && !(ugal && matches!(self.topology, Topology::Dragonfly(_))) {
+            return Err(format!(
+                "--ugal-threshold is for --topology dragonfly with --routing ugal or par, not {} routing on a {}",
+                self.routing.name(),
+                self.topology.name()
+            ));
+        }
         if matches!(self.topology, Topology::FatTree(_)) {
             if !tree_routing {
                 return Err(format!(
@@ -497,20 +535,22 @@ impl Network {
                 self.routing.name(),
                 self.topology.name(),
                 if matches!(self.topology, Topology::Dragonfly(_)) {
-                    "minimal, valiant or ugal"
+                    "minimal, valiant or ugal, or par"
                 } else {
-                    "dimension-order or adaptive"
+                    "dimension-order or adaptive, or valiant or romm"
                 }
             ));
         }
         if !matches!(self.topology, Topology::Dragonfly(_)) {
-            if self.routing == Routing::Valiant && !tree_routing && !matches!(self.topology, Topology::FatTree(_)) {
-                // Valiant on the cubes: two dimension-order phases on disjoint channels.
+            let two_phase = matches!(self.routing, Routing::Valiant | Routing::Romm);
+            if two_phase && !matches!(self.topology, Topology::FatTree(_)) {
+                // Valiant and ROMM on the cubes: two dimension-order phases on disjoint channels.
                 let need = if matches!(self.topology, Topology::Torus(_)) { 4 } else { 2 };
                 if self.vcs < need {
                     return Err(format!(
-                        "--routing valiant on a {} needs --vcs {need} or more (the route to the random intermediate and \
+                        "--routing {} on a {} needs --vcs {need} or more (the route to the random intermediate and \
                          the route on from it each have their own channels{}, against deadlock), got {}",
+                        self.routing.name(),
                         self.topology.name(),
                         if need == 4 { ", two dateline classes each" } else { "" },
                         self.vcs
@@ -518,7 +558,8 @@ impl Network {
                 }
                 if self.topology.routers() >= NO_VIA as u32 {
                     return Err(format!(
-                        "--routing valiant on a {} names its intermediate router in 16 bits: at most {} routers, got {}",
+                        "--routing {} on a {} names its intermediate router in 16 bits: at most {} routers, got {}",
+                        self.routing.name(),
                         self.topology.name(),
                         NO_VIA - 1,
                         self.topology.routers()
@@ -529,7 +570,11 @@ impl Network {
                     "--routing {} is for --topology dragonfly; a {} routes {}",
                     self.routing.name(),
                     self.topology.name(),
-                    if tree_routing { "updown or updown-adaptive" } else { "dimension-order, adaptive or valiant" }
+                    if tree_routing {
+                        "updown or updown-adaptive"
+                    } else {
+                        "dimension-order, adaptive or valiant, or romm"
+                    }
                 ));
             }
             if self.traffic == Traffic::GroupShift {
@@ -541,18 +586,34 @@ impl Network {
         }
         if !dfly_routing {
             return Err(format!(
-                "--routing {} is for the torus, mesh and hypercube; a dragonfly routes minimal, valiant or ugal",
+                "--routing {} is for the torus, mesh and hypercube; a dragonfly routes minimal, valiant or ugal, or par",
                 self.routing.name()
             ));
         }
-        // Virtual channel = hops taken so far: a minimal route has at most 3, a Valiant one 5.
-        let need = if self.routing == Routing::Minimal { 3 } else { 5 };
+        // Virtual channel = hops taken so far: a minimal route has at most 3,
+        // a Valiant one 5, PAR's 6 (a local hop before it turns Valiant).
+        let need = match self.routing {
+            Routing::Minimal => 3,
+            Routing::Par => 6,
+            _ => 5,
+        };
         if self.vcs < need {
             return Err(format!(
                 "--routing {} on a dragonfly needs --vcs {need} or more (one virtual channel per hop of its longest route, against deadlock), got {}",
                 self.routing.name(),
                 self.vcs
             ));
+        }
+        if self.routing == Routing::Par {
+            if let Topology::Dragonfly(d) = &self.topology {
+                if d.g >= PAR_PENDING as u32 {
+                    return Err(format!(
+                        "--routing par marks a packet's pending intermediate group in its top bit: at most {} groups, got {}",
+                        PAR_PENDING - 1,
+                        d.g
+                    ));
+                }
+            }
         }
         Ok(())
     }

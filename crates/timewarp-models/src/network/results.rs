@@ -4,6 +4,7 @@
 use serde::Serialize;
 use timewarp::{LpId, Model};
 
+use super::histogram::Split;
 use super::node::BATCHES;
 use super::{Histogram, Network, Node, RankResult};
 
@@ -31,6 +32,17 @@ pub struct Results {
     /// latency: entering to the tail's arrival at the destination).
     pub source_queueing_mean: f64,
     pub network_latency_mean: f64,
+    /// Medians and 99th percentiles of the two parts (with
+    /// [`Network::split_quantiles`] only; from log-linear histograms, ±2.2 %,
+    /// clamped to each part's exact extremes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_queueing_p50: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_queueing_p99: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_latency_p50: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_latency_p99: Option<f64>,
     pub hops_mean: f64,
     /// Standard deviation of the hops of measured packets.
     pub hops_std: f64,
@@ -109,6 +121,7 @@ pub struct LinkStat {
 #[derive(Clone, Debug, Default)]
 struct Sums {
     hist: Histogram,
+    split: Option<Split>,
     lat_sum: f64,
     queue_sum: f64,
     lat_min: f64,
@@ -186,7 +199,10 @@ impl Network {
             a.sent_max = a.sent_max.max(x);
         }
         let a = &mut r.acc;
-        a.hist.merge(&c.hist);
+        a.hist.merge(&c.hist.all);
+        if let Some(sp) = c.hist.split.as_deref() {
+            a.split.get_or_insert_with(Split::default).merge(sp);
+        }
         a.lat_sum += c.lat_sum;
         a.queue_sum += c.queue_sum;
         a.msg_lat_sum += c.msg_lat_sum;
@@ -213,6 +229,12 @@ impl Network {
         r.network_latency_mean = r.latency_mean - r.source_queueing_mean;
         r.latency_p50 = a.hist.quantile(0.5, a.lat_min, r.latency_max);
         r.latency_p99 = a.hist.quantile(0.99, a.lat_min, r.latency_max);
+        if let Some(sp) = &a.split {
+            r.source_queueing_p50 = Some(sp.quantile(0, 0.5));
+            r.source_queueing_p99 = Some(sp.quantile(0, 0.99));
+            r.network_latency_p50 = Some(sp.quantile(1, 0.5));
+            r.network_latency_p99 = Some(sp.quantile(1, 0.99));
+        }
         r.message_latency_mean = ratio(a.msg_lat_sum, r.delivered_messages as f64);
         r.hops_mean = ratio(a.hop_sum as f64, m);
         r.hops_std =

@@ -66,13 +66,16 @@ impl Network {
             | Routing::Minimal
             | Routing::Valiant
             | Routing::Ugal
+            | Routing::Par
+            | Routing::Romm
             | Routing::UpDown
             | Routing::UpDownAdaptive => {
                 if o != p.out as usize {
                     return None;
                 }
-                if self.routing == Routing::Valiant && !matches!(self.topology, Topology::Dragonfly(_)) {
-                    // Valiant on a cube: phase 0 (to the intermediate) on even
+                let two_phase = matches!(self.routing, Routing::Valiant | Routing::Romm);
+                if two_phase && !matches!(self.topology, Topology::Dragonfly(_)) {
+                    // Valiant and ROMM on a cube: phase 0 (to the intermediate) on even
                     // channels, phase 1 on odd ones; on a torus each phase's
                     // two dateline classes too (`v mod 4 = 2 class + phase`).
                     let phase = (p.via == NO_VIA) as usize;

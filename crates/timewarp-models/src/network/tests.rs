@@ -456,6 +456,127 @@ fn valiant_halves_uniform_throughput_and_beats_dimension_order_on_tornado() {
     assert!(dor <= 1.0 / 3.0 + 0.01 && valiant > dor, "tornado: valiant {valiant}, dimension order {dor}");
 }
 
+/// The most packets a network channel carries per packet each node sends
+/// under the permutation `dst`: each flow's dimension-order route, or with
+/// ROMM each route through an intermediate of its minimal quadrant, all
+/// equally likely (computed from the topology, not simulated).
+fn max_channel_load(t: &Topology, dst: impl Fn(u32) -> u32, romm: bool) -> f64 {
+    let mut load = std::collections::HashMap::<(u32, u8), f64>::new();
+    let mut walk = |mut at: u32, to: u32, w: f64| {
+        while let Some(s) = t.route(at, to) {
+            *load.entry((at, s.port)).or_default() += w;
+            at = t.neighbour(at, s.port as usize).unwrap();
+        }
+    };
+    for s in 0..t.nodes() {
+        let d = dst(s);
+        if romm {
+            let (count, pick) = t.quadrant(s, d);
+            for v in (0..count).map(pick) {
+                walk(s, v, 1.0 / count as f64);
+                walk(v, d, 1.0 / count as f64);
+            }
+        } else {
+            walk(s, d, 1.0);
+        }
+    }
+    load.values().fold(0.0, |a, &b| a.max(b))
+}
+
+#[test]
+fn romm_routes_every_packet_minimally() {
+    // Fixed destinations, four messages a node: the mean of the hops is
+    // exactly the mean minimal distance of the pattern's pairs.
+    for (topology, vcs, traffic) in [
+        (Topology::Mesh(vec![4, 4]), 2, Traffic::Transpose),
+        (Topology::Torus(vec![4, 4]), 4, Traffic::Transpose),
+        (Topology::Torus(vec![4, 4]), 4, Traffic::BitComplement),
+        (Topology::Mesh(vec![8, 2]), 2, Traffic::BitReversal),
+        (Topology::Hypercube(5), 2, Traffic::BitComplement),
+    ] {
+        let m = Network {
+            topology: topology.clone(),
+            routing: Routing::Romm,
+            traffic,
+            vcs,
+            load: 0.3,
+            messages: Some(4),
+            ..Network::default()
+        };
+        let r = go(&m, 1e9).results;
+        let n = topology.nodes();
+        let mut rng = timewarp::ReversibleRng::new(1, 0);
+        let total: u64 =
+            (0..n).map(|s| topology.distance(s, traffic.destination(s, n, 4, &mut rng)) as u64).sum::<u64>() * 4;
+        assert_eq!(r.measured_packets, n as u64 * 4, "{topology:?}");
+        let want = total as f64 / r.measured_packets as f64;
+        assert!((r.hops_mean - want).abs() < 1e-12, "{topology:?} {traffic:?}: {} vs {want}", r.hops_mean);
+    }
+}
+
+#[test]
+fn romm_spreads_transpose_on_a_mesh_below_dimension_order() {
+    // Transpose on an 8 × 8 mesh, x then y: row r's eastward link from
+    // column r − 1 carries the r flows from columns 0..r, so the busiest
+    // channel carries k − 1 = 7 (by hand). ROMM spreads every flow over its box.
+    let t = Topology::Mesh(vec![8, 8]);
+    let transpose = |s: u32| (s % 8) * 8 + s / 8;
+    let dor = max_channel_load(&t, transpose, false);
+    let romm = max_channel_load(&t, transpose, true);
+    assert_eq!(dor, 7.0);
+    assert!(romm < 0.75 * dor, "ROMM's busiest channel {romm} vs dimension order's {dor}");
+    // Simulated: every node offering λ = 0.2 of a link loads dimension
+    // order's busiest channel to 7λ = 1.4 (past saturation: it cannot carry
+    // the offered load) and ROMM's below 1 (it carries it all).
+    let lambda = 0.2;
+    assert!(lambda * dor > 1.0 && lambda * romm < 1.0, "λ between the bounds: {dor}, {romm}");
+    let at = |routing| {
+        let m = Network {
+            topology: t.clone(),
+            routing,
+            traffic: Traffic::Transpose,
+            buffer_packets: 8,
+            load: lambda,
+            warmup: 5_000.0,
+            ..Network::default()
+        };
+        go(&m, 25_000.0).results
+    };
+    let (d, r) = (at(Routing::DimensionOrder), at(Routing::Romm));
+    assert!(d.accepted_throughput < 0.95 * lambda, "dimension order carried {}", d.accepted_throughput);
+    assert!(r.accepted_throughput > 0.97 * lambda, "ROMM carried {}", r.accepted_throughput);
+    assert!(
+        r.latency_mean < 0.5 * d.latency_mean,
+        "latency: ROMM {}, dimension order {}",
+        r.latency_mean,
+        d.latency_mean
+    );
+}
+
+#[test]
+fn split_latency_quantiles_are_exact_at_zero_load_and_add_no_behaviour() {
+    // One packet, 0 -> 5 on a 4 × 4 torus (2 hops): it enters the network
+    // L + R after its creation (injection link, first router), and the rest
+    // of T0(2) is network latency; p50 = p99 = that value.
+    let base = Network { topology: Topology::Torus(vec![4, 4]), probe: Some((0, 5)), ..Network::default() };
+    let r = go(&Network { split_quantiles: true, ..base.clone() }, 1e6).results;
+    let t0 = base.zero_load_latency(2, 256);
+    let queue = base.link_latency + base.router_delay;
+    assert_eq!(r.latency_mean, t0);
+    assert_eq!((r.source_queueing_p50, r.source_queueing_p99), (Some(queue), Some(queue)));
+    assert_eq!((r.network_latency_p50, r.network_latency_p99), (Some(t0 - queue), Some(t0 - queue)));
+    assert_eq!(go(&base, 1e6).results.network_latency_p50, None, "only when asked for");
+    // Under load: the same run with and without them, and quantiles in order.
+    let loaded = Network { probe: None, load: 0.7, ..base };
+    let (plain, split) =
+        (go(&loaded, 20_000.0).results, go(&Network { split_quantiles: true, ..loaded }, 20_000.0).results);
+    assert_eq!((plain.latency_mean, plain.latency_p99), (split.latency_mean, split.latency_p99));
+    let (q50, q99) = (split.source_queueing_p50.unwrap(), split.source_queueing_p99.unwrap());
+    let (n50, n99) = (split.network_latency_p50.unwrap(), split.network_latency_p99.unwrap());
+    assert!(queue <= q50 && q50 <= q99 && q99 > queue, "source queueing p50 {q50}, p99 {q99}");
+    assert!(n50 <= n99 && n50 >= t0 - queue - 2.0 * base.link_latency, "network p50 {n50}, p99 {n99}");
+}
+
 #[test]
 fn a_bounded_workload_creates_exactly_its_messages_and_delivers_them_all() {
     // Four times what the injection links carry, three packets a message,
@@ -486,6 +607,14 @@ fn bad_parameters_are_refused_with_the_option_to_fix() {
             "--routing valiant on a torus needs --vcs 4",
         ),
         (Network { routing: Routing::Ugal, ..Network::default() }, "--routing ugal is for --topology dragonfly"),
+        (Network { routing: Routing::Par, ..Network::default() }, "--routing par is for --topology dragonfly"),
+        (Network { routing: Routing::Romm, ..Network::default() }, "--routing romm on a torus needs --vcs 4"),
+        (
+            Network { topology: Topology::Mesh(vec![4, 4]), routing: Routing::Romm, vcs: 1, ..Network::default() },
+            "--routing romm on a mesh needs --vcs 2",
+        ),
+        (Network { ugal_threshold: -1.0, ..Network::default() }, "--ugal-threshold must be >= 0"),
+        (Network { ugal_threshold: 2.0, ..Network::default() }, "--ugal-threshold is for --topology dragonfly"),
         (Network { load: 1.5, ..Network::default() }, "--load"),
         (Network { load: 1.5, messages: Some(0), ..Network::default() }, "--messages must be at least 1"),
         (Network { packet_bytes: 70_000, message_bytes: 70_000, ..Network::default() }, "--packet-bytes"),

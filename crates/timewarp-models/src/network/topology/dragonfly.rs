@@ -19,6 +19,11 @@ use serde::{Deserialize, Serialize};
 /// Valiant intermediate group).
 pub const NO_VIA: u16 = u16::MAX;
 
+/// PAR: the mark on a packet's intermediate group while it still goes
+/// minimally in its source group (`via = PAR_PENDING | group`), so the
+/// routers after its source there may still send it through the group.
+pub const PAR_PENDING: u16 = 0x8000;
+
 /// A dragonfly's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dragonfly {

@@ -12,7 +12,7 @@
 //! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs) and
 //! [`FatTree`] (fattree.rs) with their tests (`*_tests.rs`), and route.rs:
 //! how the model routes a packet at a router on each of them (virtual
-//! channel classes, Valiant and UGAL-L, up/down and its adaptive choice).
+//! channel classes, Valiant, ROMM, UGAL-L and PAR, up/down and its adaptive choice).
 
 mod dragonfly;
 #[cfg(test)]
@@ -24,7 +24,7 @@ mod route;
 
 use serde::{Deserialize, Serialize};
 
-pub use dragonfly::{Dragonfly, NO_VIA};
+pub use dragonfly::{Dragonfly, NO_VIA, PAR_PENDING};
 pub use fattree::{FatTree, Hop};
 
 /// A direct network's shape.
@@ -277,6 +277,75 @@ impl Topology {
         }
     }
 
+    /// The minimal quadrant of routers `a` and `b` on a cube (ROMM's
+    /// intermediates): the routers on some minimal route between them, each
+    /// coordinate between theirs along the way [`Topology::route`] goes (a
+    /// torus ring the shorter way, half-way round as route breaks the tie;
+    /// a hypercube: `a` with any of the bits it differs from `b` in flipped).
+    /// Returns how many there are and the `i`-th of them (`i` below that
+    /// count; mixed-radix, dimension 0 fastest), so one draw picks one
+    /// uniformly.
+    pub fn quadrant(&self, a: u32, b: u32) -> (u64, impl Fn(u64) -> u32 + '_) {
+        let count = match self {
+            Topology::Hypercube(_) => 1u64 << (a ^ b).count_ones(),
+            Topology::Torus(dims) | Topology::Mesh(dims) => {
+                let mut stride = 1;
+                dims.iter()
+                    .map(|&k| {
+                        let (c, t) = ((a / stride) % k, (b / stride) % k);
+                        stride *= k;
+                        self.ring_steps(c, t, k).1 as u64 + 1
+                    })
+                    .product()
+            }
+            _ => 1,
+        };
+        let pick = move |mut i: u64| -> u32 {
+            match self {
+                Topology::Hypercube(_) => {
+                    // Deposit i's bits into the differing positions.
+                    let (mut diff, mut v) = (a ^ b, a);
+                    while diff != 0 {
+                        let bit = diff & diff.wrapping_neg();
+                        if i & 1 == 1 {
+                            v ^= bit;
+                        }
+                        i >>= 1;
+                        diff ^= bit;
+                    }
+                    v
+                }
+                Topology::Torus(dims) | Topology::Mesh(dims) => {
+                    let (mut stride, mut v) = (1, 0);
+                    for &k in dims {
+                        let (c, t) = ((a / stride) % k, (b / stride) % k);
+                        let (up, steps) = self.ring_steps(c, t, k);
+                        let o = (i % (steps as u64 + 1)) as u32;
+                        i /= steps as u64 + 1;
+                        let x = if up { (c + o) % k } else { (c + k - o) % k };
+                        v += x * stride;
+                        stride *= k;
+                    }
+                    v
+                }
+                _ => a,
+            }
+        };
+        (count, pick)
+    }
+
+    /// From coordinate `c` to `t` along a ring (torus) or line (mesh) of
+    /// `k`: whether [`Topology::route`] goes up, and how many steps.
+    #[inline]
+    fn ring_steps(&self, c: u32, t: u32, k: u32) -> (bool, u32) {
+        if !matches!(self, Topology::Torus(_)) {
+            return (t >= c, c.abs_diff(t));
+        }
+        let du = (t + k - c) % k;
+        let up = 2 * du < k || (2 * du == k && c & 1 == 0);
+        (up, if up { du } else { (k - du) % k })
+    }
+
     /// Router-to-router hops of the (minimal) route from router `a` to router `b`.
     pub fn distance(&self, a: u32, b: u32) -> u32 {
         match self {
@@ -374,6 +443,58 @@ mod tests {
                     }
                     assert_eq!(at, b);
                     assert_eq!(hops, t.distance(a, b), "{t:?} {a}->{b}");
+                }
+            }
+        }
+    }
+
+    /// Hops of the dimension-order route from `a` to `b`.
+    fn walk(t: &Topology, a: u32, b: u32) -> u32 {
+        let (mut at, mut hops) = (a, 0);
+        while let Some(s) = t.route(at, b) {
+            at = t.neighbour(at, s.port as usize).expect("a route takes existing links");
+            hops += 1;
+        }
+        hops
+    }
+
+    #[test]
+    fn every_romm_route_through_every_router_of_the_quadrant_is_minimal() {
+        for t in shapes() {
+            for a in 0..t.nodes() {
+                for b in 0..t.nodes() {
+                    let (count, pick) = t.quadrant(a, b);
+                    let mut seen: Vec<u32> = (0..count).map(&pick).collect();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    assert_eq!(seen.len() as u64, count, "{t:?} {a}->{b}: distinct intermediates");
+                    assert!(seen.contains(&a) && seen.contains(&b), "{t:?} {a}->{b}: the box holds both ends");
+                    for v in seen {
+                        let hops = walk(&t, a, v) + walk(&t, v, b);
+                        assert_eq!(hops, t.distance(a, b), "{t:?} {a}->{b} through {v}");
+                    }
+                    // The box's size from the coordinates alone: Π (|Δ_d| + 1), 2^Hamming on a hypercube.
+                    let want: u64 = match &t {
+                        Topology::Hypercube(_) => 1 << (a ^ b).count_ones(),
+                        Topology::Torus(d) | Topology::Mesh(d) => {
+                            let mut stride = 1;
+                            d.iter()
+                                .map(|&k| {
+                                    let one = Topology::Mesh(vec![k]);
+                                    let (x, y) = ((a / stride) % k, (b / stride) % k);
+                                    stride *= k;
+                                    let steps = if matches!(t, Topology::Torus(_)) {
+                                        Topology::Torus(vec![k]).distance(x, y)
+                                    } else {
+                                        one.distance(x, y)
+                                    };
+                                    steps as u64 + 1
+                                })
+                                .product()
+                        }
+                        _ => unreachable!(),
+                    };
+                    assert_eq!(count, want, "{t:?} {a}->{b}");
                 }
             }
         }

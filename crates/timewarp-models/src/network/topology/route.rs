@@ -1,11 +1,11 @@
 //! Routing a packet at a router: the cubes' dimension order (through
-//! [`Topology::route`]), the dragonfly's minimal, Valiant and UGAL-L
-//! routes, the fat-tree's up/down, and the occupancy adaptive choices
-//! measure.
+//! [`Topology::route`]) and its two-phase Valiant and ROMM forms, the
+//! dragonfly's minimal, Valiant, UGAL-L and PAR routes, the fat-tree's
+//! up/down, and the occupancy adaptive choices measure.
 
 use timewarp::{Ctx, Random};
 
-use super::{Dragonfly, FatTree, Hop, Topology, NO_VIA};
+use super::{Dragonfly, FatTree, Hop, Topology, NO_VIA, PAR_PENDING};
 use crate::network::node::NO_DIM;
 use crate::network::{Network, Node, Packet, Routing, Switch};
 
@@ -15,7 +15,7 @@ impl Network {
     #[inline(always)]
     pub(crate) fn route(&self, n: &Node, node: u32, p: &mut Packet) {
         match &self.topology {
-            Topology::Dragonfly(d) => return self.route_dragonfly(d, node, p),
+            Topology::Dragonfly(d) => return self.route_dragonfly(d, n, node, p),
             Topology::FatTree(f) => return self.route_fattree(f, n, node, p),
             _ => {}
         }
@@ -44,12 +44,27 @@ impl Network {
 
     /// [`Network::route`] on a dragonfly; kept out of line so that the
     /// cubes' routing stays small enough to be inlined into its callers.
+    /// PAR: a packet still on its minimal route in its source group (its
+    /// intermediate group pending) is offered the Valiant route again at
+    /// each router of the group after the first; leaving the group
+    /// minimally drops the intermediate.
     #[inline(never)]
-    pub(crate) fn route_dragonfly(&self, d: &Dragonfly, node: u32, p: &mut Packet) {
+    pub(crate) fn route_dragonfly(&self, d: &Dragonfly, n: &Node, node: u32, p: &mut Packet) {
+        if self.routing == Routing::Par && p.via != NO_VIA && p.via & PAR_PENDING != 0 {
+            if d.group(node) != d.group(p.src / d.p) {
+                p.via = NO_VIA;
+            } else if p.hops > 0 {
+                let via = p.via & !PAR_PENDING;
+                if self.ugal_minimal(d, n, node, p.dst / d.p, via) == Some(false) {
+                    p.via = via;
+                }
+            }
+        }
         if p.via != NO_VIA && d.group(node) == p.via as u32 {
             p.via = NO_VIA;
         }
-        match d.step(node, p.dst / d.p, p.via) {
+        let pending = self.routing == Routing::Par && p.via != NO_VIA && p.via & PAR_PENDING != 0;
+        match d.step(node, p.dst / d.p, if pending { NO_VIA } else { p.via }) {
             None => p.out = (self.ports() as u32 + p.dst % d.p) as u8,
             Some(port) => {
                 p.out = port;
@@ -96,7 +111,10 @@ impl Network {
 
     /// UGAL-L at the source router, as packet `p` becomes the head of its
     /// injection queue: keeps its Valiant route through `p.via` only if
-    /// `q_min · H_min > q_val · H_val`, and routes it again.
+    /// `q_min · H_min > q_val · H_val + T` ([`Network::ugal_threshold`]),
+    /// and routes it again. PAR decides the same way, but a packet sent
+    /// minimally keeps its intermediate group, marked pending
+    /// ([`PAR_PENDING`]), for the next routers of its group to reconsider.
     /// On a fat-tree with updown-adaptive routing: chooses the first up port again, on the buffers now.
     #[inline(never)]
     pub(crate) fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
@@ -104,29 +122,48 @@ impl Network {
             return self.route(n, router, p);
         }
         let Topology::Dragonfly(d) = &self.topology else { return };
-        if self.routing != Routing::Ugal || p.via == NO_VIA || p.hops > 0 {
+        if !matches!(self.routing, Routing::Ugal | Routing::Par) || p.via == NO_VIA || p.hops > 0 {
             return;
         }
-        let to = p.dst / d.p;
-        let (min, val) = (d.step(router, to, NO_VIA), d.step(router, to, p.via));
-        let (Some(min), Some(val)) = (min, val) else { return };
-        let q_min = self.occupancy(n, router, min as usize) * d.hops(router, to, NO_VIA);
-        let q_val = self.occupancy(n, router, val as usize) * d.hops(router, to, p.via);
-        if q_min <= q_val {
-            p.via = NO_VIA;
-        }
+        let par = self.routing == Routing::Par;
+        let via = if par { p.via & !PAR_PENDING } else { p.via };
+        let Some(minimal) = self.ugal_minimal(d, n, router, p.dst / d.p, via) else { return };
+        p.via = match (minimal, par) {
+            (false, _) => via,
+            (true, false) => NO_VIA,
+            (true, true) => via | PAR_PENDING,
+        };
         self.route(n, router, p);
+    }
+
+    /// UGAL's choice at router `router` for a packet to router `to` that
+    /// may go through group `via`: whether the minimal route wins,
+    /// `q_min · H_min ≤ q_val · H_val + T` (`q`: [`Network::occupancy`] of
+    /// each route's next output here, `H`: each route's hops from here), or
+    /// `None` when either route has no next hop.
+    #[inline]
+    pub(crate) fn ugal_minimal(&self, d: &Dragonfly, n: &Node, router: u32, to: u32, via: u16) -> Option<bool> {
+        let (min, val) = (d.step(router, to, NO_VIA)?, d.step(router, to, via)?);
+        let q_min = self.occupancy(n, router, min as usize) * d.hops(router, to, NO_VIA);
+        let q_val = self.occupancy(n, router, val as usize) * d.hops(router, to, via);
+        // Integers below 2^53: with T = 0 exactly the integer comparison.
+        Some(q_min as f64 <= q_val as f64 + self.ugal_threshold)
     }
 
     /// The Valiant intermediate of a packet from router `from` to node
     /// `dst`. A dragonfly: a group, uniform over those other than both ends'
     /// ([`NO_VIA`] when the route stays in one group, or no third group
-    /// exists). A torus, mesh or hypercube: a router, uniform over all.
+    /// exists). A torus, mesh or hypercube: a router, uniform over all
+    /// (Valiant), or over the minimal quadrant of the two ends (ROMM).
     pub(crate) fn via(&self, from: u32, dst: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
         let d = match &self.topology {
             Topology::Dragonfly(d) => d,
             Topology::FatTree(_) => return NO_VIA,
             cube if self.routing == Routing::Valiant => return ctx.rng(0).below(cube.routers() as u64) as u16,
+            cube if self.routing == Routing::Romm => {
+                let (count, pick) = cube.quadrant(from, dst);
+                return pick(ctx.rng(0).below(count)) as u16;
+            }
             _ => return NO_VIA,
         };
         let (gs, gd) = (d.group(from), d.group(dst / d.p));
