@@ -499,7 +499,10 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 let r = match e.values[0].as_str() {
                     "minimal" => ("minimal", "taken"),
                     "nonminimal" => ("valiant", "converted"),
-                    "adaptive" | "prog-adaptive" | "prog_adaptive" => ("ugal", "converted"),
+                    "adaptive" => ("ugal", "converted"),
+                    // CODES' progressive adaptive routing decides again while
+                    // the packet is still minimal in its source group: PAR.
+                    "prog-adaptive" | "prog_adaptive" => ("par", "taken"),
                     other => {
                         return Err(format!(
                             "{}: routing=\"{other}\" is not a dragonfly routing timewarp has (minimal, nonminimal, adaptive, prog-adaptive)",
@@ -507,7 +510,11 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                         ))
                     }
                 };
-                let why = if r.1 == "converted" { "decided at the source router" } else { "" };
+                let why = match r.0 {
+                    "ugal" => "decided at the source router",
+                    "par" => "progressive adaptive: decided again at the next router of the source group",
+                    _ => "",
+                };
                 m.set("routing", Some(e), "routing", r.0.into(), r.1, why);
             }
             m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));

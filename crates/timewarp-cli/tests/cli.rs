@@ -769,6 +769,26 @@ fn codes_units_convert_exactly_and_the_command_line_overrides_the_file() {
     // 8 KiB and 16 KiB buffers of 2,048-byte packets; UGAL for "adaptive".
     assert_eq!((m["local-buffer-packets"].as_u64(), m["global-buffer-packets"].as_u64()), (Some(4), Some(8)));
     assert_eq!((m["packet-bytes"].as_u64(), m["routing"].as_str()), (Some(2048), Some("ugal")));
+    // CODES' progressive adaptive routing is PAR, with the virtual channels it needs.
+    let text = std::fs::read_to_string(codes_conf("modelnet-test-dragonfly-theta.conf")).unwrap();
+    assert!(text.contains("routing=\"adaptive\""));
+    let prog = std::env::temp_dir().join(format!("prog-adaptive-{}.conf", std::process::id()));
+    std::fs::write(&prog, text.replace("routing=\"adaptive\"", "routing=\"prog-adaptive\"")).unwrap();
+    let o = timewarp(&[
+        "run",
+        "network",
+        "--codes-config",
+        prog.to_str().unwrap(),
+        "--end",
+        "1",
+        "-q",
+        "--stats-json",
+        "-",
+    ]);
+    let _ = std::fs::remove_file(&prog);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(p["config"]["model"]["routing"].as_str(), Some("par"));
     // The fat-tree's link_bandwidth is bytes/ns already; 64 KiB of 512-byte packets; its router_delay in ns.
     let f = codes_stats("synthetic-fattree-stock.conf", &["--end", "1"]);
     let m = &f["config"]["model"];

@@ -5,9 +5,9 @@
 //! rollback undoes. Block mapping is the default: contiguous LP ids per PE,
 //! and contiguous runs of those per KP. Any other mapping ([`Mapping`]) is a
 //! table: PE and index within the PE per LP. Every kernel, and MPI, places
-//! LPs through one [`Placement`], built by [`Placement::for_run`] over every
+//! LPs through one [`Placement`], built by [`Config::placement`](crate::Config::placement) over every
 //! PE of the run; which process runs which PE is the
-//! [`Layout`]'s business.
+//! [`Layout`](crate::layout::Layout)'s business.
 
 use std::sync::Arc;
 

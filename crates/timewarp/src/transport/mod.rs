@@ -1,8 +1,9 @@
 //! How PEs reach each other, in one process and across processes: one
 //! layer under both parallel kernels, one file per part.
 //!
-//! * [`layout`]: which process holds which PE (`Layout`), asked wherever a
-//!   PE's process or locality matters.
+//! * [`Layout`](crate::layout::Layout) (in `layout.rs`, below the
+//!   configuration and this layer): which process holds which PE, asked
+//!   wherever a PE's process or locality matters.
 //! * [`wire`]: what travels between PEs (`Wire`) and the one byte encoding
 //!   of what crosses processes (records encoded and decoded there only).
 //! * [`ring`]: the SPSC rings between PEs of one process; [`received`]: what

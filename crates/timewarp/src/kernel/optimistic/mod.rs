@@ -6,7 +6,7 @@
 //! and the automatic random-stream rewind, cancels what undone events sent
 //! (directly on its own PE, by anti-message through its
 //! [`Transport`](crate::transport::Transport) elsewhere: the rings in its
-//! process, the network beyond), and commits below the GVT that [`gvt`]
+//! process, the network beyond), and commits below the GVT that [`gvt`](crate::gvt)
 //! computes without stopping the workers.
 
 mod kp;
