@@ -34,25 +34,8 @@ pub(crate) fn drive<M: Model, X: Processes>(
     control: Option<&Control>,
     start: Option<Snapshot<M>>,
 ) -> Result<Option<Report<M::Results>>, Error> {
-    if let Some(plan) = plan {
-        plan.validate()?;
-    }
-    cfg.validate()?;
-    let alone = x.count() == 1;
-    if let Some(plan) = plan {
-        if !alone && plan.wall.is_some() {
-            return Err(Error::Option {
-                option: "checkpoint-wall",
-                problem: "not offered under MPI (the processes would have to agree on the moment); use \
-                          --checkpoint-every, in virtual time"
-                    .into(),
-            });
-        }
-        if x.rank() == 0 {
-            plan.make_dir()?;
-        }
-    }
-    let control = control.filter(|_| alone);
+    check(cfg, x, plan)?;
+    let control = control.filter(|_| x.count() == 1);
     let mut start: Option<Arc<Snapshot<M>>> = match start {
         Some(s) => Some(Arc::new(prepare(s, cfg)?)),
         None => {
@@ -82,26 +65,8 @@ pub(crate) fn drive<M: Model, X: Processes>(
                 let earlier = start.take();
                 let (snap, path) = match snap {
                     // Rank 0: the whole snapshot.
-                    Some(mut snap) => {
-                        if let Some(s) = &earlier {
-                            snap.stats.add_earlier(&s.stats);
-                        }
-                        // The segment that started from it is over: only a writer may still hold it.
-                        drop(earlier);
-                        let (seconds, failed) = writer.wait()?;
-                        snap.stats.checkpoint_seconds += seconds;
-                        snap.stats.checkpoints -= failed;
-                        let dir = plan.and_then(|p| p.dir.as_ref().map(|d| (p, d)));
-                        if dir.is_some() {
-                            snap.stats.checkpoints += 1;
-                        }
-                        let snap = Arc::new(snap);
-                        let path = dir.map(|(plan, dir)| {
-                            let path = file_path(dir, &snap);
-                            let head = header(plan, cfg, model.name(), &snap, x.count() as u64);
-                            writer.write(dir.clone(), path.clone(), head, snap.clone(), plan.keep);
-                            path
-                        });
+                    Some(snap) => {
+                        let (snap, path) = to_writer(model, cfg, x, plan, &mut writer, snap, earlier)?;
                         (Some(snap), path)
                     }
                     None => (None, None),
@@ -120,4 +85,61 @@ pub(crate) fn drive<M: Model, X: Processes>(
             }
         }
     }
+}
+
+/// What a run's plan may not ask in this run: invalid options, or a
+/// wall-clock timer across processes; makes the checkpoint directory (rank 0).
+fn check<X: Processes>(cfg: &Config, x: &X, plan: Option<&Plan>) -> Result<(), Error> {
+    if let Some(plan) = plan {
+        plan.validate()?;
+    }
+    cfg.validate()?;
+    if let Some(plan) = plan {
+        if x.count() > 1 && plan.wall.is_some() {
+            return Err(Error::Option {
+                option: "checkpoint-wall",
+                problem: "not offered under MPI (the processes would have to agree on the moment); use \
+                          --checkpoint-every, in virtual time"
+                    .into(),
+            });
+        }
+        if x.rank() == 0 {
+            plan.make_dir()?;
+        }
+    }
+    Ok(())
+}
+
+/// Rank 0 at a pause: the segment's snapshot with the earlier segments'
+/// statistics (and the last checkpoint's writing time), handed to the
+/// background writer when the plan has a directory; its file's path.
+fn to_writer<M: Model, X: Processes>(
+    model: &M,
+    cfg: &Config,
+    x: &X,
+    plan: Option<&Plan>,
+    writer: &mut Writer<M>,
+    mut snap: Snapshot<M>,
+    earlier: Option<Arc<Snapshot<M>>>,
+) -> Result<(Arc<Snapshot<M>>, Option<std::path::PathBuf>), Error> {
+    if let Some(s) = &earlier {
+        snap.stats.add_earlier(&s.stats);
+    }
+    // The segment that started from it is over: only a writer may still hold it.
+    drop(earlier);
+    let (seconds, failed) = writer.wait()?;
+    snap.stats.checkpoint_seconds += seconds;
+    snap.stats.checkpoints -= failed;
+    let dir = plan.and_then(|p| p.dir.as_ref().map(|d| (p, d)));
+    if dir.is_some() {
+        snap.stats.checkpoints += 1;
+    }
+    let snap = Arc::new(snap);
+    let path = dir.map(|(plan, dir)| {
+        let path = file_path(dir, &snap);
+        let head = header(plan, cfg, model.name(), &snap, x.count() as u64);
+        writer.write(dir.clone(), path.clone(), head, snap.clone(), plan.keep);
+        path
+    });
+    Ok((snap, path))
 }

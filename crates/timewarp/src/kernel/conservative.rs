@@ -225,56 +225,12 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
         v
     }
 
+    /// Window after window until the end, a cut, or another PE's failure.
     fn run(&mut self, sh: &Shared<M::Msg>, seg: &Segment<'_, M>, progress: &mut Progress) -> Result<(), Error> {
-        let pes = sh.pes;
         loop {
             // From here to the window: hand-over, barriers, exchange.
             let sync = self.timeline.mark();
-            // Hand over what the last window sent to other PEs.
-            for to in 0..pes {
-                if !self.outbox[to].is_empty() {
-                    lock(&sh.mail[self.local * pes + to]).append(&mut self.outbox[to]);
-                }
-            }
-            if W::ACTIVE && self.port.waiting() {
-                self.port.epoch = self.windows;
-                self.port.hand_over(&mut lock(&sh.net_out));
-            }
-            if !sh.barrier.wait(sh.failure.flag()) {
-                return Ok(());
-            }
-            for from in 0..pes {
-                let mut inbox = std::mem::take(&mut *lock(&sh.mail[from * pes + self.local]));
-                self.out.append(&mut inbox);
-                self.route()?;
-            }
-            // What this PE sent to other processes is in transit: it counts here.
-            let local = self.q.peek().map_or(f64::INFINITY, |k| k.time).min(self.net_min);
-            self.net_min = f64::INFINITY;
-            sh.mins[self.local].store(local.to_bits(), Relaxed);
-            // A stop request across processes would need agreeing on: there
-            // only the marks (`pause`) cut.
-            if self.local == 0 && !W::ACTIVE {
-                sh.stop.store(seg.stop_requested(), Relaxed);
-            }
-            if !sh.barrier.wait(sh.failure.flag()) {
-                return Ok(());
-            }
-            let m = if W::ACTIVE {
-                if self.local == 0 {
-                    let mark = self.timeline.mark();
-                    self.swap_with_processes(sh)?;
-                    self.timeline.span(mark, SpanKind::Exchange, 0, 0.0);
-                }
-                if !sh.barrier.wait(sh.failure.flag()) {
-                    return Ok(());
-                }
-                self.take_in(sh)?;
-                self.route()?;
-                f64::from_bits(sh.global_min.load(Relaxed))
-            } else {
-                sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min)
-            };
+            let Some(m) = self.next_minimum(sh, seg)? else { return Ok(()) };
             self.timeline.span(sync, SpanKind::Sync, 0, m);
             if m == f64::INFINITY {
                 return Ok(());
@@ -292,40 +248,99 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             let window = (m + self.lookahead).min(self.s.pause);
             self.windows += 1;
             let (mark, before) = (self.timeline.mark(), self.stats.committed);
-            while let Some(k) = self.q.peek() {
-                if k.time >= window {
-                    break;
-                }
-                let e = self.q.pop().expect("peeked");
-                let (key, dst, msg) = (e.key(), e.item.dst, e.item.msg);
-                self.at = (dst, key.time);
-                let lp = &mut self.lps[self.map.local_of(dst, self.first_lp)];
-                let mut undo = M::Undo::default();
-                let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out, None)?;
-                self.commits.commit(self.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats)?;
-                for o in &self.out {
-                    let pe = self.map.pe_of(o.dst);
-                    if pe != self.id {
-                        // What keeps the window safe; `Ctx::send` checked the
-                        // pair's lookahead, which may be smaller for pairs
-                        // the model did not declare as neighbours.
-                        if o.key.time < key.time + self.lookahead {
-                            return Err(Error::Neighbours {
-                                lp: dst,
-                                time: key.time,
-                                dst: o.dst,
-                                delay: o.key.time - key.time,
-                                lookahead: self.lookahead,
-                            });
-                        }
-                        self.stats.remote += 1;
-                    }
-                    self.stats.remote_process += !self.layout.is_local(pe) as u64;
-                }
-                self.route()?;
-            }
+            self.process_window(window)?;
             self.timeline.span(mark, SpanKind::Window, self.stats.committed - before, window);
         }
+    }
+
+    /// Hands over what the last window sent, and agrees with every PE (and
+    /// process) on the smallest pending time; `None` when another PE failed.
+    fn next_minimum(&mut self, sh: &Shared<M::Msg>, seg: &Segment<'_, M>) -> Result<Option<f64>, Error> {
+        let pes = sh.pes;
+        // Hand over what the last window sent to other PEs.
+        for to in 0..pes {
+            if !self.outbox[to].is_empty() {
+                lock(&sh.mail[self.local * pes + to]).append(&mut self.outbox[to]);
+            }
+        }
+        if W::ACTIVE && self.port.waiting() {
+            self.port.epoch = self.windows;
+            self.port.hand_over(&mut lock(&sh.net_out));
+        }
+        if !sh.barrier.wait(sh.failure.flag()) {
+            return Ok(None);
+        }
+        for from in 0..pes {
+            let mut inbox = std::mem::take(&mut *lock(&sh.mail[from * pes + self.local]));
+            self.out.append(&mut inbox);
+            self.route()?;
+        }
+        // What this PE sent to other processes is in transit: it counts here.
+        let local = self.q.peek().map_or(f64::INFINITY, |k| k.time).min(self.net_min);
+        self.net_min = f64::INFINITY;
+        sh.mins[self.local].store(local.to_bits(), Relaxed);
+        // A stop request across processes would need agreeing on: there
+        // only the marks (`pause`) cut.
+        if self.local == 0 && !W::ACTIVE {
+            sh.stop.store(seg.stop_requested(), Relaxed);
+        }
+        if !sh.barrier.wait(sh.failure.flag()) {
+            return Ok(None);
+        }
+        let m = if W::ACTIVE {
+            if self.local == 0 {
+                let mark = self.timeline.mark();
+                self.swap_with_processes(sh)?;
+                self.timeline.span(mark, SpanKind::Exchange, 0, 0.0);
+            }
+            if !sh.barrier.wait(sh.failure.flag()) {
+                return Ok(None);
+            }
+            self.take_in(sh)?;
+            self.route()?;
+            f64::from_bits(sh.global_min.load(Relaxed))
+        } else {
+            sh.mins.iter().map(|a| f64::from_bits(a.load(Relaxed))).fold(f64::INFINITY, f64::min)
+        };
+        Ok(Some(m))
+    }
+
+    /// Processes and commits, in key order, every pending event below `window`.
+    #[inline]
+    fn process_window(&mut self, window: f64) -> Result<(), Error> {
+        while let Some(k) = self.q.peek() {
+            if k.time >= window {
+                break;
+            }
+            let e = self.q.pop().expect("peeked");
+            let (key, dst, msg) = (e.key(), e.item.dst, e.item.msg);
+            self.at = (dst, key.time);
+            let lp = &mut self.lps[self.map.local_of(dst, self.first_lp)];
+            let mut undo = M::Undo::default();
+            let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out, None)?;
+            self.commits.commit(self.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats)?;
+            for o in &self.out {
+                let pe = self.map.pe_of(o.dst);
+                if pe != self.id {
+                    // What keeps the window safe; `Ctx::send` checked the
+                    // pair's lookahead, which may be smaller for pairs
+                    // the model did not declare as neighbours.
+                    if o.key.time < key.time + self.lookahead {
+                        return Err(Error::Neighbours {
+                            lp: dst,
+                            time: key.time,
+                            dst: o.dst,
+                            delay: o.key.time - key.time,
+                            lookahead: self.lookahead,
+                        });
+                    }
+                    self.stats.remote += 1;
+                }
+                self.stats.remote_process += !self.layout.is_local(pe) as u64;
+            }
+            self.route()?;
+        }
+        Ok(())
     }
 }
 

@@ -9,8 +9,9 @@ use std::time::Instant;
 use crate::config::SyncMode;
 use crate::error::Error;
 use crate::event::Inline;
+use crate::key::Key;
 use crate::lp::Lp;
-use crate::model::Model;
+use crate::model::{Model, Outgoing};
 use crate::partition::Profile;
 use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
@@ -81,24 +82,10 @@ fn run_segment<
     let mut stats = base_stats(model, cfg, s.num_lps);
     let t0 = Instant::now();
 
-    let n = s.num_lps as usize;
-    let mut lps: Vec<Lp<M::State>> = Vec::new();
-    super::reserve(&mut lps, n, "LP records")?;
-    let mut q = Q::default();
     let mut out = Vec::with_capacity(64);
+    let (mut lps, mut q, past_end, mut peak) = start::<M, Q>(model, &s, seg, &mut out)?;
     let mut first = Vec::new();
     let mut journal = std::collections::VecDeque::new();
-    let mut past_end = 0u64;
-    let mut peak = 0usize;
-
-    for lp in 0..s.num_lps {
-        let (rec, dropped) = start_lp(model, &s, seg, lp, &mut out)?;
-        lps.push(rec);
-        past_end += dropped as u64;
-        enqueue::<M, Q>(&mut q, &mut out, &mut peak);
-    }
-    restore_events(seg, |_| true, &mut out);
-    enqueue::<M, Q>(&mut q, &mut out, &mut peak);
     stats.init_seconds = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -173,16 +160,52 @@ fn run_segment<
     stats.peak_events = peak as u64;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
     let timeline = Timeline::gather(cfg, std::iter::once(timeline));
-    let end = if paused {
+    Ok(alone(model, stats, end::<M, Q>(paused, q, &mut lps, commits.trace, timeline)))
+}
+
+/// The LP records of a segment's start and the pending queue with their
+/// first events (and a snapshot's); the sends past the end dropped, and
+/// the queue's peak.
+#[allow(clippy::type_complexity)]
+fn start<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
+    model: &M,
+    s: &Setup,
+    seg: &Segment<'_, M>,
+    out: &mut Vec<Outgoing<M::Msg>>,
+) -> Result<(Vec<Lp<M::State>>, Q, u64, usize), Error> {
+    let mut lps: Vec<Lp<M::State>> = Vec::new();
+    super::reserve(&mut lps, s.num_lps as usize, "LP records")?;
+    let mut q = Q::default();
+    let (mut past_end, mut peak) = (0u64, 0usize);
+    for lp in 0..s.num_lps {
+        let (rec, dropped) = start_lp(model, s, seg, lp, out)?;
+        lps.push(rec);
+        past_end += dropped as u64;
+        enqueue::<M, Q>(&mut q, out, &mut peak);
+    }
+    restore_events(seg, |_| true, out);
+    enqueue::<M, Q>(&mut q, out, &mut peak);
+    Ok((lps, q, past_end, peak))
+}
+
+/// What the process holds when the loop stops: a cut (`paused`: the LPs
+/// and the pending events) or the end.
+fn end<M: Model, Q: PendingQueue<Inline<M::Msg>>>(
+    paused: bool,
+    mut q: Q,
+    lps: &mut Vec<Lp<M::State>>,
+    trace: Vec<Key>,
+    timeline: Option<Timeline>,
+) -> ProcessEnd<'_, M> {
+    if paused {
         let mut events = Vec::with_capacity(q.len());
         q.drain_unordered(|e| events.push(Pending { dst: e.item.dst, key: e.key(), msg: e.item.msg }));
-        let lps = lps.into_iter().enumerate().map(|(i, l)| (i as u32, l)).collect();
-        ProcessEnd::Cut { lps, events, trace: commits.trace, timeline }
+        let lps = std::mem::take(lps).into_iter().enumerate().map(|(i, l)| (i as u32, l)).collect();
+        ProcessEnd::Cut { lps, events, trace, timeline }
     } else {
         let lps = lps.iter().enumerate().map(|(i, l)| (i as u32, l)).collect();
-        ProcessEnd::End { lps, trace: commits.trace, timeline }
-    };
-    Ok(alone(model, stats, end))
+        ProcessEnd::End { lps, trace, timeline }
+    }
 }
 
 /// Puts back the first event past the pause (out of the loop's way).
