@@ -23,7 +23,7 @@ use std::fmt;
 /// table's entries, so neither needs a conversion, and a `(PeId, record)`
 /// pair in an inbox stays small.
 #[repr(transparent)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PeId(u32);
 
 impl PeId {
