@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::key::LpId;
+use crate::layout::PeId;
 
 /// How LPs are placed on PEs (a run-time option).
 ///
@@ -83,15 +84,15 @@ pub(crate) trait Place: std::marker::Sync {
     /// KPs on each PE.
     fn kps_per_pe(&self) -> usize;
     /// The PE that owns `lp`.
-    fn pe_of(&self, lp: LpId) -> usize;
+    fn pe_of(&self, lp: LpId) -> PeId;
     /// The KP (index within its PE) of `lp`.
     fn kp_of(&self, lp: LpId) -> usize;
     /// Index of `lp` among the LPs of its PE, whose [`first_lp`](Self::first_lp) is `first`.
     fn local_of(&self, lp: LpId, first: LpId) -> usize;
     /// The LPs of PE `pe`, in id order.
-    fn lps_of(&self, pe: usize) -> Vec<LpId>;
+    fn lps_of(&self, pe: PeId) -> Vec<LpId>;
     /// What [`local_of`](Self::local_of) takes as `first` for PE `pe`.
-    fn first_lp(&self, pe: usize) -> LpId;
+    fn first_lp(&self, pe: PeId) -> LpId;
 }
 
 /// The placement of a run: block arithmetic, or tables for any other mapping.
@@ -205,8 +206,8 @@ impl Place for TableMapping {
         self.kps
     }
     #[inline]
-    fn pe_of(&self, lp: LpId) -> usize {
-        self.pe[lp as usize] as usize
+    fn pe_of(&self, lp: LpId) -> PeId {
+        PeId::from(self.pe[lp as usize])
     }
     #[inline]
     fn kp_of(&self, lp: LpId) -> usize {
@@ -216,10 +217,10 @@ impl Place for TableMapping {
     fn local_of(&self, lp: LpId, _: LpId) -> usize {
         self.local[lp as usize] as usize
     }
-    fn lps_of(&self, pe: usize) -> Vec<LpId> {
-        self.lps[pe].clone()
+    fn lps_of(&self, pe: PeId) -> Vec<LpId> {
+        self.lps[pe.index()].clone()
     }
-    fn first_lp(&self, _: usize) -> LpId {
+    fn first_lp(&self, _: PeId) -> LpId {
         0
     }
 }
@@ -232,7 +233,7 @@ impl Place for BlockMapping {
         self.kps
     }
     #[inline]
-    fn pe_of(&self, lp: LpId) -> usize {
+    fn pe_of(&self, lp: LpId) -> PeId {
         BlockMapping::pe_of(self, lp)
     }
     #[inline]
@@ -243,10 +244,10 @@ impl Place for BlockMapping {
     fn local_of(&self, lp: LpId, first: LpId) -> usize {
         lp.wrapping_sub(first) as usize
     }
-    fn lps_of(&self, pe: usize) -> Vec<LpId> {
+    fn lps_of(&self, pe: PeId) -> Vec<LpId> {
         BlockMapping::lps_of(self, pe).collect()
     }
-    fn first_lp(&self, pe: usize) -> LpId {
+    fn first_lp(&self, pe: PeId) -> LpId {
         BlockMapping::lps_of(self, pe).start
     }
 }
@@ -312,13 +313,13 @@ impl BlockMapping {
 
     /// The PE that owns `lp`.
     #[inline]
-    pub(crate) fn pe_of(&self, lp: LpId) -> usize {
-        self.per_pe_div.div(lp) as usize
+    pub(crate) fn pe_of(&self, lp: LpId) -> PeId {
+        PeId::from(self.per_pe_div.div(lp))
     }
 
     /// The LPs of PE `pe`, as a range of ids.
-    pub(crate) fn lps_of(&self, pe: usize) -> std::ops::Range<LpId> {
-        let lo = (pe as u32).saturating_mul(self.per_pe).min(self.num_lps);
+    pub(crate) fn lps_of(&self, pe: PeId) -> std::ops::Range<LpId> {
+        let lo = u32::from(pe).saturating_mul(self.per_pe).min(self.num_lps);
         let hi = lo.saturating_add(self.per_pe).min(self.num_lps);
         lo..hi
     }
@@ -346,7 +347,7 @@ mod tests {
         fn check(p: &impl Place, mapping: &Mapping, kps: usize) {
             {
                 let mut seen = [false; 7];
-                for pe in 0..3 {
+                for pe in (0..3).map(PeId::new) {
                     let first = p.first_lp(pe);
                     for (i, lp) in p.lps_of(pe).into_iter().enumerate() {
                         assert!(!seen[lp as usize]);
@@ -365,9 +366,10 @@ mod tests {
             Placement::Block(_) => unreachable!("random is a table"),
         };
         let (a, b) = (table(1), table(2));
-        assert!((0..4).all(|pe| a.lps_of(pe).len() == 250));
-        assert_ne!(a.lps_of(0), b.lps_of(0));
-        assert_ne!(a.lps_of(0), (0..250).collect::<Vec<_>>());
+        let pe = PeId::new;
+        assert!((0..4).all(|i| a.lps_of(pe(i)).len() == 250));
+        assert_ne!(a.lps_of(pe(0)), b.lps_of(pe(0)));
+        assert_ne!(a.lps_of(pe(0)), (0..250).collect::<Vec<_>>());
     }
 
     #[test]
@@ -400,8 +402,8 @@ mod tests {
     #[test]
     fn blocks_of_ids_per_pe_and_kp() {
         let m = BlockMapping::new(10, 3, 2);
-        assert_eq!((m.pe_of(0), m.pe_of(9)), (0, 2));
-        assert_eq!(m.lps_of(1), 4..8);
+        assert_eq!((m.pe_of(0), m.pe_of(9)), (PeId::new(0), PeId::new(2)));
+        assert_eq!(m.lps_of(PeId::new(1)), 4..8);
         assert_eq!(m.kp_of(5), 0); // the second of PE 1's four LPs
     }
 
@@ -410,7 +412,7 @@ mod tests {
         for (n, pes, kps) in [(1, 1, 1), (10, 3, 2), (16, 8, 16), (3, 8, 4), (1000, 7, 16)] {
             let m = BlockMapping::new(n, pes, kps);
             let mut seen = 0;
-            for pe in 0..pes {
+            for pe in (0..pes).map(PeId::new) {
                 for lp in m.lps_of(pe) {
                     assert_eq!(m.pe_of(lp), pe);
                     assert!(m.kp_of(lp) < kps);

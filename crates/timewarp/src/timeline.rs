@@ -46,6 +46,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::layout::PeId;
+
 /// Default of the most spans a trace holds (`--trace-limit`): 40 MB of
 /// records at 40 bytes each.
 pub const DEFAULT_LIMIT: usize = 1_000_000;
@@ -172,10 +174,10 @@ pub(crate) struct Recorder {
 impl Recorder {
     /// The recorder of PE `pe` of process `rank`, one of `tracks` tracks
     /// of the run, timed from `t0`; `None` when `cfg` records no timeline.
-    pub(crate) fn new(cfg: &crate::Config, t0: Instant, tracks: usize, rank: usize, pe: usize) -> Option<Box<Self>> {
+    pub(crate) fn new(cfg: &crate::Config, t0: Instant, tracks: usize, rank: usize, pe: PeId) -> Option<Box<Self>> {
         let limit = cfg.timeline?;
         let cap = (limit / tracks.max(1)).max(1);
-        let track = Track { rank: rank as u32, pe: pe as u32, spans: Vec::new(), dropped: 0 };
+        let track = Track { rank: rank as u32, pe: u32::from(pe), spans: Vec::new(), dropped: 0 };
         Some(Box::new(Recorder { t0, cap, track }))
     }
 
@@ -341,7 +343,7 @@ mod tests {
 
     #[test]
     fn off_records_nothing_and_takes_no_time() {
-        let mut r = Recorder::new(&crate::Config::default(), Instant::now(), 1, 0, 0);
+        let mut r = Recorder::new(&crate::Config::default(), Instant::now(), 1, 0, PeId::new(0));
         assert!(r.is_none());
         assert_eq!(r.mark(), None);
         r.span(Some(5), SpanKind::Batch, 1, 0.0); // no recorder: nothing happens
@@ -351,7 +353,7 @@ mod tests {
     #[test]
     fn each_track_keeps_its_share_of_the_limit_and_counts_the_rest() {
         let t0 = Instant::now();
-        let mut recs: Vec<_> = (0..4).map(|pe| Recorder::new(&cfg(10), t0, 4, 0, pe)).collect();
+        let mut recs: Vec<_> = (0..4).map(|pe| Recorder::new(&cfg(10), t0, 4, 0, PeId::new(pe))).collect();
         for r in &mut recs {
             for i in 0..7 {
                 let m = r.mark();
@@ -366,12 +368,12 @@ mod tests {
         assert_eq!(j["otherData"]["truncated"], true);
         assert_eq!(j["otherData"]["dropped_spans"], 20);
         // A limit below the track count still gives every track one span.
-        assert_eq!(Recorder::new(&cfg(1), t0, 4, 0, 0).unwrap().cap, 1);
+        assert_eq!(Recorder::new(&cfg(1), t0, 4, 0, PeId::new(0)).unwrap().cap, 1);
     }
 
     #[test]
     fn chrome_json_names_tracks_and_puts_parents_before_children() {
-        let mut r = Recorder::new(&cfg(100), Instant::now(), 1, 1, 3).unwrap();
+        let mut r = Recorder::new(&cfg(100), Instant::now(), 1, 1, PeId::new(3)).unwrap();
         r.push_at(Span { kind: SpanKind::Straggler, start: 2_000, end: 3_000, count: 4, time: 0.5 });
         r.push_at(Span { kind: SpanKind::Batch, start: 2_000, end: 9_500, count: 16, time: 1.0 });
         let tl = Timeline { tracks: vec![r.finish()], limit: 100 };

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::event::Inline;
-use crate::layout::Layout;
+use crate::layout::{Layout, PeId};
 use crate::lp::Lp;
 use crate::mapping::{with_place, Place};
 use crate::model::{Model, Outgoing};
@@ -108,7 +108,7 @@ struct Shared<Msg> {
 /// One PE of the conservative kernel.
 pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     /// Global PE id, index in this process, and where the run's PEs are.
-    id: usize,
+    id: PeId,
     local: usize,
     layout: Layout,
     net: &'a W,
@@ -149,7 +149,11 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             if pe == self.id {
                 self.q.push(Entry::new(o.key, Inline { dst: o.dst, msg: o.msg }));
                 self.peak = self.peak.max(self.q.len());
-            } else if let Some(local) = if W::ACTIVE { self.layout.local_of(pe) } else { Some(pe) } {
+            } else if let Some(local) = if W::ACTIVE {
+                self.layout.local_of(pe)
+            } else {
+                Some(pe.index()) // one process: a global id is the local index
+            } {
                 self.outbox[local].push(o);
             } else {
                 self.port.send_event(pe, o.key, o.dst, o.msg)?;
@@ -175,7 +179,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
         };
         for bytes in received {
             for sec in sections(bytes)? {
-                let (dst_pe, epoch) = (sec.head.dst_pe as usize, sec.head.epoch);
+                let (dst_pe, epoch) = (sec.head.dst_pe, sec.head.epoch);
                 let Some(pe) = self.layout.local_of(dst_pe).filter(|_| epoch == self.windows) else {
                     return Err(Error::Internal(format!(
                         "process of PE {} received events for PE {dst_pe} of window {epoch} in window {}",
@@ -240,7 +244,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 self.paused = true;
                 return Ok(());
             }
-            if self.id == 0 {
+            if self.id.index() == 0 {
                 progress.update(m);
             }
             // Rounding is monotone, so every send (delay >= lookahead) from an
@@ -508,7 +512,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
         };
         pe.init(seg)?;
         let init = t0.elapsed().as_secs_f64();
-        let mut progress = Progress::new(cfg.progress && id == 0, s.end);
+        let mut progress = Progress::new(cfg.progress && id.index() == 0, s.end);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pe.run(&sh, seg, &mut progress)))
             .unwrap_or_else(|p| Err(handler_panic(pe.at.0, pe.at.1, p.as_ref())));
         progress.finish();

@@ -10,6 +10,7 @@ use crate::config::SyncMode;
 use crate::error::Error;
 use crate::event::Inline;
 use crate::key::Key;
+use crate::layout::PeId;
 use crate::lp::Lp;
 use crate::model::{Model, Outgoing};
 use crate::partition::Profile;
@@ -92,7 +93,7 @@ fn run_segment<
     let mut progress = Progress::new(cfg.progress, s.end);
     let mut pe = PeStats::default();
     let mut commits = Committer::new(cfg);
-    let mut timeline = if TRACE { Recorder::new(cfg, s.started, 1, 0, 0) } else { None };
+    let mut timeline = if TRACE { Recorder::new(cfg, s.started, 1, 0, PeId::new(0)) } else { None };
     let mut chunk = timeline.mark();
     // The event being processed, for the error if a handler panics.
     let mut at = (0, 0.0);

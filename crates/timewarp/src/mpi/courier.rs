@@ -248,7 +248,7 @@ impl Inner {
     /// decodes its own), and counts their records by colour.
     fn deliver(&mut self, c: &Courier, bytes: Vec<u8>) -> Result<(), Error> {
         for sec in sections(bytes)? {
-            let Some(local) = c.layout.local_of(sec.head.dst_pe as usize) else {
+            let Some(local) = c.layout.local_of(sec.head.dst_pe) else {
                 return Err(Error::Internal(format!(
                     "process {} received events for PE {}, which is not its own",
                     c.layout.rank(),

@@ -17,7 +17,7 @@ use super::network::Network;
 use super::port::Port;
 use super::ring::Links;
 use super::wire::Wire;
-use crate::layout::Layout;
+use crate::layout::{Layout, PeId};
 
 /// One PE's rings and port, and the network that carries the port's bytes.
 pub(crate) struct Transport<'a, Msg, N> {
@@ -30,39 +30,32 @@ pub(crate) struct Transport<'a, Msg, N> {
 }
 
 impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg, N> {
-    /// The transport of local PE `local` of process `rank` (of `ranks`, each
-    /// with `pes_per_process` PEs), over `links` and `net`.
-    pub(crate) fn new(
-        local: usize,
-        rank: usize,
-        ranks: usize,
-        pes_per_process: usize,
-        links: Links<Msg>,
-        net: &'a N,
-    ) -> Self {
-        let layout = Layout::new(rank, ranks, pes_per_process);
+    /// The transport of local PE `local` of the process `layout` sees
+    /// from, over `links` and `net`.
+    pub(crate) fn new(local: usize, layout: Layout, links: Links<Msg>, net: &'a N) -> Self {
         Transport { links, port: Port::new(local, layout), net, local, layout }
     }
 
     /// The local index of global PE `pe`, if it is in this process.
     #[inline(always)]
-    fn local_of(&self, pe: usize) -> Option<usize> {
+    fn local_of(&self, pe: PeId) -> Option<usize> {
         if !N::ACTIVE {
-            return Some(pe);
+            // One process: a PE's global id is its local index.
+            return Some(pe.index());
         }
         self.layout.local_of(pe)
     }
 
     /// Whether global PE `pe` is in another process.
     #[inline]
-    pub(crate) fn elsewhere(&self, pe: usize) -> bool {
+    pub(crate) fn elsewhere(&self, pe: PeId) -> bool {
         self.local_of(pe).is_none()
     }
 
     /// Sends a new event to global PE `to` (not this one); returns its
     /// number on that channel, which an anti-message for it will carry.
     #[inline]
-    pub(crate) fn send_event(&mut self, to: usize, key: Key, dst: LpId, msg: Msg) -> Result<u32, Error> {
+    pub(crate) fn send_event(&mut self, to: PeId, key: Key, dst: LpId, msg: Msg) -> Result<u32, Error> {
         match self.local_of(to) {
             Some(l) => Ok(self.links.send_event(l, key, dst, msg)),
             None => self.port.send_event(to, key, dst, msg),
@@ -71,7 +64,7 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
 
     /// Cancels event number `cseq` sent earlier to global PE `to`.
     #[inline]
-    pub(crate) fn send_anti(&mut self, to: usize, key: Key, dst: LpId, cseq: u32) -> Result<(), Error> {
+    pub(crate) fn send_anti(&mut self, to: PeId, key: Key, dst: LpId, cseq: u32) -> Result<(), Error> {
         let anti = Wire::Anti { key, dst, cseq };
         match self.local_of(to) {
             Some(l) => {
@@ -128,13 +121,13 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
     /// from other processes, to `into`, each with the global PE it came
     /// from; returns how many.
     #[inline]
-    pub(crate) fn drain_into(&mut self, into: &mut Vec<(usize, Wire<Msg>)>) -> Result<usize, Error> {
+    pub(crate) fn drain_into(&mut self, into: &mut Vec<(PeId, Wire<Msg>)>) -> Result<usize, Error> {
         let before = into.len();
         self.links.drain_into(into);
         if N::ACTIVE {
             self.net.collect(self.local, &mut self.port);
             for sec in self.port.inbound.drain(..) {
-                let from = sec.head.src_pe as usize;
+                let from = sec.head.src_pe;
                 for w in sec.records::<Msg>() {
                     into.push((from, w?));
                 }

@@ -69,11 +69,12 @@ impl Outbox {
 mod tests {
     use super::super::wire::sections;
     use super::*;
+    use crate::layout::PeId;
 
     #[test]
     fn sections_from_any_pe_share_their_process_message() {
         let mut o = Outbox::new(3);
-        let h = |src_pe, count| Head { dst_pe: 4, src_pe, epoch: 1, count };
+        let h = |src_pe, count| Head { dst_pe: PeId::new(4), src_pe: PeId::new(src_pe), epoch: 1, count };
         o.push_section(2, h(0, 2), &[1, 2]);
         o.push_section(2, h(1, 1), &[3]);
         assert!(o.take(0, 0).is_none(), "nothing for process 0");
@@ -81,7 +82,7 @@ mod tests {
         let (msg, n) = o.take(2, 0).unwrap();
         assert_eq!(n, 3);
         let secs = sections(msg.clone()).unwrap();
-        assert_eq!(secs.iter().map(|s| s.head.src_pe).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(secs.iter().map(|s| s.head.src_pe.index()).collect::<Vec<_>>(), [0, 1]);
         assert!(o.take(2, 0).is_none(), "taken");
         o.recycle(msg);
         o.push_section(1, h(0, 1), &[5]);

@@ -11,13 +11,13 @@ use crate::key::{Key, LpId};
 
 use super::outbox::Outbox;
 use super::wire::{push_record, Head, Section, Wire};
-use crate::layout::Layout;
+use crate::layout::{Layout, PeId};
 
 /// A PE's buffers for other processes.
 pub(crate) struct Port {
     layout: Layout,
     /// This PE's global id.
-    me: u32,
+    me: PeId,
     /// What sections carry in their `epoch` field: the GVT round this PE
     /// last entered phase A of (the colour of its sends), or the window.
     pub(crate) epoch: u64,
@@ -25,7 +25,7 @@ pub(crate) struct Port {
     out: Vec<Vec<u8>>,
     out_n: Vec<u32>,
     /// Destination PEs with records waiting.
-    dirty: Vec<u32>,
+    dirty: Vec<PeId>,
     /// Events sent so far on the channel to each PE (numbers them).
     seq: Vec<u32>,
     /// Records sent so far to each process.
@@ -40,7 +40,7 @@ impl Port {
         let pes = layout.pes();
         Port {
             layout,
-            me: layout.global(local) as u32,
+            me: layout.global(local),
             epoch: 0,
             out: vec![Vec::new(); pes],
             out_n: vec![0; pes],
@@ -59,27 +59,23 @@ impl Port {
 
     /// Encodes a new event for global PE `to`; returns its channel number.
     #[inline]
-    pub(crate) fn send_event<Msg: Serialize>(
-        &mut self,
-        to: usize,
-        key: Key,
-        dst: LpId,
-        msg: Msg,
-    ) -> Result<u32, Error> {
-        let cseq = self.seq[to];
-        self.seq[to] = cseq.wrapping_add(1);
+    pub(crate) fn send_event<Msg: Serialize>(&mut self, to: PeId, key: Key, dst: LpId, msg: Msg) -> Result<u32, Error> {
+        let t = to.index();
+        let cseq = self.seq[t];
+        self.seq[t] = cseq.wrapping_add(1);
         self.send(to, &Wire::Event { key, dst, cseq, msg })?;
         Ok(cseq)
     }
 
     /// Encodes `w` for global PE `to`.
     #[inline]
-    pub(crate) fn send<Msg: Serialize>(&mut self, to: usize, w: &Wire<Msg>) -> Result<(), Error> {
-        if self.out_n[to] == 0 {
-            self.dirty.push(to as u32);
+    pub(crate) fn send<Msg: Serialize>(&mut self, to: PeId, w: &Wire<Msg>) -> Result<(), Error> {
+        let t = to.index();
+        if self.out_n[t] == 0 {
+            self.dirty.push(to);
         }
-        push_record(&mut self.out[to], w)?;
-        self.out_n[to] += 1;
+        push_record(&mut self.out[t], w)?;
+        self.out_n[t] += 1;
         self.sent[self.layout.process_of(to)] += 1;
         Ok(())
     }
@@ -88,9 +84,9 @@ impl Port {
     /// message for their process in `outbox`.
     pub(crate) fn hand_over(&mut self, outbox: &mut Outbox) {
         for to in self.dirty.drain(..) {
-            let t = to as usize;
+            let t = to.index();
             let head = Head { dst_pe: to, src_pe: self.me, epoch: self.epoch, count: self.out_n[t] };
-            outbox.push_section(self.layout.process_of(t), head, &self.out[t]);
+            outbox.push_section(self.layout.process_of(to), head, &self.out[t]);
             self.out[t].clear();
             self.out_n[t] = 0;
         }
@@ -107,10 +103,11 @@ mod tests {
         // 2 processes x 2 PEs; PE 0 sends to PEs 2 and 3 (process 1).
         let mut p = Port::new(0, Layout::new(0, 2, 2));
         let k = |t: f64| Key::new(t, 0, 0, 0);
-        assert_eq!(p.send_event(2, k(1.0), 9, 10u64).unwrap(), 0);
-        assert_eq!(p.send_event(3, k(2.0), 12, 11u64).unwrap(), 0);
-        assert_eq!(p.send_event(2, k(3.0), 8, 12u64).unwrap(), 1);
-        p.send::<u64>(2, &Wire::Anti { key: k(1.0), dst: 9, cseq: 0 }).unwrap();
+        let pe = PeId::new;
+        assert_eq!(p.send_event(pe(2), k(1.0), 9, 10u64).unwrap(), 0);
+        assert_eq!(p.send_event(pe(3), k(2.0), 12, 11u64).unwrap(), 0);
+        assert_eq!(p.send_event(pe(2), k(3.0), 8, 12u64).unwrap(), 1);
+        p.send::<u64>(pe(2), &Wire::Anti { key: k(1.0), dst: 9, cseq: 0 }).unwrap();
         assert_eq!(p.sent, vec![0, 4]);
         let mut outbox = Outbox::new(2);
         p.epoch = 5;
@@ -121,7 +118,7 @@ mod tests {
         let secs = sections(msg).unwrap();
         assert_eq!(
             secs.iter().map(|s| (s.head.dst_pe, s.head.src_pe, s.head.epoch, s.head.count)).collect::<Vec<_>>(),
-            [(2, 0, 5, 3), (3, 0, 5, 1)]
+            [(pe(2), pe(0), 5, 3), (pe(3), pe(0), 5, 1)]
         );
         let to2: Vec<Wire<u64>> = secs[0].records().map(Result::unwrap).collect();
         assert!(matches!(to2[0], Wire::Event { dst: 9, cseq: 0, msg: 10, .. }));

@@ -12,7 +12,7 @@ use rtrb::{Consumer, Producer, RingBuffer};
 use crate::key::{Key, LpId};
 
 use super::wire::Wire;
-use crate::layout::Layout;
+use crate::layout::{Layout, PeId};
 
 /// One PE's ends of the rings: a producer to and a consumer from every other PE.
 pub(crate) struct Links<Msg> {
@@ -21,7 +21,7 @@ pub(crate) struct Links<Msg> {
     /// Events sent so far on each outgoing channel (numbers them).
     sent: Vec<u32>,
     /// Incoming rings with the (global) PE each comes from.
-    rx: Vec<(usize, Consumer<Wire<Msg>>)>,
+    rx: Vec<(PeId, Consumer<Wire<Msg>>)>,
     spilled: usize,
 }
 
@@ -109,7 +109,7 @@ impl<Msg: Copy> Links<Msg> {
     /// Moves every message waiting in this PE's incoming rings into `into`,
     /// each with the global PE it came from.
     #[inline]
-    pub(crate) fn drain_into(&mut self, into: &mut Vec<(usize, Wire<Msg>)>) {
+    pub(crate) fn drain_into(&mut self, into: &mut Vec<(PeId, Wire<Msg>)>) {
         for (from, c) in &mut self.rx {
             let n = c.slots();
             if n > 0 {
@@ -144,8 +144,8 @@ mod tests {
         let seen: Vec<(usize, u32)> = got
             .iter()
             .map(|(from, w)| match w {
-                Wire::Event { cseq, .. } => (*from, *cseq),
-                Wire::Anti { cseq, .. } => (*from, 100 + *cseq),
+                Wire::Event { cseq, .. } => (from.index(), *cseq),
+                Wire::Anti { cseq, .. } => (from.index(), 100 + *cseq),
             })
             .collect();
         assert_eq!(seen, [(3, 0), (3, 1), (3, 100)]);

@@ -29,6 +29,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::key::{Key, LpId};
+use crate::layout::PeId;
 
 /// What travels between PEs.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
@@ -59,11 +60,11 @@ const MESSAGE_HEADER: usize = 4 + 2 + 2;
 /// Bytes of a section header: destination PE, source PE, epoch, count, length.
 const SECTION_HEADER: usize = 4 + 4 + 8 + 4 + 4;
 
-/// A section's header, less its length.
+/// A section's header, less its length. The PE ids are `u32` on the wire.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Head {
-    pub(crate) dst_pe: u32,
-    pub(crate) src_pe: u32,
+    pub(crate) dst_pe: PeId,
+    pub(crate) src_pe: PeId,
     pub(crate) epoch: u64,
     pub(crate) count: u32,
 }
@@ -91,8 +92,8 @@ pub(crate) fn open(buf: &mut Vec<u8>) {
 pub(crate) fn push_section(buf: &mut Vec<u8>, head: Head, records: &[u8]) {
     buf.reserve(MESSAGE_HEADER + SECTION_HEADER + records.len());
     open(buf);
-    buf.extend_from_slice(&head.dst_pe.to_le_bytes());
-    buf.extend_from_slice(&head.src_pe.to_le_bytes());
+    buf.extend_from_slice(&u32::from(head.dst_pe).to_le_bytes());
+    buf.extend_from_slice(&u32::from(head.src_pe).to_le_bytes());
     buf.extend_from_slice(&head.epoch.to_le_bytes());
     buf.extend_from_slice(&head.count.to_le_bytes());
     buf.extend_from_slice(&(records.len() as u32).to_le_bytes());
@@ -173,8 +174,8 @@ pub(crate) fn sections(msg: Vec<u8>) -> Result<Vec<Section>, Error> {
             return Err(corrupt("a section header is cut short"));
         }
         let head = Head {
-            dst_pe: u32_at(at),
-            src_pe: u32_at(at + 4),
+            dst_pe: PeId::from(u32_at(at)),
+            src_pe: PeId::from(u32_at(at + 4)),
             epoch: u64::from(u32_at(at + 8)) | (u64::from(u32_at(at + 12)) << 32),
             count: u32_at(at + 16),
         };
@@ -212,8 +213,8 @@ mod tests {
         let a =
             vec![Wire::Event { key: k(1.0), dst: 9, cseq: 0, msg: 10 }, Wire::Anti { key: k(1.0), dst: 9, cseq: 0 }];
         let secs = vec![
-            (Head { dst_pe: 3, src_pe: 1, epoch: 7, count: 2 }, a),
-            (Head { dst_pe: 0, src_pe: 2, epoch: u64::MAX, count: 0 }, vec![]),
+            (Head { dst_pe: PeId::new(3), src_pe: PeId::new(1), epoch: 7, count: 2 }, a),
+            (Head { dst_pe: PeId::new(0), src_pe: PeId::new(2), epoch: u64::MAX, count: 0 }, vec![]),
         ];
         let mut buf = Vec::new();
         for (h, ws) in &secs {
@@ -247,7 +248,7 @@ mod tests {
         }
         // Records cut short inside a section whose length says so.
         let mut short = Vec::new();
-        let h = Head { dst_pe: 0, src_pe: 1, epoch: 0, count: 2 };
+        let h = Head { dst_pe: PeId::new(0), src_pe: PeId::new(1), epoch: 0, count: 2 };
         let rs = records(&[Wire::Anti { key: Key::at(1.0), dst: 3, cseq: 0 }; 2]);
         push_section(&mut short, h, &rs[..rs.len() - 1]);
         let s = sections(short).unwrap();

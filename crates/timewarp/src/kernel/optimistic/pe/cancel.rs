@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 use crate::error::Error;
 use crate::event::Queued;
 use crate::key::{Key, LpId};
+use crate::layout::PeId;
 use crate::mapping::Place;
 use crate::model::Model;
 use crate::queue::PendingQueue;
@@ -43,8 +44,8 @@ impl Cancels {
     /// PE `from` sent event number `cseq` (at `time`), queued here as
     /// incarnation `inc`.
     #[inline]
-    pub(super) fn received(&mut self, from: usize, cseq: u32, time: f64, inc: u32) {
-        self.received[from].push(cseq, time, inc);
+    pub(super) fn received(&mut self, from: PeId, cseq: u32, time: f64, inc: u32) {
+        self.received[from.index()].push(cseq, time, inc);
         self.received_len += 1;
     }
 
@@ -85,8 +86,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     }
 
     /// An anti-message arrived: find the event it cancels and kill it.
-    pub(super) fn annihilate(&mut self, from: usize, cseq: u32, key: Key, dst: LpId) -> Result<(), Error> {
-        let inc = self.cancels.received[from]
+    pub(super) fn annihilate(&mut self, from: PeId, cseq: u32, key: Key, dst: LpId) -> Result<(), Error> {
+        let inc = self.cancels.received[from.index()]
             .get(cseq)
             .ok_or_else(|| Error::Internal(format!("anti-message for an unknown event {key:?} to LP {dst}")))?;
         self.kill(inc, dst, key)

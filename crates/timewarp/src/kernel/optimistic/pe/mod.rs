@@ -23,6 +23,7 @@ use crate::arena::Arena;
 use crate::error::Error;
 use crate::event::{Event, Queued};
 use crate::key::{Key, LpId};
+use crate::layout::{Layout, PeId};
 use crate::lp::Lp;
 use crate::mapping::Place;
 use crate::model::{Model, Rollback, MAX_STREAMS};
@@ -87,7 +88,7 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
 /// What a PE is and shares, fixed for the run.
 pub(super) struct Env<'a, M, N, P> {
     /// Global PE id (over all processes).
-    pub(super) id: usize,
+    pub(super) id: PeId,
     /// Index among this process' PEs.
     pub(super) local: usize,
     pub(super) net: &'a N,
@@ -103,7 +104,7 @@ pub(super) struct Env<'a, M, N, P> {
 impl<M, N, P: Place> Env<'_, M, N, P> {
     /// The global PE that events for LP `dst` go to; `None` for this one.
     #[inline]
-    pub(super) fn route(&self, dst: LpId) -> Option<usize> {
+    pub(super) fn route(&self, dst: LpId) -> Option<PeId> {
         let pe = self.map.pe_of(dst);
         (pe != self.id).then_some(pe)
     }
@@ -157,7 +158,7 @@ pub(super) struct Io<'a, M: Model, N> {
     /// The way to every other PE, in this process or another.
     pub(super) transport: Transport<'a, M::Msg, N>,
     /// What the last drain took in (kept for its capacity).
-    pub(super) inbox: Vec<(usize, Wire<M::Msg>)>,
+    pub(super) inbox: Vec<(PeId, Wire<M::Msg>)>,
     /// Across processes: events for other PEs at or past the pause, kept
     /// here instead of sent (they would be in flight at the cut), by key.
     pub(super) parked: FxHashMap<(u64, u32, u64), (LpId, M::Msg)>,
@@ -229,7 +230,8 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         cfg: &crate::Config,
     ) -> Self {
         let pes = cfg.pes_per_process();
-        let id = rank * pes + local;
+        let layout = Layout::new(rank, ranks, pes);
+        let id = layout.global(local);
         let rollback = model.rollback();
         Pe {
             env: Env { id, local, net, model, rollback, s, map, shared, first_lp: map.first_lp(id) },
@@ -244,7 +246,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
                 wide_draws: FxHashMap::default(),
             },
             io: Io {
-                transport: Transport::new(local, rank, ranks, pes, links, net),
+                transport: Transport::new(local, layout, links, net),
                 inbox: Vec::new(),
                 parked: FxHashMap::default(),
             },
@@ -256,7 +258,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             stats: PeStats::default(),
             commits: Committer::new(cfg),
             paused: false,
-            timeline: Recorder::new(cfg, s.started, ranks * pes, rank, id),
+            timeline: Recorder::new(cfg, s.started, layout.pes(), rank, id),
         }
     }
 

@@ -8,6 +8,7 @@ use std::time::Instant;
 use crate::error::Error;
 use crate::event::Queued;
 use crate::key::Key;
+use crate::layout::PeId;
 use crate::mapping::Place;
 use crate::model::Model;
 use crate::progress::Progress;
@@ -40,7 +41,7 @@ pub(super) struct Round {
 
 impl Round {
     /// For PE `id` of a run to `end` with `cfg`, the gate at `gate`.
-    pub(super) fn new(cfg: &crate::Config, id: usize, end: f64, gate: f64) -> Self {
+    pub(super) fn new(cfg: &crate::Config, id: PeId, end: f64, gate: f64) -> Self {
         Round {
             part: Participant::default(),
             gvt: Key::at(0.0),
@@ -49,7 +50,7 @@ impl Round {
             interval: cfg.gvt_interval,
             start: None,
             t0: None,
-            progress: Progress::new(cfg.progress && id == 0, end),
+            progress: Progress::new(cfg.progress && id.index() == 0, end),
         }
     }
 
