@@ -124,7 +124,7 @@ pub(crate) struct NetworkArgs {
     pub router_delay: f64,
     /// Virtual channels per port (a torus needs 2 or more: dateline classes,
     /// 4 for valiant and romm; a dragonfly 3 for minimal routing, 5 for
-    /// valiant and ugal, 6 for par: one per hop) [default: 2; dragonfly 5,
+    /// valiant, ugal and ugal-g, 6 for par: one per hop) [default: 2; dragonfly 5,
     /// 6 with par].
     #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub vcs: Option<u32>,

@@ -447,8 +447,10 @@ impl Network {
             Msg::Occupancy { link, q } => return n.set_seen(link as usize, q),
             Msg::Publish => {}
         }
-        if let (Topology::Dragonfly(d), Routing::UgalG) = (&self.topology, self.routing) {
-            self.publish(d, n, matches!(msg, Msg::Publish), ctx);
+        if self.routing == Routing::UgalG {
+            if let Topology::Dragonfly(d) = &self.topology {
+                self.publish(d, n, matches!(msg, Msg::Publish), ctx);
+            }
         }
     }
 }
