@@ -2,7 +2,7 @@
 # Latency-load curves of the routings added for issue 32, small networks:
 # ROMM against dimension order and Valiant on an 8 x 8 mesh and torus under
 # transpose (adversarial for dimension order) and uniform traffic; PAR and
-# UGAL-L with and without a threshold against minimal routing on the
+# UGAL-L with and without a threshold and UGAL-G against minimal routing on the
 # 72-node dragonfly (a = 4, p = 2, h = 2) under uniform and group-shift
 # traffic. One markdown table per case (docs/network.md, "Routing").
 #   LOADS="0.1 0.3 ..." END=20000 WARMUP=5000 scripts/routing-curves.sh [cubes|dragonfly]
@@ -48,6 +48,7 @@ if [ "${1:-}" = dragonfly ] || [ "${1:-}" = all ]; then
   for traffic in uniform group-shift; do
     table "dragonfly a = 4, p = 2, h = 2, $traffic" \
       "--topology dragonfly --link-latency 3 --global-link-latency 11 --router-delay 5 --buffer-packets 8 --vcs 6 --traffic $traffic" \
-      "minimal|--routing minimal" "ugal|--routing ugal" "ugal T=4|--routing ugal --ugal-threshold 4" "par|--routing par"
+      "minimal|--routing minimal" "ugal|--routing ugal" "ugal T=4|--routing ugal --ugal-threshold 4" "par|--routing par" \
+      "ugal-g|--routing ugal-g"
   done
 fi

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use timewarp::checkpoint::{self, Control, File, Plan};
 use timewarp::{Config, Model, SyncMode};
-use timewarp_models::network::{Network, Topology};
+use timewarp_models::network::{Dragonfly, Network, Routing, Topology, Traffic};
 use timewarp_models::pcs::Pcs;
 use timewarp_models::phold::Phold;
 use timewarp_models::tlm::{Layout, Tlm};
@@ -69,6 +69,20 @@ fn pcs_with_mobility_resumes_exactly() {
 fn network_resumes_exactly() {
     let m = Network { topology: Topology::Torus(vec![4, 4]), load: 0.6, ..Network::default() };
     resumes_exactly("network", &m, 2500.0, 700.0, cfg(SyncMode::Optimistic, 2, 2500.0), true);
+}
+
+#[test]
+fn network_with_ugal_g_tables_resumes_exactly() {
+    // A router's state then ends with its UGAL-G table (network/global.rs).
+    let m = Network {
+        topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
+        routing: Routing::UgalG,
+        traffic: Traffic::GroupShift,
+        vcs: 5,
+        load: 0.6,
+        ..Network::default()
+    };
+    resumes_exactly("network-ugal-g", &m, 2500.0, 700.0, cfg(SyncMode::Optimistic, 2, 2500.0), true);
 }
 
 #[test]

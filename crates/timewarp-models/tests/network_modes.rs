@@ -116,6 +116,28 @@ fn every_mode_commits_the_same_network_history_and_results() {
             load: 0.7,
             ..Network::default()
         },
+        // UGAL-G: the occupancy broadcasts are events between routers, the
+        // tables they write are rolled back with the rest of the router.
+        Network {
+            topology: Topology::Dragonfly(Dragonfly::maximal(4, 2, 2)),
+            routing: Routing::UgalG,
+            traffic: Traffic::GroupShift,
+            switch: Switch::OutputBuffered,
+            vcs: 5,
+            buffer_packets: 2,
+            global_link_latency: 20.0,
+            load: 0.7,
+            ..Network::default()
+        },
+        Network {
+            topology: Topology::Dragonfly(Dragonfly { a: 4, p: 2, h: 2, g: 5 }),
+            routing: Routing::UgalG,
+            ugal_g_period: Some(25.0),
+            ugal_threshold: 1.0,
+            vcs: 5,
+            load: 0.8,
+            ..Network::default()
+        },
         // Fat-trees: interior switch LPs without NICs; adaptive up ports
         // chosen from buffer occupancy, which must not depend on the mode.
         Network {
@@ -235,7 +257,9 @@ fn every_mode_gives_the_same_trace_workload_results() {
     let cases = [
         (torus.clone(), Workload::halo3d(16, 500, 3, 100.0), Place::Random(5)),
         (dfly.clone(), Workload::all_to_all(20, 300, 2, 50.0), Place::Random(7)),
-        (dfly, traced, Place::Random(1)),
+        (dfly.clone(), traced.clone(), Place::Random(1)),
+        // Ranks and a UGAL-G table in one router's state.
+        (Network { routing: Routing::UgalG, ..dfly }, traced, Place::Random(2)),
         (torus.clone(), Workload::ring_allreduce(16, 4096, 2, 0.0), Place::Linear),
         (torus, stuck, Place::Linear),
         // Ranks on a fat-tree: its switches above the leaves have no nodes.

@@ -124,7 +124,7 @@ pub(crate) struct NetworkArgs {
     pub router_delay: f64,
     /// Virtual channels per port (a torus needs 2 or more: dateline classes,
     /// 4 for valiant and romm; a dragonfly 3 for minimal routing, 5 for
-    /// valiant and ugal, 6 for par: one per hop) [default: 2; dragonfly 5,
+    /// valiant, ugal and ugal-g, 6 for par: one per hop) [default: 2; dragonfly 5,
     /// 6 with par].
     #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub vcs: Option<u32>,
@@ -181,17 +181,23 @@ pub(crate) struct NetworkArgs {
     /// the minimal quadrant: minimal routes; needs --vcs 4 on a torus, 2
     /// otherwise); a dragonfly: minimal, valiant (random intermediate group),
     /// ugal (UGAL-L, minimal or Valiant by queue occupancy at the source
-    /// router) or par (progressive: UGAL-L again at the next router of the
-    /// source group while still minimal);
+    /// router), ugal-g (UGAL with the occupancy of each route's global
+    /// channel, as broadcast within the group) or par (progressive: UGAL-L
+    /// again at the next router of the source group while still minimal);
     /// a fat-tree: updown (up port by a digit of the destination) or
     /// updown-adaptive (the least occupied up port)
     /// [default: dimension-order; dragonfly minimal; fattree updown].
-    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "par", "romm", "updown", "updown-adaptive"]))]
+    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "par", "romm", "updown", "updown-adaptive"]))]
     pub routing: Option<Routing>,
-    /// Dragonfly, ugal and par: bias towards the minimal route, in queued
-    /// packets × hops: minimal unless q_min·H_min > q_val·H_val + T.
+    /// Dragonfly, ugal, ugal-g and par: bias towards the minimal route, in
+    /// queued packets × hops: minimal unless q_min·H_min > q_val·H_val + T.
     #[arg(long, value_name = "T", default_value_t = 0.0, allow_negative_numbers = true)]
     pub ugal_threshold: f64,
+    /// Dragonfly, ugal-g: a router sends its global channels' occupancy to
+    /// its group when it changes, at most once per NS ns [default: a
+    /// packet's serialisation time on a global link].
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    pub ugal_g_period: Option<f64>,
     /// Also report the p50 and p99 of the two parts of packet latency
     /// (source queueing, network latency), besides their means. Adds to
     /// every router's state (so changes the run's digest).
@@ -411,6 +417,7 @@ impl NetworkArgs {
             routing,
             selection: self.selection,
             ugal_threshold: self.ugal_threshold,
+            ugal_g_period: self.ugal_g_period,
             split_quantiles: self.split_quantiles,
             warmup: self.warmup,
             probe: None,

@@ -22,7 +22,7 @@ impl Network {
     pub(crate) fn injection_head(&self, n: &mut Node, router: u32, nic: usize, now: f64) {
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
-        let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UpDownAdaptive);
+        let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive);
         if adaptive {
             self.ugal(n, router, &mut h);
         }

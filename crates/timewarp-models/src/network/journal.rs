@@ -82,6 +82,10 @@ pub(crate) enum Saved {
     Rank { nic: u8, scalars: super::workload::Scalars },
     /// One change to a list of rank `nic` (see [`ListOp`]).
     RankList { nic: u8, list: u8, op: ListOp, i: u32, v: [u32; 4] },
+    /// UGAL-G: the occupancy known of the group's global channel `k` was `old`.
+    Seen { k: u32, old: u16 },
+    /// UGAL-G: the last broadcast's time and the pending one's were these.
+    Publish { last: f64, pending: f64 },
 }
 
 /// A change to a list, and how it is undone.
@@ -363,6 +367,11 @@ impl Node {
             }
             Saved::Rank { nic, scalars } => self.ranks[nic as usize].set_scalars(scalars),
             Saved::RankList { nic, list, op, i, v } => self.ranks[nic as usize].undo_list(list, op, i, v),
+            Saved::Seen { k, old } => self.global.as_deref_mut().expect("a UGAL-G table").seen[k as usize] = old,
+            Saved::Publish { last, pending } => {
+                let g = self.global.as_deref_mut().expect("a UGAL-G table");
+                (g.last, g.pending) = (last, pending);
+            }
         }
     }
 

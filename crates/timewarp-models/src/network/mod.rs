@@ -81,11 +81,17 @@
 //!   of the source group while the packet is still minimal (its
 //!   intermediate group kept, marked [`PAR_PENDING`]); once non-minimal,
 //!   or out of the group, final.
+//! * **UGAL-G**: UGAL-L's comparison at the source router with each
+//!   route's `q` plus, when its first output is a local port, the occupancy
+//!   of the global channel it leaves the group on, as its owner last
+//!   broadcast it to the group (`Occupancy` events, rate-limited:
+//!   global.rs); an event reads only its own router's state, so the
+//!   information is a local link latency old or more.
 //!
 //! Deadlock freedom: a packet's `k`-th router-to-router hop (from 0) uses
 //! virtual channel `k`, whatever the link class, so every packet climbs the
 //! channels strictly and the channel dependency graph has no cycle. Minimal
-//! routing needs `vcs ≥ 3`, Valiant and UGAL `vcs ≥ 5`, PAR `vcs ≥ 6` (a
+//! routing needs `vcs ≥ 3`, Valiant and UGAL (-L and -G) `vcs ≥ 5`, PAR `vcs ≥ 6` (a
 //! local hop before it turns Valiant); channels above the
 //! longest route's hop count are unused. The zero-load latency of a route of
 //! `l` local and `g` global hops is `(l + 2) L + g Lg + (l + g + 1) R + S`
@@ -171,8 +177,10 @@
 //! router), `Credit` (a buffer slot freed downstream), `Wake` (an output link
 //! becomes free while packets wait for it, self), `Ready` (the next injected
 //! packet reaches the router, self; multi-packet messages only) and
-//! `Deliver` (last byte at the destination NIC, self), and with a trace
-//! workload `Step` (a rank starts or ends a compute, self). At zero load a hop
+//! `Deliver` (last byte at the destination NIC, self), with a trace
+//! workload `Step` (a rank starts or ends a compute, self), and with UGAL-G
+//! `Occupancy` (a global channel's occupancy, from a router of the group)
+//! and `Publish` (a rate-limited broadcast is due, self). At zero load a hop
 //! costs two events (arrive, credit). Every event between nodes has a delay
 //! of at least `L` (a dragonfly: the smaller of `L` and the global link
 //! latency): the model's lookahead, so conservative windows work.
@@ -185,7 +193,8 @@
 //! |---|---|
 //! | `mod.rs` | these docs, [`Msg`], the [`Model`] impl: `init`, the event dispatch, `finalize` |
 //! | `options.rs` | [`Network`] and its option types, validation, the zero-load latency formulas, per-link parameter look-ups |
-//! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`], [`FatTree`] (with their tests), routing (`route.rs`: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, up/down) |
+//! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`], [`FatTree`] (with their tests), routing (`route.rs`: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, UGAL-G's entry, up/down) |
+//! | `global.rs` | UGAL-G's global information: the per-router table of the group's global channels, its broadcasts, the choice, and the table's place in the node's encoding |
 //! | `switch.rs` | arbitration, virtual channels and credits; input- and output-buffered switches |
 //! | `injection.rs` | the NICs: message creation, packets, injection queues, delivery |
 //! | `node.rs` | a router's state: buffers, links, NICs, counters |
@@ -193,6 +202,7 @@
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), their ranks' execution (`rank.rs`), SST DUMPI traces (`dumpi/`) |
 
+mod global;
 mod histogram;
 mod injection;
 mod journal;
@@ -248,6 +258,12 @@ pub enum Msg {
     /// NIC `nic`'s rank starts or ends a compute (trace workloads).
     #[allow(missing_docs)]
     Step { nic: u8 },
+    /// UGAL-G: the occupancy of global channel `link` of this router's
+    /// group is `q` (broadcast by its owner).
+    #[allow(missing_docs)]
+    Occupancy { link: u16, q: u16 },
+    /// UGAL-G: this router's rate-limited broadcast is due (self).
+    Publish,
 }
 
 impl Model for Network {
@@ -290,7 +306,14 @@ impl Model for Network {
         let lanes = |n: u64| n * self.vcs as u64 * size_of::<node::Lane>() as u64;
         let output = if self.switch == Switch::OutputBuffered { lanes(outs) } else { 0 };
         let nics = (outs - ports) * size_of::<Nic>() as u64;
-        let node = lanes(ports) + output + outs * size_of::<Link>() as u64 + nics;
+        let global = match &self.topology {
+            // UGAL-G's table: one entry per global channel of the group.
+            Topology::Dragonfly(d) if self.routing == Routing::UgalG => {
+                (size_of::<global::Global>() + d.a as usize * d.h as usize * 2) as u64
+            }
+            _ => 0,
+        };
+        let node = lanes(ports) + output + outs * size_of::<Link>() as u64 + nics + global;
         node.saturating_mul(self.num_lps() as u64)
     }
 
@@ -328,6 +351,10 @@ impl Model for Network {
             partial: Vec::new(),
             counts: Counts { max_credits: b, hist: Latencies::new(self.split_quantiles), ..Counts::default() },
             ranks: if self.workload.is_some() { self.start_ranks(lp, ctx) } else { Vec::new() },
+            global: match &self.topology {
+                Topology::Dragonfly(d) if self.routing == Routing::UgalG => Some(Box::new(global::Global::new(d))),
+                _ => None,
+            },
             log: Journal::default(),
         }
     }
@@ -417,6 +444,13 @@ impl Network {
                 }
             }
             Msg::Step { nic } => self.step(n, nic as usize, ctx),
+            Msg::Occupancy { link, q } => return n.set_seen(link as usize, q),
+            Msg::Publish => {}
+        }
+        if self.routing == Routing::UgalG {
+            if let Topology::Dragonfly(d) = &self.topology {
+                self.publish(d, n, matches!(msg, Msg::Publish), ctx);
+            }
         }
     }
 }

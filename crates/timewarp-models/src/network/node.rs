@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+use super::global::{Global, OwnedTail, Tail};
 use super::histogram::Latencies;
 use super::journal::{Journal, Saved};
 
@@ -408,7 +409,9 @@ impl Node {
 }
 
 /// One LP: a router with its NICs (one, except on a dragonfly).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Encoded field by field in this order, the UGAL-G table (if any) with
+/// the ranks at the end ([`Tail`]).
+#[derive(Clone, Debug, PartialEq)]
 #[repr(C)] // what every event touches first: two cache lines, not the struct's seven
 pub struct Node {
     /// Input buffers, one per (network port, virtual channel).
@@ -425,7 +428,65 @@ pub struct Node {
     pub(crate) partial: Vec<(u32, u32, u32, f64)>,
     /// Trace workloads: each NIC's rank (empty under synthetic traffic).
     pub(crate) ranks: Vec<super::workload::Rank>,
+    /// UGAL-G: what this router knows of its group's global channels
+    /// (global.rs); `None` under every other routing.
+    pub(crate) global: Option<Box<Global>>,
     /// What the current event overwrote (optimistic runs; empty between events).
-    #[serde(skip)]
     pub(crate) log: Journal,
+}
+
+/// A [`Node`] as it is encoded (its journal, empty between events, left out).
+#[derive(Serialize)]
+struct Encoded<'a> {
+    input: &'a Queues,
+    links: &'a [Link],
+    counts: &'a Counts,
+    inject: &'a [Nic],
+    output: &'a Queues,
+    partial: &'a [(u32, u32, u32, f64)],
+    ranks: Tail<'a>,
+}
+
+/// A [`Node`] as it is decoded.
+#[derive(Deserialize)]
+struct Decoded {
+    input: Queues,
+    links: Vec<Link>,
+    counts: Counts,
+    inject: Vec<Nic>,
+    output: Queues,
+    partial: Vec<(u32, u32, u32, f64)>,
+    ranks: OwnedTail,
+}
+
+impl Serialize for Node {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Encoded {
+            input: &self.input,
+            links: &self.links,
+            counts: &self.counts,
+            inject: &self.inject,
+            output: &self.output,
+            partial: &self.partial,
+            ranks: Tail(&self.ranks, self.global.as_deref()),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let e = Decoded::deserialize(d)?;
+        Ok(Node {
+            input: e.input,
+            links: e.links,
+            counts: e.counts,
+            inject: e.inject,
+            output: e.output,
+            partial: e.partial,
+            ranks: e.ranks.0,
+            global: e.ranks.1,
+            log: Journal::default(),
+        })
+    }
 }

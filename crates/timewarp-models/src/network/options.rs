@@ -65,6 +65,11 @@ pub enum Routing {
     /// source router, taken again at the next router of the source group
     /// while the packet is still on its minimal route.
     Par,
+    /// Dragonfly: UGAL-G, UGAL's choice at the source router by the
+    /// occupancy of each route's first output plus that of the global
+    /// channel it would take out of the source group, as last broadcast by
+    /// the router that owns it (global.rs).
+    UgalG,
 }
 
 impl Routing {
@@ -80,6 +85,7 @@ impl Routing {
             Routing::UpDownAdaptive => "updown-adaptive",
             Routing::Romm => "romm",
             Routing::Par => "par",
+            Routing::UgalG => "ugal-g",
         }
     }
 }
@@ -97,8 +103,9 @@ impl FromStr for Routing {
             "updown-adaptive" => Ok(Routing::UpDownAdaptive),
             "romm" => Ok(Routing::Romm),
             "par" | "progressive-adaptive" => Ok(Routing::Par),
+            "ugal-g" => Ok(Routing::UgalG),
             _ => Err(format!(
-                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, par, romm, updown, \
+                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, ugal-g, par, romm, updown, \
                  updown-adaptive)"
             )),
         }
@@ -281,6 +288,11 @@ pub struct Network {
     /// occupancy × hops: minimal unless `q_min · H_min > q_val · H_val + T`
     /// (0: the plain comparison).
     pub ugal_threshold: f64,
+    /// UGAL-G (dragonfly): a router broadcasts its global channels'
+    /// occupancy to its group when it has changed, at most once per this
+    /// many ns (`None`: the serialisation time of a packet on a global
+    /// link, the fastest such a queue drains by one packet).
+    pub ugal_g_period: Option<f64>,
     /// Also gather the distributions of the two parts of packet latency
     /// (source queueing, network latency) for their p50 and p99 in
     /// [`Results`](super::Results). Off by default: it adds to every
@@ -325,6 +337,7 @@ impl Default for Network {
             routing: Routing::DimensionOrder,
             selection: Selection::Load,
             ugal_threshold: 0.0,
+            ugal_g_period: None,
             split_quantiles: false,
             warmup: 0.0,
             probe: None,
@@ -506,9 +519,23 @@ impl Network {
 
     /// Routing and traffic that only a dragonfly has (or has not).
     fn validate_dragonfly(&self) -> Result<(), String> {
-        let dfly_routing = matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::Par);
+        let dfly_routing =
+            matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::Par | Routing::UgalG);
         let tree_routing = matches!(self.routing, Routing::UpDown | Routing::UpDownAdaptive);
-        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par);
+        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG);
+        if let Some(t) = self.ugal_g_period {
+            if !(t > 0.0 && t.is_finite()) {
+                return Err(format!(
+                    "--ugal-g-period must be positive and finite (ns between a router's occupancy broadcasts), got {t}"
+                ));
+            }
+            if self.routing != Routing::UgalG {
+                return Err(format!(
+                    "--ugal-g-period is for --topology dragonfly with --routing ugal-g, not {} routing",
+                    self.routing.name()
+                ));
+            }
+        }
         if !(self.ugal_threshold >= 0.0 && self.ugal_threshold.is_finite()) {
             return Err(format!(
                 "--ugal-threshold must be >= 0 and finite (a bias towards the minimal route), got {}",
@@ -517,7 +544,7 @@ impl Network {
         }
         if self.ugal_threshold != 0.0 && !(ugal && matches!(self.topology, Topology::Dragonfly(_))) {
             return Err(format!(
-                "--ugal-threshold is for --topology dragonfly with --routing ugal or par, not {} routing on a {}",
+                "--ugal-threshold is for --topology dragonfly with --routing ugal, ugal-g or par, not {} routing on a {}",
                 self.routing.name(),
                 self.topology.name()
             ));
@@ -535,7 +562,7 @@ impl Network {
                 self.routing.name(),
                 self.topology.name(),
                 if matches!(self.topology, Topology::Dragonfly(_)) {
-                    "minimal, valiant or ugal, or par"
+                    "minimal, valiant or ugal, ugal-g, or par"
                 } else {
                     "dimension-order or adaptive, or valiant or romm"
                 }
@@ -586,7 +613,8 @@ impl Network {
         }
         if !dfly_routing {
             return Err(format!(
-                "--routing {} is for the torus, mesh and hypercube; a dragonfly routes minimal, valiant or ugal, or par",
+                "--routing {} is for the torus, mesh and hypercube; a dragonfly routes minimal, valiant or ugal, ugal-g, \
+                 or par",
                 self.routing.name()
             ));
         }
@@ -616,6 +644,12 @@ impl Network {
             }
         }
         Ok(())
+    }
+
+    /// UGAL-G: the least time between two occupancy broadcasts of a router
+    /// ([`Network::ugal_g_period`], or a packet's serialisation time on a global link).
+    pub fn ugal_g_period(&self) -> f64 {
+        self.ugal_g_period.unwrap_or(self.packet_bytes as f64 / self.class_bandwidth(2))
     }
 
     /// The exact zero-load latency on a dragonfly of a single packet of

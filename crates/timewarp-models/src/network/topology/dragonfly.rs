@@ -146,6 +146,15 @@ impl Dragonfly {
         m * others + other
     }
 
+    /// The global channel (link number in `r`'s group) a route from router
+    /// `r` to group `to` (not `r`'s) leaves the group on, the one
+    /// [`Dragonfly::step`] heads for; it belongs to router `k / h` of the
+    /// group, as its global port `a − 1 + k mod h`.
+    #[inline]
+    pub fn exit_link(&self, r: u32, to: u32) -> u32 {
+        self.gateway_link(r / self.a, r % self.a, to)
+    }
+
     /// The next network port from router `r` towards router `dst` through
     /// group `via` ([`NO_VIA`]: minimally), or `None` at `dst`. Minimal
     /// routes are local–global–local at most: a local hop to the router

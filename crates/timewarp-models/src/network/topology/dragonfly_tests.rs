@@ -294,8 +294,78 @@ fn par_and_thresholds_stay_minimal_at_low_load_and_beat_minimal_routing_on_group
 }
 
 #[test]
+fn ugal_g_takes_the_minimal_route_at_zero_load_and_near_it_at_low_load() {
+    // An empty network: every queue and every broadcast occupancy is 0, so
+    // the minimal route wins at the source: exactly its zero-load latency.
+    let (topology, geo) = small();
+    for s in (0..topology.nodes()).step_by(5) {
+        for d in (0..topology.nodes()).step_by(3) {
+            let r = go(&Network { probe: Some((s, d)), ..dragonfly(Routing::UgalG) }, 1e6).results;
+            let (l, g) = geo.minimal(s / geo.p, d / geo.p);
+            assert_eq!(r.latency_max, by_hand(l, g), "{s} -> {d}");
+            assert_eq!(r.hops_mean, (l + g) as f64, "{s} -> {d}");
+        }
+    }
+    // Uniform at 5 %: as PAR's test above, within a few % of the minimal
+    // routes' zero-load mean and of minimal routing's latency.
+    let n = topology.nodes();
+    let pairs = (0..n).flat_map(|s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)));
+    let zero_load = pairs.map(|(s, d)| geo.minimal(s / geo.p, d / geo.p)).map(|(l, g)| by_hand(l, g)).sum::<f64>()
+        / (n * (n - 1)) as f64;
+    let low = |routing, vcs| go(&Network { load: 0.05, vcs, ..dragonfly(routing) }, 40_000.0).results;
+    let minimal = low(Routing::Minimal, 3).latency_mean;
+    for period in [None, Some(500.0)] {
+        let m = Network { load: 0.05, ugal_g_period: period, ..dragonfly(Routing::UgalG) };
+        let r = go(&m, 40_000.0).results;
+        let lat = r.latency_mean;
+        assert!(lat >= zero_load && lat < 1.08 * zero_load, "period {period:?}: {lat} vs zero-load {zero_load}");
+        assert!(lat < 1.02 * minimal, "period {period:?}: {lat} vs minimal routing's {minimal}");
+        let min_hops = topology.mean_uniform_hops();
+        assert!(r.hops_mean < 1.1 * min_hops, "period {period:?}: hops {} vs {min_hops}", r.hops_mean);
+    }
+}
+
+#[test]
+fn ugal_g_beats_minimal_routing_on_group_shift_and_nears_ugals_best() {
+    // Group shift at 0.9: minimal routing is held to 1/(a p) = 1/8, UGAL's
+    // best is (1 + 7/2)/8 = 0.5625 (see above). With output buffers (no
+    // head-of-line blocking to hide the global channels' state behind),
+    // the global channel's occupancy the source router hears of steers
+    // better than the local queue alone: UGAL-G well above UGAL-L, near
+    // the bound. A period long enough to make the information stale costs
+    // little here (group shift's load is steady) but must stay sound.
+    for switch in [Switch::InputBuffered, Switch::OutputBuffered] {
+        let at = |routing, period| {
+            let m = Network {
+                traffic: Traffic::GroupShift,
+                switch,
+                load: 0.9,
+                buffer_packets: 8,
+                warmup: 5_000.0,
+                ugal_g_period: period,
+                ..dragonfly(routing)
+            };
+            let r = go(&m, 20_000.0).results;
+            assert_eq!(r.injected_packets, r.delivered_packets + r.in_flight_packets);
+            r.accepted_throughput
+        };
+        let ugal_g = at(Routing::UgalG, None);
+        assert!((0.45..=0.5625 + 0.01).contains(&ugal_g), "{switch:?} group shift ugal-g {ugal_g}");
+        let ugal_l = at(Routing::Ugal, None);
+        if switch == Switch::OutputBuffered {
+            assert!(ugal_g > ugal_l + 0.02, "{switch:?}: ugal-g {ugal_g} vs ugal-l {ugal_l}");
+            assert!(ugal_g > 0.53, "{switch:?}: ugal-g {ugal_g}");
+        } else {
+            assert!(ugal_g > ugal_l - 0.01, "{switch:?}: ugal-g {ugal_g} vs ugal-l {ugal_l}");
+        }
+        let stale = at(Routing::UgalG, Some(2_000.0));
+        assert!((0.3..=0.5625 + 0.01).contains(&stale), "{switch:?} group shift ugal-g, period 2 µs: {stale}");
+    }
+}
+
+#[test]
 fn packets_are_conserved_buffers_never_overflow_and_nothing_deadlocks() {
-    for routing in [Routing::Minimal, Routing::Valiant, Routing::Ugal, Routing::Par] {
+    for routing in [Routing::Minimal, Routing::Valiant, Routing::Ugal, Routing::Par, Routing::UgalG] {
         for traffic in [Traffic::Uniform, Traffic::GroupShift] {
             for switch in [Switch::InputBuffered, Switch::OutputBuffered] {
                 for buffer_packets in [1, 3] {
@@ -349,6 +419,11 @@ fn meaningless_combinations_are_refused_with_the_option_to_fix() {
         (Network { vcs: 5, ..dragonfly(Routing::Par) }, "--routing par on a dragonfly needs --vcs 6"),
         (Network { routing: Routing::Romm, ..dragonfly(Routing::Minimal) }, "a dragonfly routes minimal"),
         (Network { ugal_threshold: 1.0, ..dragonfly(Routing::Valiant) }, "--ugal-threshold is for"),
+        (Network { vcs: 4, ..dragonfly(Routing::UgalG) }, "--routing ugal-g on a dragonfly needs --vcs 5"),
+        (Network { ugal_g_period: Some(0.0), ..dragonfly(Routing::UgalG) }, "--ugal-g-period must be positive"),
+        (Network { ugal_g_period: Some(f64::NAN), ..dragonfly(Routing::UgalG) }, "--ugal-g-period must be positive"),
+        (Network { ugal_g_period: Some(10.0), ..dragonfly(Routing::Ugal) }, "--ugal-g-period is for"),
+        (Network { routing: Routing::UgalG, ..Network::default() }, "--routing ugal-g is for --topology dragonfly"),
         (Network { vcs: 2, ..dragonfly(Routing::Minimal) }, "--vcs 3"),
         (
             Network {

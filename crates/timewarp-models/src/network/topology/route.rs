@@ -1,6 +1,6 @@
 //! Routing a packet at a router: the cubes' dimension order (through
 //! [`Topology::route`]) and its two-phase Valiant and ROMM forms, the
-//! dragonfly's minimal, Valiant, UGAL-L and PAR routes, the fat-tree's
+//! dragonfly's minimal, Valiant, UGAL-L, PAR and UGAL-G routes, the fat-tree's
 //! up/down, and the occupancy adaptive choices measure.
 
 use timewarp::{Ctx, Random};
@@ -115,6 +115,8 @@ impl Network {
     /// and routes it again. PAR decides the same way, but a packet sent
     /// minimally keeps its intermediate group, marked pending
     /// ([`PAR_PENDING`]), for the next routers of its group to reconsider.
+    /// UGAL-G decides as UGAL-L with each route's global channel added
+    /// ([`Network::ugal_g_minimal`]).
     /// On a fat-tree with updown-adaptive routing: chooses the first up port again, on the buffers now.
     #[inline(never)]
     pub(crate) fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
@@ -122,12 +124,17 @@ impl Network {
             return self.route(n, router, p);
         }
         let Topology::Dragonfly(d) = &self.topology else { return };
-        if !matches!(self.routing, Routing::Ugal | Routing::Par) || p.via == NO_VIA || p.hops > 0 {
+        if !matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG) || p.via == NO_VIA || p.hops > 0 {
             return;
         }
         let par = self.routing == Routing::Par;
         let via = if par { p.via & !PAR_PENDING } else { p.via };
-        let Some(minimal) = self.ugal_minimal(d, n, router, p.dst / d.p, via) else { return };
+        let choice = if self.routing == Routing::UgalG {
+            self.ugal_g_minimal(d, n, router, p.dst / d.p, via)
+        } else {
+            self.ugal_minimal(d, n, router, p.dst / d.p, via)
+        };
+        let Some(minimal) = choice else { return };
         p.via = match (minimal, par) {
             (false, _) => via,
             (true, false) => NO_VIA,
