@@ -4,7 +4,9 @@
     cargo clippy --workspace --all-targets --message-format=json -- -W clippy::pedantic \\
         | scripts/pedantic-count.py
 """
-import collections, json, sys
+import collections, json, signal, sys
+
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
 
 seen, count = set(), collections.Counter()
 for line in sys.stdin:
