@@ -105,22 +105,29 @@ struct Shared<Msg> {
     stop: AtomicBool,
 }
 
-/// One PE of the conservative kernel.
-pub(crate) struct Pe<'a, M: Model, Q, W, P> {
+/// What a conservative PE reads and never writes: who it is, where the
+/// run's PEs are, the model and the run's set-up.
+struct Env<'a, M, W, P> {
     /// Global PE id, index in this process, and where the run's PEs are.
     id: PeId,
     local: usize,
     layout: Layout,
     net: &'a W,
-    /// Events for other processes, and the earliest sent this window.
-    port: Port,
-    net_min: f64,
     model: &'a M,
     s: &'a Setup,
     map: &'a P,
     /// Smallest delay of any event between PEs ([`window_lookahead`]).
     lookahead: f64,
+    /// The id of this PE's first LP (block mapping's index base).
     first_lp: u32,
+}
+
+/// One PE of the conservative kernel.
+pub(crate) struct Pe<'a, M: Model, Q, W, P> {
+    env: Env<'a, M, W, P>,
+    /// Events for other processes, and the earliest sent this window.
+    port: Port,
+    net_min: f64,
     /// This PE's LPs: ids (in id order) and records, index for index.
     pub(crate) ids: Vec<u32>,
     pub(crate) lps: Vec<Lp<M::State>>,
@@ -145,12 +152,12 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
     /// (or the buffer of their process).
     fn route(&mut self) -> Result<(), Error> {
         for o in self.out.drain(..) {
-            let pe = self.map.pe_of(o.dst);
-            if pe == self.id {
+            let pe = self.env.map.pe_of(o.dst);
+            if pe == self.env.id {
                 self.q.push(Entry::new(o.key, Inline { dst: o.dst, msg: o.msg }));
                 self.peak = self.peak.max(self.q.len());
             } else if let Some(local) = if W::ACTIVE {
-                self.layout.local_of(pe)
+                self.env.layout.local_of(pe)
             } else {
                 Some(pe.index()) // one process: a global id is the local index
             } {
@@ -175,15 +182,15 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             // One message per pair and window, possibly without a section.
             let (out, records) = outbox.seal();
             sh.net_events.fetch_add(records, Relaxed);
-            self.net.swap(out, local, &mut received)?
+            self.env.net.swap(out, local, &mut received)?
         };
         for bytes in received {
             for sec in sections(bytes)? {
                 let (dst_pe, epoch) = (sec.head.dst_pe, sec.head.epoch);
-                let Some(pe) = self.layout.local_of(dst_pe).filter(|_| epoch == self.windows) else {
+                let Some(pe) = self.env.layout.local_of(dst_pe).filter(|_| epoch == self.windows) else {
                     return Err(Error::Internal(format!(
                         "process of PE {} received events for PE {dst_pe} of window {epoch} in window {}",
-                        self.id, self.windows
+                        self.env.id, self.windows
                     )));
                 };
                 lock(&sh.net_in[pe]).push(sec);
@@ -195,7 +202,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
 
     /// Decodes the sections that arrived for this PE into `out`.
     fn take_in(&mut self, sh: &Shared<M::Msg>) -> Result<(), Error> {
-        std::mem::swap(&mut *lock(&sh.net_in[self.local]), &mut self.port.inbound);
+        std::mem::swap(&mut *lock(&sh.net_in[self.env.local]), &mut self.port.inbound);
         for sec in self.port.inbound.drain(..) {
             for w in sec.records::<M::Msg>() {
                 match w? {
@@ -210,14 +217,14 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
     }
 
     pub(crate) fn init(&mut self, seg: &Segment<'_, M>) -> Result<(), Error> {
-        self.ids = self.map.lps_of(self.id);
+        self.ids = self.env.map.lps_of(self.env.id);
         for i in 0..self.ids.len() {
-            let (rec, dropped) = start_lp(self.model, self.s, seg, self.ids[i], &mut self.out)?;
+            let (rec, dropped) = start_lp(self.env.model, self.env.s, seg, self.ids[i], &mut self.out)?;
             self.lps.push(rec);
             self.stats.past_end += dropped as u64;
             self.route()?;
         }
-        let (map, id) = (self.map, self.id);
+        let (map, id) = (self.env.map, self.env.id);
         restore_events(seg, |dst| map.pe_of(dst) == id, &mut self.out);
         self.route()
     }
@@ -240,16 +247,16 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 return Ok(());
             }
             // Every event before `m` is committed and none after processed: a cut.
-            if m >= self.s.pause || (!W::ACTIVE && sh.stop.load(Relaxed)) {
+            if m >= self.env.s.pause || (!W::ACTIVE && sh.stop.load(Relaxed)) {
                 self.paused = true;
                 return Ok(());
             }
-            if self.id.index() == 0 {
+            if self.env.id.index() == 0 {
                 progress.update(m);
             }
             // Rounding is monotone, so every send (delay >= lookahead) from an
             // event at t >= m lands at or after `window`.
-            let window = (m + self.lookahead).min(self.s.pause);
+            let window = (m + self.env.lookahead).min(self.env.s.pause);
             self.windows += 1;
             let (mark, before) = (self.timeline.mark(), self.stats.committed);
             self.process_window(window)?;
@@ -264,7 +271,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
         // Hand over what the last window sent to other PEs.
         for to in 0..pes {
             if !self.outbox[to].is_empty() {
-                lock(&sh.mail[self.local * pes + to]).append(&mut self.outbox[to]);
+                lock(&sh.mail[self.env.local * pes + to]).append(&mut self.outbox[to]);
             }
         }
         if W::ACTIVE && self.port.waiting() {
@@ -275,24 +282,24 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             return Ok(None);
         }
         for from in 0..pes {
-            let mut inbox = std::mem::take(&mut *lock(&sh.mail[from * pes + self.local]));
+            let mut inbox = std::mem::take(&mut *lock(&sh.mail[from * pes + self.env.local]));
             self.out.append(&mut inbox);
             self.route()?;
         }
         // What this PE sent to other processes is in transit: it counts here.
         let local = self.q.peek().map_or(f64::INFINITY, |k| k.time).min(self.net_min);
         self.net_min = f64::INFINITY;
-        sh.mins[self.local].store(local.to_bits(), Relaxed);
+        sh.mins[self.env.local].store(local.to_bits(), Relaxed);
         // A stop request across processes would need agreeing on: there
         // only the marks (`pause`) cut.
-        if self.local == 0 && !W::ACTIVE {
+        if self.env.local == 0 && !W::ACTIVE {
             sh.stop.store(seg.stop_requested(), Relaxed);
         }
         if !sh.barrier.wait(sh.failure.flag()) {
             return Ok(None);
         }
         let m = if W::ACTIVE {
-            if self.local == 0 {
+            if self.env.local == 0 {
                 let mark = self.timeline.mark();
                 self.swap_with_processes(sh)?;
                 self.timeline.span(mark, SpanKind::Exchange, 0, 0.0);
@@ -319,28 +326,28 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             let e = self.q.pop().expect("peeked");
             let (key, dst, msg) = (e.key(), e.item.dst, e.item.msg);
             self.at = (dst, key.time);
-            let lp = &mut self.lps[self.map.local_of(dst, self.first_lp)];
+            let lp = &mut self.lps[self.env.map.local_of(dst, self.env.first_lp)];
             let mut undo = M::Undo::default();
-            let dropped = forward(self.model, self.s, lp, dst, &key, &msg, &mut undo, &mut self.out, None)?;
-            self.commits.commit(self.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats)?;
+            let dropped = forward(self.env.model, self.env.s, lp, dst, &key, &msg, &mut undo, &mut self.out, None)?;
+            self.commits.commit(self.env.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats)?;
             for o in &self.out {
-                let pe = self.map.pe_of(o.dst);
-                if pe != self.id {
+                let pe = self.env.map.pe_of(o.dst);
+                if pe != self.env.id {
                     // What keeps the window safe; `Ctx::send` checked the
                     // pair's lookahead, which may be smaller for pairs
                     // the model did not declare as neighbours.
-                    if o.key.time < key.time + self.lookahead {
+                    if o.key.time < key.time + self.env.lookahead {
                         return Err(Error::Neighbours {
                             lp: dst,
                             time: key.time,
                             dst: o.dst,
                             delay: o.key.time - key.time,
-                            lookahead: self.lookahead,
+                            lookahead: self.env.lookahead,
                         });
                     }
                     self.stats.remote += 1;
                 }
-                self.stats.remote_process += !self.layout.is_local(pe) as u64;
+                self.stats.remote_process += !self.env.layout.is_local(pe) as u64;
             }
             self.route()?;
         }
@@ -486,17 +493,9 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
     let done = run_workers((0..pes).collect(), &sh.failure, |local, _| {
         let id = layout.global(local);
         let mut pe = Pe::<M, Q, W, P> {
-            id,
-            local,
-            layout,
-            net,
+            env: Env { id, local, layout, net, model, s, map, lookahead, first_lp: map.first_lp(id) },
             port: Port::new(local, layout),
             net_min: f64::INFINITY,
-            model,
-            s,
-            map,
-            lookahead,
-            first_lp: map.first_lp(id),
             ids: Vec::new(),
             lps: Vec::new(),
             peak: 0,
