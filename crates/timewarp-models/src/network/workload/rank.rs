@@ -100,9 +100,18 @@ impl Rank {
     /// Message `k` of rank `src` is whole here: the messages of `src` now
     /// releasable in its send order (`k` and any held back behind it; none
     /// while an earlier message of `src` to this rank is still missing).
-    /// Changes are saved in `log` (this is NIC `nic`'s rank).
-    pub(crate) fn in_order(&mut self, log: &mut Journal, nic: usize, w: &Workload, src: u32, k: u32) -> Vec<u32> {
-        let ord = |k: u32| w.sends[src as usize][k as usize].ord;
+    /// Changes are saved in `log` (this is NIC `nic`'s rank). `None`: the
+    /// trace has no such message.
+    pub(crate) fn in_order(
+        &mut self,
+        log: &mut Journal,
+        nic: usize,
+        w: &Workload,
+        src: u32,
+        k: u32,
+    ) -> Option<Vec<u32>> {
+        let ord = |k: u32| w.send(src, k).map(|s| s.ord);
+        let first = ord(k)?;
         let e = match self.expect.iter().position(|e| e.0 == src) {
             Some(e) => e,
             None => {
@@ -111,18 +120,18 @@ impl Rank {
             }
         };
         let mut next = self.expect[e].1;
-        if ord(k) != next {
+        if first != next {
             Node::list(&mut self.early, log, nic, EARLY).push((src, k));
-            return vec![];
+            return Some(vec![]);
         }
         let mut out = vec![k];
         next += 1;
-        while let Some(i) = self.early.iter().position(|&(s, k)| s == src && ord(k) == next) {
+        while let Some(i) = self.early.iter().position(|&(s, k)| s == src && ord(k) == Some(next)) {
             out.push(Node::list(&mut self.early, log, nic, EARLY).swap_remove(i).1);
             next += 1;
         }
         Node::list(&mut self.expect, log, nic, EXPECT).set(e, (src, next));
-        out
+        Some(out)
     }
 
     /// Undoes one saved change to list `list`.
@@ -161,9 +170,44 @@ impl Node {
 
     /// Message `k` of rank `src` is whole at NIC `nic`: the messages of
     /// `src` now releasable in its send order (see [`Rank::in_order`]).
-    pub(crate) fn in_order(&mut self, nic: usize, w: &Workload, src: u32, k: u32) -> Vec<u32> {
+    pub(crate) fn in_order(&mut self, nic: usize, w: &Workload, src: u32, k: u32) -> Option<Vec<u32>> {
         self.ranks[nic].in_order(&mut self.log, nic, w, src, k)
     }
+}
+
+impl Workload {
+    /// Message `k` of rank `src`, if the trace has it. A rank's state and
+    /// events name messages and operations by number: from a checkpoint
+    /// taken over another trace they may name ones this trace does not
+    /// have, which is an error of the run ([`mismatch`]), never a panic.
+    #[inline]
+    fn send(&self, src: u32, k: u32) -> Option<&super::SendInfo> {
+        self.sends.get(src as usize)?.get(k as usize)
+    }
+
+    /// The operations of rank `r`, if the trace has that rank.
+    #[inline]
+    fn program(&self, r: u32) -> Option<&[super::Op]> {
+        self.ops.get(r as usize).map(Vec::as_slice)
+    }
+
+    /// The rank on `node`, if the trace placed one there.
+    #[inline]
+    fn rank_on(&self, node: u32) -> Option<u32> {
+        self.rank_of.get(node as usize).copied().filter(|&r| r != NO_RANK)
+    }
+}
+
+/// Stops the run: the state of NIC `nic`'s rank refers to `what`, which
+/// the trace does not have (a resume over a trace other than the one its
+/// checkpoint was taken with: the checkpoint's input check refuses those).
+#[cold]
+#[inline(never)]
+fn mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::Arguments<'_>) {
+    ctx.fail(format!(
+        "the state of NIC {nic}'s rank does not match the trace: {what}; was the trace changed after the run \
+         started (a resume reads it again)? Resume with the trace the run started with, or start a new run"
+    ));
 }
 
 /// One rank's figures in [`Results::ranks`].
@@ -193,7 +237,7 @@ impl Network {
         let w = self.workload();
         (0..self.topology.terminals())
             .map(|nic| {
-                if self.topology.node(lp, nic).is_some_and(|x| w.rank_of[x as usize] != NO_RANK) {
+                if self.topology.node(lp, nic).is_some_and(|x| w.rank_on(x).is_some()) {
                     ctx.send(lp, 0.0, Msg::Step { nic: nic as u8 });
                 }
                 Rank::default()
@@ -211,9 +255,12 @@ impl Network {
     /// Runs NIC `nic`'s rank until it blocks, computes or ends.
     fn run_rank(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
         let w = self.workload();
-        let me_node = self.topology.node(ctx.lp(), nic as u32).expect("a rank's NIC has a node");
-        let r = w.rank_of[me_node as usize];
-        let ops = &w.ops[r as usize];
+        let Some((me_node, r)) = self.topology.node(ctx.lp(), nic as u32).and_then(|x| Some((x, w.rank_on(x)?))) else {
+            return mismatch(ctx, nic, format_args!("the trace has no rank on its node"));
+        };
+        let Some(ops) = w.program(r) else {
+            return mismatch(ctx, nic, format_args!("the trace has no rank {r}"));
+        };
         let now = ctx.now();
         loop {
             let rk = n.rank_mut(nic);
@@ -231,7 +278,10 @@ impl Network {
                     }
                 }
                 Kind::Send { k, blocking } => {
-                    debug_assert_eq!(k, rk.next_send);
+                    if k != rk.next_send {
+                        let sent = rk.next_send;
+                        return mismatch(ctx, nic, format_args!("rank {r} sent {sent} messages, its trace {k} before"));
+                    }
                     rk.next_send += 1;
                     let pc = rk.pc;
                     rk.pc += 1;
@@ -252,10 +302,9 @@ impl Network {
                 Kind::Recv { src, tag, blocking } => {
                     let (id, pc) = (rk.next_req, rk.pc);
                     rk.next_req += 1;
-                    let found = rk
-                        .unexpected
-                        .iter()
-                        .position(|&(s, k)| matches(src, tag, s, w.sends[s as usize][k as usize].tag));
+                    let Ok(found) = first_match(w, &rk.unexpected, src, tag) else {
+                        return mismatch(ctx, nic, format_args!("a message waiting at rank {r} is not in the trace"));
+                    };
                     if let Some(i) = found {
                         n.unexpected(nic).remove(i);
                     } else {
@@ -308,7 +357,10 @@ impl Network {
                     }
                 },
                 Kind::Probe { src, tag } => {
-                    if rk.unexpected.iter().any(|&(s, k)| matches(src, tag, s, w.sends[s as usize][k as usize].tag)) {
+                    let Ok(found) = first_match(w, &rk.unexpected, src, tag) else {
+                        return mismatch(ctx, nic, format_args!("a message waiting at rank {r} is not in the trace"));
+                    };
+                    if found.is_some() {
                         rk.pc += 1;
                     } else {
                         rk.phase = Phase::Probe;
@@ -327,23 +379,30 @@ impl Network {
     pub(crate) fn message_arrived(&self, n: &mut Node, p: &Header, ctx: &mut Ctx<'_, Self>) {
         let w = self.workload();
         let nic = (p.dst % self.topology.terminals()) as usize;
-        let src = w.rank_of[p.src as usize];
-        for k in n.in_order(nic, w, src, p.msg) {
-            self.release(n, nic, src, k, ctx);
-        }
+        let Some(src) = w.rank_on(p.src) else {
+            return mismatch(ctx, nic, format_args!("a message from node {}, where the trace has no rank", p.src));
+        };
+        self.to_self(n, nic, src, p.msg, ctx);
     }
 
-    /// Rank `r` (NIC `nic`) sent itself message `k`: it is here at once.
+    /// Message `k` of rank `src` is here (NIC `nic`): sent by another rank,
+    /// or by this one to itself, at once.
     #[inline(never)]
-    fn to_self(&self, n: &mut Node, nic: usize, r: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
-        for k in n.in_order(nic, self.workload(), r, k) {
-            self.release(n, nic, r, k, ctx);
+    fn to_self(&self, n: &mut Node, nic: usize, src: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
+        let Some(released) = n.in_order(nic, self.workload(), src, k) else {
+            return mismatch(ctx, nic, format_args!("message {k} of rank {src}, which the trace does not have"));
+        };
+        for k in released {
+            self.release(n, nic, src, k, ctx);
         }
     }
 
     /// Message `k` of rank `src`, in order: completes a posted receive or waits.
     fn release(&self, n: &mut Node, nic: usize, src: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
-        let tag = self.workload().sends[src as usize][k as usize].tag;
+        // `in_order` released only messages the trace has.
+        let Some(tag) = self.workload().send(src, k).map(|s| s.tag) else {
+            return mismatch(ctx, nic, format_args!("message {k} of rank {src}, which the trace does not have"));
+        };
         let Some(i) = n.ranks[nic].posted.iter().position(|q| matches(q.0, q.1, src, tag)) else {
             n.unexpected(nic).push((src, k));
             if n.ranks[nic].phase == Phase::Probe {
@@ -380,8 +439,15 @@ impl Network {
     /// `nic`'s rank, which is blocked in a probe: it goes on if it matches.
     fn probed(&self, n: &mut Node, nic: usize, src: u32, tag: u32, ctx: &mut Ctx<'_, Self>) {
         let w = self.workload();
-        let me_node = self.topology.node(ctx.lp(), nic as u32).expect("a rank's NIC has a node");
-        let op = w.ops[w.rank_of[me_node as usize] as usize][n.ranks[nic].pc as usize].kind;
+        let pc = n.ranks[nic].pc;
+        let op = self.topology.node(ctx.lp(), nic as u32).and_then(|x| w.program(w.rank_on(x)?)?.get(pc as usize));
+        let Some(op) = op.map(|o| o.kind) else {
+            return mismatch(
+                ctx,
+                nic,
+                format_args!("it is blocked in a probe at operation {pc}, which the trace lacks"),
+            );
+        };
         if let Kind::Probe { src: want, tag: want_tag } = op {
             if matches(want, want_tag, src, tag) {
                 let rk = n.rank_mut(nic);
@@ -397,11 +463,8 @@ impl Network {
     pub(crate) fn rank_result(&self, lp: u32, nic: usize, n: &Node) -> Option<RankResult> {
         let w = self.workload();
         let node = self.topology.node(lp, nic as u32)?;
-        let r = w.rank_of[node as usize];
-        if r == NO_RANK {
-            return None;
-        }
-        let rk = &n.ranks[nic];
+        let r = w.rank_on(node)?;
+        let rk = n.ranks.get(nic)?;
         let done = rk.phase == Phase::Done;
         Some(RankResult {
             rank: r,
@@ -415,10 +478,14 @@ impl Network {
     /// What an unfinished rank is doing, for the error message.
     fn describe(&self, r: u32, rk: &Rank) -> String {
         let w = self.workload();
-        let ops = &w.ops[r as usize];
+        let ops = w.program(r).unwrap_or_default();
         let unit = if w.unit.is_empty() { "line" } else { w.unit };
+        // A state from another trace may name an operation this one lacks.
+        let kind = |pc: u32| ops.get(pc as usize).map(|o| o.kind);
         let at = |pc: u32| {
-            let op = ops[pc as usize];
+            let Some(op) = ops.get(pc as usize) else {
+                return format!(" at operation {pc}, past the trace's {}", ops.len());
+            };
             let mut s = String::new();
             if !op.collective.is_empty() {
                 s += &format!(" in {}", op.collective);
@@ -434,9 +501,11 @@ impl Network {
         };
         match rk.phase {
             Phase::Idle => format!("rank {r} has not started"),
-            Phase::Computing => format!("rank {r} is computing{}", at(rk.pc - 1)),
-            Phase::WaitFor(id) => match ops[rk.pc as usize].kind {
-                Kind::Wait | Kind::WaitReq(_) => format!("rank {r} waits in wait{} for {}", at(rk.pc), recv(id)),
+            Phase::Computing => format!("rank {r} is computing{}", at(rk.pc.saturating_sub(1))),
+            Phase::WaitFor(id) => match kind(rk.pc) {
+                Some(Kind::Wait | Kind::WaitReq(_)) => {
+                    format!("rank {r} waits in wait{} for {}", at(rk.pc), recv(id))
+                }
                 _ => format!("rank {r} waits in {}", recv(id)),
             },
             Phase::WaitAll => {
@@ -444,8 +513,8 @@ impl Network {
                 format!("rank {r} waits in waitall{} for {}", at(rk.pc), open.join(", "))
             }
             Phase::Done => format!("rank {r} finished"),
-            Phase::Probe => match ops[rk.pc as usize].kind {
-                Kind::Probe { src, tag } => {
+            Phase::Probe => match kind(rk.pc) {
+                Some(Kind::Probe { src, tag }) => {
                     format!("rank {r} waits in probe from {} tag {}{}", src_name(src), tag_name(tag), at(rk.pc))
                 }
                 _ => format!("rank {r} waits in a probe"),
@@ -502,6 +571,20 @@ impl Results {
             shown.join("; ")
         ))
     }
+}
+
+/// The first of the messages `unexpected` lists (source, number) that a
+/// receive from `src` with `tag` matches; `Err` when the trace lacks one
+/// listed before it (a state from another trace).
+fn first_match(w: &Workload, unexpected: &[(u32, u32)], src: u32, tag: u32) -> Result<Option<usize>, ()> {
+    for (i, &(s, k)) in unexpected.iter().enumerate() {
+        match w.send(s, k) {
+            None => return Err(()),
+            Some(m) if matches(src, tag, s, m.tag) => return Ok(Some(i)),
+            Some(_) => {}
+        }
+    }
+    Ok(None)
 }
 
 /// A source as the trace wrote it.

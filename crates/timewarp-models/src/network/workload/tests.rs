@@ -117,9 +117,12 @@ fn messages_of_one_source_are_released_in_send_order() {
     let w = parse(&["send 1 10 4\nsend 1 900 4\nsend 1 5 4\n", "recv 0 4\nrecv 0 4\nrecv 0 4\n"]).unwrap();
     let mut rk = Rank::default();
     let mut log = crate::network::journal::Journal::default();
-    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 2), Vec::<u32>::new());
-    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 1), Vec::<u32>::new());
-    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 0), vec![0, 1, 2]);
+    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 2), Some(vec![]));
+    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 1), Some(vec![]));
+    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 0), Some(vec![0, 1, 2]));
+    // A message the trace does not have (a state or event from another trace): none, no panic.
+    assert_eq!(rk.in_order(&mut log, 0, &w, 0, 3), None);
+    assert_eq!(rk.in_order(&mut log, 0, &w, 4_294_967_295, 0), None);
     // End to end with several packets per message, different sizes.
     let m = Network { topology: Topology::Torus(vec![4]), packet_bytes: 64, ..Network::default() };
     let r = go(m.clone(), w, Mapping::Linear).results;
