@@ -10,7 +10,7 @@ use crate::{command::switches, config, program, resume, signals, trace_out};
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::Path;
-use timewarp::checkpoint::{Control, Plan, Snapshot};
+use timewarp::checkpoint::{Control, Input, InputFiles, Plan, Snapshot};
 use timewarp::Model;
 
 /// What a model does with its typed results after a run: write its files
@@ -49,6 +49,29 @@ pub(crate) struct Run<'a> {
     /// The checkpoint to continue from.
     /// (Taken when the model is built: its bytes go once the snapshot is decoded.)
     pub(crate) resume: std::cell::Cell<Option<timewarp::checkpoint::File>>,
+    /// The fingerprints of the run's input files, for its checkpoints to record.
+    pub(crate) inputs: std::cell::Cell<Vec<Input>>,
+}
+
+impl Run<'_> {
+    /// Checks `inputs`, the files the model's build and the engine options
+    /// are about to read, against the checkpoint a resume starts from (on
+    /// every process, each reads them), and keeps their fingerprints for
+    /// this run's checkpoints.
+    pub(crate) fn inputs(&self, engine: &EngineArgs, inputs: Vec<InputFiles>) -> Result<(), String> {
+        let resume = self.resume.take();
+        let found = match &resume {
+            Some(ck) => self.procs.agree(ck.check_inputs(&inputs).map_err(|e| e.to_string())),
+            // Only rank 0 writes checkpoints.
+            None if engine.checkpoint_dir.is_some() && self.procs.rank() == 0 => {
+                Ok(timewarp::checkpoint::fingerprint(&inputs))
+            }
+            None => Ok(Vec::new()),
+        };
+        self.resume.set(resume);
+        self.inputs.set(found?);
+        Ok(())
+    }
 }
 pub(crate) struct Verify<'a> {
     pub(crate) procs: &'a Procs,
@@ -67,7 +90,8 @@ impl Action for Run<'_> {
         let cfg = engine.config_for(model.name(), model.num_lps())?;
         // What a checkpoint must match: the model's tokens of the command line and the seed.
         let history = resume::identity(&self.command, engine.seed);
-        let plan = engine.plan(&self.command, history.clone())?;
+        let mut plan = engine.plan(&self.command, history.clone())?;
+        plan.inputs = self.inputs.take();
         let start = match self.resume.take() {
             Some(file) => Some(file.load(model, Some(&history)).map_err(|e| e.to_string())?),
             None => {
@@ -194,7 +218,15 @@ pub(crate) fn resume_from(procs: &Procs, models: &Models, file: &Path, options: 
     let control = Control::default();
     let temporaries = signals::Temporaries::default();
     signals::watch(&control, signals::Pause::of(&m, procs), &temporaries, procs.rank() == 0);
-    let run = Run { procs, models, command, control: &control, temporaries: &temporaries, resume: Some(ck).into() };
+    let run = Run {
+        procs,
+        models,
+        command,
+        control: &control,
+        temporaries: &temporaries,
+        resume: Some(ck).into(),
+        inputs: Default::default(),
+    };
     entry.dispatch(&m, Act::Run(&run))
 }
 

@@ -222,6 +222,7 @@ impl EngineArgs {
             keep: self.checkpoint_keep as usize,
             params: identity,
             command: command.to_vec(),
+            inputs: Vec::new(),
         };
         plan.validate().map_err(|e| describe(&e))?;
         Ok(plan)
@@ -276,6 +277,14 @@ impl EngineArgs {
             ));
         }
         notes
+    }
+
+    /// The files the engine options make a run read: a `--mapping` file.
+    pub(crate) fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
+        match self.mapping.as_str() {
+            "block" | "random" => Vec::new(),
+            path => vec![timewarp::checkpoint::InputFiles::new(format!("--mapping {path}"), vec![path.into()])],
+        }
     }
 
     fn mapping(&self, model: &str, lps: u32) -> Result<timewarp::Mapping, String> {

@@ -276,7 +276,15 @@ fn dispatch(
             let control = Control::default();
             let temporaries = signals::Temporaries::default();
             signals::watch(&control, signals::Pause::of(m, procs), &temporaries, lead);
-            let run = Run { procs, models, command, control: &control, temporaries: &temporaries, resume: None.into() };
+            let run = Run {
+                procs,
+                models,
+                command,
+                control: &control,
+                temporaries: &temporaries,
+                resume: None.into(),
+                inputs: Default::default(),
+            };
             entry.dispatch(m, Act::Run(&run))
         }
         Cmd::Resume { file, options } => resume_from(procs, models, &file, &options),

@@ -53,7 +53,7 @@ impl Procs {
     /// The outcome of a check each process makes on its own (the machine's
     /// memory): refused on every process, it is returned (rank 0 prints it
     /// once); refused on some only, those say so and end the job.
-    pub(crate) fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+    pub(crate) fn agree<T>(&self, local: Result<T, String>) -> Result<T, String> {
         #[cfg(feature = "mpi")]
         if self.size() > 1 {
             let refused = self.cluster.count(local.is_err());

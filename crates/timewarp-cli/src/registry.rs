@@ -91,6 +91,16 @@ pub trait ModelCli: Args + std::fmt::Debug + 'static {
         format!("the options of model {}", Self::NAME)
     }
 
+    /// The files building the model reads (traces, layouts, placement
+    /// files), each set with the option that names it (`--trace-dir tr`; a
+    /// directory as the files read from it). A checkpoint records their
+    /// sizes and hashes, and a resume whose files differ is refused, naming
+    /// the file, before the model is built. A model that reads files
+    /// should list them: without, a resume reads them unchecked.
+    fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
+        Vec::new()
+    }
+
     /// Writes the model's own output files from its results (after a
     /// `run`, before the summary is printed).
     fn after(&self, _results: &<Self::Model as Model>::Results) -> Result<(), String> {
@@ -166,6 +176,10 @@ impl<A: ModelCli> Entry for Registered<A> {
         let fail = |e: clap::Error| clap_message(&e);
         let args = A::from_arg_matches(m).map_err(fail)?;
         let engine = EngineArgs::from_arg_matches(m).map_err(fail)?;
+        // Before the build reads them: a resume checks them against its checkpoint.
+        if let Act::Run(run) = &act {
+            run.inputs(&engine, args.inputs().into_iter().chain(engine.inputs()).collect())?;
+        }
         let model = args.build(&RunInfo::of(&engine))?;
         let (sizing, params) = (args.sizing(), format!("{args:?}"));
         let after = |r: &<A::Model as Model>::Results| args.after(r);

@@ -6,6 +6,7 @@
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
+use timewarp::checkpoint::InputFiles;
 use timewarp_models::network::{read_mapping, DumpiOptions, DumpiTime, Mapping, Results, Workload};
 
 /// Most messages a generated workload may send (its programs are held in
@@ -57,6 +58,26 @@ pub(crate) struct WorkloadArgs {
 }
 
 impl WorkloadArgs {
+    /// The files [`build`](Self::build) reads: the trace's (those of
+    /// `--trace-dir` it would read, as found there) and a `--rank-mapping` file.
+    pub(crate) fn inputs(&self) -> Vec<InputFiles> {
+        let mut out = Vec::new();
+        if let Some(dir) = &self.trace_dir {
+            let files = match self.workload.as_str() {
+                "trace" => Workload::trace_files(dir),
+                "dumpi" => Workload::dumpi_files(dir),
+                // Refused by the build.
+                _ => Vec::new(),
+            };
+            out.push(InputFiles::new(format!("--trace-dir {}", dir.display()), files));
+        }
+        if !matches!(self.rank_mapping.as_str(), "linear" | "random") {
+            let file = &self.rank_mapping;
+            out.push(InputFiles::new(format!("--rank-mapping {file}"), vec![file.into()]));
+        }
+        out
+    }
+
     /// The placed workload (`None`: synthetic traffic).
     pub(crate) fn build(&self, nodes: u32, message_bytes: u32, seed: u64) -> Result<Option<Arc<Workload>>, String> {
         let traced = self.workload == "trace" || self.workload == "dumpi";

@@ -451,6 +451,9 @@ impl ModelCli for NetworkArgs {
         m.validate()?;
         Ok(m)
     }
+    fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
+        self.workload.inputs()
+    }
     fn sizing(&self) -> String {
         match (self.preset.as_deref(), self.topology.as_str()) {
             (Some(p), _) => format!("--preset {p}"),

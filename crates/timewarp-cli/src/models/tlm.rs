@@ -266,6 +266,19 @@ impl ModelCli for TlmArgs {
         self.bounded(&m, run.end)?;
         Ok(m)
     }
+    fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
+        [
+            ("--terrain", &self.terrain),
+            ("--sources-file", &self.sources_file),
+            ("--receivers-file", &self.receivers_file),
+        ]
+        .into_iter()
+        .filter_map(|(option, path)| {
+            let p = path.as_ref()?;
+            Some(timewarp::checkpoint::InputFiles::new(format!("{option} {}", p.display()), vec![p.clone()]))
+        })
+        .collect()
+    }
     fn sizing(&self) -> String {
         format!("--size {}", self.size.0.iter().map(u32::to_string).collect::<Vec<_>>().join("x"))
     }

@@ -21,11 +21,15 @@ use crate::stats::Stats;
 
 use crate::segment::{Pending, Snapshot};
 
+use super::inputs::{self, Input, InputFiles};
+
 /// First bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"TWCKPT\r\n";
 
 /// The format this build writes; it reads this one and older ones it knows.
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: the header records the run's input files ([`Header::inputs`]); a
+/// file of format 1 has none recorded.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// What a checkpoint says about itself (the JSON header of the file).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -67,6 +71,11 @@ pub struct Header {
     /// definition (0: written before versions were recorded).
     #[serde(default)]
     pub digest_version: u32,
+    /// The input files its run read at start, each with its size and hash,
+    /// which a resume checks before reading them again (`None`: written
+    /// before checkpoints recorded them, format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<Input>>,
 }
 
 /// Hash (hex) of model parameters, as the header stores it.
@@ -314,6 +323,15 @@ impl File {
         let header: Header =
             serde_json::from_slice(&bytes[fixed..fixed + head_len]).map_err(|e| bad(format!("damaged header: {e}")))?;
         Ok(File { path: path.to_path_buf(), header, bytes, body: fixed + head_len..trailer })
+    }
+
+    /// Checks that `now`, the files a resume from this checkpoint reads at
+    /// start, are those its run read: refused, naming the file, when one
+    /// changed, is gone or was added (or, for a checkpoint that recorded
+    /// none, when there are any). Call it before reading them. Returns
+    /// their fingerprints, for the resumed run's [`Plan`](super::Plan).
+    pub fn check_inputs(&self, now: &[InputFiles]) -> Result<Vec<Input>, Error> {
+        inputs::check(&self.path, self.header.inputs.as_deref(), now)
     }
 
     /// Checks that this checkpoint is of `model` (and, if given, of these

@@ -29,6 +29,7 @@
 
 mod driver;
 mod file;
+mod inputs;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +42,7 @@ pub(crate) use driver::drive;
 #[cfg(feature = "mpi")]
 pub(crate) use file::{decode, encode};
 pub use file::{params_hash, File, Header, FORMAT_VERSION};
+pub use inputs::{fingerprint, Input, InputFiles};
 // Defined below the kernels (which take and make them); their public home is here.
 pub use crate::segment::{Control, Snapshot};
 
@@ -66,11 +68,22 @@ pub struct Plan {
     pub params: serde_json::Value,
     /// The front end's command line, stored so a resume can rebuild the model.
     pub command: Vec<String>,
+    /// The input files the run read at start ([`fingerprint`]), which a
+    /// resume checks ([`File::check_inputs`]) before reading them again.
+    pub inputs: Vec<Input>,
 }
 
 impl Default for Plan {
     fn default() -> Self {
-        Plan { dir: None, every: None, wall: None, keep: 2, params: serde_json::Value::Null, command: Vec::new() }
+        Plan {
+            dir: None,
+            every: None,
+            wall: None,
+            keep: 2,
+            params: serde_json::Value::Null,
+            command: Vec::new(),
+            inputs: Vec::new(),
+        }
     }
 }
 
@@ -252,6 +265,7 @@ pub(crate) fn header<M: Model>(plan: &Plan, cfg: &Config, model: &str, snap: &Sn
         threads: cfg.threads,
         ranks,
         digest_version: crate::digest::DIGEST_VERSION,
+        inputs: Some(plan.inputs.clone()),
     }
 }
 

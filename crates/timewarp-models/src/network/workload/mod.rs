@@ -283,6 +283,24 @@ pub fn trace_file(dir: &Path, r: u32) -> std::path::PathBuf {
 }
 
 impl Workload {
+    /// The files [`read`](Self::read) would read from `dir`, as far as they
+    /// are there: every `rank.*.txt`, in rank order. A checkpoint
+    /// fingerprints them, so a trace file changed, emptied, removed or
+    /// added before a resume is caught before it is read.
+    pub fn trace_files(dir: &Path) -> Vec<std::path::PathBuf> {
+        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+        let mut found: Vec<(Option<u32>, String)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let r = name.strip_prefix("rank.")?.strip_suffix(".txt")?.parse().ok();
+                Some((r, name))
+            })
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, name)| dir.join(name)).collect()
+    }
+
     /// Reads `DIR/rank.0.txt`, `DIR/rank.1.txt`, ... (as many as there are,
     /// numbered without gaps); errors name the file, the line and the fault.
     pub fn read(dir: &Path) -> Result<Workload, String> {

@@ -71,6 +71,30 @@ fn meta_file(path: &Path) -> Result<PathBuf, String> {
     }
 }
 
+/// The ranks and the `.bin` file prefix `meta`'s `text` gives.
+fn meta_keys(meta: &Path, text: &str) -> Result<(u32, String), String> {
+    let mut keys = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match line.split_once('=') {
+            Some((k, v)) => keys.insert(k.trim(), v.trim()),
+            None => return Err(format!("{}: not a DUMPI .meta file: line '{line}' is not key=value", meta.display())),
+        };
+    }
+    let get =
+        |k: &str| keys.get(k).copied().ok_or_else(|| format!("{}: not a DUMPI .meta file: no '{k}='", meta.display()));
+    let p: u32 = get("numprocs")?
+        .parse()
+        .ok()
+        .filter(|&p| p > 0)
+        .ok_or_else(|| format!("{}: numprocs must be a whole number >= 1", meta.display()))?;
+    Ok((p, get("fileprefix")?.to_string()))
+}
+
+/// Rank `r`'s `.bin` file beside `meta`.
+fn bin_file(meta: &Path, prefix: &str, r: u32) -> PathBuf {
+    meta.parent().unwrap_or(Path::new(".")).join(format!("{prefix}-{r:04}.bin"))
+}
+
 impl Workload {
     /// Reads a DUMPI run: `dir` holds one `.meta` file (or is one), its
     /// `<fileprefix>-NNNN.bin` files lie beside it. Errors are one line
@@ -78,31 +102,39 @@ impl Workload {
     pub fn read_dumpi(dir: &Path, opt: &DumpiOptions) -> Result<Workload, String> {
         let meta = meta_file(dir)?;
         let text = std::fs::read_to_string(&meta).map_err(|e| format!("{}: {e}", meta.display()))?;
-        let mut keys = BTreeMap::new();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            match line.split_once('=') {
-                Some((k, v)) => keys.insert(k.trim(), v.trim()),
-                None => {
-                    return Err(format!("{}: not a DUMPI .meta file: line '{line}' is not key=value", meta.display()))
-                }
-            };
-        }
-        let get = |k: &str| {
-            keys.get(k).copied().ok_or_else(|| format!("{}: not a DUMPI .meta file: no '{k}='", meta.display()))
-        };
-        let p: u32 = get("numprocs")?
-            .parse()
-            .ok()
-            .filter(|&p| p > 0)
-            .ok_or_else(|| format!("{}: numprocs must be a whole number >= 1", meta.display()))?;
-        let prefix = get("fileprefix")?;
-        let base = meta.parent().unwrap_or(Path::new("."));
+        let (p, prefix) = meta_keys(&meta, &text)?;
         let mut traces = vec![];
         for r in 0..p {
-            let f = base.join(format!("{prefix}-{r:04}.bin"));
+            let f = bin_file(&meta, &prefix, r);
             let b = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
             traces.push(decode(&b, &format!("{} (rank {r})", f.display()), opt.time)?);
         }
         convert(&traces, opt, meta.display().to_string())
+    }
+
+    /// The files [`read_dumpi`](Self::read_dumpi) would read from `dir`, as
+    /// far as they are there (without reading the `.bin` files): every
+    /// `.meta` file it would consider and, when there is one, the `.bin`
+    /// files it names, up to the first missing. A checkpoint fingerprints
+    /// them, so a trace changed, replaced, added to or cut short before a
+    /// resume is caught before it is read.
+    pub fn dumpi_files(dir: &Path) -> Vec<PathBuf> {
+        let metas: Vec<PathBuf> = if dir.is_file() {
+            vec![dir.to_path_buf()]
+        } else {
+            let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+            let mut m: Vec<PathBuf> =
+                entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "meta")).collect();
+            m.sort();
+            m
+        };
+        let mut out = metas.clone();
+        if let [meta] = &metas[..] {
+            let keys = std::fs::read_to_string(meta).map_err(|e| e.to_string()).and_then(|t| meta_keys(meta, &t));
+            if let Ok((p, prefix)) = keys {
+                out.extend((0..p).map(|r| bin_file(meta, &prefix, r)).take_while(|f| f.is_file()));
+            }
+        }
+        out
     }
 }
