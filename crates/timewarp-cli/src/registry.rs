@@ -218,3 +218,69 @@ impl Models {
         self.iter().next().map_or("phold", |e| e.name())
     }
 }
+
+#[cfg(all(test, feature = "models"))]
+mod tests {
+    use super::*;
+    use crate::models::{NetworkArgs, PcsArgs, PholdArgs, TlmArgs};
+
+    /// Options whose value names a file a run reads at start: each is
+    /// fingerprinted by a checkpoint (`--codes-config` is stored resolved,
+    /// as the options it gives, and not read again).
+    const INPUTS: &[&str] =
+        &["mapping", "trace-dir", "rank-mapping", "terrain", "sources-file", "receivers-file", "codes-config"];
+    /// Options whose value names a file or directory a run writes.
+    const OUTPUTS: &[&str] = &[
+        "stats-json",
+        "stats-csv",
+        "gvt-csv",
+        "trace-out",
+        "checkpoint-dir",
+        "profile-out",
+        "link-stats",
+        "image",
+        "receivers-csv",
+    ];
+
+    /// The options `A`'s inputs name, given `args` after the model's name.
+    fn named<A: ModelCli>(args: &[&str]) -> Vec<String> {
+        let cmd = Registered::<A>(PhantomData).command();
+        let m = cmd.try_get_matches_from(std::iter::once(A::NAME).chain(args.iter().copied())).unwrap();
+        let (a, e) = (A::from_arg_matches(&m).unwrap(), EngineArgs::from_arg_matches(&m).unwrap());
+        a.inputs().into_iter().chain(e.inputs()).map(|i| i.option).collect()
+    }
+
+    /// Every option of model `A` that names a file or directory is an
+    /// input or an output; each input read at start is one a checkpoint
+    /// records, named by the option and its value.
+    fn classified<A: ModelCli>() {
+        let cmd = Registered::<A>(PhantomData).command();
+        for a in cmd.get_arguments() {
+            let value = a.get_value_names().map(|n| n.join(" ")).unwrap_or_default();
+            let Some(long) = a.get_long().filter(|_| value.contains("FILE") || value.contains("DIR")) else {
+                continue;
+            };
+            assert!(
+                INPUTS.contains(&long) || OUTPUTS.contains(&long),
+                "{} --{long} {value}: an input (fingerprint it: ModelCli::inputs) or an output? List it here",
+                A::NAME
+            );
+            if INPUTS.contains(&long) && long != "codes-config" {
+                let flag = format!("--{long}");
+                let given = format!("{flag} some/file");
+                assert!(named::<A>(&[&flag, "some/file"]).contains(&given), "{} {given}", A::NAME);
+            }
+        }
+    }
+
+    #[test]
+    fn every_file_an_option_makes_a_run_read_is_a_checkpoint_input() {
+        classified::<PholdArgs>();
+        classified::<NetworkArgs>();
+        classified::<TlmArgs>();
+        classified::<PcsArgs>();
+        // Values that name no file are no input.
+        assert!(named::<NetworkArgs>(&["--mapping", "random", "--rank-mapping", "linear"]).is_empty());
+        assert!(named::<PholdArgs>(&[]).is_empty());
+    }
+}

@@ -301,6 +301,30 @@ fn a_changed_mapping_file_is_refused() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+#[test]
+fn a_changed_tlm_terrain_or_sources_file_is_refused() {
+    let d = dir("tlm");
+    let (terrain, sources) = (d.join("terrain.txt"), d.join("sources.txt"));
+    let mut rows = vec![".".repeat(16); 16];
+    rows[5] = "....1111........".into();
+    std::fs::write(&terrain, rows.join("\n")).unwrap();
+    std::fs::write(&sources, "3 3\n12 10\n").unwrap();
+    let (t, s) = (terrain.to_str().unwrap(), sources.to_str().unwrap());
+    let args = ["run", "tlm", "--size", "16x16", "--terrain", t, "--sources-file", s, "--end", "40"];
+    let (want, cks) = checkpointed(&d, &args, "10");
+    let ck = cks.last().unwrap();
+    rows[5] = "....2222........".into();
+    std::fs::write(&terrain, rows.join("\n")).unwrap();
+    refused(&d, ck, &terrain, "changed since the checkpoint was written");
+    rows[5] = "....1111........".into();
+    std::fs::write(&terrain, rows.join("\n")).unwrap();
+    std::fs::write(&sources, "3 3\n").unwrap();
+    refused(&d, ck, &sources, "changed since the checkpoint was written");
+    std::fs::write(&sources, "3 3\n12 10\n").unwrap();
+    assert_eq!(resume(&d, ck), Ok(want));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 /// CRC-32 (IEEE), as the checkpoint's trailer holds it.
 fn crc32(bytes: &[u8]) -> u32 {
     let mut c = !0u32;
