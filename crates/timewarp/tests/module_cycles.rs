@@ -254,12 +254,17 @@ impl Tree {
 
     /// Every (user, used) module pair.
     fn edges(&self) -> BTreeSet<(ModPath, ModPath)> {
-        let mut edges = BTreeSet::new();
+        self.why().into_keys().collect()
+    }
+
+    /// Every (user, used) module pair, with the first path that makes it (for the report).
+    fn why(&self) -> BTreeMap<(ModPath, ModPath), String> {
+        let mut edges = BTreeMap::new();
         for (at, m) in &self.modules {
             for p in &m.named {
                 if let Some(t) = self.target(at, p, 0) {
                     if &t != at {
-                        edges.insert((at.clone(), t));
+                        edges.entry((at.clone(), t)).or_insert_with(|| p.join("::"));
                     }
                 }
             }
@@ -269,7 +274,8 @@ impl Tree {
 
     /// Cycles among siblings, each as its modules' names joined by " ↔ ".
     fn sibling_cycles(&self) -> Vec<String> {
-        let edges = self.edges();
+        let why = self.why();
+        let edges: BTreeSet<_> = why.keys().cloned().collect();
         let mut cycles = Vec::new();
         for (parent, m) in &self.modules {
             let kids: Vec<&String> = m.children.iter().collect();
@@ -291,7 +297,7 @@ impl Tree {
                             let (x, y) = (child_of(parent, a), child_of(parent, b));
                             x != y && x.is_some_and(|x| scc.contains(&x)) && y.is_some_and(|y| scc.contains(&y))
                         })
-                        .map(|(a, b)| format!("{} → {}", a.join("::"), b.join("::")))
+                        .map(|(a, b)| format!("{} → {} ({})", a.join("::"), b.join("::"), why[&(a.clone(), b.clone())]))
                         .collect();
                     cycles.push(format!("{}\n    {}", names.join(" ↔ "), why.join("\n    ")));
                 }
@@ -435,7 +441,12 @@ fn no_import_cycle_between_sibling_modules() {
             let name = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
             let tree = Tree::read(&file);
             let found = tree.sibling_cycles();
-            eprintln!("{name}: {} modules, {} import edges, {} cycles", tree.modules.len(), tree.edges().len(), found.len());
+            eprintln!(
+                "{name}: {} modules, {} import edges, {} cycles",
+                tree.modules.len(),
+                tree.edges().len(),
+                found.len()
+            );
             cycles.extend(found.into_iter().map(|c| format!("{name}: {c}")));
         }
     }
@@ -457,7 +468,10 @@ fn the_checker_sees_cycles() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("a")).unwrap();
     let w = |f: &str, s: &str| std::fs::write(dir.join(f), s).unwrap();
-    w("lib.rs", "mod a; mod b; mod c; pub use c::Thing;\n#[cfg(test)] mod tests;\n#[cfg(all(feature = \"x\", test))] mod t2;\n");
+    w(
+        "lib.rs",
+        "mod a; mod b; mod c; pub use c::Thing;\n#[cfg(test)] mod tests;\n#[cfg(all(feature = \"x\", test))] mod t2;\n",
+    );
     w("a/mod.rs", "mod x; use super::b; fn f() { b::g(); }\n");
     w("a/x.rs", "use super::super::c; fn h() -> c::T { todo!() } fn p() { super::f() }\n");
     w("b.rs", "pub fn g() { crate::Thing::new(); }\n");
