@@ -192,7 +192,8 @@
 //! | File | What it holds |
 //! |---|---|
 //! | `mod.rs` | these docs, [`Msg`], the [`Model`] impl: `init`, the event dispatch, `finalize` |
-//! | `options.rs` | [`Network`] and its option types, validation, the zero-load latency formulas, per-link parameter look-ups |
+//! | `options.rs` | [`Network`], [`LinkClass`], validation, the zero-load latency formulas, per-link parameter look-ups |
+//! | `choices.rs` | the choices of the multiple-choice options: [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`] |
 //! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`], [`FatTree`] (with their tests): the constructions, which know nothing of the model |
 //! | `route.rs` | routing a packet at a router: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, UGAL-G's entry, up/down, the occupancy adaptive choices measure |
 //! | `global.rs` | UGAL-G's global information: the table's writes, its broadcasts, the choice |
@@ -207,11 +208,13 @@
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
-//! `workload/` (what the options name); `node.rs` (the state); `options.rs`;
+//! `workload/` and `choices.rs` (what the options name); `node.rs` (the
+//! state); `options.rs`;
 //! `journal.rs`, `encoding.rs`, `results.rs`; then the behaviour (`route.rs`,
 //! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
+mod choices;
 mod encoding;
 mod global;
 mod histogram;
@@ -232,10 +235,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use timewarp::{Ctx, LpId, Model, Rollback};
 
+pub use choices::{Arbitration, Arrivals, Routing, Selection, Switch};
 pub use histogram::Histogram;
 pub use node::Undo;
 pub use node::{Header, Node, Packet};
-pub use options::{Arbitration, Arrivals, LinkClass, Network, Routing, Selection, Switch};
+pub use options::{LinkClass, Network};
 pub use results::{LinkStat, RankResult, Results};
 pub use topology::{Dragonfly, FatTree, Hop, Step, Topology, NO_VIA, PAR_PENDING};
 pub use workload::{
