@@ -2,6 +2,13 @@
 //! implementing [`ModelCli`]) registered by type, and the command line built
 //! from them at start-up. The shipped models and a model crate's own go
 //! through the same path (see [`crate::App`]).
+//!
+//! Also the requests the type-erased dispatch hands a built model to
+//! ([`Run`], [`Verify`]: [`Act`]) and the [`Action`] trait they implement
+//! in `action.rs`: they are defined here, below the dispatch that names
+//! them, so that the front end is a pipeline (`command` → `action` →
+//! `config` → `registry` → `execute` → `procs`), each step importing only
+//! the steps below it.
 
 use crate::args::EngineArgs;
 use crate::procs::Procs;

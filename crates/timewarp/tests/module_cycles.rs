@@ -1,5 +1,6 @@
 //! No import cycle between the modules of any crate of the workspace
-//! (issue 30 for the engine, issue 42 for every crate).
+//! (issue 30 for the engine, issue 42 for every crate), and no source file
+//! over 800 lines.
 //!
 //! The crates are the workspace's members (`members` in the top
 //! `Cargo.toml`, globs expanded); each member's crate roots are checked:
@@ -458,6 +459,44 @@ fn no_import_cycle_between_sibling_modules() {
         "{} import cycle(s) between sibling modules (listed above): move what both need below both",
         cycles.len()
     );
+}
+
+/// Longest a source file may be (issue 42): a longer one holds more than
+/// one concern; split it by concern (its tests, a part of its type, a
+/// group of options), as `queue/ladder/` and `network/choices.rs` were.
+const MAX_LINES: usize = 800;
+
+/// Every `.rs` file under `dir`, recursively, sorted.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut found: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    found.sort();
+    for p in found {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn no_source_file_over_800_lines() {
+    let root = workspace();
+    let mut long = Vec::new();
+    for member in members(&root) {
+        let mut files = Vec::new();
+        for dir in ["src", "tests", "benches", "examples"] {
+            rust_files(&member.join(dir), &mut files);
+        }
+        for f in files {
+            let n = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display())).lines().count();
+            if n > MAX_LINES {
+                long.push(format!("{} ({n} lines)", f.strip_prefix(&root).unwrap_or(&f).display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "over {MAX_LINES} lines, split by concern: {}", long.join(", "));
 }
 
 /// The checker itself finds a cycle it is shown, follows imports and
