@@ -7,7 +7,8 @@ Counts, over every .rs file under crates/ and examples/ (tests included):
 files over 800 lines, functions over 80 lines, structs over 15 fields, and
 lists each. Relies on rustfmt's layout (a block closes on a line of its own
 at the opening line's indentation), which `cargo fmt --check` guarantees.
-Import cycles: crates/timewarp/tests/module_cycles.rs. Pedantic warnings:
+Import cycles (every crate of the workspace): crates/timewarp/tests/module_cycles.rs
+(TIMEWARP_CYCLES_ROOT=CHECKOUT for another checkout). Pedantic warnings:
 `cargo clippy --workspace --all-targets -- -W clippy::pedantic`.
 """
 import pathlib, re, sys
@@ -27,7 +28,14 @@ for p in sorted(list(root.glob('crates/**/*.rs')) + list(root.glob('examples/**/
         files.append((len(lines), str(rel)))
     for i, line in enumerate(lines):
         m = FN.match(line)
-        if m and not line.rstrip().endswith(';'):
+        if m:
+            # a declaration without a body (a trait's), on one line or several
+            k = i
+            while k < len(lines) and '{' not in lines[k] and not lines[k].rstrip().endswith(';'):
+                k += 1
+            if k < len(lines) and '{' not in lines[k]:
+                m = None
+        if m:
             ind = m.group(1)
             # the body ends at the first line that is the indentation and "}"
             for j in range(i, len(lines)):

@@ -1,57 +1,18 @@
 //! What `run`, `verify` and `resume` do with a model once its options are
-//! parsed.
+//! parsed: the [`Action`]s of [`Run`] and [`Verify`] (the requests, which
+//! the registry's type-erased dispatch names, are defined there).
 
-use crate::args::{self, EngineArgs};
-use crate::execute::execute;
-use crate::procs::Procs;
-use crate::registry::{self, Act, Models};
+use crate::args::{self, switches, EngineArgs};
+use crate::execute::{execute, Outputs};
+use crate::procs::{Checkpoints, Procs};
+use crate::registry::{self, Act, Action, Hooks, Models, Run, Verify};
 use crate::stats_out::StatsOut;
-use crate::{command::switches, config, program, resume, signals, trace_out};
+use crate::{config, program, resume, signals, trace_out};
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::Path;
-use timewarp::checkpoint::{Control, Input, InputFiles, Plan, Snapshot};
+use timewarp::checkpoint::{Control, InputFiles};
 use timewarp::Model;
-
-/// What a model does with its typed results after a run: write its files
-/// (`after`), and add to the printed summary (`summary`).
-pub(crate) struct Hooks<'a, R> {
-    pub after: &'a dyn Fn(&R) -> Result<(), String>,
-    pub summary: &'a dyn Fn(&R) -> String,
-}
-
-/// What to do with a model once its options are parsed (generic over the
-/// model type); returns the model results when it ran the model here, after
-/// handing them to the hooks.
-pub(crate) trait Action {
-    /// `sizing` names the model's options that set its size (for the memory
-    /// check); `params` its parsed options (written into profiles).
-    fn apply<M: Model>(
-        &self,
-        model: &M,
-        engine: &EngineArgs,
-        sizing: &str,
-        params: &str,
-        hooks: Hooks<'_, M::Results>,
-    ) -> Result<Option<Value>, String>;
-}
-
-/// `timewarp run` (or `resume`), in this process (and, with MPI, its peers).
-pub(crate) struct Run<'a> {
-    pub(crate) procs: &'a Procs,
-    pub(crate) models: &'a Models,
-    /// What followed `timewarp run` (a checkpoint stores it).
-    pub(crate) command: Vec<String>,
-    /// Asks the run to pause (signals).
-    pub(crate) control: &'a Control,
-    /// Temporary output files, removed if a signal ends the process.
-    pub(crate) temporaries: &'a signals::Temporaries,
-    /// The checkpoint to continue from.
-    /// (Taken when the model is built: its bytes go once the snapshot is decoded.)
-    pub(crate) resume: std::cell::Cell<Option<timewarp::checkpoint::File>>,
-    /// The fingerprints of the run's input files, for its checkpoints to record.
-    pub(crate) inputs: std::cell::Cell<Vec<Input>>,
-}
 
 impl Run<'_> {
     /// Checks `inputs`, the files the model's build and the engine options
@@ -72,10 +33,6 @@ impl Run<'_> {
         self.inputs.set(found?);
         Ok(())
     }
-}
-pub(crate) struct Verify<'a> {
-    pub(crate) procs: &'a Procs,
-    pub(crate) temporaries: &'a signals::Temporaries,
 }
 
 impl Action for Run<'_> {
@@ -112,23 +69,6 @@ impl Action for Run<'_> {
         let out = Outputs { params, config, temporaries: self.temporaries };
         execute(model, &cfg, engine, self.procs, out, hooks, Checkpoints { plan, start, control: self.control })
     }
-}
-
-/// What a run records besides its figures.
-pub(crate) struct Outputs<'a> {
-    /// The model's parsed options (written into profiles).
-    pub(crate) params: &'a str,
-    /// The effective configuration (the statistics file's `config`).
-    pub(crate) config: Value,
-    /// Where the output files' temporary names are registered.
-    pub(crate) temporaries: &'a signals::Temporaries,
-}
-
-/// A run's checkpoint plan, the snapshot it starts from, and what can ask it to pause.
-pub(crate) struct Checkpoints<'a, M: Model> {
-    pub(crate) plan: Plan,
-    pub(crate) start: Option<Snapshot<M>>,
-    pub(crate) control: &'a Control,
 }
 
 impl Action for Verify<'_> {

@@ -383,3 +383,27 @@ pub(crate) fn probability(s: &str) -> Result<f64, String> {
         Err(format!("must be a probability in [0, 1], got {s}"))
     }
 }
+
+/// `os` with the engine's switches given a value as clap takes them:
+/// `--quiet=true` as `--quiet`, `--quiet=false` left out (a script can pass
+/// `--quiet=$QUIET`; clap's switches take no value).
+pub(crate) fn switches(os: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let flags: Vec<String> = EngineArgs::augment_args(clap::Command::new("engine"))
+        .get_arguments()
+        .filter(|a| matches!(a.get_action(), clap::ArgAction::SetTrue))
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
+    let mut out = Vec::with_capacity(os.len());
+    let mut rest = false; // after `--`: values, not options
+    for t in os {
+        let switch =
+            t.to_str().filter(|_| !rest).and_then(|s| s.split_once('=')).filter(|(f, _)| flags.iter().any(|x| x == f));
+        rest |= t == "--";
+        match switch {
+            Some((f, "true")) => out.push(std::ffi::OsString::from(f)),
+            Some((_, "false")) => {}
+            _ => out.push(t),
+        }
+    }
+    out
+}

@@ -1,12 +1,12 @@
 //! The command line: its subcommands, the help texts of a program built on
 //! [`App`](crate::App), and `main`'s parse-and-dispatch.
 
-use crate::action::{resume_from, Run, Verify};
-use crate::args::EngineArgs;
+use crate::action::resume_from;
+use crate::args::{switches, EngineArgs};
 #[cfg(feature = "models")]
 use crate::codes;
 use crate::procs::{launcher_rank, Procs};
-use crate::registry::{Act, Models};
+use crate::registry::{Act, Models, Run, Verify};
 use crate::{config, partition, plot, report, resume, signals, sweep};
 use clap::{Args, CommandFactory, FromArgMatches, Subcommand};
 use std::ffi::OsString;
@@ -325,28 +325,4 @@ fn dispatch(
             ExitCode::FAILURE
         }
     }
-}
-
-/// `os` with the engine's switches given a value as clap takes them:
-/// `--quiet=true` as `--quiet`, `--quiet=false` left out (a script can pass
-/// `--quiet=$QUIET`; clap's switches take no value).
-pub(crate) fn switches(os: Vec<OsString>) -> Vec<OsString> {
-    let flags: Vec<String> = EngineArgs::augment_args(clap::Command::new("engine"))
-        .get_arguments()
-        .filter(|a| matches!(a.get_action(), clap::ArgAction::SetTrue))
-        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-        .collect();
-    let mut out = Vec::with_capacity(os.len());
-    let mut rest = false; // after `--`: values, not options
-    for t in os {
-        let switch =
-            t.to_str().filter(|_| !rest).and_then(|s| s.split_once('=')).filter(|(f, _)| flags.iter().any(|x| x == f));
-        rest |= t == "--";
-        match switch {
-            Some((f, "true")) => out.push(OsString::from(f)),
-            Some((_, "false")) => {}
-            _ => out.push(t),
-        }
-    }
-    out
 }

@@ -1,14 +1,24 @@
 //! One run of a model from the command line: output files opened first,
 //! the run, the summary, the statistics files.
 
-use crate::action::{Checkpoints, Hooks, Outputs};
 use crate::args::EngineArgs;
-use crate::procs::Procs;
+use crate::procs::{Checkpoints, Procs};
+use crate::registry::Hooks;
 use crate::stats_out::StatsOut;
-use crate::{csv_stats, partition, program, trace_out, EXIT_CHECKPOINTED};
+use crate::{csv_stats, partition, program, signals, trace_out, EXIT_CHECKPOINTED};
 use serde_json::Value;
 use std::path::PathBuf;
 use timewarp::Model;
+
+/// What a run records besides its figures.
+pub(crate) struct Outputs<'a> {
+    /// The model's parsed options (written into profiles).
+    pub(crate) params: &'a str,
+    /// The effective configuration (the statistics file's `config`).
+    pub(crate) config: Value,
+    /// Where the output files' temporary names are registered.
+    pub(crate) temporaries: &'a signals::Temporaries,
+}
 
 /// Runs one model with the engine options and prints / writes the results.
 pub(crate) fn execute<M: Model>(

@@ -1,9 +1,8 @@
 //! The processes of a run: one, or MPI's (feature `mpi`), and how a run
 //! starts on them.
 
-use crate::action::Checkpoints;
 use crate::args;
-use timewarp::checkpoint::Control;
+use timewarp::checkpoint::{Control, Plan, Snapshot};
 use timewarp::Model;
 
 /// The processes of this run: MPI's when built with the `mpi` feature.
@@ -106,6 +105,13 @@ impl Procs {
             e => self.alone(args::describe(&e)),
         }
     }
+}
+
+/// A run's checkpoint plan, the snapshot it starts from, and what can ask it to pause.
+pub(crate) struct Checkpoints<'a, M: Model> {
+    pub(crate) plan: Plan,
+    pub(crate) start: Option<Snapshot<M>>,
+    pub(crate) control: &'a Control,
 }
 
 /// The launcher variable and process count when an MPI launcher (OpenMPI,

@@ -2,10 +2,21 @@
 //! implementing [`ModelCli`]) registered by type, and the command line built
 //! from them at start-up. The shipped models and a model crate's own go
 //! through the same path (see [`crate::App`]).
+//!
+//! Also the requests the type-erased dispatch hands a built model to
+//! ([`Run`], [`Verify`]: [`Act`]) and the [`Action`] trait they implement
+//! in `action.rs`: they are defined here, below the dispatch that names
+//! them, so that the front end is a pipeline (`command` → `action` →
+//! `config` → `registry` → `execute` → `procs`), each step importing only
+//! the steps below it.
 
 use crate::args::EngineArgs;
+use crate::procs::Procs;
+use crate::signals;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
+use serde_json::Value;
 use std::marker::PhantomData;
+use timewarp::checkpoint::Control;
 use timewarp::Model;
 
 /// A model's command-line front end: its options as a clap-derived struct
@@ -139,10 +150,58 @@ pub(crate) fn clap_message(e: &clap::Error) -> String {
 }
 
 /// What `run` or `verify` does with a model once built (generic over the
-/// model type, so it stays out of the object-safe [`Entry`]).
+/// model type, so it stays out of the object-safe [`Entry`]). The requests
+/// are defined here, below the dispatch that names them; what they do is
+/// `action.rs`'s ([`Action`] for each).
 pub(crate) enum Act<'a, 'b> {
-    Run(&'a crate::action::Run<'b>),
-    Verify(&'a crate::action::Verify<'b>),
+    Run(&'a Run<'b>),
+    Verify(&'a Verify<'b>),
+}
+
+/// `timewarp run` (or `resume`), in this process (and, with MPI, its peers).
+pub(crate) struct Run<'a> {
+    pub(crate) procs: &'a Procs,
+    pub(crate) models: &'a Models,
+    /// What followed `timewarp run` (a checkpoint stores it).
+    pub(crate) command: Vec<String>,
+    /// Asks the run to pause (signals).
+    pub(crate) control: &'a Control,
+    /// Temporary output files, removed if a signal ends the process.
+    pub(crate) temporaries: &'a signals::Temporaries,
+    /// The checkpoint to continue from.
+    /// (Taken when the model is built: its bytes go once the snapshot is decoded.)
+    pub(crate) resume: std::cell::Cell<Option<timewarp::checkpoint::File>>,
+    /// The fingerprints of the run's input files, for its checkpoints to record.
+    pub(crate) inputs: std::cell::Cell<Vec<timewarp::checkpoint::Input>>,
+}
+
+/// `timewarp verify`: sequential against parallel, in this process.
+pub(crate) struct Verify<'a> {
+    pub(crate) procs: &'a Procs,
+    pub(crate) temporaries: &'a signals::Temporaries,
+}
+
+/// What a model does with its typed results after a run: write its files
+/// (`after`), and add to the printed summary (`summary`).
+pub(crate) struct Hooks<'a, R> {
+    pub after: &'a dyn Fn(&R) -> Result<(), String>,
+    pub summary: &'a dyn Fn(&R) -> String,
+}
+
+/// What to do with a model once its options are parsed (generic over the
+/// model type); returns the model results when it ran the model here, after
+/// handing them to the hooks.
+pub(crate) trait Action {
+    /// `sizing` names the model's options that set its size (for the memory
+    /// check); `params` its parsed options (written into profiles).
+    fn apply<M: Model>(
+        &self,
+        model: &M,
+        engine: &EngineArgs,
+        sizing: &str,
+        params: &str,
+        hooks: Hooks<'_, M::Results>,
+    ) -> Result<Option<Value>, String>;
 }
 
 /// A registered model, its type erased: the command line and dispatch.
@@ -184,10 +243,10 @@ impl<A: ModelCli> Entry for Registered<A> {
         let (sizing, params) = (args.sizing(), format!("{args:?}"));
         let after = |r: &<A::Model as Model>::Results| args.after(r);
         let summary = |r: &<A::Model as Model>::Results| args.summary(r);
-        let hooks = crate::action::Hooks { after: &after, summary: &summary };
+        let hooks = Hooks { after: &after, summary: &summary };
         match act {
-            Act::Run(run) => crate::action::Action::apply(run, &model, &engine, &sizing, &params, hooks),
-            Act::Verify(v) => crate::action::Action::apply(v, &model, &engine, &sizing, &params, hooks),
+            Act::Run(run) => Action::apply(run, &model, &engine, &sizing, &params, hooks),
+            Act::Verify(v) => Action::apply(v, &model, &engine, &sizing, &params, hooks),
         }
         .map(drop)
     }

@@ -1,17 +1,27 @@
-//! No import cycle between the engine's modules (issue 30).
+//! No import cycle between the modules of any crate of the workspace
+//! (issue 30 for the engine, issue 42 for every crate), and no source file
+//! over 800 lines.
 //!
-//! The module tree is read from the sources (`lib.rs` and the `mod`
-//! declarations it leads to, test modules left out). Module A *uses* module
-//! B when anything in A names a path into B (`use` declarations and paths in
-//! code, followed through imports and re-exports). At every level of the
-//! tree the siblings — the children of one module — must form a DAG, where
-//! sibling X depends on sibling Y when anything in X's subtree uses anything
-//! in Y's. A parent and its own children may use each other (a folder's
+//! The crates are the workspace's members (`members` in the top
+//! `Cargo.toml`, globs expanded); each member's crate roots are checked:
+//! `src/lib.rs`, `src/main.rs`, `src/bin/*.rs`, `tests/*.rs` and
+//! `benches/*.rs`. The test lives in the engine crate and reads the other
+//! crates' sources by path, so it needs none of them as a dependency.
+//!
+//! A module tree is read from the sources (the root and the `mod`
+//! declarations it leads to, test modules left out: `#[cfg(test)]` and
+//! `#[cfg(all(test, ..))]`). Module A *uses* module B when anything in A
+//! names a path into B (`use` declarations and paths in code, followed
+//! through imports and re-exports). At every level of the tree the
+//! siblings — the children of one module — must form a DAG, where sibling
+//! X depends on sibling Y when anything in X's subtree uses anything in
+//! Y's. A parent and its own children may use each other (a folder's
 //! `mod.rs` is its front door); two siblings that need each other mean one
 //! of them holds something that belongs below both.
 //!
-//! `TIMEWARP_CYCLES_SRC=<dir>` checks another source tree (to measure an old
-//! commit); the test then prints what it finds and fails the same way.
+//! `TIMEWARP_CYCLES_ROOT=<checkout>` checks another checkout's workspace
+//! (to measure an old commit); the test then prints what it finds and
+//! fails the same way.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -33,19 +43,35 @@ struct Tree {
     modules: BTreeMap<ModPath, Module>,
 }
 
+/// `#[cfg(test)]`, or `#[cfg(all(.., test, ..))]`: compiled for tests only.
 fn is_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && {
-            let mut test = false;
-            let _ = a.parse_nested_meta(|m| {
-                if m.path.is_ident("test") {
-                    test = true;
-                }
-                Ok(())
-            });
-            test
-        }
-    })
+    attrs.iter().any(|a| a.path().is_ident("cfg") && a.parse_args_with(test_only).unwrap_or(false))
+}
+
+/// Whether a `cfg` predicate holds only under `test`.
+fn test_only(input: syn::parse::ParseStream<'_>) -> syn::Result<bool> {
+    let path: syn::Path = input.parse()?;
+    if path.is_ident("test") {
+        return Ok(true);
+    }
+    if input.peek(syn::Token![=]) {
+        input.parse::<syn::Token![=]>()?;
+        input.parse::<syn::Lit>()?;
+        return Ok(false);
+    }
+    if path.is_ident("all") && input.peek(syn::token::Paren) {
+        let inner;
+        syn::parenthesized!(inner in input);
+        let any = inner.parse_terminated(test_only, syn::Token![,])?;
+        return Ok(any.iter().any(|t| *t));
+    }
+    // `any(..)`, `not(..)`: not test-only (their contents are read past).
+    if input.peek(syn::token::Paren) {
+        let inner;
+        syn::parenthesized!(inner in input);
+        inner.parse_terminated(test_only, syn::Token![,])?;
+    }
+    Ok(false)
 }
 
 /// Flattens a `use` tree into (binding name, absolute path) pairs; a glob
@@ -105,9 +131,11 @@ impl<'ast> Visit<'ast> for Paths<'_> {
 }
 
 impl Tree {
-    fn read(src: &Path) -> Tree {
+    /// Reads the module tree of the crate whose root file is `root`.
+    fn read(root: &Path) -> Tree {
         let mut tree = Tree { modules: BTreeMap::new() };
-        tree.file(src.join("lib.rs"), src.to_path_buf(), Vec::new());
+        let dir = root.parent().expect("a crate root is a file in a directory");
+        tree.file(root.to_path_buf(), dir.to_path_buf(), Vec::new());
         tree
     }
 
@@ -227,12 +255,17 @@ impl Tree {
 
     /// Every (user, used) module pair.
     fn edges(&self) -> BTreeSet<(ModPath, ModPath)> {
-        let mut edges = BTreeSet::new();
+        self.why().into_keys().collect()
+    }
+
+    /// Every (user, used) module pair, with the first path that makes it (for the report).
+    fn why(&self) -> BTreeMap<(ModPath, ModPath), String> {
+        let mut edges = BTreeMap::new();
         for (at, m) in &self.modules {
             for p in &m.named {
                 if let Some(t) = self.target(at, p, 0) {
                     if &t != at {
-                        edges.insert((at.clone(), t));
+                        edges.entry((at.clone(), t)).or_insert_with(|| p.join("::"));
                     }
                 }
             }
@@ -242,7 +275,8 @@ impl Tree {
 
     /// Cycles among siblings, each as its modules' names joined by " ↔ ".
     fn sibling_cycles(&self) -> Vec<String> {
-        let edges = self.edges();
+        let why = self.why();
+        let edges: BTreeSet<_> = why.keys().cloned().collect();
         let mut cycles = Vec::new();
         for (parent, m) in &self.modules {
             let kids: Vec<&String> = m.children.iter().collect();
@@ -264,7 +298,7 @@ impl Tree {
                             let (x, y) = (child_of(parent, a), child_of(parent, b));
                             x != y && x.is_some_and(|x| scc.contains(&x)) && y.is_some_and(|y| scc.contains(&y))
                         })
-                        .map(|(a, b)| format!("{} → {}", a.join("::"), b.join("::")))
+                        .map(|(a, b)| format!("{} → {} ({})", a.join("::"), b.join("::"), why[&(a.clone(), b.clone())]))
                         .collect();
                     cycles.push(format!("{}\n    {}", names.join(" ↔ "), why.join("\n    ")));
                 }
@@ -329,25 +363,140 @@ fn strongly_connected<'a>(
     s.out
 }
 
-fn src() -> PathBuf {
-    std::env::var_os("TIMEWARP_CYCLES_SRC")
+/// The checkout whose workspace is checked: this one, or `TIMEWARP_CYCLES_ROOT`.
+fn workspace() -> PathBuf {
+    std::env::var_os("TIMEWARP_CYCLES_ROOT")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+}
+
+/// The workspace's member directories: the `members = [..]` list of the top
+/// `Cargo.toml` (one or several lines), a `dir/*` glob expanded to the
+/// folders under `dir` that hold a `Cargo.toml`.
+fn members(root: &Path) -> Vec<PathBuf> {
+    let manifest = root.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    let at = text
+        .lines()
+        .scan(0, |pos, l| {
+            let here = *pos;
+            *pos += l.len() + 1;
+            Some((here, l))
+        })
+        .find(|(_, l)| l.trim_start().starts_with("members"))
+        .map(|(pos, _)| pos)
+        .unwrap_or_else(|| panic!("{}: no `members = [..]`", manifest.display()));
+    let list: String = text[at..].lines().map(|l| l.split('#').next().unwrap()).collect::<Vec<_>>().join("\n");
+    let list = &list[list.find('[').unwrap() + 1..list.find(']').unwrap()];
+    let mut out = Vec::new();
+    for name in list.split(',').map(|m| m.trim().trim_matches('"')).filter(|m| !m.is_empty()) {
+        match name.strip_suffix("/*") {
+            Some(dir) => {
+                let mut found: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+                    .unwrap_or_else(|e| panic!("{dir}: {e}"))
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| p.join("Cargo.toml").exists())
+                    .collect();
+                found.sort();
+                out.extend(found);
+            }
+            None => out.push(root.join(name)),
+        }
+    }
+    out
+}
+
+/// A member's crate roots: its library, binaries, integration tests and
+/// benchmarks (cargo's default places; no crate here names another path).
+fn roots(member: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> =
+        ["src/lib.rs", "src/main.rs"].iter().map(|f| member.join(f)).filter(|f| f.exists()).collect();
+    for dir in ["src/bin", "tests", "benches"] {
+        let Ok(entries) = std::fs::read_dir(member.join(dir)) else { continue };
+        let mut found: Vec<PathBuf> = entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "rs"))
+            .collect();
+        found.sort();
+        out.extend(found);
+    }
+    out
 }
 
 #[test]
 fn no_import_cycle_between_sibling_modules() {
-    let tree = Tree::read(&src());
-    let cycles = tree.sibling_cycles();
-    for c in &cycles {
-        eprintln!("cycle: {c}");
+    let root = workspace();
+    let members = members(&root);
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).canonicalize().unwrap();
+    if std::env::var_os("TIMEWARP_CYCLES_ROOT").is_none() {
+        assert!(
+            members.iter().any(|m| m.canonicalize().is_ok_and(|m| m == here)),
+            "the workspace's members were misread (this crate is not among them): {members:?}"
+        );
     }
-    eprintln!("{} modules, {} import edges, {} cycles", tree.modules.len(), tree.edges().len(), cycles.len());
+    let mut cycles = Vec::new();
+    for member in &members {
+        let roots = roots(member);
+        assert!(!roots.is_empty(), "{}: no crate root (src/lib.rs, src/main.rs, ...)", member.display());
+        for file in roots {
+            let name = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
+            let tree = Tree::read(&file);
+            let found = tree.sibling_cycles();
+            eprintln!(
+                "{name}: {} modules, {} import edges, {} cycles",
+                tree.modules.len(),
+                tree.edges().len(),
+                found.len()
+            );
+            cycles.extend(found.into_iter().map(|c| format!("{name}: {c}")));
+        }
+    }
+    for c in &cycles {
+        eprintln!("cycle in {c}");
+    }
     assert!(
         cycles.is_empty(),
         "{} import cycle(s) between sibling modules (listed above): move what both need below both",
         cycles.len()
     );
+}
+
+/// Longest a source file may be (issue 42): a longer one holds more than
+/// one concern; split it by concern (its tests, a part of its type, a
+/// group of options), as `queue/ladder/` and `network/choices.rs` were.
+const MAX_LINES: usize = 800;
+
+/// Every `.rs` file under `dir`, recursively, sorted.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut found: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    found.sort();
+    for p in found {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn no_source_file_over_800_lines() {
+    let root = workspace();
+    let mut long = Vec::new();
+    for member in members(&root) {
+        let mut files = Vec::new();
+        for dir in ["src", "tests", "benches", "examples"] {
+            rust_files(&member.join(dir), &mut files);
+        }
+        for f in files {
+            let n = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display())).lines().count();
+            if n > MAX_LINES {
+                long.push(format!("{} ({n} lines)", f.strip_prefix(&root).unwrap_or(&f).display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "over {MAX_LINES} lines, split by concern: {}", long.join(", "));
 }
 
 /// The checker itself finds a cycle it is shown, follows imports and
@@ -358,12 +507,19 @@ fn the_checker_sees_cycles() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("a")).unwrap();
     let w = |f: &str, s: &str| std::fs::write(dir.join(f), s).unwrap();
-    w("lib.rs", "mod a; mod b; mod c; pub use c::Thing;\n#[cfg(test)] mod tests;\n");
+    w(
+        "lib.rs",
+        "mod a; mod b; mod c; pub use c::Thing;\n#[cfg(test)] mod tests;\n#[cfg(all(feature = \"x\", test))] mod t2;\n",
+    );
     w("a/mod.rs", "mod x; use super::b; fn f() { b::g(); }\n");
     w("a/x.rs", "use super::super::c; fn h() -> c::T { todo!() } fn p() { super::f() }\n");
     w("b.rs", "pub fn g() { crate::Thing::new(); }\n");
-    w("c.rs", "pub struct Thing; pub fn k() { crate::a::q(); }\n#[cfg(test)] mod t { use crate::b; }\n");
-    let tree = Tree::read(&dir);
+    w(
+        "c.rs",
+        "pub struct Thing; pub fn k() { crate::a::q(); }\n#[cfg(test)] mod t { use crate::b; }\n\
+         #[cfg(all(test, unix))] mod u { use crate::b; }\n#[cfg(not(test))] mod v { fn f() { super::super::a::q() } }\n",
+    );
+    let tree = Tree::read(&dir.join("lib.rs"));
     let edges = tree.edges();
     let e = |a: &str, b: &str| {
         let split = |s: &str| -> ModPath { s.split("::").filter(|x| !x.is_empty()).map(String::from).collect() };
@@ -373,12 +529,42 @@ fn the_checker_sees_cycles() {
     assert!(e("a::x", "c"));
     assert!(e("b", "c"), "a re-export is followed to the module that defines it: {edges:?}");
     assert!(e("c", "a"));
-    assert!(!e("c", "b"), "test modules are left out");
+    assert!(!e("c", "b"), "test modules are left out (`cfg(test)`, `cfg(all(test, ..))`): {edges:?}");
+    assert!(!tree.modules.contains_key(&vec!["t2".to_string()]), "a test-only module's file is not read");
+    assert!(e("c::v", "a"), "`cfg(not(test))` is not a test module: {edges:?}");
     let cycles = tree.sibling_cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
     let first = cycles[0].lines().next().unwrap();
     for m in ["a", "b", "c"] {
         assert!(first.split(" ↔ ").any(|x| x == m), "{cycles:?}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The workspace is read from `members` (several lines, globs, a
+/// `default-members` before it), each member with all its crate roots.
+#[test]
+fn the_checker_reads_every_crate_of_a_workspace() {
+    let dir = std::env::temp_dir().join(format!("timewarp-members-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let w = |f: &str, s: &str| {
+        let p = dir.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, s).unwrap();
+    };
+    w("Cargo.toml", "[workspace]\ndefault-members = [\"a\"]\nmembers = [\n  \"a\",\n  \"ex/*\", # examples\n]\n");
+    w("a/Cargo.toml", "");
+    w("a/src/lib.rs", "");
+    w("ex/b/Cargo.toml", "");
+    w("ex/b/src/main.rs", "");
+    w("ex/b/src/bin/tool.rs", "");
+    w("ex/b/tests/t.rs", "mod common;");
+    w("ex/b/tests/common/mod.rs", "");
+    w("ex/notes/readme.md", "");
+    assert_eq!(members(&dir), [dir.join("a"), dir.join("ex/b")]);
+    let b = dir.join("ex/b");
+    assert_eq!(roots(&b), [b.join("src/main.rs"), b.join("src/bin/tool.rs"), b.join("tests/t.rs")]);
+    let t = Tree::read(&b.join("tests/t.rs"));
+    assert!(t.modules.contains_key(&vec!["common".to_string()]), "a test crate's modules are read");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -26,3 +26,22 @@ pub fn assert_clear_error(args: &[&str], must_mention: &str) {
     assert!(err.starts_with("error"), "{err}");
     assert!(err.contains(must_mention), "{args:?}: '{err}' should mention '{must_mention}'");
 }
+
+/// A path in this test process' own temporary folder.
+pub fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("timewarp-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// A quiet run's `--stats-json`, parsed (the run must succeed and print nothing).
+pub fn stats(args: &[&str]) -> serde_json::Value {
+    let path = tmp(&format!("stats-{}.json", args.join("_").replace(['-', '.', '/'], "")));
+    let mut all = args.to_vec();
+    let p = path.to_str().unwrap();
+    all.extend(["--stats-json", p, "--quiet"]);
+    let o = timewarp(&all);
+    assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+    assert!(o.stdout.is_empty(), "--quiet prints nothing");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}

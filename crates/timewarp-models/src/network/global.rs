@@ -5,7 +5,7 @@
 //!
 //! Every router of a dragonfly routed `ugal-g` keeps a table of the latest
 //! occupancy ([`Network::occupancy`]) of each of its group's `a·h` global
-//! channels ([`Global`]). After each of its events it compares its own
+//! channels ([`Global`](super::node::Global)). After each of its events it compares its own
 //! global ports' occupancy with what it last broadcast; when one differs by
 //! a packet or more it sends the changed entries to the other `a − 1`
 //! routers of its group (a [`Msg::Occupancy`] each, over the local link:
@@ -22,36 +22,14 @@
 //!
 //! Nothing of this exists unless the routing is `ugal-g`: the node's table
 //! is `None`, and the node's encoding is byte for byte the one without it
-//! ([`Tail`]), so every other run keeps its state digest.
+//! ([`Tail`](super::encoding::Tail)), so every other run keeps its state
+//! digest. The table is part of the node's state ([`Global`](super::node::Global), node.rs); its
+//! writes are journalled here, through the journal's records.
 
-use serde::de::{self, SeqAccess, Visitor};
-use serde::ser::SerializeTuple;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use timewarp::Ctx;
 
-use super::journal::Saved;
-use super::workload::Rank;
+use super::node::Saved;
 use super::{Dragonfly, Msg, Network, Node, NO_VIA};
-
-/// What one router knows of its group's global channels.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Global {
-    /// The latest occupancy heard of each global channel of the group, by
-    /// link number in the group (`k = i·h + port − (a − 1)`); the router's
-    /// own entries hold what it last broadcast.
-    pub(crate) seen: Vec<u16>,
-    /// When it last broadcast (−∞: never).
-    pub(crate) last: f64,
-    /// When its pending [`Msg::Publish`] fires, or −1 (none).
-    pub(crate) pending: f64,
-}
-
-impl Global {
-    /// A router's table at the start: every channel empty, nothing sent.
-    pub(crate) fn new(d: &Dragonfly) -> Self {
-        Global { seen: vec![0; (d.a * d.h) as usize], last: f64::NEG_INFINITY, pending: -1.0 }
-    }
-}
 
 impl Node {
     /// Sets the latest occupancy known of the group's global channel `k`.
@@ -148,68 +126,11 @@ impl Network {
     }
 }
 
-/// Set in the count word of [`Tail`]'s encoding when a [`Global`] table
-/// follows the ranks (a router has at most 255 NICs, so far below it).
-const GLOBAL_FLAG: u32 = 1 << 31;
-
-/// The end of a node's encoding: its ranks and, under UGAL-G, its table.
-/// Without a table it is exactly the ranks' `Vec` (postcard: a varint
-/// count, then the elements), so nodes of every other run encode as they
-/// always did; with one, the count carries [`GLOBAL_FLAG`] and the table
-/// follows the ranks.
-pub(crate) struct Tail<'a>(pub(crate) &'a [Rank], pub(crate) Option<&'a Global>);
-
-impl Serialize for Tail<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let Some(g) = self.1 else { return self.0.serialize(s) };
-        let mut t = s.serialize_tuple(self.0.len() + 2)?;
-        t.serialize_element(&(self.0.len() as u32 | GLOBAL_FLAG))?;
-        for r in self.0 {
-            t.serialize_element(r)?;
-        }
-        t.serialize_element(g)?;
-        t.end()
-    }
-}
-
-/// [`Tail`] decoded.
-pub(crate) struct OwnedTail(pub(crate) Vec<Rank>, pub(crate) Option<Box<Global>>);
-
-impl<'de> Deserialize<'de> for OwnedTail {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = OwnedTail;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a node's ranks and UGAL-G table")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OwnedTail, A::Error> {
-                let short = || de::Error::custom("a truncated node encoding (ranks, UGAL-G table)");
-                let word: u32 = seq.next_element()?.ok_or_else(short)?;
-                let n = (word & !GLOBAL_FLAG) as usize;
-                let mut ranks = Vec::with_capacity(n.min(256));
-                for _ in 0..n {
-                    ranks.push(seq.next_element()?.ok_or_else(short)?);
-                }
-                let global = if word & GLOBAL_FLAG != 0 {
-                    Some(Box::new(seq.next_element::<Global>()?.ok_or_else(short)?))
-                } else {
-                    None
-                };
-                Ok(OwnedTail(ranks, global))
-            }
-        }
-        // The elements' number is in the first of them: read on as far as it says.
-        d.deserialize_tuple(usize::MAX, V)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::network::histogram::Latencies;
-    use crate::network::journal::Journal;
-    use crate::network::node::{Counts, Link, Nic, Queues};
+    use crate::network::node::{Counts, Global, Journal, Link, Nic, Queues};
     use timewarp::digest::hash_value;
 
     fn node(global: Option<Box<Global>>) -> Node {

@@ -4,7 +4,7 @@
 
 use timewarp::Ctx;
 
-use super::journal::Saved;
+use super::node::Saved;
 use super::node::{BATCHES, NO_DIM};
 use super::{Header, Msg, Network, Node, Packet, Routing, Topology};
 

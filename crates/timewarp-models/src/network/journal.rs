@@ -9,123 +9,14 @@
 //! Integer counters are undone by computation (a decrement); floating-point
 //! sums, maxima and anything a write destroys are saved. Nothing is saved in
 //! a run that never rolls back ([`Journal::on`] is false).
+//!
+//! The records ([`Saved`], [`Journal`]) are the node's own (node.rs): this
+//! file depends on the state, never the other way.
 
 use std::collections::VecDeque;
 
-use super::node::{Lane, Link, Node, Packet, Slot, NIL};
-
-/// One write to a node, saved just before it happens (the model's undo
-/// journal entry: `Model::Undo` of the network). Opaque outside the model.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Undo(pub(crate) Saved);
-
-/// What one write changed, and what undoes it.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) enum Saved {
-    /// Nothing (the per-event undo record, unused).
-    #[default]
-    Nothing,
-    /// Packet slot `s` of the input (`out` false) or output queues, as it was.
-    Slot { out: bool, s: u16, old: Slot },
-    /// Queue `q`'s positions (and credits, waiting link) as they were.
-    Lane { out: bool, q: u16, old: Lane },
-    /// A packet went into queue `q`: its positions, the free-slot list's
-    /// head and (if the queue was not empty) its tail slot's link as they were.
-    Push { out: bool, q: u16, lane: Lane, free: u16, tail_next: u16 },
-    /// Queue `q`'s head slot left it: the queue's positions, the free-slot
-    /// list's head and the slot's link as they were.
-    Pop { out: bool, q: u16, lane: Lane, free: u16, next: u16 },
-    /// A slot was appended to the pool.
-    Grew { out: bool },
-    /// Output link `o` as it was.
-    Link { o: u16, old: Link },
-    /// NIC `nic`'s scalars as they were.
-    Nic { nic: u8, wake: f64, next: f64, next_msg: u32 },
-    /// A packet was appended to NIC `nic`'s injection queue.
-    NicPush { nic: u8 },
-    /// NIC `nic`'s head `p` left its injection queue (`counted`: in the
-    /// measured window, its bytes added to the NIC's accepted bytes).
-    NicPop { nic: u8, p: Packet, counted: bool },
-    /// NIC `nic`'s head was routed again; it was `p`.
-    NicHead { nic: u8, p: Packet },
-    /// `events += 1`.
-    Event,
-    /// The buffer maxima as they were.
-    Maxes { input: u16, output: u16, credits: u16 },
-    /// A router-to-router hop started (`hops += 1`), or (`hop` false) a
-    /// packet went to the ejection link; `on_link`: it was still on its link at the end.
-    Launch { hop: bool, on_link: bool },
-    /// A packet of `bytes` was created; `measured`: in the window.
-    Injected { bytes: u32, measured: bool },
-    /// A packet of `bytes` was delivered (`in_window`: its bytes counted)
-    /// and the last delivery time was `last`.
-    Delivered { bytes: u16, in_window: bool, last: f64 },
-    /// A measured packet's latency `lat` and `hops` were counted: the sums,
-    /// extremes and histogram span as they were.
-    Latency { lat: f64, hops: u16, sum: f64, queue: f64, max: f64, min: f64, hist_first: u32, hist_len: u32 },
-    /// Part `part` (0 source queueing, 1 network latency) of a measured
-    /// packet's latency, `x`, was counted: the split histogram's span and
-    /// the part's extremes as they were.
-    Split { part: u8, x: f64, first: u32, len: u32, min: f64, max: f64 },
-    /// A delivery counted in batch `b`: its bytes, and (`measured`) the
-    /// batch's latency sum as it was.
-    Batch { b: u8, bytes: u16, measured: bool, lat: f64 },
-    /// A measured message completed; its latency sum was `sum`.
-    Message { sum: f64 },
-    /// A message entry was appended to the reassembly list.
-    PartialPush,
-    /// Reassembly entry `i` counted a packet (`.2 -= 1`).
-    PartialCount { i: u32 },
-    /// Reassembly entry `i` (swap-removed) was `old`.
-    PartialRemove { i: u32, old: (u32, u32, u32, f64) },
-    /// Rank `nic`'s scalars as they were.
-    Rank { nic: u8, scalars: super::workload::Scalars },
-    /// One change to a list of rank `nic` (see [`ListOp`]).
-    RankList { nic: u8, list: u8, op: ListOp, i: u32, v: [u32; 4] },
-    /// UGAL-G: the occupancy known of the group's global channel `k` was `old`.
-    Seen { k: u32, old: u16 },
-    /// UGAL-G: the last broadcast's time and the pending one's were these.
-    Publish { last: f64, pending: f64 },
-}
-
-/// A change to a list, and how it is undone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ListOp {
-    /// Appended at the end: undone by removing the last element.
-    Push,
-    /// Element `i` (`v`) removed, order kept: undone by inserting it back.
-    Remove,
-    /// Element `i` (`v`) removed by swapping the last into its place.
-    SwapRemove,
-    /// Element `i` was `v` before it was changed.
-    Set,
-}
-
-/// A node's journal of the current event: what [`Node`]'s writing methods
-/// saved, handed to the engine (`Ctx::save`) when the event's handler
-/// returns. Never part of the state's value (skipped in its encoding and
-/// comparison): it is empty between events.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Journal {
-    /// Whether anything is saved (only where events may be rolled back).
-    pub(crate) on: bool,
-    pub(crate) entries: Vec<Saved>,
-}
-
-impl PartialEq for Journal {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Journal {
-    #[inline(always)]
-    pub(crate) fn save(&mut self, e: impl FnOnce() -> Saved) {
-        if self.on {
-            self.entries.push(e());
-        }
-    }
-}
+use super::node::{Journal, Lane, Link, ListOp, Node, Packet, Queues, Saved, Undo, NIL};
+use super::workload::{Rank, EXPECT, POSTED, REQS, UNEXPECTED};
 
 /// An element of a rank's list, as four words in a journal entry.
 pub(crate) trait Elem: Copy {
@@ -424,7 +315,7 @@ impl Node {
         queues.pop(q, out, log)
     }
 
-    fn queues(&mut self, out: bool) -> &mut super::node::Queues {
+    fn queues(&mut self, out: bool) -> &mut Queues {
         if out {
             &mut self.output
         } else {
@@ -461,5 +352,82 @@ impl Node {
     #[inline]
     pub(crate) fn flush<'a>(&'a mut self) -> impl Iterator<Item = Undo> + 'a {
         self.log.entries.drain(..).map(Undo)
+    }
+}
+
+impl Node {
+    /// Input queue `q`'s head (routed to `out`) starts waiting for its output.
+    #[inline]
+    pub(crate) fn wait_for(&mut self, q: usize, out: usize) {
+        self.save_lane(q);
+        let last = self.links[out].waiting_last;
+        if last != NIL {
+            self.save_lane(last as usize);
+        }
+        let l = self.link_mut(out);
+        l.heads += 1;
+        let last = std::mem::replace(&mut l.waiting_last, q as u16);
+        match last {
+            NIL => l.waiting = q as u16,
+            t => self.input.lanes[t as usize].wait = q as u16,
+        }
+        self.input.lanes[q].wait = NIL;
+    }
+
+    /// Input queue `q`'s head (routed to `out`) leaves.
+    #[inline]
+    pub(crate) fn done_waiting(&mut self, q: usize, out: usize) {
+        self.link_mut(out).heads -= 1;
+        let next = self.input.lanes[q].wait;
+        let (mut prev, mut at) = (NIL, self.links[out].waiting);
+        while at as usize != q {
+            debug_assert!(at != NIL, "input {q} was not waiting for output {out}");
+            prev = at;
+            at = self.input.lanes[at as usize].wait;
+        }
+        match prev {
+            NIL => self.links[out].waiting = next,
+            p => {
+                self.save_lane(p as usize);
+                self.input.lanes[p as usize].wait = next
+            }
+        }
+        if next == NIL {
+            self.links[out].waiting_last = prev;
+        }
+    }
+
+    /// Saves input lane `q` before a write to it.
+    #[inline(always)]
+    fn save_lane(&mut self, q: usize) {
+        let old = self.input.lanes[q];
+        self.log.save(|| Saved::Lane { out: false, q: q as u16, old });
+    }
+
+    /// The network input queues whose heads wait for output `o`.
+    #[inline]
+    pub(crate) fn waiting(&self, o: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut at = self.links[o].waiting;
+        std::iter::from_fn(move || {
+            (at != NIL).then(|| {
+                let q = at as usize;
+                at = self.input.lanes[q].wait;
+                q
+            })
+        })
+    }
+}
+
+/// A rank's lists are undone here, with the node's other writes.
+impl Rank {
+    /// Undoes one saved change to list `list`.
+    pub(crate) fn undo_list(&mut self, list: u8, op: ListOp, i: u32, v: [u32; 4]) {
+        match list {
+            REQS => undo_list(&mut self.reqs, op, i, v),
+            POSTED => undo_list(&mut self.posted, op, i, v),
+            UNEXPECTED => undo_list(&mut self.unexpected, op, i, v),
+            EXPECT => undo_list(&mut self.expect, op, i, v),
+            _ => undo_list(&mut self.early, op, i, v),
+        }
     }
 }

@@ -192,23 +192,39 @@
 //! | File | What it holds |
 //! |---|---|
 //! | `mod.rs` | these docs, [`Msg`], the [`Model`] impl: `init`, the event dispatch, `finalize` |
-//! | `options.rs` | [`Network`] and its option types, validation, the zero-load latency formulas, per-link parameter look-ups |
-//! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`], [`FatTree`] (with their tests), routing (`route.rs`: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, UGAL-G's entry, up/down) |
-//! | `global.rs` | UGAL-G's global information: the per-router table of the group's global channels, its broadcasts, the choice, and the table's place in the node's encoding |
+//! | `options.rs` | [`Network`], [`LinkClass`], validation, the zero-load latency formulas, per-link parameter look-ups |
+//! | `choices.rs` | the choices of the multiple-choice options: [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`] |
+//! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`], [`FatTree`] (with their tests): the constructions, which know nothing of the model |
+//! | `route.rs` | routing a packet at a router: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, UGAL-G's entry, up/down, the occupancy adaptive choices measure |
+//! | `global.rs` | UGAL-G's global information: the table's writes, its broadcasts, the choice |
 //! | `switch.rs` | arbitration, virtual channels and credits; input- and output-buffered switches |
 //! | `injection.rs` | the NICs: message creation, packets, injection queues, delivery |
-//! | `node.rs` | a router's state: buffers, links, NICs, counters |
-//! | `results.rs` | [`Results`] and how `finalize` gathers them |
+//! | `ranks.rs` | the ranks of a trace-driven workload at run time: their programs' execution, message matching, their results |
+//! | `node.rs` | a router's state: buffers, links, NICs, counters, UGAL-G's table, and the records of its journal ([`Undo`]: what one write changed) |
+//! | `journal.rs` | the writing methods that save what they overwrite, and `Node::restore`: the journal depends on the state, never the other way |
+//! | `encoding.rs` | a node's encoding (checkpoints, digests), with the ranks and UGAL-G's table at its end |
+//! | `results.rs` | [`Results`], [`RankResult`] and how `finalize` gathers them |
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
-//! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), their ranks' execution (`rank.rs`), SST DUMPI traces (`dumpi/`) |
+//! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`) |
+//!
+//! The files are layered, bottom to top: `histogram.rs`, `topology/` and
+//! `workload/` and `choices.rs` (what the options name); `node.rs` (the
+//! state); `options.rs`;
+//! `journal.rs`, `encoding.rs`, `results.rs`; then the behaviour (`route.rs`,
+//! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`) and `mod.rs`. A file
+//! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
+mod choices;
+mod encoding;
 mod global;
 mod histogram;
 mod injection;
 mod journal;
 mod node;
 mod options;
+mod ranks;
 mod results;
+mod route;
 mod switch;
 #[cfg(test)]
 mod tests;
@@ -219,20 +235,21 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use timewarp::{Ctx, LpId, Model, Rollback};
 
+pub use choices::{Arbitration, Arrivals, Routing, Selection, Switch};
 pub use histogram::Histogram;
-pub use journal::Undo;
+pub use node::Undo;
 pub use node::{Header, Node, Packet};
-pub use options::{Arbitration, Arrivals, LinkClass, Network, Routing, Selection, Switch};
-pub use results::{LinkStat, Results};
+pub use options::{LinkClass, Network};
+pub use results::{LinkStat, RankResult, Results};
 pub use topology::{Dragonfly, FatTree, Hop, Step, Topology, NO_VIA, PAR_PENDING};
 pub use workload::{
-    grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, RankResult, SendInfo,
-    Traffic, Workload, ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG, NO_RANK,
+    grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,
+    ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG, NO_RANK,
 };
 
 use histogram::Latencies;
-use journal::{Journal, Saved};
 use node::{Counts, Link, Nic, Queues};
+use node::{Journal, Saved};
 
 /// A network event.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -309,7 +326,7 @@ impl Model for Network {
         let global = match &self.topology {
             // UGAL-G's table: one entry per global channel of the group.
             Topology::Dragonfly(d) if self.routing == Routing::UgalG => {
-                (size_of::<global::Global>() + d.a as usize * d.h as usize * 2) as u64
+                (size_of::<node::Global>() + d.a as usize * d.h as usize * 2) as u64
             }
             _ => 0,
         };
@@ -352,7 +369,7 @@ impl Model for Network {
             counts: Counts { max_credits: b, hist: Latencies::new(self.split_quantiles), ..Counts::default() },
             ranks: if self.workload.is_some() { self.start_ranks(lp, ctx) } else { Vec::new() },
             global: match &self.topology {
-                Topology::Dragonfly(d) if self.routing == Routing::UgalG => Some(Box::new(global::Global::new(d))),
+                Topology::Dragonfly(d) if self.routing == Routing::UgalG => Some(Box::new(node::Global::new(d))),
                 _ => None,
             },
             log: Journal::default(),

@@ -1,12 +1,15 @@
 //! The state of one network node (router + NIC) and the bounded packet
-//! queues it is built from.
+//! queues it is built from, UGAL-G's table ([`Global`]), and the records of
+//! the node's journal: [`Saved`] (what one write changed) and [`Journal`]
+//! (the current event's). How writes are saved and undone is journal.rs's,
+//! which depends on this file; the node's encoding is encoding.rs's.
 
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-use super::global::{Global, OwnedTail, Tail};
 use super::histogram::Latencies;
-use super::journal::{Journal, Saved};
+use super::topology::Dragonfly;
+use super::workload::{Rank, Scalars};
 
 /// "No dimension yet": a packet that has not left its source router.
 pub(crate) const NO_DIM: u8 = u8::MAX;
@@ -345,72 +348,9 @@ pub(crate) struct Nic {
     pub(crate) sent_bytes_w: u64,
 }
 
-impl Node {
-    /// Input queue `q`'s head (routed to `out`) starts waiting for its output.
-    #[inline]
-    pub(crate) fn wait_for(&mut self, q: usize, out: usize) {
-        self.save_lane(q);
-        let last = self.links[out].waiting_last;
-        if last != NIL {
-            self.save_lane(last as usize);
-        }
-        let l = self.link_mut(out);
-        l.heads += 1;
-        let last = std::mem::replace(&mut l.waiting_last, q as u16);
-        match last {
-            NIL => l.waiting = q as u16,
-            t => self.input.lanes[t as usize].wait = q as u16,
-        }
-        self.input.lanes[q].wait = NIL;
-    }
-
-    /// Input queue `q`'s head (routed to `out`) leaves.
-    #[inline]
-    pub(crate) fn done_waiting(&mut self, q: usize, out: usize) {
-        self.link_mut(out).heads -= 1;
-        let next = self.input.lanes[q].wait;
-        let (mut prev, mut at) = (NIL, self.links[out].waiting);
-        while at as usize != q {
-            debug_assert!(at != NIL, "input {q} was not waiting for output {out}");
-            prev = at;
-            at = self.input.lanes[at as usize].wait;
-        }
-        match prev {
-            NIL => self.links[out].waiting = next,
-            p => {
-                self.save_lane(p as usize);
-                self.input.lanes[p as usize].wait = next
-            }
-        }
-        if next == NIL {
-            self.links[out].waiting_last = prev;
-        }
-    }
-
-    /// Saves input lane `q` before a write to it.
-    #[inline(always)]
-    fn save_lane(&mut self, q: usize) {
-        let old = self.input.lanes[q];
-        self.log.save(|| Saved::Lane { out: false, q: q as u16, old });
-    }
-
-    /// The network input queues whose heads wait for output `o`.
-    #[inline]
-    pub(crate) fn waiting(&self, o: usize) -> impl Iterator<Item = usize> + '_ {
-        let mut at = self.links[o].waiting;
-        std::iter::from_fn(move || {
-            (at != NIL).then(|| {
-                let q = at as usize;
-                at = self.input.lanes[q].wait;
-                q
-            })
-        })
-    }
-}
-
 /// One LP: a router with its NICs (one, except on a dragonfly).
 /// Encoded field by field in this order, the UGAL-G table (if any) with
-/// the ranks at the end ([`Tail`]).
+/// the ranks at the end (`Tail`, encoding.rs).
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)] // what every event touches first: two cache lines, not the struct's seven
 pub struct Node {
@@ -427,7 +367,7 @@ pub struct Node {
     /// Messages being reassembled here: (source, message, packets still missing, created).
     pub(crate) partial: Vec<(u32, u32, u32, f64)>,
     /// Trace workloads: each NIC's rank (empty under synthetic traffic).
-    pub(crate) ranks: Vec<super::workload::Rank>,
+    pub(crate) ranks: Vec<Rank>,
     /// UGAL-G: what this router knows of its group's global channels
     /// (global.rs); `None` under every other routing.
     pub(crate) global: Option<Box<Global>>,
@@ -435,58 +375,135 @@ pub struct Node {
     pub(crate) log: Journal,
 }
 
-/// A [`Node`] as it is encoded (its journal, empty between events, left out).
-#[derive(Serialize)]
-struct Encoded<'a> {
-    input: &'a Queues,
-    links: &'a [Link],
-    counts: &'a Counts,
-    inject: &'a [Nic],
-    output: &'a Queues,
-    partial: &'a [(u32, u32, u32, f64)],
-    ranks: Tail<'a>,
+/// One write to a node, saved just before it happens (the model's undo
+/// journal entry: `Model::Undo` of the network). Opaque outside the model.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Undo(pub(crate) Saved);
+
+/// What one write changed, and what undoes it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) enum Saved {
+    /// Nothing (the per-event undo record, unused).
+    #[default]
+    Nothing,
+    /// Packet slot `s` of the input (`out` false) or output queues, as it was.
+    Slot { out: bool, s: u16, old: Slot },
+    /// Queue `q`'s positions (and credits, waiting link) as they were.
+    Lane { out: bool, q: u16, old: Lane },
+    /// A packet went into queue `q`: its positions, the free-slot list's
+    /// head and (if the queue was not empty) its tail slot's link as they were.
+    Push { out: bool, q: u16, lane: Lane, free: u16, tail_next: u16 },
+    /// Queue `q`'s head slot left it: the queue's positions, the free-slot
+    /// list's head and the slot's link as they were.
+    Pop { out: bool, q: u16, lane: Lane, free: u16, next: u16 },
+    /// A slot was appended to the pool.
+    Grew { out: bool },
+    /// Output link `o` as it was.
+    Link { o: u16, old: Link },
+    /// NIC `nic`'s scalars as they were.
+    Nic { nic: u8, wake: f64, next: f64, next_msg: u32 },
+    /// A packet was appended to NIC `nic`'s injection queue.
+    NicPush { nic: u8 },
+    /// NIC `nic`'s head `p` left its injection queue (`counted`: in the
+    /// measured window, its bytes added to the NIC's accepted bytes).
+    NicPop { nic: u8, p: Packet, counted: bool },
+    /// NIC `nic`'s head was routed again; it was `p`.
+    NicHead { nic: u8, p: Packet },
+    /// `events += 1`.
+    Event,
+    /// The buffer maxima as they were.
+    Maxes { input: u16, output: u16, credits: u16 },
+    /// A router-to-router hop started (`hops += 1`), or (`hop` false) a
+    /// packet went to the ejection link; `on_link`: it was still on its link at the end.
+    Launch { hop: bool, on_link: bool },
+    /// A packet of `bytes` was created; `measured`: in the window.
+    Injected { bytes: u32, measured: bool },
+    /// A packet of `bytes` was delivered (`in_window`: its bytes counted)
+    /// and the last delivery time was `last`.
+    Delivered { bytes: u16, in_window: bool, last: f64 },
+    /// A measured packet's latency `lat` and `hops` were counted: the sums,
+    /// extremes and histogram span as they were.
+    Latency { lat: f64, hops: u16, sum: f64, queue: f64, max: f64, min: f64, hist_first: u32, hist_len: u32 },
+    /// Part `part` (0 source queueing, 1 network latency) of a measured
+    /// packet's latency, `x`, was counted: the split histogram's span and
+    /// the part's extremes as they were.
+    Split { part: u8, x: f64, first: u32, len: u32, min: f64, max: f64 },
+    /// A delivery counted in batch `b`: its bytes, and (`measured`) the
+    /// batch's latency sum as it was.
+    Batch { b: u8, bytes: u16, measured: bool, lat: f64 },
+    /// A measured message completed; its latency sum was `sum`.
+    Message { sum: f64 },
+    /// A message entry was appended to the reassembly list.
+    PartialPush,
+    /// Reassembly entry `i` counted a packet (`.2 -= 1`).
+    PartialCount { i: u32 },
+    /// Reassembly entry `i` (swap-removed) was `old`.
+    PartialRemove { i: u32, old: (u32, u32, u32, f64) },
+    /// Rank `nic`'s scalars as they were.
+    Rank { nic: u8, scalars: Scalars },
+    /// One change to a list of rank `nic` (see [`ListOp`]).
+    RankList { nic: u8, list: u8, op: ListOp, i: u32, v: [u32; 4] },
+    /// UGAL-G: the occupancy known of the group's global channel `k` was `old`.
+    Seen { k: u32, old: u16 },
+    /// UGAL-G: the last broadcast's time and the pending one's were these.
+    Publish { last: f64, pending: f64 },
 }
 
-/// A [`Node`] as it is decoded.
-#[derive(Deserialize)]
-struct Decoded {
-    input: Queues,
-    links: Vec<Link>,
-    counts: Counts,
-    inject: Vec<Nic>,
-    output: Queues,
-    partial: Vec<(u32, u32, u32, f64)>,
-    ranks: OwnedTail,
+/// A change to a list, and how it is undone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListOp {
+    /// Appended at the end: undone by removing the last element.
+    Push,
+    /// Element `i` (`v`) removed, order kept: undone by inserting it back.
+    Remove,
+    /// Element `i` (`v`) removed by swapping the last into its place.
+    SwapRemove,
+    /// Element `i` was `v` before it was changed.
+    Set,
 }
 
-impl Serialize for Node {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Encoded {
-            input: &self.input,
-            links: &self.links,
-            counts: &self.counts,
-            inject: &self.inject,
-            output: &self.output,
-            partial: &self.partial,
-            ranks: Tail(&self.ranks, self.global.as_deref()),
-        }
-        .serialize(s)
+/// A node's journal of the current event: what [`Node`]'s writing methods
+/// saved, handed to the engine (`Ctx::save`) when the event's handler
+/// returns. Never part of the state's value (skipped in its encoding and
+/// comparison): it is empty between events.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Journal {
+    /// Whether anything is saved (only where events may be rolled back).
+    pub(crate) on: bool,
+    pub(crate) entries: Vec<Saved>,
+}
+
+impl PartialEq for Journal {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let e = Decoded::deserialize(d)?;
-        Ok(Node {
-            input: e.input,
-            links: e.links,
-            counts: e.counts,
-            inject: e.inject,
-            output: e.output,
-            partial: e.partial,
-            ranks: e.ranks.0,
-            global: e.ranks.1,
-            log: Journal::default(),
-        })
+impl Journal {
+    #[inline(always)]
+    pub(crate) fn save(&mut self, e: impl FnOnce() -> Saved) {
+        if self.on {
+            self.entries.push(e());
+        }
+    }
+}
+
+/// What one router knows of its group's global channels.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Global {
+    /// The latest occupancy heard of each global channel of the group, by
+    /// link number in the group (`k = i·h + port − (a − 1)`); the router's
+    /// own entries hold what it last broadcast.
+    pub(crate) seen: Vec<u16>,
+    /// When it last broadcast (−∞: never).
+    pub(crate) last: f64,
+    /// When its pending [`Msg::Publish`](super::Msg::Publish) fires, or −1 (none).
+    pub(crate) pending: f64,
+}
+
+impl Global {
+    /// A router's table at the start: every channel empty, nothing sent.
+    pub(crate) fn new(d: &Dragonfly) -> Self {
+        Global { seen: vec![0; (d.a * d.h) as usize], last: f64::NEG_INFINITY, pending: -1.0 }
     }
 }

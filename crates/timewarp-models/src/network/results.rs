@@ -6,7 +6,7 @@ use timewarp::{LpId, Model};
 
 use super::histogram::Split;
 use super::node::BATCHES;
-use super::{Histogram, Network, Node, RankResult};
+use super::{Histogram, Network, Node};
 
 /// What a run reports (`model_results`; the names say what each is, the
 /// module docs how it is measured).
@@ -101,6 +101,22 @@ pub struct Results {
     pub notes: Vec<String>,
     #[serde(skip)]
     acc: Sums,
+}
+
+/// One rank's figures in [`Results::ranks`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[allow(missing_docs)]
+pub struct RankResult {
+    /// The rank and its node.
+    pub rank: u32,
+    pub node: u32,
+    /// When it finished its last operation (absent: it did not).
+    pub finish_ns: Option<f64>,
+    /// Time blocked in recv, wait, waitall and collectives.
+    pub comm_ns: f64,
+    /// What an unfinished rank waits for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 /// One link's figures.

@@ -42,7 +42,7 @@ use crate::transport::{WindowNet, Wire};
 use crate::Config;
 
 use super::commit::Committer;
-use super::end::{process_end, Finished, Reach};
+use super::end::{process_end, Finished, Parts, Reach};
 use super::workers::{run_workers, Failure, Ran};
 use super::{forward, handler_panic, restore_events, start_lp, Setup};
 
@@ -441,23 +441,17 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, X: Re
 }
 
 impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Finished<M> for Pe<'_, M, Q, W, P> {
-    fn paused(&self) -> bool {
-        self.paused
-    }
-    fn records(&self) -> (&[u32], &[Lp<M::State>]) {
-        (&self.ids, &self.lps)
-    }
-    fn take_records(&mut self) -> (Vec<u32>, Vec<Lp<M::State>>) {
-        (std::mem::take(&mut self.ids), std::mem::take(&mut self.lps))
+    fn parts(&mut self) -> Parts<'_, M::State> {
+        Parts {
+            paused: self.paused,
+            ids: &mut self.ids,
+            lps: &mut self.lps,
+            trace: &self.commits.trace,
+            timeline: &mut self.timeline,
+        }
     }
     fn take_pending(&mut self) -> Result<Vec<Pending<M::Msg>>, Error> {
         Ok(Pe::take_pending(self))
-    }
-    fn trace(&self) -> &[crate::key::Key] {
-        &self.commits.trace
-    }
-    fn take_timeline(&mut self) -> Option<Box<Recorder>> {
-        self.timeline.take()
     }
 }
 

@@ -71,20 +71,27 @@ pub(crate) fn alone<M: Model>(model: &M, stats: Stats, end: ProcessEnd<'_, M>) -
     Outcome::Done(Some(report))
 }
 
+/// What the end of a segment reads of a PE, which both parallel kernels'
+/// PEs hold alike: borrowed at once, so the reading is written once
+/// ([`process_end`]) and a PE says only where its parts are.
+pub(crate) struct Parts<'p, S> {
+    /// Whether it paused at a cut rather than reached the end.
+    pub(crate) paused: bool,
+    /// Its LPs: ids (in id order) and records, index for index.
+    pub(crate) ids: &'p mut Vec<LpId>,
+    pub(crate) lps: &'p mut Vec<Lp<S>>,
+    /// Its committed trace.
+    pub(crate) trace: &'p [Key],
+    /// Its timeline track (`None`: not recording).
+    pub(crate) timeline: &'p mut Option<Box<Recorder>>,
+}
+
 /// A PE of a parallel kernel after its segment.
 pub(crate) trait Finished<M: Model> {
-    /// Whether it paused at a cut rather than reached the end.
-    fn paused(&self) -> bool;
-    /// Its LPs: ids and records, index for index.
-    fn records(&self) -> (&[LpId], &[Lp<M::State>]);
-    /// Takes its LPs' ids and records (at a cut).
-    fn take_records(&mut self) -> (Vec<LpId>, Vec<Lp<M::State>>);
-    /// Takes its pending events (at a cut).
+    /// What the end reads of it.
+    fn parts(&mut self) -> Parts<'_, M::State>;
+    /// Takes its pending events (at a cut): the one thing each kernel keeps its own way.
     fn take_pending(&mut self) -> Result<Vec<Pending<M::Msg>>, Error>;
-    /// Its committed trace.
-    fn trace(&self) -> &[Key];
-    /// Takes its timeline track.
-    fn take_timeline(&mut self) -> Option<Box<Recorder>>;
 }
 
 /// What this process' PEs (each with its initialisation seconds) hold at
@@ -93,20 +100,23 @@ pub(crate) fn process_end<'a, M: Model, F: Finished<M>>(
     cfg: &Config,
     done: &'a mut [(F, f64)],
 ) -> Result<ProcessEnd<'a, M>, Error> {
-    let trace: Vec<Key> = done.iter().flat_map(|d| d.0.trace().iter().copied()).collect();
-    let timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.take_timeline()));
-    if done.first().is_some_and(|d| d.0.paused()) {
+    let trace: Vec<Key> = done.iter_mut().flat_map(|d| d.0.parts().trace.iter().copied()).collect();
+    let timeline = Timeline::gather(cfg, done.iter_mut().map(|d| d.0.parts().timeline.take()));
+    if done.first_mut().is_some_and(|d| d.0.parts().paused) {
         let mut lps = Vec::new();
         let mut events = Vec::new();
         for (pe, _) in done.iter_mut() {
             events.extend(pe.take_pending()?);
-            let (ids, recs) = pe.take_records();
-            lps.extend(ids.into_iter().zip(recs));
+            let p = pe.parts();
+            lps.extend(std::mem::take(p.ids).into_iter().zip(std::mem::take(p.lps)));
         }
         return Ok(ProcessEnd::Cut { lps, events, trace, timeline });
     }
-    let done: &'a [(F, f64)] = done;
-    let lps = by_id(done.iter().map(|(pe, _)| pe.records()));
+    let lps = by_id(done.iter_mut().map(|(pe, _)| {
+        let Parts { ids, lps, .. } = pe.parts();
+        let (ids, lps): (&'a Vec<LpId>, &'a Vec<Lp<M::State>>) = (ids, lps);
+        (ids.as_slice(), lps.as_slice())
+    }));
     Ok(ProcessEnd::End { lps, trace, timeline })
 }
 

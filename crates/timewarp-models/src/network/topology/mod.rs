@@ -20,7 +20,6 @@ mod dragonfly_tests;
 mod fattree;
 #[cfg(test)]
 mod fattree_tests;
-mod route;
 
 use serde::{Deserialize, Serialize};
 

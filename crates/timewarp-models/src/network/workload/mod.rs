@@ -3,16 +3,17 @@
 //! all-to-all), with collectives expanded into point-to-point messages at
 //! load time, and the placement of ranks on nodes. Immutable once built:
 //! the model shares it (`Arc`) and the ranks' run-time state lives in the
-//! nodes (rank.rs). The format and semantics are in docs/network.md,
+//! nodes (state.rs; their execution is the model's, `ranks.rs`). The format and semantics are in docs/network.md,
 //! "Trace-driven workloads".
 //!
 //! What the nodes send, in this folder: synthetic traffic's destination
-//! patterns (traffic.rs, [`Traffic`]), the rank programs (here), their
-//! execution (rank.rs) and SST DUMPI traces read into rank programs
-//! (dumpi/).
+//! patterns (traffic.rs, [`Traffic`]), the rank programs (here), a rank's
+//! run-time state (state.rs) and SST DUMPI traces read into rank programs
+//! (dumpi/). Nothing here knows the nodes or the model's options: they
+//! build on it.
 
 mod dumpi;
-mod rank;
+mod state;
 #[cfg(test)]
 mod tests;
 mod traffic;
@@ -20,8 +21,7 @@ mod traffic;
 use std::path::Path;
 
 pub use dumpi::{DumpiOptions, DumpiTime};
-pub use rank::RankResult;
-pub(crate) use rank::{Rank, Scalars};
+pub(crate) use state::{Phase, Posted, Rank, Req, Scalars, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
 pub use traffic::Traffic;
 
 /// Tags at or above this are reserved for the messages of collectives.

@@ -3,7 +3,7 @@
 //! `(h + 2) L + (h + 1) R + Σ S_j` (module docs), in-order release of a
 //! source's messages, deadlock and parse errors.
 
-use super::rank::Rank;
+use super::Rank;
 use crate::network::*;
 use std::sync::Arc;
 use timewarp::{run, Config, Report};
@@ -116,7 +116,7 @@ fn messages_of_one_source_are_released_in_send_order() {
     // complete in, rank 1 gets them 0, 1, 2.
     let w = parse(&["send 1 10 4\nsend 1 900 4\nsend 1 5 4\n", "recv 0 4\nrecv 0 4\nrecv 0 4\n"]).unwrap();
     let mut rk = Rank::default();
-    let mut log = crate::network::journal::Journal::default();
+    let mut log = crate::network::node::Journal::default();
     assert_eq!(rk.in_order(&mut log, 0, &w, 0, 2), Some(vec![]));
     assert_eq!(rk.in_order(&mut log, 0, &w, 0, 1), Some(vec![]));
     assert_eq!(rk.in_order(&mut log, 0, &w, 0, 0), Some(vec![0, 1, 2]));

@@ -26,15 +26,13 @@ use crate::queue::PendingQueue;
 use crate::stats::{GvtPoint, WorkerStats};
 use crate::Config;
 
-use super::end::{process_end, Finished, Reach};
+use super::end::{process_end, Finished, Parts, Reach};
 use super::workers::{run_workers, Failure, Ran};
 use super::Setup;
 use crate::layout::Layout;
-use crate::lp::Lp;
 use crate::report::{base_stats, parallel_stats};
 use crate::segment::{Outcome, Pending, Segment};
 use crate::stats::Stats;
-use crate::timeline::Recorder;
 use crate::transport::{Links, Network};
 use pe::Pe;
 use scheduling::Pool;
@@ -169,23 +167,17 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Ne
 }
 
 impl<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, P: Place> Finished<M> for Pe<'_, M, Q, N, P> {
-    fn paused(&self) -> bool {
-        self.paused
-    }
-    fn records(&self) -> (&[u32], &[Lp<M::State>]) {
-        (&self.ids, &self.lps)
-    }
-    fn take_records(&mut self) -> (Vec<u32>, Vec<Lp<M::State>>) {
-        (std::mem::take(&mut self.ids), std::mem::take(&mut self.lps))
+    fn parts(&mut self) -> Parts<'_, M::State> {
+        Parts {
+            paused: self.paused,
+            ids: &mut self.ids,
+            lps: &mut self.lps,
+            trace: &self.commits.trace,
+            timeline: &mut self.timeline,
+        }
     }
     fn take_pending(&mut self) -> Result<Vec<Pending<M::Msg>>, Error> {
         Pe::take_pending(self)
-    }
-    fn trace(&self) -> &[Key] {
-        &self.commits.trace
-    }
-    fn take_timeline(&mut self) -> Option<Box<Recorder>> {
-        self.timeline.take()
     }
 }
 

@@ -5,9 +5,9 @@
 
 use timewarp::{Ctx, Random};
 
-use super::{Dragonfly, FatTree, Hop, Topology, NO_VIA, PAR_PENDING};
-use crate::network::node::NO_DIM;
-use crate::network::{Network, Node, Packet, Routing, Switch};
+use super::node::NO_DIM;
+use super::topology::{Dragonfly, FatTree, Hop, Topology, NO_VIA, PAR_PENDING};
+use super::{Network, Node, Packet, Routing, Switch};
 
 impl Network {
     /// Routes `p` at `node`: its output port, and its dateline class on

@@ -4,99 +4,14 @@
 //! state is a [`Rank`] in the node (rolled back with it); nothing here runs
 //! under synthetic traffic.
 
-use super::{matches, Kind, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
-use crate::network::journal::{undo_list, Elem, Journal, List, ListOp, Logged, Saved};
-use crate::network::{Header, Msg, Network, Node, Results};
-use serde::{Deserialize, Serialize};
+use super::journal::{Elem, List, Logged};
+use super::node::{Journal, Saved};
+use super::workload::{Phase, Posted, Rank, Req, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
+use super::{matches, Header, Kind, Msg, Network, Node, RankResult, Results, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
 use std::collections::VecDeque;
 use timewarp::Ctx;
 
-/// What a rank is doing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum Phase {
-    /// Not started (or the NIC has no rank).
-    #[default]
-    Idle,
-    /// In a `compute`, until its `Step` event.
-    Computing,
-    /// Blocked until request `.0` completes (`recv`, `wait`).
-    WaitFor(u32),
-    /// Blocked until every outstanding request completes.
-    WaitAll,
-    /// Past its last operation.
-    Done,
-    /// Blocked in a probe until a matching message is here (variants are
-    /// only ever added last: the state's encoding enters the run digest).
-    Probe,
-}
-
-/// One rank's run-time state.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Rank {
-    /// Index of its current operation.
-    pc: u32,
-    phase: Phase,
-    /// When the current block began, total time blocked, finish time.
-    since: f64,
-    comm: f64,
-    finish: f64,
-    /// Next request id and next message number.
-    next_req: u32,
-    next_send: u32,
-    /// Outstanding isend/irecv requests in order: (id, complete, operation).
-    reqs: VecDeque<(u32, bool, u32)>,
-    /// Receives posted and not matched: (source, tag, request, operation).
-    posted: Vec<(u32, u32, u32, u32)>,
-    /// Messages released and not matched, in release order: (source, k).
-    unexpected: Vec<(u32, u32)>,
-    /// Per source, the ordinal of its next message to release.
-    expect: Vec<(u32, u32)>,
-    /// Messages complete but ahead of an earlier one from their source.
-    early: Vec<(u32, u32)>,
-}
-
-/// An outstanding request: (id, complete, operation).
-type Req = (u32, bool, u32);
-/// A posted receive: (source, tag, request, operation).
-type Posted = (u32, u32, u32, u32);
-
-/// A rank's scalar fields, as a journal entry saves them.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Scalars {
-    pc: u32,
-    phase: Phase,
-    since: f64,
-    comm: f64,
-    finish: f64,
-    next_req: u32,
-    next_send: u32,
-}
-
-/// The rank's lists, by number in a journal entry.
-const REQS: u8 = 0;
-const POSTED: u8 = 1;
-const UNEXPECTED: u8 = 2;
-const EXPECT: u8 = 3;
-const EARLY: u8 = 4;
-
 impl Rank {
-    pub(crate) fn set_scalars(&mut self, s: Scalars) {
-        (self.pc, self.phase, self.since, self.comm, self.finish) = (s.pc, s.phase, s.since, s.comm, s.finish);
-        (self.next_req, self.next_send) = (s.next_req, s.next_send);
-    }
-
-    fn scalars(&self) -> Scalars {
-        Scalars {
-            pc: self.pc,
-            phase: self.phase,
-            since: self.since,
-            comm: self.comm,
-            finish: self.finish,
-            next_req: self.next_req,
-            next_send: self.next_send,
-        }
-    }
-
     /// Message `k` of rank `src` is whole here: the messages of `src` now
     /// releasable in its send order (`k` and any held back behind it; none
     /// while an earlier message of `src` to this rank is still missing).
@@ -132,17 +47,6 @@ impl Rank {
         }
         Node::list(&mut self.expect, log, nic, EXPECT).set(e, (src, next));
         Some(out)
-    }
-
-    /// Undoes one saved change to list `list`.
-    pub(crate) fn undo_list(&mut self, list: u8, op: ListOp, i: u32, v: [u32; 4]) {
-        match list {
-            REQS => undo_list(&mut self.reqs, op, i, v),
-            POSTED => undo_list(&mut self.posted, op, i, v),
-            UNEXPECTED => undo_list(&mut self.unexpected, op, i, v),
-            EXPECT => undo_list(&mut self.expect, op, i, v),
-            _ => undo_list(&mut self.early, op, i, v),
-        }
     }
 }
 
@@ -208,22 +112,6 @@ fn mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::Arguments<'_
         "the state of NIC {nic}'s rank does not match the trace: {what}; was the trace changed after the run \
          started (a resume reads it again)? Resume with the trace the run started with, or start a new run"
     ));
-}
-
-/// One rank's figures in [`Results::ranks`].
-#[derive(Clone, Debug, Serialize, PartialEq)]
-#[allow(missing_docs)]
-pub struct RankResult {
-    /// The rank and its node.
-    pub rank: u32,
-    pub node: u32,
-    /// When it finished its last operation (absent: it did not).
-    pub finish_ns: Option<f64>,
-    /// Time blocked in recv, wait, waitall and collectives.
-    pub comm_ns: f64,
-    /// What an unfinished rank waits for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub waiting: Option<String>,
 }
 
 impl Network {

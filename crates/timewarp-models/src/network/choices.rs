@@ -1,0 +1,221 @@
+//! The choices of the network's multiple-choice options, each with its
+//! name on the command line (`FromStr`, `name`) and in files (serde):
+//! [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`].
+
+use serde::{Deserialize, Serialize};
+use std::str::FromStr;
+
+/// Where a switch buffers packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switch {
+    /// Buffers at the inputs only (head-of-line blocking).
+    #[default]
+    InputBuffered,
+    /// Buffers at the inputs and the outputs, infinite crossbar speed-up.
+    OutputBuffered,
+}
+
+impl FromStr for Switch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "input-buffered" | "input" => Ok(Switch::InputBuffered),
+            "output-buffered" | "output" => Ok(Switch::OutputBuffered),
+            _ => Err(format!("unknown switch '{s}' (input-buffered, output-buffered)")),
+        }
+    }
+}
+
+/// How a router picks a packet's output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Routing {
+    /// Dimension order (e-cube on a hypercube), dateline classes on tori.
+    #[default]
+    DimensionOrder,
+    /// Minimal adaptive: any productive port on an adaptive virtual
+    /// channel, ranked by the [`Selection`] measure; the
+    /// dimension-order escape channels when no adaptive one is free (Duato).
+    Adaptive,
+    /// Dragonfly: minimal, local–global–local at most.
+    Minimal,
+    /// Dragonfly: Valiant, minimally to a random intermediate group, then
+    /// minimally to the destination.
+    Valiant,
+    /// Dragonfly: UGAL-L, minimal or Valiant chosen at the source router by
+    /// the occupancy of the two first outputs times the two routes' hops.
+    Ugal,
+    /// Fat-tree: up to the lowest common ancestor on the up port named by a
+    /// digit of the destination, then the unique way down.
+    UpDown,
+    /// Fat-tree: up on the least occupied up port (on a tie updown's, then
+    /// the lowest), then down.
+    UpDownAdaptive,
+    /// Torus, mesh, hypercube: ROMM (Nesson and Johnsson), two dimension-order
+    /// phases through a random intermediate router inside the minimal
+    /// quadrant of source and destination, so every route is minimal.
+    Romm,
+    /// Dragonfly: progressive adaptive routing (PAR): UGAL-L's choice at the
+    /// source router, taken again at the next router of the source group
+    /// while the packet is still on its minimal route.
+    Par,
+    /// Dragonfly: UGAL-G, UGAL's choice at the source router by the
+    /// occupancy of each route's first output plus that of the global
+    /// channel it would take out of the source group, as last broadcast by
+    /// the router that owns it (global.rs).
+    UgalG,
+}
+
+impl Routing {
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Routing::DimensionOrder => "dimension-order",
+            Routing::Adaptive => "adaptive",
+            Routing::Minimal => "minimal",
+            Routing::Valiant => "valiant",
+            Routing::Ugal => "ugal",
+            Routing::UpDown => "updown",
+            Routing::UpDownAdaptive => "updown-adaptive",
+            Routing::Romm => "romm",
+            Routing::Par => "par",
+            Routing::UgalG => "ugal-g",
+        }
+    }
+}
+
+impl FromStr for Routing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "dimension-order" | "dor" | "e-cube" => Ok(Routing::DimensionOrder),
+            "adaptive" => Ok(Routing::Adaptive),
+            "minimal" => Ok(Routing::Minimal),
+            "valiant" => Ok(Routing::Valiant),
+            "ugal" | "ugal-l" => Ok(Routing::Ugal),
+            "updown" | "up-down" => Ok(Routing::UpDown),
+            "updown-adaptive" => Ok(Routing::UpDownAdaptive),
+            "romm" => Ok(Routing::Romm),
+            "par" | "progressive-adaptive" => Ok(Routing::Par),
+            "ugal-g" => Ok(Routing::UgalG),
+            _ => Err(format!(
+                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, ugal-g, par, romm, updown, \
+                 updown-adaptive)"
+            )),
+        }
+    }
+}
+
+/// How adaptive routing ranks the free outputs of a packet (BigNetSim's two models).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Selection {
+    /// Load model: the neighbour's load, as the free buffers behind the output.
+    #[default]
+    Load,
+    /// Contention model: the fewest packets at this router contending for the output.
+    Contention,
+}
+
+impl FromStr for Selection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "load" => Ok(Selection::Load),
+            "contention" => Ok(Selection::Contention),
+            _ => Err(format!("unknown selection '{s}' (load, contention)")),
+        }
+    }
+}
+
+/// Which waiting packet an output serves next (the switch's output arbiter).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Oldest first, by when the packet entered the network: a transit
+    /// packet's arrival here, an injected packet's becoming the head of its
+    /// NIC queue (time spent queueing at the source does not count as age).
+    Age,
+    /// Round robin over the router's input queues (each virtual channel of
+    /// each network port, each NIC's injection queue): the output serves the
+    /// first queue after the one it served last whose head waits for it —
+    /// the separable allocators' round-robin arbiters of cycle-accurate
+    /// simulators (BookSim), and the closest to one past saturation
+    /// (docs/network.md, "Arbitration").
+    #[default]
+    RoundRobin,
+    /// Transit packets (from network ports) before injected ones, oldest
+    /// first within each.
+    TransitFirst,
+}
+
+impl Arbitration {
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Arbitration::Age => "age",
+            Arbitration::RoundRobin => "round-robin",
+            Arbitration::TransitFirst => "transit-first",
+        }
+    }
+}
+
+impl FromStr for Arbitration {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "age" | "oldest" => Ok(Arbitration::Age),
+            "round-robin" | "rr" => Ok(Arbitration::RoundRobin),
+            "transit-first" => Ok(Arbitration::TransitFirst),
+            _ => Err(format!("unknown arbitration '{s}' (age, round-robin, transit-first)")),
+        }
+    }
+}
+
+/// How messages are created at each node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Exponential gaps (a Poisson process).
+    #[default]
+    Poisson,
+    /// Equal gaps, each node with a random phase.
+    Periodic,
+    /// On/off (Markov-modulated): bursts of messages back to back at the
+    /// injection link's rate, `burst` messages long on average (each ends
+    /// the burst with probability 1/burst), separated by exponential
+    /// silences sized so the mean rate is the offered load.
+    Bursty {
+        /// Mean messages per burst.
+        burst: u32,
+    },
+    /// Bernoulli per cycle: time in slots of one message's serialisation,
+    /// a message in each slot with probability `load` (a geometric gap).
+    Bernoulli,
+}
+
+impl Arrivals {
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Arrivals::Poisson => "poisson",
+            Arrivals::Periodic => "periodic",
+            Arrivals::Bursty { .. } => "bursty",
+            Arrivals::Bernoulli => "bernoulli",
+        }
+    }
+}
+
+impl FromStr for Arrivals {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "poisson" => Ok(Arrivals::Poisson),
+            "periodic" => Ok(Arrivals::Periodic),
+            "bursty" | "on-off" => Ok(Arrivals::Bursty { burst: 8 }),
+            "bernoulli" => Ok(Arrivals::Bernoulli),
+            _ => Err(format!("unknown arrival process '{s}' (poisson, periodic, bursty, bernoulli)")),
+        }
+    }
+}

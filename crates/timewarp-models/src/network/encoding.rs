@@ -1,0 +1,123 @@
+//! A [`Node`]'s encoding (its state in checkpoints, digests and state
+//! comparison): its fields in order, its journal (empty between events)
+//! left out, the ranks and — under UGAL-G only — the router's table at the
+//! end ([`Tail`]), so every other run keeps the encoding it always had.
+
+use serde::de::{self, SeqAccess, Visitor};
+use serde::ser::SerializeTuple;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::node::{Counts, Global, Journal, Link, Nic, Node, Queues};
+use super::workload::Rank;
+
+/// A [`Node`] as it is encoded (its journal, empty between events, left out).
+#[derive(Serialize)]
+struct Encoded<'a> {
+    input: &'a Queues,
+    links: &'a [Link],
+    counts: &'a Counts,
+    inject: &'a [Nic],
+    output: &'a Queues,
+    partial: &'a [(u32, u32, u32, f64)],
+    ranks: Tail<'a>,
+}
+
+/// A [`Node`] as it is decoded.
+#[derive(Deserialize)]
+struct Decoded {
+    input: Queues,
+    links: Vec<Link>,
+    counts: Counts,
+    inject: Vec<Nic>,
+    output: Queues,
+    partial: Vec<(u32, u32, u32, f64)>,
+    ranks: OwnedTail,
+}
+
+impl Serialize for Node {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Encoded {
+            input: &self.input,
+            links: &self.links,
+            counts: &self.counts,
+            inject: &self.inject,
+            output: &self.output,
+            partial: &self.partial,
+            ranks: Tail(&self.ranks, self.global.as_deref()),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let e = Decoded::deserialize(d)?;
+        Ok(Node {
+            input: e.input,
+            links: e.links,
+            counts: e.counts,
+            inject: e.inject,
+            output: e.output,
+            partial: e.partial,
+            ranks: e.ranks.0,
+            global: e.ranks.1,
+            log: Journal::default(),
+        })
+    }
+}
+
+/// Set in the count word of [`Tail`]'s encoding when a [`Global`] table
+/// follows the ranks (a router has at most 255 NICs, so far below it).
+const GLOBAL_FLAG: u32 = 1 << 31;
+
+/// The end of a node's encoding: its ranks and, under UGAL-G, its table.
+/// Without a table it is exactly the ranks' `Vec` (postcard: a varint
+/// count, then the elements), so nodes of every other run encode as they
+/// always did; with one, the count carries [`GLOBAL_FLAG`] and the table
+/// follows the ranks.
+pub(crate) struct Tail<'a>(pub(crate) &'a [Rank], pub(crate) Option<&'a Global>);
+
+impl Serialize for Tail<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some(g) = self.1 else { return self.0.serialize(s) };
+        let mut t = s.serialize_tuple(self.0.len() + 2)?;
+        t.serialize_element(&(self.0.len() as u32 | GLOBAL_FLAG))?;
+        for r in self.0 {
+            t.serialize_element(r)?;
+        }
+        t.serialize_element(g)?;
+        t.end()
+    }
+}
+
+/// [`Tail`] decoded.
+pub(crate) struct OwnedTail(pub(crate) Vec<Rank>, pub(crate) Option<Box<Global>>);
+
+impl<'de> Deserialize<'de> for OwnedTail {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = OwnedTail;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a node's ranks and UGAL-G table")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OwnedTail, A::Error> {
+                let short = || de::Error::custom("a truncated node encoding (ranks, UGAL-G table)");
+                let word: u32 = seq.next_element()?.ok_or_else(short)?;
+                let n = (word & !GLOBAL_FLAG) as usize;
+                let mut ranks = Vec::with_capacity(n.min(256));
+                for _ in 0..n {
+                    ranks.push(seq.next_element()?.ok_or_else(short)?);
+                }
+                let global = if word & GLOBAL_FLAG != 0 {
+                    Some(Box::new(seq.next_element::<Global>()?.ok_or_else(short)?))
+                } else {
+                    None
+                };
+                Ok(OwnedTail(ranks, global))
+            }
+        }
+        // The elements' number is in the first of them: read on as far as it says.
+        d.deserialize_tuple(usize::MAX, V)
+    }
+}

@@ -1,0 +1,93 @@
+//! A rank's run-time state: what each NIC with a rank holds in its node
+//! (rolled back with it). Its execution is `ranks.rs`'s, the journal's
+//! entries for it `journal.rs`'s.
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// What a rank is doing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Phase {
+    /// Not started (or the NIC has no rank).
+    #[default]
+    Idle,
+    /// In a `compute`, until its `Step` event.
+    Computing,
+    /// Blocked until request `.0` completes (`recv`, `wait`).
+    WaitFor(u32),
+    /// Blocked until every outstanding request completes.
+    WaitAll,
+    /// Past its last operation.
+    Done,
+    /// Blocked in a probe until a matching message is here (variants are
+    /// only ever added last: the state's encoding enters the run digest).
+    Probe,
+}
+
+/// One rank's run-time state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Rank {
+    /// Index of its current operation.
+    pub(crate) pc: u32,
+    pub(crate) phase: Phase,
+    /// When the current block began, total time blocked, finish time.
+    pub(crate) since: f64,
+    pub(crate) comm: f64,
+    pub(crate) finish: f64,
+    /// Next request id and next message number.
+    pub(crate) next_req: u32,
+    pub(crate) next_send: u32,
+    /// Outstanding isend/irecv requests in order: (id, complete, operation).
+    pub(crate) reqs: VecDeque<(u32, bool, u32)>,
+    /// Receives posted and not matched: (source, tag, request, operation).
+    pub(crate) posted: Vec<(u32, u32, u32, u32)>,
+    /// Messages released and not matched, in release order: (source, k).
+    pub(crate) unexpected: Vec<(u32, u32)>,
+    /// Per source, the ordinal of its next message to release.
+    pub(crate) expect: Vec<(u32, u32)>,
+    /// Messages complete but ahead of an earlier one from their source.
+    pub(crate) early: Vec<(u32, u32)>,
+}
+
+/// An outstanding request: (id, complete, operation).
+pub(crate) type Req = (u32, bool, u32);
+/// A posted receive: (source, tag, request, operation).
+pub(crate) type Posted = (u32, u32, u32, u32);
+
+/// A rank's scalar fields, as a journal entry saves them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Scalars {
+    pc: u32,
+    phase: Phase,
+    since: f64,
+    comm: f64,
+    finish: f64,
+    next_req: u32,
+    next_send: u32,
+}
+
+/// The rank's lists, by number in a journal entry.
+pub(crate) const REQS: u8 = 0;
+pub(crate) const POSTED: u8 = 1;
+pub(crate) const UNEXPECTED: u8 = 2;
+pub(crate) const EXPECT: u8 = 3;
+pub(crate) const EARLY: u8 = 4;
+
+impl Rank {
+    pub(crate) fn set_scalars(&mut self, s: Scalars) {
+        (self.pc, self.phase, self.since, self.comm, self.finish) = (s.pc, s.phase, s.since, s.comm, s.finish);
+        (self.next_req, self.next_send) = (s.next_req, s.next_send);
+    }
+
+    pub(crate) fn scalars(&self) -> Scalars {
+        Scalars {
+            pc: self.pc,
+            phase: self.phase,
+            since: self.since,
+            comm: self.comm,
+            finish: self.finish,
+            next_req: self.next_req,
+            next_send: self.next_send,
+        }
+    }
+}
