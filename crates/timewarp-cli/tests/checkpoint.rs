@@ -3,6 +3,9 @@
 //! mode and thread count, to the digest of a run that never stopped; bad
 //! checkpoint files and forbidden changes get a clear error.
 
+mod common;
+use common::skip;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -259,7 +262,8 @@ impl Drop for SmallDisk {
 #[test]
 fn a_full_disk_fails_its_checkpoints_with_a_warning_and_the_run_finishes() {
     let Some(disk) = SmallDisk::mount("full") else {
-        eprintln!("skipped: cannot mount a small tmpfs here (needs root outside a sandbox)");
+        let test = "checkpoint::a_full_disk_fails_its_checkpoints_with_a_warning_and_the_run_finishes";
+        skip(test, "cannot mount a small tmpfs here (needs root outside a sandbox)", Some("TIMEWARP_REQUIRE_MOUNT"));
         return;
     };
     let d = dir("full-out");

@@ -26,3 +26,8 @@ pub fn assert_clear_error(args: &[&str], must_mention: &str) {
     assert!(err.starts_with("error"), "{err}");
     assert!(err.contains(must_mention), "{args:?}: '{err}' should mention '{must_mention}'");
 }
+
+#[path = "../../../timewarp/tests/support/skip.rs"]
+mod support;
+#[allow(unused_imports)] // each test crate uses some of them
+pub use support::skip;
