@@ -489,7 +489,9 @@ pub(crate) fn explain(e: &clap::Error, x: &Expanded) -> Option<String> {
     // clap quotes the file's value as it is: escape and bound it (and a
     // value with a line break must not cut the message at it).
     if let Some(ContextValue::String(v)) = e.get(ContextKind::InvalidValue) {
-        text = text.replace(v.as_str(), &printable(v));
+        if !v.is_empty() {
+            text = text.replace(v.as_str(), &printable(v));
+        }
     }
     let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
     Some(format!("{place}: {}", printable_within(first, 400)))
