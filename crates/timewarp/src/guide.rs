@@ -243,6 +243,23 @@
 //! `timewarp_cli::App::new("mymodel").model::<MyArgs>().main()` in `main`.
 //! `examples/tandem/src/main.rs` in the repository is a complete example.
 //!
+//! A crate of your own outside the timewarp workspace does not get the
+//! workspace's release profile (cargo reads profiles only from the root
+//! manifest of the workspace it builds). The engine is compiled in your
+//! crate, monomorphised for your model, so copy the profile into your
+//! `Cargo.toml` for the engine's speed:
+//!
+//! ```toml
+//! [profile.release]
+//! codegen-units = 1 # the engine's kernels and your handlers in one unit,
+//! lto = "thin"      # inlined across crates
+//! debug = 1         # line tables for profilers
+//! panic = "unwind"  # the default: a panicking handler becomes an error naming its LP
+//! ```
+//!
+//! `examples/tandem/README.md` ("Start your own model from it") says why
+//! in full.
+//!
 //! ## Checking a model: `--sync check` and `verify`
 //!
 //! Check mode catches a reverse handler that does not restore the state, at
