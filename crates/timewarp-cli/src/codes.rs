@@ -252,14 +252,14 @@ pub(crate) struct Import {
 }
 
 impl Import {
-    /// The table on stderr.
-    /// Keys and values are cut to a column's width (the widths come from
-    /// the file: one of 65,536 characters made `format!` panic).
+    /// The table on stderr. Keys and values are cut to a column's width
+    /// (the widths come from the file: one of 65,536 characters made
+    /// `format!` panic).
     pub(crate) fn table(&self, file: &str) -> String {
         let (key, value) = (|r: &Row| cell(&r.key, 32), |r: &Row| cell(&r.value, 24));
         let w = self.rows.iter().map(|r| key(r).chars().count()).max().unwrap_or(0).max(3);
         let v = self.rows.iter().map(|r| value(r).chars().count()).max().unwrap_or(0).max(5);
-        let mut s = format!("CODES configuration {} (model {}):\n", printable(file), self.model);
+        let mut s = format!("CODES configuration {file} (model {}):\n", self.model);
         s += &format!("  {:w$}  {:v$}  {:9}  {}\n", "key", "value", "", "as");
         for r in &self.rows {
             s += &format!("  {:w$}  {:v$}  {:9}  {}\n", key(r), value(r), r.status, r.note);
