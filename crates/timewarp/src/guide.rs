@@ -245,9 +245,9 @@
 //!
 //! A crate of your own outside the timewarp workspace does not get the
 //! workspace's release profile (cargo reads profiles only from the root
-//! manifest of the workspace it builds). The engine is compiled in your
-//! crate, monomorphised for your model, so copy the profile into your
-//! `Cargo.toml` for the engine's speed:
+//! manifest of the workspace it builds), and the engine, monomorphised for
+//! your model, is compiled with yours. To build it as the project builds
+//! and measures its own binaries, copy the profile into your `Cargo.toml`:
 //!
 //! ```toml
 //! [profile.release]
@@ -257,8 +257,9 @@
 //! panic = "unwind"  # the default: a panicking handler becomes an error naming its LP
 //! ```
 //!
-//! `examples/tandem/README.md` ("Start your own model from it") says why
-//! in full.
+//! `examples/tandem/README.md` ("Start your own model from it") says why,
+//! and what it changed for that model (little: 687 against 674
+//! instructions per event).
 //!
 //! ## Checking a model: `--sync check` and `verify`
 //!
