@@ -207,12 +207,7 @@ fn verify<M: Model>(
     let stats_out = engine.stats_json.as_deref().map(|p| StatsOut::open(p, temporaries)).transpose()?;
     let v = match timewarp::verify::verify(model, &cfg) {
         Ok(v) => v,
-        Err(e) => {
-            if let Some(out) = stats_out {
-                out.discard();
-            }
-            return Err(args::describe(&e));
-        }
+        Err(e) => return Err(args::describe(&e)),
     };
     let par = match cfg.pes {
         Some(pes) if pes != cfg.threads => format!("{} with {} thread(s) on {pes} PEs", cfg.sync.name(), cfg.threads),

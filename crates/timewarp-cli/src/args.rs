@@ -300,7 +300,9 @@ impl EngineArgs {
                         return Err(format!(
                             "--mapping {path} was made (scheme {}) from a profile of {} with {} LPs, but this run \
                              is {model} with {lps} LPs; profile this model (--profile-out) and partition that",
-                            o.scheme, o.model, o.lps
+                            timewarp::text::printable(&o.scheme),
+                            timewarp::text::printable(&o.model),
+                            o.lps
                         ));
                     }
                 }

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use crate::config::{groups, options};
 use crate::registry::Models;
+use timewarp::text::printable;
 use timewarp_models::network::{Dragonfly, FatTree};
 
 /// One `key = value;` line (a list in parentheses has several values).
@@ -97,8 +98,8 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
     let at = |i: usize| toks.get(i).map_or(last, |t| t.1);
     let show = |t: Option<&(Tok, usize)>| match t {
         None => "the end of the file".to_string(),
-        Some((Tok::Word(w), _)) => format!("'{w}'"),
-        Some((Tok::Str(s), _)) => format!("\"{s}\""),
+        Some((Tok::Word(w), _)) => format!("'{}'", printable(w)),
+        Some((Tok::Str(s), _)) => format!("\"{}\"", printable(s)),
         Some((Tok::Sym(c), _)) => format!("'{c}'"),
     };
     // `{` after a block name.
@@ -128,9 +129,11 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
                 Some((Tok::Word(w), l)) => (w.clone(), *l),
                 t => return Err(format!("{file}:{}: expected a key or '}}' in {block}, found {}", at(*i), show(t))),
             };
+            // The key as messages quote it.
+            let shown = printable(&key);
             *i += 1;
             if toks.get(*i).map(|t| &t.0) != Some(&Tok::Sym('=')) {
-                return Err(format!("{file}:{line}: expected '=' after {key}, found {}", show(toks.get(*i))));
+                return Err(format!("{file}:{line}: expected '=' after {shown}, found {}", show(toks.get(*i))));
             }
             *i += 1;
             let value = |i: &mut usize| match toks.get(*i) {
@@ -138,7 +141,7 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
                     *i += 1;
                     Ok(s.clone())
                 }
-                t => Err(format!("{file}:{}: expected a value for {key}, found {}", at(*i), show(t))),
+                t => Err(format!("{file}:{}: expected a value for {shown}, found {}", at(*i), show(t))),
             };
             let mut values = Vec::new();
             if toks.get(*i).map(|t| &t.0) == Some(&Tok::Sym('(')) {
@@ -153,7 +156,7 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
                         }
                         t => {
                             return Err(format!(
-                                "{file}:{}: expected ',' or ')' in the list of {key}, found {}",
+                                "{file}:{}: expected ',' or ')' in the list of {shown}, found {}",
                                 at(*i),
                                 show(t)
                             ))
@@ -164,7 +167,7 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
                 values.push(value(i)?);
             }
             if toks.get(*i).map(|t| &t.0) != Some(&Tok::Sym(';')) {
-                return Err(format!("{file}:{line}: expected ';' after {key} = ..., found {}", show(toks.get(*i))));
+                return Err(format!("{file}:{line}: expected ';' after {shown} = ..., found {}", show(toks.get(*i))));
             }
             *i += 1;
             out.push(Entry { key, values, line });
@@ -184,8 +187,9 @@ fn parse(file: &str, text: &str) -> Result<Conf, String> {
                         Some((Tok::Word(name), l)) => {
                             let (name, l) = (name.clone(), *l);
                             i += 1;
-                            let o = open(&mut i, &format!("LP group {name}"))?;
-                            let e = entries(&mut i, &format!("LP group {name}"), o)?;
+                            let group = format!("LP group {}", printable(&name));
+                            let o = open(&mut i, &group)?;
+                            let e = entries(&mut i, &group, o)?;
                             conf.groups.push((name, l, e));
                         }
                         None => {
@@ -248,17 +252,30 @@ pub(crate) struct Import {
 }
 
 impl Import {
-    /// The table on stderr.
+    /// The table on stderr. Keys and values are cut to a column's width
+    /// (the widths come from the file: one of 65,536 characters made
+    /// `format!` panic).
     pub(crate) fn table(&self, file: &str) -> String {
-        let w = self.rows.iter().map(|r| r.key.len()).max().unwrap_or(0).max(3);
-        let v = self.rows.iter().map(|r| r.value.len().min(24)).max().unwrap_or(0).max(5);
+        let (key, value) = (|r: &Row| cell(&r.key, 32), |r: &Row| cell(&r.value, 24));
+        let w = self.rows.iter().map(|r| key(r).chars().count()).max().unwrap_or(0).max(3);
+        let v = self.rows.iter().map(|r| value(r).chars().count()).max().unwrap_or(0).max(5);
         let mut s = format!("CODES configuration {file} (model {}):\n", self.model);
         s += &format!("  {:w$}  {:v$}  {:9}  {}\n", "key", "value", "", "as");
         for r in &self.rows {
-            s += &format!("  {:w$}  {:v$}  {:9}  {}\n", r.key, r.value, r.status, r.note);
+            s += &format!("  {:w$}  {:v$}  {:9}  {}\n", key(r), value(r), r.status, r.note);
         }
         s
     }
+}
+
+/// `text` shown in a column at most `width` characters wide: escaped, and
+/// cut with `…` where longer.
+fn cell(text: &str, width: usize) -> String {
+    let t = printable(text);
+    if t.chars().count() <= width {
+        return t;
+    }
+    t.chars().take(width - 1).chain(['…']).collect()
 }
 
 /// The models read.
@@ -282,13 +299,17 @@ impl<'c> Map<'c> {
         let v = &e.values[0];
         match v.trim().parse::<f64>() {
             Ok(x) if x.is_finite() && x >= 0.0 && e.values.len() == 1 => Ok(Some((x, e))),
-            _ => Err(format!("{}: {key} must be a number >= 0, got \"{}\"", self.place(e), e.values.join(","))),
+            _ => Err(format!(
+                "{}: {key} must be a number >= 0, got \"{}\"",
+                self.place(e),
+                printable(&e.values.join(","))
+            )),
         }
     }
     fn whole(&self, key: &str) -> Result<Option<(u32, &'c Entry)>, String> {
         match self.num(key)? {
             Some((x, e)) if x.fract() != 0.0 || x > u32::MAX as f64 => {
-                Err(format!("{}: {key} must be a whole number, got \"{}\"", self.place(e), e.values[0]))
+                Err(format!("{}: {key} must be a whole number, got \"{}\"", self.place(e), printable(&e.values[0])))
             }
             Some((x, e)) => Ok(Some((x as u32, e))),
             None => Ok(None),
@@ -303,7 +324,8 @@ impl<'c> Map<'c> {
     }
     /// `key` becomes `--long value`.
     fn set(&mut self, key: &str, e: Option<&Entry>, long: &str, value: String, status: &'static str, why: &str) {
-        let place = e.map_or(self.conf.file.clone(), |e| self.place(e));
+        // Where the value came from, as errors about it name it: file, line and key.
+        let place = e.map_or(self.conf.file.clone(), |e| format!("{}: {}", self.place(e), printable(&e.key)));
         let raw = e.map_or(String::new(), |e| e.values.join(","));
         let note = if why.is_empty() { format!("--{long} {value}") } else { format!("--{long} {value} ({why})") };
         self.row(key, raw, status, note);
@@ -357,18 +379,18 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
     if conf.groups.len() > 1 {
         return Err(format!(
             "{file}:{}: LP group {} is a second group: timewarp reads configurations of one group",
-            conf.groups[1].1, conf.groups[1].0
+            conf.groups[1].1,
+            printable(&conf.groups[1].0)
         ));
     }
     let (gname, gline, lps) = &conf.groups[0];
+    let gname = &printable(gname);
     let count = |key: &str| -> Result<Option<u32>, String> {
         match lps.iter().find(|e| e.key == key) {
             None => Ok(None),
-            Some(e) => e.values[0]
-                .trim()
-                .parse::<u32>()
-                .map(Some)
-                .map_err(|_| format!("{file}:{}: {key} must be a whole number, got \"{}\"", e.line, e.values[0])),
+            Some(e) => e.values[0].trim().parse::<u32>().map(Some).map_err(|_| {
+                format!("{file}:{}: {key} must be a whole number, got \"{}\"", e.line, printable(&e.values[0]))
+            }),
         }
     };
     let reps =
@@ -383,8 +405,9 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
     if !MODELS.contains(&model.as_str()) {
         let e = lps.iter().find(|e| e.key == format!("modelnet_{model}")).expect("found above");
         return Err(format!(
-            "{file}:{}: CODES model {model} is not one timewarp reads ({})",
+            "{file}:{}: CODES model {} is not one timewarp reads ({})",
             e.line,
+            printable(&model),
             MODELS.join(", ")
         ));
     }
@@ -409,7 +432,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
     m.out.options.push(("message-bytes".into(), packet.to_string(), m.place(pe)));
     m.row("", String::new(), "", format!("--message-bytes {packet} (one full packet per message)"));
     let mismatch = |key: &str, e: &Entry, want: u32, what: &str| {
-        format!("{file}:{}: {key}=\"{}\" but {what} {want}: the two must agree", e.line, e.values[0])
+        format!("{file}:{}: {key}=\"{}\" but {what} {want}: the two must agree", e.line, printable(&e.values[0]))
     };
     match model.as_str() {
         "dragonfly" | "dragonfly_custom" | "dragonfly_dally" => {
@@ -504,10 +527,11 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                     // the packet is still minimal in its source group: PAR.
                     "prog-adaptive" | "prog_adaptive" => ("par", "taken"),
                     other => {
+                        let other = printable(other);
                         return Err(format!(
                             "{}: routing=\"{other}\" is not a dragonfly routing timewarp has (minimal, nonminimal, adaptive, prog-adaptive)",
                             m.place(e)
-                        ))
+                        ));
                     }
                 };
                 let why = match r.0 {
@@ -526,7 +550,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                         "{}: {key} names {}, which exists: timewarp does not read CODES connection files (it \
                          wires each group all-to-all with its own global links); remove the line to run that wiring",
                         m.place(e),
-                        e.values[0]
+                        printable(&e.values[0])
                     ));
                 }
                 m.ignore(key, "file absent: the standard wiring (all-to-all groups, our global arrangement)");
@@ -585,10 +609,11 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                     "static" => "updown",
                     "adaptive" => "updown-adaptive",
                     other => {
+                        let other = printable(other);
                         return Err(format!(
                             "{}: routing=\"{other}\" is not a fat-tree routing timewarp has (static, adaptive)",
                             m.place(e)
-                        ))
+                        ));
                     }
                 };
                 m.set("routing", Some(e), "routing", r.into(), "converted", "");
@@ -608,7 +633,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                         format!(
                             "{}: dim_length must be whole numbers separated by commas, got \"{}\"",
                             m.place(e),
-                            e.values.join(",")
+                            printable(&e.values.join(","))
                         )
                     },
                 )?;
@@ -622,7 +647,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             }
             let routers: u64 = dims.iter().map(|&d| d as u64).product();
             if routers != reps as u64 {
-                return Err(format!("{file}:{gline}: repetitions=\"{reps}\" but dim_length {} has {routers} routers: the two must agree", e.values.join(",")));
+                return Err(format!("{file}:{gline}: repetitions=\"{reps}\" but dim_length {} has {routers} routers: the two must agree", printable(&e.values.join(","))));
             }
             if terminals != 1 {
                 return Err(format!(
@@ -705,7 +730,23 @@ pub(crate) fn put_in(
     let Some(file) = file else { return Ok(rest) };
     let import = import(Path::new(&file))?;
     let opts = options(models, "network").unwrap_or_default();
-    let given: Vec<String> = groups(&rest[1..], &opts).into_iter().filter_map(|(n, _)| n).collect();
+    let named = groups(&rest[1..], &opts);
+    let given: Vec<String> = named.iter().filter_map(|(n, _)| n.clone()).collect();
+    // Another topology on the command line: the file's bandwidths and
+    // buffers would be refused one by one as options of the wrong topology.
+    let topology = |o: &(String, String, String)| (o.0 == "topology").then(|| o.1.clone());
+    let theirs = named.iter().find(|(n, _)| n.as_deref() == Some("topology")).and_then(|(_, t)| t.last());
+    if let (Some(file_topology), Some(t)) = (import.options.iter().find_map(topology), theirs) {
+        let t = t.strip_prefix("--topology=").unwrap_or(t);
+        if t != file_topology {
+            return Err(format!(
+                "--codes-config {file} is a {file_topology} (CODES model {}), but the command line gives \
+                 --topology {}: leave --topology out (or --codes-config)",
+                import.model,
+                printable(t)
+            ));
+        }
+    }
     if !rest.iter().any(|t| t == "--quiet" || t == "-q") {
         eprint!("{}", import.table(&file));
         let over: Vec<&String> = import.options.iter().map(|o| &o.0).filter(|o| given.contains(o)).collect();

@@ -320,7 +320,7 @@ fn dispatch(
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if lead {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", config::attribute(&e, expanded));
             }
             ExitCode::FAILURE
         }

@@ -23,6 +23,7 @@ use std::path::Path;
 
 use clap::{ArgAction, Args, Command};
 use serde_json::Value as Json;
+use timewarp::text::{printable, printable_within};
 use toml::{Spanned, Value};
 
 use crate::args::EngineArgs;
@@ -167,7 +168,12 @@ fn load(models: &Models, path: &Path) -> Result<RunFile, String> {
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || text.trim_start().starts_with('{');
     let (model, raw) = if json { from_json(&shown, &text)? } else { from_toml(models, &shown, &text)? };
     let opts = options(models, &model.0).ok_or_else(|| {
-        format!("{}: [model] name = \"{}\" is no model; the models are {}", model.1, model.0, models.names())
+        format!(
+            "{}: [model] name = \"{}\" is no model; the models are {}",
+            model.1,
+            printable(&model.0),
+            models.names()
+        )
     })?;
     let mut entries: Vec<Entry> = Vec::new();
     for (table, key, place, value) in raw {
@@ -181,7 +187,7 @@ fn load(models: &Models, path: &Path) -> Result<RunFile, String> {
                 Some(n) => format!("did you mean `{n}`?"),
                 None => format!("see `{} run {} --help` for the options", crate::program(), model.0),
             };
-            return Err(format!("{place}: unknown key `{key}` in [{table}] of {}; {hint}", model.0));
+            return Err(format!("{place}: unknown key `{}` in [{table}] of {}; {hint}", printable(&key), model.0));
         };
         if opt.engine != (table == "engine") {
             let (is, goes) = if opt.engine { ("an engine", "engine") } else { ("a model", "model") };
@@ -205,7 +211,7 @@ fn from_toml(
 ) -> Result<((String, String), Vec<(&'static str, String, String, Value)>), String> {
     let file: TomlFile = toml::from_str(text).map_err(|e| {
         let at = e.span().map(|s| format!(":{}", line_of(text, s.start))).unwrap_or_default();
-        format!("{path}{at}: malformed run file: {}", e.message().trim().replace('\n', " "))
+        format!("{path}{at}: malformed run file: {}", printable_within(&e.message().trim().replace('\n', " "), 200))
     })?;
     let Some(model) = file.model else {
         return Err(format!(
@@ -219,7 +225,7 @@ fn from_toml(
     let mut out = Vec::new();
     for (table, entries) in [("engine", file.engine.unwrap_or_default()), ("model", model.into_inner())] {
         for (k, v) in entries {
-            let place = format!("{path}:{}: [{table}] {}", line_of(text, k.span().start), k.get_ref());
+            let place = format!("{path}:{}: [{table}] {}", line_of(text, k.span().start), printable(k.get_ref()));
             if table == "model" && k.get_ref() == "name" {
                 match v.get_ref() {
                     Value::String(s) => name = Some((s.clone(), place)),
@@ -282,7 +288,7 @@ fn from_json(path: &str, text: &str) -> Result<((String, String), Vec<(&'static 
     };
     for (table, entries) in [("engine", &engine), ("model", model)] {
         for (k, v) in entries.iter().filter(|(k, _)| !(table == "model" && k.as_str() == "name")) {
-            let place = format!("{path}:{}: {table}.{k}", line(table, k));
+            let place = format!("{path}:{}: {table}.{}", line(table, k), printable(k));
             // null: an option that was not set.
             if let Some(value) = json_to_toml(v).map_err(|what| format!("{place}: {what} is not an option's value"))? {
                 out.push((table, k.clone(), place, value));
@@ -358,7 +364,7 @@ pub(crate) fn tokens(opt: &Opt, v: &Value) -> Result<Vec<String>, String> {
 /// `v` as an error message shows it.
 fn describe(v: &Value) -> String {
     match v {
-        Value::String(s) => format!("the text \"{s}\""),
+        Value::String(s) => format!("the text \"{}\"", printable(s)),
         Value::Array(_) => "a list".into(),
         Value::Table(_) => "a table".into(),
         v => v.to_string(),
@@ -479,9 +485,35 @@ pub(crate) fn explain(e: &clap::Error, x: &Expanded) -> Option<String> {
     let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else { return None };
     let long = arg.trim_start_matches('-').split([' ', '=']).next()?;
     let (_, place) = x.origins.iter().find(|(l, _)| l == long)?;
-    let text = e.render().to_string();
+    let mut text = e.render().to_string();
+    // clap quotes the file's value as it is: escape and bound it (and a
+    // value with a line break must not cut the message at it).
+    if let Some(ContextValue::String(v)) = e.get(ContextKind::InvalidValue) {
+        if !v.is_empty() {
+            text = text.replace(v.as_str(), &printable(v));
+        }
+    }
     let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
-    Some(format!("{place}: {first}"))
+    Some(format!("{place}: {}", printable_within(first, 400)))
+}
+
+/// Error `e` of a run with, for each option it names that a run file or a
+/// CODES configuration set (not the command line), where that value came
+/// from: the user is sent to the file's line, not to a flag never typed.
+pub(crate) fn attribute(e: &str, x: &Expanded) -> String {
+    let mut from: Vec<String> = Vec::new();
+    for (long, place) in &x.origins {
+        let flag = format!("--{long}");
+        let whole = |i: usize| !e[i + flag.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-');
+        if e.match_indices(&flag).any(|(i, _)| whole(i)) && !from.iter().any(|f| f.starts_with(&format!("{flag} "))) {
+            from.push(format!("{flag} is from {place}"));
+        }
+    }
+    if from.is_empty() {
+        e.to_string()
+    } else {
+        format!("{e} ({})", from.join("; "))
+    }
 }
 
 /// The effective configuration of a run: the model, and every option's

@@ -1,4 +1,4 @@
-//! One run of a model from the command line: output files opened first,
+//! One run of a model from the command line: output paths checked first,
 //! the run, the summary, the statistics files.
 
 use crate::args::EngineArgs;
@@ -31,7 +31,7 @@ pub(crate) fn execute<M: Model>(
     ck: Checkpoints<'_, M>,
 ) -> Result<Option<Value>, String> {
     let params = rec.params;
-    // Every output file is opened before the run: a bad path should not cost a whole run.
+    // Every output path is checked before the run: a bad one should not cost a whole run.
     let open = |p: &Option<PathBuf>| match p {
         Some(p) if procs.rank() == 0 => StatsOut::open(p, rec.temporaries).map(Some).map_err(|e| procs.alone(e)),
         _ => Ok(None),
@@ -49,9 +49,6 @@ pub(crate) fn execute<M: Model>(
         Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
         None => procs.run(model, cfg, ck).map_err(|e| match e {
             timewarp::Error::Interrupted { checkpoint: Some(p) } => {
-                for out in stats_out.iter().chain(csv_outs.iter().flatten()).chain(&trace_out) {
-                    out.remove_temporary();
-                }
                 // The engine's text names `timewarp`; this program may be another App.
                 eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program());
                 std::process::exit(EXIT_CHECKPOINTED.into())
@@ -61,12 +58,8 @@ pub(crate) fn execute<M: Model>(
     };
     let report = match run {
         Ok(Some(r)) => r,
-        other => {
-            for out in stats_out.into_iter().chain(csv_outs.into_iter().flatten()).chain(trace_out) {
-                out.discard();
-            }
-            return other.map(|_| None);
-        }
+        // No figures, no files (none was made before the end).
+        other => return other.map(|_| None),
     };
     if control.interrupted() {
         eprintln!(
@@ -111,10 +104,7 @@ pub(crate) fn execute<M: Model>(
         if let Some(file) = file {
             match text {
                 Ok(text) => keep(file.write(text.trim_end_matches('\n'))),
-                Err(e) => {
-                    file.discard();
-                    keep(Err(e));
-                }
+                Err(e) => keep(Err(e)),
             }
         }
     }

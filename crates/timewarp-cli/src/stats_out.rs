@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 /// Where `--stats-json` (or another output file: the CSVs, the timeline
 /// trace) goes. A file is written through a temporary file in its folder
 /// and renamed at the end, so a failed write (a full disk) leaves no
-/// truncated file behind; a path that is no regular file (`/dev/stdout`, a
+/// truncated file behind; the temporary file exists only while it is
+/// written (the folder is checked at the start with one made and removed
+/// at once), so a run killed with SIGKILL, which nothing can clean up
+/// after, leaves none. A path that is no regular file (`/dev/stdout`, a
 /// pipe) is written directly; `-` is standard output.
 pub(crate) struct StatsOut {
     /// What the file holds, for error messages ("statistics").
@@ -21,11 +24,11 @@ pub(crate) struct StatsOut {
 enum Dest {
     Stdout,
     Direct(PathBuf, std::fs::File),
-    Renamed { path: PathBuf, tmp: PathBuf, file: std::fs::File },
+    Renamed { path: PathBuf, tmp: PathBuf },
 }
 
 impl StatsOut {
-    /// Opens the destination of statistics before the run: a bad path should not cost a whole run.
+    /// Checks the destination of statistics before the run: a bad path should not cost a whole run.
     pub(crate) fn open(path: &Path, temporaries: &signals::Temporaries) -> Result<Self, String> {
         Self::open_for(path, "statistics", temporaries)
     }
@@ -47,13 +50,15 @@ impl StatsOut {
         }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        // Can it be written? Made and removed at once: the run's figures
+        // come at its end, and so does the temporary file that holds them.
         // Registered before it exists: a signal between the two finds nothing to remove.
         temporaries.add(&tmp);
-        let file = std::fs::File::create(&tmp).map_err(|e| {
-            temporaries.forget(&tmp);
-            fail(e)
-        })?;
-        Ok(StatsOut { what, to: Dest::Renamed { path: path.to_path_buf(), tmp, file }, temporaries })
+        let made = std::fs::File::create(&tmp);
+        let _ = std::fs::remove_file(&tmp);
+        temporaries.forget(&tmp);
+        made.map_err(fail)?;
+        Ok(StatsOut { what, to: Dest::Renamed { path: path.to_path_buf(), tmp }, temporaries })
     }
 
     /// True when the statistics take standard output (the summary then goes to stderr).
@@ -84,8 +89,9 @@ impl StatsOut {
                 buffered(std::io::stdout().lock(), body).map(drop).map_err(at(Path::new("standard output")))
             }
             Dest::Direct(path, file) => buffered(file, body).map(drop).map_err(at(&path)),
-            Dest::Renamed { path, tmp, file } => {
-                let written = buffered(file, body).and_then(|f| f.sync_all());
+            Dest::Renamed { path, tmp } => {
+                self.temporaries.add(&tmp);
+                let written = std::fs::File::create(&tmp).and_then(|f| buffered(f, body)).and_then(|f| f.sync_all());
                 // Renamed with the signal handler held off: it removes the
                 // temporary file either before (no file) or not at all.
                 let mut held = self.temporaries.hold();
@@ -96,19 +102,6 @@ impl StatsOut {
                 held.retain(|p| p != &tmp);
                 written
             }
-        }
-    }
-
-    /// Removes the temporary file of a run that ended without statistics.
-    pub(crate) fn discard(self) {
-        self.remove_temporary();
-    }
-
-    /// Removes the temporary file (before the process exits with it open).
-    pub(crate) fn remove_temporary(&self) {
-        if let Dest::Renamed { tmp, .. } = &self.to {
-            let _ = std::fs::remove_file(tmp);
-            self.temporaries.forget(tmp);
         }
     }
 }

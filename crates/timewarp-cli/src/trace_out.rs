@@ -35,7 +35,6 @@ pub(crate) fn usable(engine: &EngineArgs, resumed: bool) -> Result<(), String> {
 /// on stderr (one line, unless `--quiet`) when the limit cut it short.
 pub(crate) fn write<R>(out: StatsOut, report: &Report<R>, config: &Value, engine: &EngineArgs) -> Result<(), String> {
     let Some(timeline) = &report.timeline else {
-        out.discard();
         return Err("internal error: the run recorded no timeline for --trace-out".into());
     };
     let st = &report.stats;

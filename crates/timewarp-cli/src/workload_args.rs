@@ -14,6 +14,12 @@ use timewarp_models::network::{read_mapping, DumpiOptions, DumpiTime, Mapping, R
 /// can hold most of them at once).
 pub(crate) const MAX_MESSAGES: u64 = 50_000_000;
 
+/// The defaults of a generated workload's options (a value other than
+/// these with another workload is refused).
+const ITERATIONS: u32 = 1;
+const COMPUTE_NS: f64 = 1000.0;
+const HALO_BYTES: u32 = 4096;
+
 /// What the network's nodes do.
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Workload")]
@@ -47,13 +53,13 @@ pub(crate) struct WorkloadArgs {
     #[arg(long, value_name = "N", value_parser = crate::args::whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub ranks: Option<u32>,
     /// Iterations of a generated workload (each: compute, then communicate).
-    #[arg(long, default_value_t = 1, value_parser = crate::args::whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = ITERATIONS, value_parser = crate::args::whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub iterations: u32,
     /// ns of computation at the start of each iteration of a generated workload.
-    #[arg(long, default_value_t = 1000.0, value_parser = crate::args::non_negative_f64, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = COMPUTE_NS, value_parser = crate::args::non_negative_f64, allow_negative_numbers = true)]
     pub compute_ns: f64,
     /// Bytes sent to each neighbour per iteration of --workload halo3d.
-    #[arg(long, default_value_t = 4096, value_parser = crate::args::whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = HALO_BYTES, value_parser = crate::args::whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub halo_bytes: u32,
 }
 
@@ -91,6 +97,19 @@ impl WorkloadArgs {
             if given && self.workload != "dumpi" {
                 return Err(format!("{option} is for --workload dumpi (the workload is {})", self.workload));
             }
+        }
+        // Options of another workload are refused, not ignored: the run
+        // would not be what was asked. (Of an option with a default, a value
+        // other than the default shows that it was given.)
+        let generated_only = "a generated workload (allreduce, halo3d, alltoall)";
+        let refused = [
+            (self.iterations != ITERATIONS && !generated, "--iterations", generated_only),
+            (self.compute_ns != COMPUTE_NS && !generated, "--compute-ns", generated_only),
+            (self.halo_bytes != HALO_BYTES && self.workload != "halo3d", "--halo-bytes", "--workload halo3d"),
+            (self.rank_mapping != "linear" && self.workload == "synthetic", "--rank-mapping", "a workload of ranks"),
+        ];
+        if let Some((_, option, of)) = refused.iter().find(|r| r.0) {
+            return Err(format!("{option} is for {of} (the workload is {})", self.workload));
         }
         if self.ranks.is_some() && !generated {
             return Err("--ranks sets the size of a generated workload (allreduce, halo3d, alltoall); \

@@ -4,12 +4,13 @@
 //! or table. A page with a script error must fail the same check, so the
 //! check is known to look.
 //!
-//! Where no Chromium is installed the test prints a note and passes, unless
-//! `TIMEWARP_REQUIRE_BROWSER=1` (CI, whose `.ci/run` installs Debian's
-//! `chromium` the way it installs MPI) makes that a failure.
+//! Where no Chromium is installed the test prints `SKIPPED: ...` (counted
+//! by `scripts/test.sh`), unless `TIMEWARP_REQUIRE_BROWSER=1` (CI, whose
+//! `.ci/run` installs Debian's `chromium` the way it installs MPI) makes
+//! that a failure.
 
 mod common;
-use common::{stderr, timewarp};
+use common::{skip, stderr, timewarp};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -20,14 +21,13 @@ fn browser() -> Option<&'static str> {
     })
 }
 
-/// True when a browser was found; false (after a note) when the test may skip.
-fn have_browser() -> bool {
+/// True when a browser was found; false (after a SKIPPED line) when `test` may skip.
+fn have_browser(test: &str) -> bool {
     if browser().is_some() {
         return true;
     }
-    let required = std::env::var("TIMEWARP_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
-    assert!(!required, "TIMEWARP_REQUIRE_BROWSER=1 but no Chromium is installed (Debian: apt-get install chromium)");
-    eprintln!("note: no Chromium installed: the report was not loaded in a browser (apt-get install chromium)");
+    let why = "no Chromium installed: the report was not loaded in a browser (Debian: apt-get install chromium)";
+    skip(test, why, Some("TIMEWARP_REQUIRE_BROWSER"));
     false
 }
 
@@ -58,7 +58,7 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn the_report_renders_in_a_browser_without_console_messages() {
-    if !have_browser() {
+    if !have_browser("browser::the_report_renders_in_a_browser_without_console_messages") {
         return;
     }
     let d = dir();

@@ -3,6 +3,9 @@
 //! mode and thread count, to the digest of a run that never stopped; bad
 //! checkpoint files and forbidden changes get a clear error.
 
+mod common;
+use common::skip;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -149,33 +152,52 @@ fn hidden(dir: &Path) -> Vec<String> {
     names.filter(|n| n.starts_with('.')).collect()
 }
 
-/// Waits until `dir` holds a temporary file (the statistics, opened once
-/// the signal handler is in place), or the child ends.
-fn wait_for_temporary(dir: &Path, child: &mut Child) -> bool {
-    while child.try_wait().unwrap().is_none() {
-        if !hidden(dir).is_empty() {
+/// Waits until the run writing `--stats-csv` to the FIFO `fifo` opens it
+/// (outputs are opened after the signal handler is installed, before the
+/// run starts), or until the child ends; reads it to its end meanwhile.
+fn wait_for_fifo(fifo: &Path, child: &mut Child) -> bool {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let f = fifo.to_path_buf();
+    // Opening a FIFO to read blocks until its writer opens it.
+    std::thread::spawn(move || {
+        let opened = std::fs::File::open(&f);
+        let _ = tx.send(());
+        if let Ok(mut r) = opened {
+            let _ = std::io::copy(&mut r, &mut std::io::sink());
+        }
+    });
+    loop {
+        if rx.try_recv().is_ok() {
             return true;
+        }
+        if child.try_wait().unwrap().is_some() {
+            return false;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    false
 }
 
 #[test]
 fn an_interrupted_run_without_a_checkpoint_directory_stops_at_once_and_leaves_no_temporary_file() {
     let d = dir("sigint-plain");
     let stats = d.join("never.json");
+    // The run is under way once it has opened this FIFO (its temporary
+    // statistics file, made only at the end, tells nothing any more).
+    let fifo = std::env::temp_dir().join(format!("timewarp-ckpt-test-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
     let mut args = LONG[..LONG.len() - 4].to_vec();
-    args.extend(["--end", "100000", "--stats-json", stats.to_str().unwrap()]);
+    args.extend(["--end", "100000", "--stats-json", stats.to_str().unwrap(), "--stats-csv", fifo.to_str().unwrap()]);
     let mut child = spawn(&args);
-    assert!(wait_for_temporary(&d, &mut child), "the run ended before it opened its statistics file");
+    assert!(wait_for_fifo(&fifo, &mut child), "the run ended before it opened its outputs");
     signal(&child, "-INT");
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("give --checkpoint-dir"), "{}", text(&o.stderr));
     assert!(!stats.exists());
-    assert_eq!(hidden(&d), Vec::<String>::new(), "the temporary statistics file is removed");
+    assert_eq!(hidden(&d), Vec::<String>::new(), "no temporary statistics file");
     std::fs::remove_dir_all(&d).unwrap();
+    let _ = std::fs::remove_file(&fifo);
 }
 
 #[test]
@@ -240,7 +262,8 @@ impl Drop for SmallDisk {
 #[test]
 fn a_full_disk_fails_its_checkpoints_with_a_warning_and_the_run_finishes() {
     let Some(disk) = SmallDisk::mount("full") else {
-        eprintln!("skipped: cannot mount a small tmpfs here (needs root outside a sandbox)");
+        let test = "checkpoint::a_full_disk_fails_its_checkpoints_with_a_warning_and_the_run_finishes";
+        skip(test, "cannot mount a small tmpfs here (needs root outside a sandbox)", Some("TIMEWARP_REQUIRE_MOUNT"));
         return;
     };
     let d = dir("full-out");

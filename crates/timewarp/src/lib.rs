@@ -43,6 +43,7 @@ mod report;
 mod rng;
 mod segment;
 mod stats;
+pub mod text;
 pub mod timeline;
 mod transport;
 pub mod verify;

@@ -65,8 +65,9 @@ impl Mapping {
             }
             let pe = t.parse::<u32>().map_err(|_| {
                 Error::Config(format!(
-                    "mapping table, line {}: {t:?} is not a PE number (one PE number per LP, one per line)",
-                    i + 1
+                    "mapping table, line {}: '{}' is not a PE number (one PE number per LP, one per line)",
+                    i + 1,
+                    crate::text::printable(t)
                 ))
             })?;
             v.push(pe);

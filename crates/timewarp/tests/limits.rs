@@ -5,6 +5,10 @@
 
 use timewarp::{run, Config, Ctx, Error, LpId, Model, SyncMode};
 
+#[path = "support/skip.rs"]
+mod support;
+use support::skip;
+
 /// Every event sends the next one to a neighbour with delay 0 after a
 /// chosen time: virtual time stops there.
 struct Stuck {
@@ -62,7 +66,9 @@ fn a_run_whose_time_stops_is_stopped_with_the_lp_and_time() {
 #[test]
 fn a_model_too_big_for_the_machine_is_refused_before_allocating() {
     if timewarp::memory::machine_memory().is_none() {
-        return; // nothing to compare with: no check
+        let test = "limits::a_model_too_big_for_the_machine_is_refused_before_allocating";
+        skip(test, "this system does not tell the machine's memory: nothing to compare with", None);
+        return;
     }
     let m = Stuck { lps: u32::MAX, from: 1e9 };
     for sync in [SyncMode::Sequential, SyncMode::Optimistic] {

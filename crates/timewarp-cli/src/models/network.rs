@@ -13,6 +13,9 @@ use super::{bounded, num};
 use crate::args::{choice, non_negative_f64, probability, whole};
 use crate::{ModelCli, RunInfo};
 
+/// `--load`'s default (a workload of ranks refuses another value).
+const LOAD: f64 = 0.3;
+
 /// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
 #[derive(Args, Debug, Clone)]
 pub(crate) struct NetworkArgs {
@@ -92,7 +95,7 @@ pub(crate) struct NetworkArgs {
     pub burst_length: u32,
     /// Offered load per node, as a fraction of the injection link's bandwidth
     /// (0 to 1; above 1 floods the injection queues, and needs --messages to end).
-    #[arg(long, default_value_t = 0.3, value_parser = non_negative_f64, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = LOAD, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub load: f64,
     /// Mean gap between a node's messages in ns, instead of --load (the
     /// load it offers is --message-bytes / (gap × --link-bandwidth), and may
@@ -445,7 +448,24 @@ impl ModelCli for NetworkArgs {
         let mut m = self.model()?;
         // A trace workload is finite: it ends when its ranks do.
         match self.workload.build(m.topology.nodes(), self.message_bytes, run.seed)? {
-            Some(w) => m.workload = Some(w),
+            Some(w) => {
+                // Synthetic traffic's options would be ignored by ranks: refused.
+                let synthetic = [
+                    (self.messages.is_some(), "--messages"),
+                    (self.interarrival.is_some(), "--interarrival"),
+                    (self.load != LOAD, "--load"),
+                    (self.traffic != Traffic::Uniform, "--traffic"),
+                    (self.arrivals != network::Arrivals::Poisson, "--arrivals"),
+                ];
+                if let Some((_, option)) = synthetic.iter().find(|s| s.0) {
+                    return Err(format!(
+                        "{option} is for --workload synthetic (the workload is {}: its ranks send what their \
+                         programs say)",
+                        self.workload.workload
+                    ));
+                }
+                m.workload = Some(w)
+            }
             None => self.bounded(m.topology.nodes(), run.end)?,
         }
         m.validate()?;

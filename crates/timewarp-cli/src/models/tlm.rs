@@ -128,9 +128,10 @@ fn positions(path: &std::path::Path) -> Result<Vec<Vec<u32>>, String> {
             Ok(p) if (2..=3).contains(&p.len()) => out.push(p),
             _ => {
                 return Err(format!(
-                    "{}:{}: expected \"X Y [Z]\" (whole numbers), got \"{line}\"",
+                    "{}:{}: expected \"X Y [Z]\" (whole numbers), got \"{}\"",
                     path.display(),
-                    i + 1
+                    i + 1,
+                    timewarp::text::printable(line)
                 ))
             }
         }

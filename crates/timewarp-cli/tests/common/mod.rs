@@ -45,3 +45,7 @@ pub fn stats(args: &[&str]) -> serde_json::Value {
     assert!(o.stdout.is_empty(), "--quiet prints nothing");
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
+#[path = "../../../timewarp/tests/support/skip.rs"]
+mod support;
+#[allow(unused_imports)] // each test crate uses some of them
+pub use support::skip;

@@ -9,6 +9,7 @@ use super::node::{Journal, Saved};
 use super::workload::{Phase, Posted, Rank, Req, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
 use super::{matches, Header, Kind, Msg, Network, Node, RankResult, Results, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
 use std::collections::VecDeque;
+use timewarp::text::printable_within;
 use timewarp::Ctx;
 
 impl Rank {
@@ -450,8 +451,16 @@ impl Results {
         } else {
             "deadlock: no event is left that could complete these operations".to_string()
         };
-        let shown: Vec<&str> = waiting.iter().take(20).copied().collect();
-        let more = if waiting.len() > 20 { format!("; and {} more", waiting.len() - 20) } else { String::new() };
+        // One line of bounded length however many ranks wait: the first few
+        // in full (each cut at 160 characters), then the others' numbers.
+        const SHOWN: usize = 3;
+        let shown: Vec<String> = waiting.iter().take(SHOWN).map(|w| printable_within(w, 160)).collect();
+        let rest: Vec<u32> = self.ranks.iter().filter(|x| x.waiting.is_some()).map(|x| x.rank).skip(SHOWN).collect();
+        let more = match rest.len() {
+            0 => String::new(),
+            1 => format!("; and rank {}", rest[0]),
+            n => format!("; and {n} more: ranks {}", spans(&rest, 8)),
+        };
         Some(format!(
             "{} of {} ranks did not finish ({why}): {}{more}",
             waiting.len(),
@@ -473,6 +482,23 @@ fn first_match(w: &Workload, unexpected: &[(u32, u32)], src: u32, tag: u32) -> R
         }
     }
     Ok(None)
+}
+
+/// Sorted `ranks` as runs (`3–9, 12, 14–15`): the first `limit` runs, then `…`.
+fn spans(ranks: &[u32], limit: usize) -> String {
+    let mut runs: Vec<(u32, u32)> = vec![];
+    for &r in ranks {
+        match runs.last_mut() {
+            Some(last) if last.1 + 1 == r => last.1 = r,
+            _ => runs.push((r, r)),
+        }
+    }
+    let mut out: Vec<String> =
+        runs.iter().take(limit).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") }).collect();
+    if runs.len() > limit {
+        out.push("…".into());
+    }
+    out.join(", ")
 }
 
 /// A source as the trace wrote it.

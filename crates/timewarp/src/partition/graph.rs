@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::key::LpId;
+use crate::text::printable;
 
 /// What produced a profile: a partition made from it fits only runs of the
 /// same model and LP count (the mapping file repeats it).
@@ -195,7 +196,10 @@ impl Graph {
         let (n, m): (usize, usize) =
             match (f.first().and_then(|x| x.parse().ok()), f.get(1).and_then(|x| x.parse().ok())) {
                 (Some(n), Some(m)) if f.get(2) == Some(&"011") && f.get(3) == Some(&"2") => (n, m),
-                _ => return Err(bad(format!("line {}: expected `n m 011 2`, got {first:?}", i + 1))),
+                _ => {
+                    let got = printable(first);
+                    return Err(bad(format!("line {}: expected `n m 011 2`, got '{got}'", i + 1)));
+                }
             };
         if n != header.lps as usize {
             return Err(bad(format!("the header says {} LPs, the graph has {n} vertices", header.lps)));
@@ -206,7 +210,9 @@ impl Graph {
             let (i, line) = next().ok_or_else(|| bad(format!("{n} vertices announced, {v} found")))?;
             let nums: Vec<u64> = line
                 .split_whitespace()
-                .map(|x| x.parse::<u64>().map_err(|_| bad(format!("line {}: {x:?} is not a number", i + 1))))
+                .map(|x| {
+                    x.parse::<u64>().map_err(|_| bad(format!("line {}: '{}' is not a number", i + 1, printable(x))))
+                })
                 .collect::<Result<_, _>>()?;
             if nums.len() < 2 || nums.len() % 2 != 0 {
                 return Err(bad(format!("line {}: expected 2 vertex weights and (neighbour, weight) pairs", i + 1)));

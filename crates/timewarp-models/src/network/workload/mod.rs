@@ -19,6 +19,7 @@ mod tests;
 mod traffic;
 
 use std::path::Path;
+use timewarp::text::printable;
 
 pub use dumpi::{DumpiOptions, DumpiTime};
 pub(crate) use state::{Phase, Posted, Rank, Req, Scalars, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
@@ -356,11 +357,11 @@ impl Workload {
                     if args.len() == n {
                         Ok(())
                     } else {
-                        Err(err(format!("'{op}' takes {n} argument(s): {form}, got \"{}\"", raw.trim())))
+                        Err(err(format!("'{op}' takes {n} argument(s): {form}, got \"{}\"", printable(raw.trim()))))
                     }
                 };
                 let whole = |s: &str, what: &str| -> Result<u32, String> {
-                    s.parse::<u32>().map_err(|_| err(format!("{what} must be a whole number, got '{s}'")))
+                    s.parse::<u32>().map_err(|_| err(format!("{what} must be a whole number, got '{}'", printable(s))))
                 };
                 let peer = |s: &str, what: &str| -> Result<u32, String> {
                     let q = whole(s, what)?;
@@ -382,9 +383,14 @@ impl Workload {
                 match op {
                     "compute" => {
                         want(1, "compute <ns>")?;
-                        let ns: f64 = args[0].parse().map_err(|_| err(format!("'{}' is not a number of ns", args[0])))?;
+                        let ns: f64 = args[0]
+                            .parse()
+                            .map_err(|_| err(format!("'{}' is not a number of ns", printable(args[0]))))?;
                         if !(ns >= 0.0 && ns.is_finite()) {
-                            return Err(err(format!("compute needs a finite time >= 0 ns, got {}", args[0])));
+                            return Err(err(format!(
+                                "compute needs a finite time >= 0 ns, got {}",
+                                printable(args[0])
+                            )));
                         }
                         b.push(r, Kind::Compute(ns), line, "");
                     }
@@ -425,9 +431,10 @@ impl Workload {
                         b.barrier(r, p, line);
                     }
                     _ => {
+                        let op = printable(op);
                         return Err(err(format!(
                             "unknown operation '{op}' (compute, send, recv, isend, irecv, wait, waitall, allreduce, barrier)"
-                        )))
+                        )));
                     }
                 }
             }
@@ -616,7 +623,10 @@ pub fn read_mapping(path: &Path) -> Result<Vec<u32>, String> {
         if w.is_empty() {
             continue;
         }
-        out.push(w.parse().map_err(|_| format!("{}:{}: expected a node number, got '{w}'", path.display(), i + 1))?);
+        out.push(
+            w.parse()
+                .map_err(|_| format!("{}:{}: expected a node number, got '{}'", path.display(), i + 1, printable(w)))?,
+        );
     }
     Ok(out)
 }

@@ -18,6 +18,7 @@ mod tests;
 use super::Workload;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use timewarp::text::printable;
 
 use convert::convert;
 use decode::decode;
@@ -53,6 +54,16 @@ impl Default for DumpiOptions {
 
 /// The `.meta` file of `--trace-dir` (the path itself when it is one).
 fn meta_file(path: &Path) -> Result<PathBuf, String> {
+    if path.is_file() && path.extension().is_some_and(|x| x == "bin") {
+        // One rank's trace: read as a .meta file it would be "not UTF-8".
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        return Err(format!(
+            "--trace-dir {} is one rank's DUMPI trace (.bin): give its run's .meta file (dumpi-<stamp>.meta) or \
+             the directory that holds both ({})",
+            path.display(),
+            dir.display()
+        ));
+    }
     if path.is_file() {
         return Ok(path.to_path_buf());
     }
@@ -71,13 +82,32 @@ fn meta_file(path: &Path) -> Result<PathBuf, String> {
     }
 }
 
+/// The text of `meta`; a file that is not text (a rank's `.bin` given as
+/// `--trace-dir`) is refused saying what to give.
+fn read_meta(meta: &Path) -> Result<String, String> {
+    std::fs::read_to_string(meta).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => format!(
+            "--trace-dir {}: not a DUMPI .meta file (not text): give the run's dumpi-<stamp>.meta file or the \
+             directory that holds it",
+            meta.display()
+        ),
+        _ => format!("{}: {e}", meta.display()),
+    })
+}
+
 /// The ranks and the `.bin` file prefix `meta`'s `text` gives.
 fn meta_keys(meta: &Path, text: &str) -> Result<(u32, String), String> {
     let mut keys = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         match line.split_once('=') {
             Some((k, v)) => keys.insert(k.trim(), v.trim()),
-            None => return Err(format!("{}: not a DUMPI .meta file: line '{line}' is not key=value", meta.display())),
+            None => {
+                return Err(format!(
+                    "{}: not a DUMPI .meta file: line '{}' is not key=value",
+                    meta.display(),
+                    printable(line)
+                ))
+            }
         };
     }
     let get =
@@ -101,7 +131,7 @@ impl Workload {
     /// naming the file, or the rank and the call that cannot be replayed.
     pub fn read_dumpi(dir: &Path, opt: &DumpiOptions) -> Result<Workload, String> {
         let meta = meta_file(dir)?;
-        let text = std::fs::read_to_string(&meta).map_err(|e| format!("{}: {e}", meta.display()))?;
+        let text = read_meta(&meta)?;
         let (p, prefix) = meta_keys(&meta, &text)?;
         let mut traces = vec![];
         for r in 0..p {
@@ -130,7 +160,7 @@ impl Workload {
         };
         let mut out = metas.clone();
         if let [meta] = &metas[..] {
-            let keys = std::fs::read_to_string(meta).map_err(|e| e.to_string()).and_then(|t| meta_keys(meta, &t));
+            let keys = read_meta(meta).and_then(|t| meta_keys(meta, &t));
             if let Ok((p, prefix)) = keys {
                 out.extend((0..p).map(|r| bin_file(meta, &prefix, r)).take_while(|f| f.is_file()));
             }
