@@ -74,6 +74,17 @@ fn test_only(input: syn::parse::ParseStream<'_>) -> syn::Result<bool> {
     Ok(false)
 }
 
+/// The file a `#[path = "…"]` attribute names, if any.
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
+        syn::Meta::NameValue(syn::MetaNameValue { value: syn::Expr::Lit(l), .. }) => match &l.lit {
+            syn::Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 /// Flattens a `use` tree into (binding name, absolute path) pairs; a glob
 /// gives its prefix with no binding.
 fn flatten(tree: &syn::UseTree, prefix: &mut ModPath, out: &mut Vec<(Option<String>, ModPath)>) {
@@ -143,10 +154,13 @@ impl Tree {
     fn file(&mut self, file: PathBuf, dir: PathBuf, path: ModPath) {
         let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        self.items(&ast.items, &dir, path);
+        let here = file.parent().expect("a source file is in a directory").to_path_buf();
+        self.items(&ast.items, &dir, &here, path);
     }
 
-    fn items(&mut self, items: &[syn::Item], dir: &Path, path: ModPath) {
+    /// `dir`: where child modules' files are; `here`: the directory of the
+    /// file the items are in (a `#[path]` is relative to it).
+    fn items(&mut self, items: &[syn::Item], dir: &Path, here: &Path, path: ModPath) {
         self.modules.entry(path.clone()).or_default();
         for item in items {
             match item {
@@ -156,7 +170,12 @@ impl Tree {
                     let mut child = path.clone();
                     child.push(name.clone());
                     match &m.content {
-                        Some((_, inner)) => self.items(inner, &dir.join(&name), child),
+                        Some((_, inner)) => self.items(inner, &dir.join(&name), here, child),
+                        None if path_attr(&m.attrs).is_some() => {
+                            let file = here.join(path_attr(&m.attrs).unwrap_or_default());
+                            let children = file.parent().expect("a source file is in a directory").to_path_buf();
+                            self.file(file, children, child);
+                        }
                         None => {
                             let flat = dir.join(format!("{name}.rs"));
                             if flat.exists() {
