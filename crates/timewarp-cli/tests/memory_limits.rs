@@ -88,6 +88,7 @@ fn a_codes_torus_larger_than_the_limit_is_refused() {
     });
     let args = ["run", "network", "--codes-config", conf.to_str().unwrap(), "--end", "10", "--load", "0.1", "--quiet"];
     assert_refused(&args, LIMIT_KIB, &["needs about", "ulimit -v"]);
+    let _ = std::fs::remove_dir_all(conf.parent().unwrap());
 }
 
 #[test]
@@ -150,6 +151,7 @@ fn an_absurd_cn_bandwidth_in_a_codes_config_is_refused() {
         LIMIT_KIB,
         &["--terminal-bandwidth 4294967295"],
     );
+    let _ = std::fs::remove_dir_all(std::path::Path::new(conf).parent().unwrap());
 }
 
 #[test]
