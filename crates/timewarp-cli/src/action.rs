@@ -170,29 +170,31 @@ pub(crate) fn resume_from(procs: &Procs, models: &Models, file: &Path, options: 
     entry.dispatch(&m, Act::Run(&run))
 }
 
-/// Refuses a configuration that cannot fit in this machine's memory, naming
-/// the options that make it big (`sizing` for the model's size), before
-/// anything is allocated. One of `processes` processes holds its share.
+/// Refuses a configuration that cannot fit in this machine's memory or
+/// under the process's limit (`ulimit -v`), naming the options that make it
+/// big (`sizing` for the model's size), before anything is allocated. One
+/// of `processes` processes holds its share.
 fn fits<M: Model>(model: &M, cfg: &timewarp::Config, processes: usize, sizing: &str) -> Result<(), String> {
-    use timewarp::memory::{human, machine_memory, Estimate};
-    let Some(have) = machine_memory() else { return Ok(()) };
+    use timewarp::memory::{human, Estimate, Limit};
+    let Some(limit) = Limit::current() else { return Ok(()) };
     let e = Estimate::of(model, cfg, processes);
-    if e.total() <= have {
+    if limit.fits(e.total(), cfg.threads) {
         return Ok(());
     }
     let (what, fix) = if e.rings > e.lps.saturating_add(e.events) {
-        (format!("--threads {}", cfg.threads), "use fewer threads")
+        (format!("--threads {}", cfg.threads), "use fewer threads".to_string())
     } else {
-        (sizing.to_string(), "make the model smaller")
+        let more = if cfg!(feature = "mpi") { ", more MPI processes" } else { "" };
+        (sizing.to_string(), format!("make the model smaller{more}{}", limit.remedy()))
     };
     Err(format!(
-        "{what} needs about {} of memory (LP records {}, initial events {}, rings between threads {}), \
-         but this machine has {}; {fix}",
+        "{what} needs about {} of memory (model state {}, initial events {}, rings between threads {}), \
+         but {}; {fix}",
         human(e.total()),
         human(e.lps),
         human(e.events),
         human(e.rings),
-        human(have)
+        limit.describe(),
     ))
 }
 

@@ -350,8 +350,9 @@
 //!   needed. Raise [`Config::event_memory`] (default
 //!   [`EVENT_MEMORY_FACTOR`]` × batch × gvt_interval`), or lower
 //!   [`Config::batch`] / [`Config::gvt_interval`].
-//! - [`Error::Memory`]: the run needs more memory than the machine has
-//!   (checked before allocating, from [`Model::initial_events`] and
+//! - [`Error::Memory`]: the run needs more memory than the machine has or
+//!   the process may use (`ulimit -v`, `ulimit -d`; checked before
+//!   allocating, from [`Model::initial_events`] and
 //!   [`Model::state_heap_bytes`]).
 //! - [`Error::Check`]: check mode found a `reverse` that does not restore the
 //!   state; the message gives the LP, the event and what differs. Fix

@@ -77,6 +77,12 @@ fn size<T>() -> u64 {
 
 /// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`),
 /// or `None` where that cannot be read (then nothing is refused up front).
+///
+/// `MemTotal`, not `MemAvailable`: what is available changes from moment to
+/// moment with other processes and the page cache, and a check against it
+/// would refuse a command at one moment and accept it the next. The total
+/// refuses what can never fit; a limit set on the process ([`Limit`]) is
+/// exact and is checked too.
 pub fn machine_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
@@ -84,17 +90,119 @@ pub fn machine_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// Refuses a configuration whose estimate exceeds the machine's memory (the
-/// engine's own check; front ends may check first to name their options).
+/// What bounds the memory of this process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Bound {
+    /// The machine's physical memory ([`machine_memory`]).
+    Machine,
+    /// The process's address-space limit (`RLIMIT_AS`, `ulimit -v`).
+    AddressSpace,
+    /// The process's data-segment limit (`RLIMIT_DATA`, `ulimit -d`).
+    Data,
+}
+
+/// The most memory this process can have: the smallest of the machine's
+/// memory and the limits set on the process (whichever are known).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// Bytes.
+    pub bytes: u64,
+    /// What sets it.
+    pub bound: Bound,
+}
+
+/// What a process holds beyond its run's data: the program, its libraries
+/// and the allocator's first heap (a run of a tiny model peaks at 5-9 MB
+/// resident, and more of its address space is mapped than touched), and
+/// per worker thread its stack and, under an address-space limit, the
+/// allocator's per-thread arena (glibc reserves 64 MiB of address space for
+/// each). The machine's memory is compared with the estimate alone: these
+/// few MB are within its error.
+const RESERVED_BASE: u64 = 64 << 20;
+const RESERVED_BASE_ADDRESS_SPACE: u64 = 192 << 20;
+const RESERVED_PER_THREAD: u64 = 8 << 20;
+const RESERVED_PER_THREAD_ADDRESS_SPACE: u64 = 80 << 20;
+
+impl Limit {
+    /// This process's limit now, or `None` where nothing is known (then
+    /// nothing is refused up front).
+    pub fn current() -> Option<Limit> {
+        let machine = machine_memory().map(|bytes| Limit { bytes, bound: Bound::Machine });
+        let rlimit = |bound| process_limit(bound).map(|bytes| Limit { bytes, bound });
+        [machine, rlimit(Bound::AddressSpace), rlimit(Bound::Data)].into_iter().flatten().min_by_key(|l| l.bytes)
+    }
+
+    /// Whether a run whose estimate is `need` bytes, with `threads` worker
+    /// threads, fits under this limit.
+    pub fn fits(&self, need: u64, threads: usize) -> bool {
+        need.saturating_add(self.reserved(threads)) <= self.bytes
+    }
+
+    /// What the limit does not leave to the run's data.
+    fn reserved(&self, threads: usize) -> u64 {
+        let (base, per_thread) = match self.bound {
+            Bound::Machine => return 0,
+            Bound::AddressSpace => (RESERVED_BASE_ADDRESS_SPACE, RESERVED_PER_THREAD_ADDRESS_SPACE),
+            Bound::Data => (RESERVED_BASE, RESERVED_PER_THREAD),
+        };
+        base.saturating_add(per_thread.saturating_mul(threads as u64))
+    }
+
+    /// The limit for people: `this machine has 24.6 GB`, `the process's
+    /// address-space limit (ulimit -v) is 8.2 GB`.
+    pub fn describe(&self) -> String {
+        match self.bound {
+            Bound::Machine => format!("this machine has {}", human(self.bytes)),
+            Bound::AddressSpace => format!("the process's address-space limit (ulimit -v) is {}", human(self.bytes)),
+            Bound::Data => format!("the process's data limit (ulimit -d) is {}", human(self.bytes)),
+        }
+    }
+
+    /// What else than a smaller model would make room.
+    pub fn remedy(&self) -> &'static str {
+        match self.bound {
+            Bound::Machine => "",
+            Bound::AddressSpace => " or raise ulimit -v",
+            Bound::Data => " or raise ulimit -d",
+        }
+    }
+}
+
+/// The soft limit `bound` sets on this process, if any.
+#[cfg(unix)]
+fn process_limit(bound: Bound) -> Option<u64> {
+    let resource = match bound {
+        Bound::AddressSpace => libc::RLIMIT_AS,
+        Bound::Data => libc::RLIMIT_DATA,
+        Bound::Machine => return None,
+    };
+    let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes only into `r`, which lives across the call.
+    if unsafe { libc::getrlimit(resource, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not on every unix
+    Some(r.rlim_cur as u64)
+}
+
+#[cfg(not(unix))]
+fn process_limit(_: Bound) -> Option<u64> {
+    None
+}
+
+/// Refuses a configuration whose estimate exceeds the machine's memory or
+/// the process's limit (the engine's own check; front ends may check first
+/// to name their options).
 pub(crate) fn check<M: Model>(model: &M, cfg: &Config, processes: usize) -> Result<(), crate::Error> {
-    let Some(have) = machine_memory() else { return Ok(()) };
+    let Some(limit) = Limit::current() else { return Ok(()) };
     let e = Estimate::of(model, cfg, processes);
-    if e.total() <= have {
+    if limit.fits(e.total(), cfg.threads) {
         return Ok(());
     }
     Err(crate::Error::Memory(format!(
         "model {} needs about {} of memory per process ({} LPs: {}, {} initial events: {}, KPs: {}, thread rings: {}), \
-         but this machine has {}; make the model smaller",
+         but {}; make the model smaller{}",
         model.name(),
         human(e.total()),
         model.num_lps(),
@@ -103,7 +211,8 @@ pub(crate) fn check<M: Model>(model: &M, cfg: &Config, processes: usize) -> Resu
         human(e.events),
         human(e.kps),
         human(e.rings),
-        human(have)
+        limit.describe(),
+        limit.remedy()
     )))
 }
 
@@ -115,6 +224,24 @@ mod tests {
     fn this_machine_has_some_memory() {
         if std::path::Path::new("/proc/meminfo").exists() {
             assert!(machine_memory().is_some_and(|m| m > 1 << 20));
+        }
+    }
+
+    #[test]
+    fn an_address_space_limit_leaves_room_for_what_threads_reserve() {
+        let l = Limit { bytes: 1 << 30, bound: Bound::AddressSpace };
+        assert!(l.fits(512 << 20, 1));
+        assert!(!l.fits(1 << 30, 1));
+        assert!(l.fits(700 << 20, 1) && !l.fits(700 << 20, 4), "threads reserve address space");
+        let m = Limit { bytes: 1 << 30, bound: Bound::Machine };
+        assert!(m.fits(1 << 30, 16) && !m.fits((1 << 30) + 1, 1));
+        assert!(l.describe().contains("ulimit -v") && m.describe().starts_with("this machine has"));
+    }
+
+    #[test]
+    fn the_limit_is_the_smallest_known() {
+        if let (Some(l), Some(m)) = (Limit::current(), machine_memory()) {
+            assert!(l.bytes <= m);
         }
     }
 }

@@ -169,10 +169,46 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
         self.num_lps() as u64
     }
 
-    /// About how many bytes the states [`init`](Self::init) creates hold on
-    /// the heap, over all LPs, beyond the state values themselves (buffers a
-    /// state owns through a `Vec`, say; default 0). Like
-    /// [`initial_events`](Self::initial_events), only for the memory estimate.
+    /// About how many bytes the states hold on the heap, over all LPs,
+    /// beyond the state values themselves (buffers a state owns through a
+    /// `Vec`, say: what [`init`](Self::init) creates and what they fill up to
+    /// in an ordinary run; default 0). Like
+    /// [`initial_events`](Self::initial_events), only for the memory
+    /// estimate ([`memory::Estimate`](crate::memory::Estimate)): a run whose
+    /// estimate exceeds the machine's memory or the process's limit
+    /// (`ulimit -v`) is refused with [`Error::Memory`](crate::Error::Memory)
+    /// before anything is allocated, instead of aborting when an
+    /// allocation fails. Count what grows with the model's size; an
+    /// estimate within a third of the measured peak is good enough.
+    ///
+    /// ```
+    /// use timewarp::{Ctx, LpId, Model};
+    ///
+    /// /// Every LP keeps a history of `len` values.
+    /// struct History { lps: u32, len: usize }
+    ///
+    /// impl Model for History {
+    ///     type State = Vec<f64>;
+    ///     type Msg = ();
+    ///     type Undo = ();
+    ///     type Results = ();
+    ///     fn name(&self) -> &str { "history" }
+    ///     fn num_lps(&self) -> u32 { self.lps }
+    ///     fn state_heap_bytes(&self) -> u64 {
+    ///         // Each LP's Vec: its values, and the allocator's header.
+    ///         self.lps as u64 * (self.len * std::mem::size_of::<f64>() + 16) as u64
+    ///     }
+    ///     fn init(&self, _: LpId, _: &mut Ctx<'_, Self>) -> Vec<f64> { vec![0.0; self.len] }
+    ///     fn forward(&self, _: &mut Vec<f64>, _: &(), _: &mut (), _: &mut Ctx<'_, Self>) {}
+    ///     fn reverse(&self, _: &mut Vec<f64>, _: &(), _: &(), _: LpId, _: f64) {}
+    ///     fn finalize(&self, _: LpId, _: &Vec<f64>, _: f64, _: &mut ()) {}
+    /// }
+    ///
+    /// // A million LPs of a million values each: 8 TB, refused up front.
+    /// let m = History { lps: 1_000_000, len: 1_000_000 };
+    /// let e = timewarp::run(&m, &timewarp::Config::default()).unwrap_err();
+    /// assert!(matches!(e, timewarp::Error::Memory(_)), "{e}");
+    /// ```
     fn state_heap_bytes(&self) -> u64 {
         0
     }

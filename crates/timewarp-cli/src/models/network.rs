@@ -237,8 +237,12 @@ impl NetworkArgs {
         // Each packet is a few events per hop; 16 covers a few hops.
         let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
         let mut messages = end * self.offered() * self.injection_bandwidth() / self.message_bytes as f64;
-        let mut what = format!("--link-bandwidth {} with --load {}", num(self.link_bandwidth), num(self.offered()));
-        let mut fix = "lower --link-bandwidth, --load or --end";
+        let mut what = format!("{} with --load {}", self.injection_option(), num(self.offered()));
+        let mut fix = if self.terminal_bandwidth.is_some() {
+            "lower --terminal-bandwidth, --load or --end"
+        } else {
+            "lower --link-bandwidth, --load or --end"
+        };
         // When --messages ends the sources before --end does, it is a finite
         // workload like the generated ones: the same cap on its messages.
         if let Some(m) = self.messages.filter(|&m| (m as f64) < messages) {
@@ -255,6 +259,39 @@ impl NetworkArgs {
         }
         let events = nodes as f64 * messages * packets * 16.0;
         bounded(events, end, &what, fix)
+    }
+
+    /// The option that sets the injection bandwidth, with its value.
+    fn injection_option(&self) -> String {
+        match self.terminal_bandwidth {
+            Some(b) => format!("--terminal-bandwidth {}", num(b)),
+            None => format!("--link-bandwidth {}", num(self.link_bandwidth)),
+        }
+    }
+
+    /// Refuses an offered load whose messages pile up in the NICs' source
+    /// queues beyond this process's memory before --end: the network cannot
+    /// carry them away (docs/running.md, "Memory"), and the run would grow
+    /// until it aborted.
+    fn backlog(&self, m: &Network, end: f64) -> Result<(), String> {
+        use timewarp::memory::{human, Limit};
+        let Some(limit) = Limit::current() else { return Ok(()) };
+        let bytes = m.source_backlog_bytes(end);
+        if bytes <= limit.bytes as f64 {
+            return Ok(());
+        }
+        Err(format!(
+            "{} with --load {} offers {} bytes/ns per node, more than the routers' links can carry away: by \
+             --end {} the source queues would hold about {:.1e} packets ({}), but {}; lower --load, {} or --end",
+            self.injection_option(),
+            num(self.offered()),
+            num(m.load * m.class_bandwidth(0)),
+            num(end),
+            m.source_backlog(end),
+            human(bytes.min(u64::MAX as f64) as u64),
+            limit.describe(),
+            if self.terminal_bandwidth.is_some() { "--terminal-bandwidth" } else { "--link-bandwidth" },
+        ))
     }
 
     /// The offered load: --load, or what --interarrival gives.
@@ -466,7 +503,10 @@ impl ModelCli for NetworkArgs {
                 }
                 m.workload = Some(w)
             }
-            None => self.bounded(m.topology.nodes(), run.end)?,
+            None => {
+                self.bounded(m.topology.nodes(), run.end)?;
+                self.backlog(&m, run.end)?;
+            }
         }
         m.validate()?;
         Ok(m)

@@ -152,6 +152,29 @@ impl TlmArgs {
         bounded(events, end, &what, "lower --end or --size")
     }
 
+    /// Refuses a grid that cannot fit in memory before it is laid out
+    /// (laying out hundreds of millions of cells takes minutes): the
+    /// estimate of a 2-cell-wide grid of the same dimensions, per cell,
+    /// times the cells. `run` checks the whole model again once built.
+    fn fits_before_building(&self, dims: &[u32]) -> Result<(), String> {
+        use timewarp::memory::{human, Estimate, Limit};
+        use timewarp::Model;
+        let cells: u64 = dims.iter().map(|&d| d as u64).product();
+        let (Some(limit), Ok(small)) = (Limit::current(), Tlm::new(&vec![2; dims.len()])) else { return Ok(()) };
+        let e = Estimate::of(&small, &timewarp::Config::default(), 1);
+        let need = (e.total() / small.num_lps() as u64).saturating_mul(cells);
+        if limit.fits(need, 1) {
+            return Ok(());
+        }
+        Err(format!(
+            "{} needs about {} of memory ({cells} cells), but {}; make the model smaller{}",
+            self.sizing(),
+            human(need),
+            limit.describe(),
+            limit.remedy()
+        ))
+    }
+
     /// The model; `seed` places random radios and buildings, `end` sets the
     /// default image step.
     pub(crate) fn model(&self, seed: u64, end: f64) -> Result<Tlm, String> {
@@ -159,6 +182,7 @@ impl TlmArgs {
             return Err(format!("--end {end} is more steps than a TLM run counts (at most {})", u32::MAX - 2));
         }
         let dims = &self.size.0;
+        self.fits_before_building(dims)?;
         let mut m = Tlm::new(dims)?;
         let layout = match (&self.terrain, self.obstacles.as_str()) {
             (Some(path), _) => {

@@ -204,18 +204,20 @@
 //! | `journal.rs` | the writing methods that save what they overwrite, and `Node::restore`: the journal depends on the state, never the other way |
 //! | `encoding.rs` | a node's encoding (checkpoints, digests), with the ranks and UGAL-G's table at its end |
 //! | `results.rs` | [`Results`], [`RankResult`] and how `finalize` gathers them |
+//! | `footprint.rs` | the network's memory before it is built: a router's heap, the NICs' source-queue backlog past what the links carry |
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
 //! `workload/` and `choices.rs` (what the options name); `node.rs` (the
 //! state); `options.rs`;
-//! `journal.rs`, `encoding.rs`, `results.rs`; then the behaviour (`route.rs`,
+//! `journal.rs`, `encoding.rs`, `results.rs`, `footprint.rs`; then the behaviour (`route.rs`,
 //! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
 mod choices;
 mod encoding;
+mod footprint;
 mod global;
 mod histogram;
 mod injection;
@@ -315,23 +317,7 @@ impl Model for Network {
     }
 
     fn state_heap_bytes(&self) -> u64 {
-        // What `init` gives each router: the positions of the input queues
-        // on every port and virtual channel (and of the output queues when
-        // output-buffered), the links and the NICs. Packet slots come later,
-        // as packets are buffered (node.rs, `Queues`).
-        let (ports, outs) = (self.ports() as u64, self.outputs() as u64);
-        let lanes = |n: u64| n * self.vcs as u64 * size_of::<node::Lane>() as u64;
-        let output = if self.switch == Switch::OutputBuffered { lanes(outs) } else { 0 };
-        let nics = (outs - ports) * size_of::<Nic>() as u64;
-        let global = match &self.topology {
-            // UGAL-G's table: one entry per global channel of the group.
-            Topology::Dragonfly(d) if self.routing == Routing::UgalG => {
-                (size_of::<node::Global>() + d.a as usize * d.h as usize * 2) as u64
-            }
-            _ => 0,
-        };
-        let node = lanes(ports) + output + outs * size_of::<Link>() as u64 + nics + global;
-        node.saturating_mul(self.num_lps() as u64)
+        footprint::state_heap_bytes(self)
     }
 
     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Node {
