@@ -44,6 +44,12 @@ impl Action for Run<'_> {
         params: &str,
         hooks: Hooks<'_, M::Results>,
     ) -> Result<Option<Value>, String> {
+        // `--sync auto` becomes a mode before anything reads it. The rule
+        // reads only the options and the model: every process picks the same.
+        let engine = &engine.resolve(model, self.procs.size(), false);
+        if let (Some(c), 0, false) = (&engine.auto, self.procs.rank(), engine.quiet) {
+            eprintln!("{}", c.line());
+        }
         let cfg = engine.config_for(model.name(), model.num_lps())?;
         // What a checkpoint must match: the model's tokens of the command line and the seed.
         let history = resume::identity(&self.command, engine.seed);
@@ -106,8 +112,13 @@ impl Action for Verify<'_> {
         }
         if engine.sync == args::SyncArg::Sequential {
             return Err("verify compares a sequential run with a parallel one, and --sync names the parallel one: \
-                        give --sync optimistic (the default), conservative or check"
+                        give --sync optimistic (the default), conservative, check or auto"
                 .into());
+        }
+        // auto: the parallel mode it would pick with more than one thread.
+        let engine = &engine.resolve(model, 1, true);
+        if let (Some(c), false) = (&engine.auto, engine.quiet) {
+            eprintln!("{}", c.line());
         }
         let cfg = engine.config_for(model.name(), model.num_lps())?;
         fits(model, &cfg, 1, sizing)?;
@@ -229,12 +240,13 @@ fn verify<M: Model>(
     };
     // Both runs' statistics, whatever the verdict.
     if let Some(out) = stats_out {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "identical": v.divergence.is_none(),
             "divergence": v.divergence.as_ref().map(ToString::to_string),
             "sequential": v.sequential,
             "parallel": v.parallel,
         });
+        crate::auto::keys(&mut json, engine.auto.as_ref());
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         let to_stdout = out.is_stdout();
         out.write(&text)?;

@@ -14,6 +14,8 @@ pub(crate) enum SyncArg {
     Optimistic,
     /// Lookahead windows on --threads worker threads (no rollback; needs a positive lookahead).
     Conservative,
+    /// Picks sequential, conservative or optimistic from the model's lookahead and --threads; says which and why.
+    Auto,
 }
 
 /// Pending-queue structures.
@@ -130,6 +132,9 @@ pub(crate) struct EngineArgs {
     /// Print nothing on success (errors still go to stderr).
     #[arg(long, short)]
     pub quiet: bool,
+    /// What `--sync auto` chose ([`EngineArgs::resolve`]); `sync` then holds it.
+    #[arg(skip)]
+    pub auto: Option<crate::auto::Choice>,
     /// Write checkpoints here (ckpt-<GVT>.twc; continue one with `timewarp
     /// resume FILE`). Ctrl-C or SIGTERM then writes one at the next GVT and stops.
     #[arg(long, value_name = "DIR", help_heading = "Checkpoints")]
@@ -171,6 +176,8 @@ impl EngineArgs {
             SyncArg::Check => timewarp::SyncMode::Check,
             SyncArg::Optimistic => timewarp::SyncMode::Optimistic,
             SyncArg::Conservative => timewarp::SyncMode::Conservative,
+            // `resolve` runs first on every path; an error, not a guess, if one forgets it.
+            SyncArg::Auto => return Err("internal error: --sync auto was not resolved to a mode".into()),
         };
         let cfg = timewarp::Config {
             sync,
@@ -207,6 +214,24 @@ impl EngineArgs {
 }
 
 impl EngineArgs {
+    /// These options with `--sync auto` replaced by the mode it picks for
+    /// `model` on `processes` processes (`crate::auto`), the choice kept in
+    /// `auto`; other modes as given. `parallel`: verify's parallel run.
+    pub(crate) fn resolve<M: timewarp::Model>(&self, model: &M, processes: usize, parallel: bool) -> EngineArgs {
+        let mut e = self.clone();
+        if e.sync == SyncArg::Auto {
+            let r = crate::auto::Resources { threads: e.threads, pes: e.pes, processes, end: e.end(), parallel };
+            let c = crate::auto::choose(model, r);
+            e.sync = match c.mode {
+                timewarp::SyncMode::Conservative => SyncArg::Conservative,
+                timewarp::SyncMode::Optimistic => SyncArg::Optimistic,
+                _ => SyncArg::Sequential,
+            };
+            e.auto = Some(c);
+        }
+        e
+    }
+
     /// When and where to write checkpoints; `command` is what followed
     /// `timewarp run` (stored so a resume can rebuild the model), `identity`
     /// the model's parameters (a resume must have the same).

@@ -89,7 +89,8 @@ pub(crate) fn command(name: &'static str, models: &Models) -> clap::Command {
                 m.mut_arg("sync", |a| {
                     a.default_value("optimistic").help(
                         "Synchronisation mode of the parallel run (compared with a sequential run): optimistic, \
-                         conservative or check",
+                         conservative, check or auto (conservative where the model declares a positive \
+                         lookahead, else optimistic)",
                     )
                 })
             })

@@ -93,6 +93,7 @@ pub(crate) fn execute<M: Model>(
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
         json["model_results"] = results.clone();
         json["config"] = rec.config;
+        crate::auto::keys(&mut json, engine.auto.as_ref());
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         keep(out.write(&text));
     }

@@ -22,6 +22,7 @@
 
 mod action;
 mod args;
+mod auto;
 #[cfg(feature = "models")]
 mod codes;
 mod command;
