@@ -14,7 +14,7 @@ pub(crate) enum SyncArg {
     Optimistic,
     /// Lookahead windows on --threads worker threads (no rollback; needs a positive lookahead).
     Conservative,
-    /// Picks sequential, conservative or optimistic from the model's lookahead and --threads; says which and why.
+    /// Picks sequential, conservative or optimistic from --threads, --pes and the model's lookahead; says which and why.
     Auto,
 }
 
