@@ -526,3 +526,29 @@ fn partition_mappings_commit_the_sequential_digest_across_processes() {
     let of = |s: &str| remote.iter().find(|r| r.0 == s).unwrap().1;
     assert!(3.0 * of("activity") < of("random"), "{remote:?}");
 }
+
+/// `--sync auto` under `mpirun`: every process picks the same mode (the rule
+/// reads only the options and the model), more than one process is parallel
+/// even with `--threads 1`, rank 0 alone says so, and the job commits the
+/// sequential digest.
+#[test]
+fn every_process_picks_the_same_mode_under_sync_auto() {
+    for (lookahead, mode) in [("0", "optimistic"), ("1", "conservative")] {
+        let model = ["phold", "--lps", "64", "--end", "20", "--remote", "0.5", "--lookahead", lookahead];
+        let mut seq = model.to_vec();
+        seq.extend(["--sync", "sequential"]);
+        let want = single(&seq);
+        let json = tmp(&format!("auto-{lookahead}"));
+        let mut c = mpirun(2);
+        c.args(["run"]).args(model).args(["--sync", "auto", "--threads", "1", "--stats-json", json.to_str().unwrap()]);
+        let o = finish(c);
+        let err = text(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("sync auto:")).collect();
+        assert_eq!(lines.len(), 1, "{err}");
+        assert!(lines[0].starts_with(&format!("sync auto: {mode} (")), "{err}");
+        let got: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!((&got["sync_chosen"], &got["sync"]), (&serde_json::json!(mode), &serde_json::json!(mode)));
+        assert_eq!(got["digest"], want["digest"], "lookahead {lookahead}");
+    }
+}

@@ -139,36 +139,3 @@ fn the_default_mode_stays_sequential() {
     assert_eq!(a["sync"], "sequential");
     assert!(a.get("sync_chosen").is_none());
 }
-
-/// Under `mpirun` every process picks the same mode (the rule reads only the
-/// options and the model): more than one process is parallel even with
-/// `--threads 1`, and the job commits the sequential digest. Built with
-/// `--features mpi` (OpenMPI, as `tests/mpi.rs`).
-#[cfg(feature = "mpi")]
-#[test]
-fn every_mpi_process_picks_the_same_mode() {
-    use std::process::Command;
-    for (lookahead, mode) in [("0", "optimistic"), ("1", "conservative")] {
-        let model = ["phold", "--lps", "64", "--end", "20", "--remote", "0.5", "--lookahead", lookahead];
-        let want = run(&model, &["--sync", "sequential"]);
-        let json = tmp(&format!("mpi-auto-{lookahead}.json"));
-        let o = Command::new("mpirun")
-            .args(["-n", "2", "--oversubscribe", env!("CARGO_BIN_EXE_timewarp"), "run"])
-            .args(model)
-            .args(["--sync", "auto", "--threads", "1", "--stats-json", json.to_str().unwrap()])
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .env("OMPI_MCA_btl", "self,vader")
-            .output()
-            .expect("mpirun starts (is OpenMPI installed? see README)");
-        let err = stderr(&o);
-        assert!(o.status.success(), "{err}");
-        // One line, from rank 0, naming the same mode as the run.
-        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("sync auto:")).collect();
-        assert_eq!(lines.len(), 1, "{err}");
-        assert!(lines[0].starts_with(&format!("sync auto: {mode} (")), "{err}");
-        let got: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        assert_eq!((&got["sync_chosen"], &got["sync"]), (&serde_json::json!(mode), &serde_json::json!(mode)));
-        assert_eq!(got["digest"], want["digest"], "{lookahead}");
-    }
-}
