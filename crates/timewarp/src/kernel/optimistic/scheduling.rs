@@ -28,7 +28,8 @@
 //!   primary PEs: their data stays in its caches); a deactivated worker's
 //!   PEs become orphans, and after each iteration on its own PE an active
 //!   worker helps an orphan that is behind its own PE in virtual time (or
-//!   any orphan, when its own PE had nothing to do), for `help` iterations.
+//!   any orphan, when its own PE had nothing to do or a GVT round is
+//!   open), for `help` iterations.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
@@ -402,7 +403,8 @@ where
 
     /// LADM's help: up to `help` iterations on an orphan PE (of an inactive
     /// worker) behind `ahead`, or on any orphan when the worker's own PE had
-    /// nothing to do (so a PE no worker owns never holds GVT back); true if
+    /// nothing to do or a GVT round is open (so a PE no worker owns never
+    /// holds GVT back; see [`worth_helping`]); true if
     /// it did work. (Also running other workers' free PEs when idle, not
     /// only orphans, measured no better with a hog on 2 cores.)
     fn help(&self, me: &mut Worker, m: usize, worked: bool, ahead: f64) -> Result<bool, Error> {
