@@ -297,6 +297,13 @@ impl Gvt {
         self.round.load(Acquire) >= cur && self.a_done.load(Acquire) >= self.pes * cur
     }
 
+    /// True while a round has started and its value is not published yet:
+    /// every PE of the process must step through it before GVT moves.
+    #[inline]
+    pub(crate) fn round_open(&self) -> bool {
+        self.done.load(Acquire) < self.round.load(Acquire)
+    }
+
     /// Rounds completed so far.
     pub(crate) fn rounds(&self) -> u64 {
         self.done.load(Acquire)

@@ -28,7 +28,8 @@
 //!   primary PEs: their data stays in its caches); a deactivated worker's
 //!   PEs become orphans, and after each iteration on its own PE an active
 //!   worker helps an orphan that is behind its own PE in virtual time (or
-//!   any orphan, when its own PE had nothing to do), for `help` iterations.
+//!   any orphan, when its own PE had nothing to do or a GVT round is
+//!   open), for `help` iterations.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
@@ -123,6 +124,20 @@ struct Worker {
 /// itself is the run's error).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// LADM: whether a worker whose own PE did (`worked`) or did not do work
+/// helps an orphan PE at virtual time `orphan` when its own PE is at
+/// `ahead`. An idle worker helps any orphan; a busy one helps orphans
+/// behind it, and, while a GVT round is open (`round_open`), every orphan:
+/// the round waits for each PE to enter and report, and an orphan that
+/// only looks ahead (its latest event, not the stragglers waiting in its
+/// inbox) held GVT back until the helper's PE caught up or its worker
+/// woke, while every other PE, and under MPI every other process,
+/// speculated on (issue 42: 15 times slower than `fixed`).
+#[inline]
+fn worth_helping(worked: bool, round_open: bool, orphan: f64, ahead: f64) -> bool {
+    !worked || round_open || orphan < ahead
 }
 
 impl<'a, M: Model, Q, N, P> Pool<'a, M, Q, N, P>
@@ -388,17 +403,19 @@ where
 
     /// LADM's help: up to `help` iterations on an orphan PE (of an inactive
     /// worker) behind `ahead`, or on any orphan when the worker's own PE had
-    /// nothing to do (so a PE no worker owns never holds GVT back); true if
+    /// nothing to do or a GVT round is open (so a PE no worker owns never
+    /// holds GVT back; see [`worth_helping`]); true if
     /// it did work. (Also running other workers' free PEs when idle, not
     /// only orphans, measured no better with a hog on 2 cores.)
     fn help(&self, me: &mut Worker, m: usize, worked: bool, ahead: f64) -> Result<bool, Error> {
+        let round_open = self.shared.gvt.round_open();
         for k in 0..m {
             let q = (me.orphan + k) % m;
             let slot = &self.slots[q];
             if self.active[self.primary(q)].load(Relaxed) || slot.finished.load(Acquire) {
                 continue;
             }
-            if worked && f64::from_bits(slot.lvt.load(Relaxed)) >= ahead {
+            if !worth_helping(worked, round_open, f64::from_bits(slot.lvt.load(Relaxed)), ahead) {
                 continue;
             }
             let Ok(mut g) = slot.pe.try_lock() else { continue };
@@ -542,5 +559,37 @@ where
         me.period_iters = 0;
         me.period_seconds = 0.0;
         me.period_events = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worth_helping;
+    use crate::gvt::Gvt;
+
+    #[test]
+    fn ladm_helps_an_orphan_ahead_of_a_busy_worker_only_while_a_gvt_round_waits() {
+        let (orphan, own) = (5.0, 3.0);
+        // No round: a busy worker keeps to its own PE (locality) ...
+        assert!(!worth_helping(true, false, orphan, own));
+        // ... but a round needs every PE, orphans ahead included (issue 42).
+        assert!(worth_helping(true, true, orphan, own));
+        // Behind, or an idle worker: always helped.
+        assert!(worth_helping(true, false, own - 1.0, own));
+        assert!(worth_helping(false, false, orphan, own));
+        assert!(!worth_helping(true, false, f64::INFINITY, f64::INFINITY));
+    }
+
+    #[test]
+    fn a_gvt_round_is_open_from_its_request_until_its_value_is_published() {
+        let gvt = Gvt::new(2, 0.0);
+        assert!(!gvt.round_open());
+        gvt.request();
+        assert!(gvt.round_open());
+        gvt.request(); // one round at a time
+        gvt.publish(1, crate::key::Key::at(1.0));
+        assert!(!gvt.round_open());
+        gvt.request();
+        assert!(gvt.round_open());
     }
 }
