@@ -439,17 +439,30 @@ fn a_signal_under_mpirun_says_why_it_stops_without_a_checkpoint() {
     let dir = tmp("signal").with_extension("d");
     std::fs::create_dir_all(&dir).unwrap();
     let stats = dir.join("s.json");
+    // Rank 0 opens its outputs once its signal handler is in place: a FIFO
+    // as --stats-csv tells when (its opening unblocks our reader).
+    let fifo = dir.join("pe.csv");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
     let mut c = mpirun(2);
     c.args(["run", "phold", "--lps", "256", "--end", "1e6", "--sync", "optimistic", "--checkpoint-dir"]);
     c.args([dir.join("ck").to_str().unwrap(), "--stats-json", stats.to_str().unwrap()]);
+    c.args(["--stats-csv", fifo.to_str().unwrap()]);
     let mut child = c.spawn().expect("mpirun starts");
     let hidden =
         || std::fs::read_dir(&dir).unwrap().flatten().any(|e| e.file_name().to_string_lossy().starts_with('.'));
-    // Rank 0 opens the statistics' temporary file once its signal handler is in place.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // Opening a FIFO to read blocks until its writer opens it.
+        let opened = std::fs::File::open(&fifo);
+        let _ = tx.send(());
+        if let Ok(mut r) = opened {
+            let _ = std::io::copy(&mut r, &mut std::io::sink());
+        }
+    });
     let t = Instant::now();
-    while !hidden() {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before it opened its statistics file");
-        assert!(t.elapsed() < LIMIT, "no statistics file opened: a hang");
+    while rx.try_recv().is_err() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it opened its outputs");
+        assert!(t.elapsed() < LIMIT, "no output opened: a hang");
         std::thread::sleep(Duration::from_millis(20));
     }
     // SIGINT to rank 0 alone (a user's Ctrl-C reaches every process, but a
