@@ -346,18 +346,6 @@ fn bad_checkpoints_and_forbidden_changes_get_one_clear_line() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// CRC-32 (IEEE), as the checkpoint's trailer holds it.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in bytes {
-        c ^= b as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
-        }
-    }
-    !c
-}
-
 /// A checkpoint file taken apart: its header (JSON) and body.
 struct Parts {
     header: serde_json::Value,
@@ -379,7 +367,7 @@ impl Parts {
         out.extend((head.len() as u32).to_le_bytes());
         out.extend(head);
         out.extend(&self.body);
-        let crc = crc32(&out);
+        let crc = crc32fast::hash(&out); // the checkpoint trailer's CRC-32
         out.extend(crc.to_le_bytes());
         out
     }
