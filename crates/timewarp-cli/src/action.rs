@@ -5,9 +5,10 @@
 use crate::args::{self, switches, EngineArgs};
 use crate::execute::{execute, Outputs};
 use crate::procs::{Checkpoints, Procs};
-use crate::registry::{self, Act, Action, Hooks, Models, Run, Verify};
+use crate::registry::{self, Act, Action, Entry, Hooks, Models, Run, Verify};
 use crate::stats_out::StatsOut;
 use crate::{config, program, resume, signals, trace_out};
+use clap::ArgMatches;
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::Path;
@@ -166,19 +167,33 @@ pub(crate) fn resume_from(procs: &Procs, models: &Models, file: &Path, options: 
             return Err(format!("resume: {}", m.lines().next().unwrap_or_default()));
         }
     };
+    run(procs, models, entry, &m, command, Some(ck))
+}
+
+/// `timewarp run` of `entry` with its options `m` (`command`, what followed
+/// `run`, as a checkpoint stores it), from the start or from `resume`, with
+/// the signals watched (pause at a cut, or stop).
+pub(crate) fn run(
+    procs: &Procs,
+    models: &Models,
+    entry: &dyn Entry,
+    m: &ArgMatches,
+    command: Vec<String>,
+    resume: Option<timewarp::checkpoint::File>,
+) -> Result<(), String> {
     let control = Control::default();
     let temporaries = signals::Temporaries::default();
-    signals::watch(&control, signals::Pause::of(&m, procs), &temporaries, procs.rank() == 0);
+    signals::watch(&control, signals::Pause::of(m, procs), &temporaries, procs.rank() == 0);
     let run = Run {
         procs,
         models,
         command,
         control: &control,
         temporaries: &temporaries,
-        resume: Some(ck).into(),
+        resume: resume.into(),
         inputs: Default::default(),
     };
-    entry.dispatch(&m, Act::Run(&run))
+    entry.dispatch(m, Act::Run(&run))
 }
 
 /// Refuses a configuration that cannot fit in this machine's memory or

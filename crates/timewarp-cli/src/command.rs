@@ -1,12 +1,12 @@
 //! The command line: its subcommands, the help texts of a program built on
 //! [`App`](crate::App), and `main`'s parse-and-dispatch.
 
-use crate::action::resume_from;
+use crate::action::{self, resume_from};
 use crate::args::{switches, EngineArgs};
 #[cfg(feature = "models")]
 use crate::codes;
 use crate::procs::{launcher_rank, Procs};
-use crate::registry::{Act, Models, Run, Verify};
+use crate::registry::{Act, Models, Verify};
 use crate::{config, partition, plot, report, resume, signals, sweep};
 use clap::{Args, CommandFactory, FromArgMatches, Subcommand};
 use std::ffi::OsString;
@@ -274,19 +274,7 @@ fn dispatch(
                 return print_config(models, &command, program, lead);
             }
             let (entry, m) = chosen("run");
-            let control = Control::default();
-            let temporaries = signals::Temporaries::default();
-            signals::watch(&control, signals::Pause::of(m, procs), &temporaries, lead);
-            let run = Run {
-                procs,
-                models,
-                command,
-                control: &control,
-                temporaries: &temporaries,
-                resume: None.into(),
-                inputs: Default::default(),
-            };
-            entry.dispatch(m, Act::Run(&run))
+            action::run(procs, models, entry, m, command, None)
         }
         Cmd::Resume { file, options } => resume_from(procs, models, &file, &options),
         // Each run of a sweep is a process of its own; under mpirun every
