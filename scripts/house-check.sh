@@ -58,7 +58,8 @@ TABLE
   ;;
 callgrind)
   # Marginal instructions per committed event between two end times
-  # (start-up excluded): reference PHOLD in three kernels, the 1,024-node hypercube.
+  # (start-up excluded): reference PHOLD in three kernels, the 1,024-node hypercube,
+  # TLM 2-D and PCS (issue 38's ratio targets: optimistic over sequential).
   per_event() { # label, end1, end2, args...
     local label=$1 e1=$2 e2=$3; shift 3
     local t=() n=()
@@ -74,6 +75,10 @@ callgrind)
   per_event "phold conservative 1 thread" 5 10 phold --sync conservative --threads 1
   per_event "hypercube 1024 sequential" 5000 10000 network --topology hypercube --dims 10 --load 0.3 --sync sequential
   per_event "hypercube 1024 optimistic 1 thread" 5000 10000 network --topology hypercube --dims 10 --load 0.3 --sync optimistic --threads 1
+  per_event "tlm 2-D sequential" 10 20 tlm --size 200x200 --sources 20 --sync sequential
+  per_event "tlm 2-D optimistic 1 thread" 10 20 tlm --size 200x200 --sources 20 --sync optimistic --threads 1
+  per_event "pcs sequential" 100 200 pcs --sync sequential
+  per_event "pcs optimistic 1 thread" 100 200 pcs --sync optimistic --threads 1
   ;;
 *) sed -n 2,10p "$0"; exit 2 ;;
 esac

@@ -93,6 +93,25 @@ impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
+    // The comparisons the kernels make per event, as short-circuit chains
+    // (through `cmp` they were a three-way compare per field).
+    #[inline]
+    fn lt(&self, o: &Self) -> bool {
+        let (a, b) = (self.time_bits(), o.time_bits());
+        a < b || (a == b && (self.age, self.tie) < (o.age, o.tie))
+    }
+    #[inline]
+    fn le(&self, o: &Self) -> bool {
+        !o.lt(self)
+    }
+    #[inline]
+    fn gt(&self, o: &Self) -> bool {
+        o.lt(self)
+    }
+    #[inline]
+    fn ge(&self, o: &Self) -> bool {
+        !self.lt(o)
+    }
 }
 
 #[cfg(test)]
@@ -111,5 +130,24 @@ mod tests {
         // Bits order agrees with float order for non-negative finite times.
         assert!(k(0.0, 0, 0, 0) < k(f64::MIN_POSITIVE, 0, 0, 0));
         assert!(k(1e300, 0, 0, 0) < k(f64::MAX, 0, 0, 0));
+    }
+
+    #[test]
+    fn the_short_comparisons_agree_with_cmp() {
+        let keys: Vec<Key> = [0.0, 0.5, 1.0, f64::INFINITY]
+            .iter()
+            .flat_map(|&t| {
+                (0..2).flat_map(move |a| (0..2).flat_map(move |s| (0..2).map(move |q| Key::new(t, a, s, q))))
+            })
+            .collect();
+        for x in &keys {
+            for y in &keys {
+                let o = x.cmp(y);
+                assert_eq!(x < y, o.is_lt(), "{x:?} < {y:?}");
+                assert_eq!(x <= y, o.is_le(), "{x:?} <= {y:?}");
+                assert_eq!(x > y, o.is_gt(), "{x:?} > {y:?}");
+                assert_eq!(x >= y, o.is_ge(), "{x:?} >= {y:?}");
+            }
+        }
     }
 }

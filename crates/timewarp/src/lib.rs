@@ -18,7 +18,6 @@
 //! modes can be compared with one string.
 #![warn(missing_docs, unreachable_pub)]
 
-mod arena;
 mod bytes;
 pub mod checkpoint;
 mod config;
@@ -37,6 +36,7 @@ mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod partition;
+mod prefetch;
 mod progress;
 pub mod queue;
 mod report;
@@ -45,6 +45,7 @@ mod segment;
 mod stats;
 pub mod text;
 pub mod timeline;
+mod trail;
 mod transport;
 pub mod verify;
 

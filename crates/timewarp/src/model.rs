@@ -382,7 +382,7 @@ pub struct Ctx<'a, M: Model> {
     pub(crate) error: Option<Error>,
     /// Where [`Ctx::save`] records (an optimistic or check run of an
     /// incremental model); `None` when nothing can be rolled back.
-    pub(crate) journal: Option<&'a mut std::collections::VecDeque<M::Undo>>,
+    pub(crate) journal: Option<&'a mut crate::trail::Trail<M::Undo>>,
 }
 
 impl<'a, M: Model> Ctx<'a, M> {
@@ -506,7 +506,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     #[inline]
     pub fn save(&mut self, entry: M::Undo) {
         if let Some(j) = &mut self.journal {
-            j.push_back(entry);
+            j.push(entry);
         }
     }
 
@@ -523,6 +523,26 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save_all(&mut self, entries: impl IntoIterator<Item = M::Undo>) {
         if let Some(j) = &mut self.journal {
             j.extend(entries);
+        }
+    }
+
+    /// [`save`](Self::save) for every entry of `entries`, in order, leaving
+    /// it empty (its capacity kept for the next event): one copy, where
+    /// [`save_all`](Self::save_all) moves entry by entry. For a handler
+    /// that gathers its entries in a vector of its own.
+    ///
+    /// ```
+    /// # use timewarp::{Ctx, Model};
+    /// # fn hand_over<M: Model>(ctx: &mut Ctx<'_, M>, gathered: &mut Vec<M::Undo>) {
+    /// ctx.save_vec(gathered);
+    /// assert!(gathered.is_empty());
+    /// # }
+    /// ```
+    #[inline]
+    pub fn save_vec(&mut self, entries: &mut Vec<M::Undo>) {
+        match &mut self.journal {
+            Some(j) => j.append(entries),
+            None => entries.clear(),
         }
     }
 

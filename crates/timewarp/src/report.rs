@@ -116,6 +116,11 @@ pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'
         stats.events_past_end += p.past_end;
         stats.peak_events += p.peak_events;
         stats.peak_speculative += p.peak_speculative;
+        stats.iterations += p.iterations;
+        stats.throttled_iterations += p.throttled_iterations;
+        stats.throttled_seconds += p.throttled_seconds;
+        stats.gvt_wait_seconds += p.gvt_wait_seconds;
+        stats.event_memory_peak = stats.event_memory_peak.max(p.event_memory_peak);
         remote += p.remote;
         stats.pes.push(p.clone());
     }

@@ -82,6 +82,24 @@ pub struct Stats {
     pub remote_fraction: f64,
     /// GVT rounds completed.
     pub gvt_rounds: u64,
+    /// Optimistic runs: scheduler iterations that stopped throttled (event
+    /// budget or optimism window), all PEs together (per PE in `pes`).
+    #[serde(default)]
+    pub throttled_iterations: u64,
+    /// Optimistic runs: scheduler iterations, all PEs together.
+    #[serde(default)]
+    pub iterations: u64,
+    /// Optimistic runs: wall seconds PEs spent throttled, summed over PEs
+    /// (see [`PeStats::throttled_seconds`]).
+    #[serde(default)]
+    pub throttled_seconds: f64,
+    /// Optimistic runs: wall seconds PEs spent with nothing to do, waiting
+    /// for GVT or messages, summed over PEs.
+    #[serde(default)]
+    pub gvt_wait_seconds: f64,
+    /// Optimistic runs: the largest event budget of any PE.
+    #[serde(default)]
+    pub event_memory_peak: u64,
     /// Optimistic event memory per PE (processed, uncommitted events allowed).
     pub event_memory_per_pe: u64,
     /// Kernel processes per PE.
@@ -137,6 +155,19 @@ impl Stats {
             rows.push(("efficiency", format!("{:.2}%", 100.0 * self.efficiency)));
             rows.push(("remote events", format!("{:.2}%", 100.0 * self.remote_fraction)));
             rows.push(("GVT rounds", group(self.gvt_rounds)));
+        }
+        if self.iterations > 0 {
+            rows.push((
+                "throttled",
+                format!(
+                    "{} of {} iterations; {:.3} s throttled, {:.3} s waiting for GVT (all PEs)",
+                    group(self.throttled_iterations),
+                    group(self.iterations),
+                    self.throttled_seconds,
+                    self.gvt_wait_seconds
+                ),
+            ));
+            rows.push(("event memory", format!("{} per PE at most", group(self.event_memory_peak))));
         }
         if !self.scheduling.is_empty() && (self.scheduling != "fixed" || self.pes_per_process != self.threads) {
             let sum = |f: fn(&WorkerStats) -> u64| group(self.workers.iter().map(f).sum());
@@ -208,6 +239,25 @@ pub struct PeStats {
     pub throttled: u64,
     /// Times the PE stopped at an event beyond its optimism window.
     pub window_throttled: u64,
+    /// Scheduler iterations that stopped on the event budget or the
+    /// optimism window (throttled) ...
+    #[serde(default)]
+    pub throttled_iterations: u64,
+    /// ... and that found nothing to do before GVT moved or a message came.
+    #[serde(default)]
+    pub idle_iterations: u64,
+    /// Wall seconds from an iteration that stopped throttled to the next
+    /// one that processed events: time this PE's speculation limits cost.
+    #[serde(default)]
+    pub throttled_seconds: f64,
+    /// Wall seconds from an iteration with nothing to do to the next one
+    /// that processed events: time spent waiting for GVT or for messages.
+    #[serde(default)]
+    pub gvt_wait_seconds: f64,
+    /// The largest event budget this PE ran with (it follows the run when
+    /// `--event-memory` is not given).
+    #[serde(default)]
+    pub event_memory_peak: u64,
     /// Undo-journal entries saved by processed events (incremental state saving).
     #[serde(default)]
     pub saved_entries: u64,
@@ -220,7 +270,7 @@ pub struct PeStats {
     pub compactions: u64,
     /// Seconds spent in GVT rounds and fossil collection.
     pub gvt_seconds: f64,
-    /// Most events held in the arena at once.
+    /// Most events held at once (pending and processed, sampled once a GVT round).
     pub peak_events: u64,
     /// Scheduler iterations run on this PE.
     #[serde(default)]

@@ -348,10 +348,11 @@ impl Node {
         self.inject[nic].queue[0] = h;
     }
 
-    /// Takes this event's saved writes, for the engine's journal (`Ctx::save_all`).
+    /// This event's saved writes, for the engine's journal (`Ctx::save_vec`
+    /// takes them, leaving the vector empty).
     #[inline]
-    pub(crate) fn flush<'a>(&'a mut self) -> impl Iterator<Item = Undo> + 'a {
-        self.log.entries.drain(..).map(Undo)
+    pub(crate) fn flush(&mut self) -> &mut Vec<Undo> {
+        &mut self.log.entries
     }
 }
 

@@ -367,7 +367,7 @@ impl Model for Network {
         n.log.on = ctx.saving();
         self.handle(n, msg, ctx);
         if n.log.on {
-            ctx.save_all(n.flush());
+            ctx.save_vec(n.flush());
         }
     }
 

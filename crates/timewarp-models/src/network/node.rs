@@ -470,7 +470,8 @@ pub(crate) enum ListOp {
 pub(crate) struct Journal {
     /// Whether anything is saved (only where events may be rolled back).
     pub(crate) on: bool,
-    pub(crate) entries: Vec<Saved>,
+    /// As the engine keeps them (handed over in one copy: `Ctx::save_vec`).
+    pub(crate) entries: Vec<Undo>,
 }
 
 impl PartialEq for Journal {
@@ -483,7 +484,7 @@ impl Journal {
     #[inline(always)]
     pub(crate) fn save(&mut self, e: impl FnOnce() -> Saved) {
         if self.on {
-            self.entries.push(e());
+            self.entries.push(Undo(e()));
         }
     }
 }

@@ -7,7 +7,6 @@ use crate::lp::Lp;
 use crate::model::{Model, Outgoing, Rollback};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::VecDeque;
 
 use super::{forward, Setup};
 
@@ -25,7 +24,7 @@ pub(crate) fn checked_forward<M: Model>(
     undo: &mut M::Undo,
     out: &mut Vec<Outgoing<M::Msg>>,
     first: &mut Vec<Outgoing<M::Msg>>,
-    journal: &mut VecDeque<M::Undo>,
+    journal: &mut crate::trail::Trail<M::Undo>,
 ) -> Result<u32, Error> {
     let snapshot = lp.state.clone();
     let (seq, counters) = (lp.seq, lp.counters);
@@ -48,7 +47,7 @@ pub(crate) fn checked_forward<M: Model>(
         Rollback::Reverse => model.reverse(&mut lp.state, msg, &first_undo, dst, key.time),
         Rollback::StateSaving => lp.state = snapshot.clone(),
         Rollback::Incremental => {
-            while let Some(entry) = journal.pop_back() {
+            while let Some(entry) = journal.pop() {
                 model.restore(&mut lp.state, &entry);
             }
         }

@@ -25,7 +25,6 @@ use crate::queue::QueueKind;
 use crate::rng::key_from_seed;
 use crate::segment::{Outcome, Segment};
 use processes::Processes;
-use std::collections::VecDeque;
 
 /// Values every kernel derives once from the model and configuration.
 pub(crate) struct Setup {
@@ -208,7 +207,7 @@ pub(crate) fn forward<M: Model>(
     msg: &M::Msg,
     undo: &mut M::Undo,
     out: &mut Vec<Outgoing<M::Msg>>,
-    journal: Option<&mut VecDeque<M::Undo>>,
+    journal: Option<&mut crate::trail::Trail<M::Undo>>,
 ) -> Result<u32, Error> {
     let mut ctx = Ctx::<M> {
         model,

@@ -86,7 +86,7 @@ fn run_segment<
     let mut out = Vec::with_capacity(64);
     let (mut lps, mut q, past_end, mut peak) = start::<M, Q>(model, &s, seg, &mut out)?;
     let mut first = Vec::new();
-    let mut journal = std::collections::VecDeque::new();
+    let mut journal = crate::trail::Trail::new();
     stats.init_seconds = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -109,7 +109,7 @@ fn run_segment<
             // Warm the cache for the LP a few events ahead (the memory-bound part).
             if let Some(next) = q.upcoming(PREFETCH) {
                 if let Some(lp) = lps.get(next.dst as usize) {
-                    crate::arena::prefetch(lp);
+                    crate::prefetch::prefetch(lp);
                 }
             }
             let ev = Event { key: e.key(), dst: e.item.dst, msg: e.item.msg };

@@ -129,7 +129,7 @@ pub(crate) fn ring_capacity(pes: usize) -> usize {
 /// between them, for [`Estimate`](crate::memory::Estimate).
 pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64) -> (u64, u64) {
     let n = pes as u64;
-    let kp = std::mem::size_of::<kp::Kp<M::State, M::Undo>>() as u64;
+    let kp = std::mem::size_of::<kp::Kp<M::State, M::Msg, M::Undo>>() as u64;
     let slot = std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64;
     let rings = n.saturating_mul(n.saturating_sub(1)).saturating_mul(ring_capacity(pes) as u64 * slot);
     (n.saturating_mul(kps).saturating_mul(kp), rings)

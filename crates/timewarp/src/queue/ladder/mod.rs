@@ -360,7 +360,7 @@ impl<P: Copy> LadderQueue<P> {
     #[inline(always)]
     fn warm_step(&mut self) {
         if let Some(n) = self.warm.checked_sub(1).and_then(|i| self.pool.nodes.get(i as usize)) {
-            crate::arena::prefetch_all(n);
+            crate::prefetch::prefetch_all(n);
             self.warmed = self.warm;
             self.warm = n.next;
         }

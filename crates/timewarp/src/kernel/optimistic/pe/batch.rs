@@ -39,12 +39,12 @@ impl<M: Model> Batch<M> {
     }
 }
 
-/// The event whose forward handler is running: its arena record, its KP,
-/// and its LP's stream counters before it (so the draws of a handler that
-/// panics can be counted, and rewound if it is rolled back).
+/// The event whose forward handler is running (the last on its KP's
+/// processed list): its KP, and its LP's stream counters before it (so the
+/// draws of a handler that panics can be counted, and rewound if it is
+/// rolled back).
 #[derive(Clone, Copy)]
 struct Current {
-    h: u32,
     kp: usize,
     before: [u64; MAX_STREAMS as usize],
 }
@@ -60,13 +60,15 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
             Ok(r) => r?,
             Err(p) => {
-                let Some(Current { h, kp, before }) = self.batch.current.take() else { std::panic::resume_unwind(p) };
-                let (dst, time) = (self.ev.arena[h].dst, self.ev.arena[h].key.time);
+                let Some(Current { kp, before }) = self.batch.current.take() else { std::panic::resume_unwind(p) };
+                let Some(&Event { key, dst, .. }) = self.ev.kps[kp].processed.last() else {
+                    std::panic::resume_unwind(p)
+                };
                 // A reverse-computation model's panicked event can never
                 // be undone; a state-saving or incremental one's can (what
                 // it saved before the panic is in its journal).
-                let error = Some(handler_panic(dst, time, p.as_ref()));
-                self.record(h, self.ev.arena[h].key, dst, kp, before, 0, error)?;
+                let error = Some(handler_panic(dst, key.time, p.as_ref()));
+                self.record(key, dst, kp, before, 0, error)?;
                 (1, false)
             }
         };
@@ -95,7 +97,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             // few places ahead.
             if let Some(next) = self.ev.q.upcoming(4) {
                 if let Some(lp) = self.lps.get(self.env.lp(next.dst)) {
-                    crate::arena::prefetch(lp);
+                    crate::prefetch::prefetch(lp);
                 }
             }
             let key = e.key();
@@ -112,8 +114,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                 self.held_back(full);
                 return Ok((n, true));
             }
-            let kp = self.env.map.kp_of(e.item.dst);
-            let straggler = self.ev.kps[kp].processed.back().is_some_and(|&h| self.ev.arena[h].key > key);
+            let kp = self.env.kp(e.item.dst);
+            let straggler = self.ev.kps[kp].processed.last().is_some_and(|p| p.key > key);
             if straggler {
                 self.stats.primary_rollbacks += 1;
                 self.throttle.window.rolled_back(key.time);
@@ -131,30 +133,38 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         Ok((n, false))
     }
 
-    /// Runs the forward handler of a pending event, keeps it in the arena
-    /// on its KP's processed list, and routes its sends.
+    /// Runs the forward handler of a pending event, kept (with what undoes
+    /// it) at the back of its KP's processed list, and routes its sends.
     fn process(&mut self, key: Key, item: Queued<M::Msg>, kp: usize) -> Result<(), Error> {
         let mut rec = Event::new(key, item.dst, item.msg);
         rec.moved(Owner::Pending, Owner::Processed);
         rec.inc = item.inc;
-        let h = self.ev.arena.alloc(rec).ok_or_else(|| Error::EventMemory {
-            detail: format!("PE {} holds more than {} processed events", self.env.id, u32::MAX - 1),
-        })?;
         let lp = &mut self.lps[self.env.lp(item.dst)];
+        let k = &mut self.ev.kps[kp];
         if self.env.rollback == Rollback::StateSaving {
-            self.ev.kps[kp].saved.push_back(lp.state.clone());
+            k.saved.push_back(lp.state.clone());
         }
         let before = lp.counters;
         // If the handler panics, `run_batch` finishes the event from here.
-        self.batch.current = Some(Current { h, kp, before });
-        let k = &mut self.ev.kps[kp];
+        self.batch.current = Some(Current { kp, before });
+        k.processed.push(rec);
+        let Some(rec) = k.processed.last_mut() else { unreachable!("just pushed") };
         // What an incremental model saves goes straight to its KP's journal.
         let journal = (self.env.rollback == Rollback::Incremental).then(|| {
             k.journal_mark = k.journal.len();
             &mut k.journal
         });
-        let undo = &mut self.ev.arena[h].undo;
-        let r = forward(self.env.model, self.env.s, lp, item.dst, &key, &item.msg, undo, &mut self.batch.out, journal);
+        let r = forward(
+            self.env.model,
+            self.env.s,
+            lp,
+            item.dst,
+            &key,
+            &rec.msg,
+            &mut rec.undo,
+            &mut self.batch.out,
+            journal,
+        );
         self.batch.current = None;
         // An error (bad send, panic) stays with the event: it stops the run
         // only if the event commits (a speculative state may be wrong).
@@ -162,17 +172,15 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             Ok(p) => (p, None),
             Err(e) => (0, Some(e)),
         };
-        self.record(h, key, item.dst, kp, before, past_end, error)
+        self.record(key, item.dst, kp, before, past_end, error)
     }
 
-    /// Finishes processed event `h` of KP `kp` after its handler ran: its
-    /// draws (from the LP's stream counters `before`), sends and error; puts
-    /// it on its KP's processed list and routes its sends.
+    /// Finishes the processed event at the back of KP `kp`'s list after its
+    /// handler ran: its draws (from the LP's stream counters `before`),
+    /// sends and error; routes its sends.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
-        h: u32,
         key: Key,
         dst: LpId,
         kp: usize,
@@ -180,8 +188,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         past_end: u32,
         error: Option<Error>,
     ) -> Result<(), Error> {
-        let rec = &mut self.ev.arena[h];
         let lp = &self.lps[self.env.lp(dst)];
+        let k = &mut self.ev.kps[kp];
         let mut draws = 0u64;
         let mut wide = false;
         for (s, (now, was)) in lp.counters.iter().zip(before).take(self.env.s.streams).enumerate() {
@@ -189,21 +197,20 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             wide |= d >= 0xFFFF;
             draws |= (d & 0xFFFF) << (16 * s);
         }
+        let saved =
+            if self.env.rollback == Rollback::Incremental { (k.journal.len() - k.journal_mark) as u32 } else { 0 };
+        let Some(rec) = k.processed.last_mut() else { unreachable!("the event is on its list") };
         rec.draws = if wide { WIDE } else { draws };
         rec.n_sent = self.batch.out.len() as u32;
         rec.past_end = past_end;
-        if self.env.rollback == Rollback::Incremental {
-            let k = &self.ev.kps[kp];
-            rec.saved = (k.journal.len() - k.journal_mark) as u32;
-            self.stats.saved_entries += rec.saved as u64;
-        }
+        rec.saved = saved;
+        self.stats.saved_entries += saved as u64;
         if wide {
-            self.ev.wide_draws.insert(h, std::array::from_fn(|s| lp.counters[s] - before[s]));
+            self.ev.wide_draws.insert(k3(key), std::array::from_fn(|s| lp.counters[s] - before[s]));
         }
         if let Some(e) = error {
-            self.errors.insert(h, (key, e));
+            self.errors.insert(k3(key), (key, e));
         }
-        self.ev.kps[kp].processed.push_back(h);
         self.ev.uncommitted += 1;
         self.stats.processed += 1;
         self.send_all(kp)
@@ -211,6 +218,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
 
     /// Routes the sends of the event just processed on KP `kp`: queued here,
     /// parked at the pause, or sent to their PE; keeps a record of each.
+    /// Remote sends are counted here (and uncounted if cancelled), so that
+    /// fossil collection drops sent records without looking at them.
     #[inline(always)]
     fn send_all(&mut self, kp: usize) -> Result<(), Error> {
         let mut result = Ok(());
@@ -219,11 +228,13 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             let o = self.batch.out[i];
             let inc = match self.env.route(o.dst) {
                 None => self.ev.enqueue(o.key, o.dst, o.msg),
-                Some(_) if N::ACTIVE && o.key.time >= self.env.s.pause => {
+                Some(pe) if N::ACTIVE && o.key.time >= self.env.s.pause => {
+                    self.count_remote(pe, 1);
                     self.io.parked.insert(k3(o.key), (o.dst, o.msg));
                     0
                 }
                 Some(pe) => {
+                    self.count_remote(pe, 1);
                     self.round.part.sent(o.key);
                     self.io.transport.send_event(pe, o.key, o.dst, o.msg).unwrap_or_else(|e| {
                         result = Err(e);
@@ -231,9 +242,19 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                     })
                 }
             };
-            self.ev.kps[kp].sent.push_back(SentRec { dst: o.dst, key: o.key, inc });
+            self.ev.kps[kp].sent.push(SentRec { dst: o.dst, key: o.key, inc });
         }
         self.batch.out.clear();
         result
+    }
+
+    /// Counts (`n` = 1) or uncounts (`n` = -1, the send was cancelled) a
+    /// send to PE `pe` in the committed-remote statistics.
+    #[inline(always)]
+    pub(super) fn count_remote(&mut self, pe: crate::layout::PeId, n: i64) {
+        self.stats.remote = self.stats.remote.wrapping_add_signed(n);
+        if N::ACTIVE && self.io.transport.elsewhere(pe) {
+            self.stats.remote_process = self.stats.remote_process.wrapping_add_signed(n);
+        }
     }
 }

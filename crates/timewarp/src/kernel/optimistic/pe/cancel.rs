@@ -74,11 +74,15 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     pub(super) fn cancel(&mut self, rec: SentRec) -> Result<(), Error> {
         match self.env.route(rec.dst) {
             None => return self.kill(rec.inc, rec.dst, rec.key),
-            Some(_) if N::ACTIVE && rec.key.time >= self.env.s.pause => {
+            Some(pe) if N::ACTIVE && rec.key.time >= self.env.s.pause => {
+                self.count_remote(pe, -1);
                 self.io.parked.remove(&k3(rec.key));
                 return Ok(());
             }
-            Some(pe) => self.io.transport.send_anti(pe, rec.key, rec.dst, rec.inc)?,
+            Some(pe) => {
+                self.count_remote(pe, -1);
+                self.io.transport.send_anti(pe, rec.key, rec.dst, rec.inc)?
+            }
         }
         self.round.part.sent(rec.key);
         self.stats.anti_messages += 1;
@@ -97,12 +101,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     /// rolled back first (secondary rollback; it returns to the queue); then
     /// it is marked to be dropped when popped.
     fn kill(&mut self, inc: u32, dst: LpId, key: Key) -> Result<(), Error> {
-        let kp = self.env.map.kp_of(dst);
-        let arena = &self.ev.arena;
-        let found = self.ev.kps[kp].processed.binary_search_by(|&h| arena[h].key.cmp(&key));
+        let kp = self.env.kp(dst);
+        let found = self.ev.kps[kp].processed.as_slice().binary_search_by(|e| e.key.cmp(&key));
         if let Ok(i) = found {
-            let h = self.ev.kps[kp].processed[i];
-            if self.ev.arena[h].inc == inc {
+            if self.ev.kps[kp].processed[i].inc == inc {
                 self.stats.secondary_rollbacks += 1;
                 self.throttle.window.rolled_back(key.time);
                 self.rollback(kp, key, SpanKind::Cancellation)?;

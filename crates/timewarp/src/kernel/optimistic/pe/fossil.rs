@@ -10,7 +10,7 @@ use crate::mapping::Place;
 use crate::model::{Model, Rollback};
 use crate::queue::PendingQueue;
 
-use super::{Pe, WIDE};
+use super::{k3, Pe, WIDE};
 use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
@@ -20,53 +20,46 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         if !self.errors.is_empty() && self.fail_below(g) {
             return;
         }
-        // Pending (queue) plus processed (arena) events, sampled once a round.
-        self.stats.peak_events = self.stats.peak_events.max((self.ev.q.len() + self.ev.arena.live()) as u64);
+        // Pending (queue) plus processed events, sampled once a round.
+        self.stats.peak_events = self.stats.peak_events.max((self.ev.q.len() + self.ev.uncommitted) as u64);
         self.cancels.trim(g.time);
         let before = self.stats.committed;
-        for kp in 0..self.ev.kps.len() {
-            // Journal entries of the committed events, dropped in one go.
-            let mut saved = 0;
-            while let Some(&h) = self.ev.kps[kp].processed.front() {
-                let ev = self.ev.arena[h];
+        let (model, map, first, rollback) = (self.env.model, self.env.map, self.env.first_lp, self.env.rollback);
+        for k in &mut self.ev.kps {
+            // Sent records and journal entries of the committed events,
+            // dropped in one go after them.
+            let (mut sent, mut saved, mut n) = (0usize, 0usize, 0usize);
+            for ev in k.processed.as_slice().iter() {
                 if ev.key >= g {
                     break;
                 }
-                self.ev.kps[kp].processed.pop_front();
-                let lp = &mut self.lps[self.env.lp(ev.dst)];
-                let committed = self.commits.commit(
-                    self.env.model,
-                    lp,
-                    ev.dst,
-                    &ev.key,
-                    &ev.msg,
-                    &ev.undo,
-                    ev.past_end,
-                    &mut self.stats,
-                );
+                n += 1;
+                let lp = &mut self.lps[map.local_of(ev.dst, first)];
+                let committed =
+                    self.commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &ev.undo, ev.past_end, &mut self.stats);
                 if let Err(e) = committed {
                     // Committed all the same: the other workers stop at their next look.
                     self.env.shared.failure.fail(e);
                 }
-                for _ in 0..ev.n_sent {
-                    let rec = self.ev.kps[kp].sent.pop_front().expect("a sent record per send");
-                    let pe = self.env.map.pe_of(rec.dst);
-                    self.stats.remote += (pe != self.env.id) as u64;
-                    self.stats.remote_process += self.io.transport.elsewhere(pe) as u64;
-                }
-                if self.env.rollback == Rollback::StateSaving {
-                    self.ev.kps[kp].saved.pop_front();
-                }
+                sent += ev.n_sent as usize;
                 saved += ev.saved as usize;
                 if ev.draws == WIDE {
-                    self.ev.wide_draws.remove(&h);
+                    self.ev.wide_draws.remove(&k3(ev.key));
                 }
-                self.ev.arena.free(h);
-                self.ev.uncommitted -= 1;
+            }
+            if n == 0 {
+                continue;
+            }
+            k.processed.drop_front(n);
+            k.sent.drop_front(sent);
+            if rollback == Rollback::StateSaving {
+                k.saved.drain(..n);
             }
             if saved > 0 {
-                self.ev.kps[kp].journal.drain(..saved);
+                k.journal.drop_front(saved);
             }
+            k.trim();
+            self.ev.uncommitted -= n;
         }
         self.env.shared.add_committed(self.stats.committed - before);
     }
@@ -89,10 +82,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         true
     }
 
-    /// Processed event `h` is being undone: forgets its error. A panic
+    /// Processed event `key` is being undone: forgets its error. A panic
     /// cannot be undone by reverse computation: that is the run's error.
-    pub(super) fn forget_error(&mut self, h: u32) -> Result<(), Error> {
-        if let Some((_, Error::Panic { lp, time, message })) = self.errors.remove(&h) {
+    pub(super) fn forget_error(&mut self, key: Key) -> Result<(), Error> {
+        if let Some((_, Error::Panic { lp, time, message })) = self.errors.remove(&k3(key)) {
             // (Incremental models can be undone: what they saved is kept as it is written.)
             if self.env.rollback == Rollback::Reverse {
                 return Err(Error::Panic {

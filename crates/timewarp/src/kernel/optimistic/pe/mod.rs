@@ -19,9 +19,8 @@ use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
-use crate::arena::Arena;
 use crate::error::Error;
-use crate::event::{Event, Queued};
+use crate::event::Queued;
 use crate::key::{Key, LpId};
 use crate::layout::{Layout, PeId};
 use crate::lp::Lp;
@@ -41,7 +40,7 @@ use crate::transport::{Links, Network, Transport};
 use batch::Batch;
 use cancel::Cancels;
 use round::Round;
-use throttle::Throttle;
+use throttle::{Stall, Throttle};
 
 /// What one scheduler iteration of a PE did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,13 +67,15 @@ pub(crate) struct Pe<'a, M: Model, Q, N, P> {
     pub(super) io: Io<'a, M, N>,
     /// Received events (for anti-messages) and cancelled ones.
     cancels: Cancels,
-    /// Errors raised by processed events (by arena handle, with the key):
-    /// reported if the event commits, forgotten if it is undone.
-    pub(super) errors: FxHashMap<u32, (Key, Error)>,
+    /// Errors raised by processed events (by key: no two processed events
+    /// share one): reported if the event commits, forgotten if it is undone.
+    pub(super) errors: FxHashMap<(u64, u32, u64), (Key, Error)>,
     /// The batch: its size, the running handler and its sends, timing.
     batch: Batch<M>,
     /// The memory budget and the optimism window.
     throttle: Throttle,
+    /// Since when the PE has been throttled or idle (for its statistics).
+    stall: Stall,
     /// This PE's part in GVT rounds and what it knows of GVT.
     round: Round,
     pub(crate) stats: PeStats,
@@ -109,6 +110,12 @@ impl<M, N, P: Place> Env<'_, M, N, P> {
         (pe != self.id).then_some(pe)
     }
 
+    /// The KP of LP `dst` (one of this PE's).
+    #[inline]
+    pub(super) fn kp(&self, dst: LpId) -> usize {
+        self.map.kp_of_own(dst, self.first_lp)
+    }
+
     /// The index of LP `dst` (one of this PE's) in `Pe::lps`.
     #[inline]
     pub(super) fn lp(&self, dst: LpId) -> usize {
@@ -116,19 +123,18 @@ impl<M, N, P: Place> Env<'_, M, N, P> {
     }
 }
 
-/// A PE's events: pending in its queue, processed (not yet committed) in
-/// its arena on their KPs' lists.
+/// A PE's events: pending in its queue, processed (not yet committed) on
+/// their KPs' lists.
 pub(super) struct Events<M: Model, Q> {
     pub(super) q: Q,
-    pub(super) arena: Arena<Event<M::Msg, M::Undo>>,
-    pub(super) kps: Vec<Kp<M::State, M::Undo>>,
+    pub(super) kps: Vec<Kp<M::State, M::Msg, M::Undo>>,
     /// Next incarnation number.
     pub(super) next_inc: u32,
     /// Processed events not yet committed (what the budget bounds).
     pub(super) uncommitted: usize,
     /// Exact draw counts of processed events that drew more than a packed
-    /// 16-bit field holds (by arena handle; their `draws` is [`WIDE`]).
-    pub(super) wide_draws: FxHashMap<u32, [u64; MAX_STREAMS as usize]>,
+    /// 16-bit field holds (by key; their `draws` is [`WIDE`]).
+    pub(super) wide_draws: FxHashMap<(u64, u32, u64), [u64; MAX_STREAMS as usize]>,
 }
 
 /// `Event::draws` of an event whose draw counts are kept in
@@ -149,7 +155,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>> Events<M, Q> {
     /// Times of the last processed (not undone) event of each KP.
     #[inline]
     pub(super) fn latest(&self) -> impl Iterator<Item = f64> + '_ {
-        self.kps.iter().filter_map(|k| k.processed.back()).map(|&h| self.arena[h].key.time)
+        self.kps.iter().filter_map(|k| k.processed.last()).map(|e| e.key.time)
     }
 }
 
@@ -239,7 +245,6 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             lps: Vec::new(),
             ev: Events {
                 q: Q::default(),
-                arena: Arena::with_capacity(u32::MAX as usize - 1),
                 kps: (0..map.kps_per_pe()).map(|_| Kp::new()).collect(),
                 next_inc: 0,
                 uncommitted: 0,
@@ -254,6 +259,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             errors: FxHashMap::default(),
             batch: Batch::new(cfg),
             throttle: Throttle::new(cfg),
+            stall: Stall::default(),
             round: Round::new(cfg, id, s.end, shared.gvt.gate()),
             stats: PeStats::default(),
             commits: Committer::new(cfg),
@@ -306,11 +312,13 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         }
         let received = self.drain()?;
         if self.gvt_step(t0)? {
+            self.stall.end(&mut self.stats);
             return Ok(Iteration::Finished);
         }
         let (done, throttled) = self.run_batch()?;
         self.flush()?;
         let idle = done == 0 && received == 0;
+        self.stall.iterated(&mut self.stats, done, throttled, idle && !throttled);
         self.round.iterated(&self.env.shared.gvt, throttled || idle);
         Ok(if idle { Iteration::Idle } else { Iteration::Worked(done) })
     }

@@ -4,14 +4,14 @@
 //! back in its pending queue.
 
 use crate::error::Error;
-use crate::event::{Owner, Queued};
+use crate::event::{Event, Owner, Queued};
 use crate::key::Key;
 use crate::mapping::Place;
 use crate::model::{Model, Rollback};
 use crate::queue::{Entry, PendingQueue};
 use crate::timeline::{SpanKind, Trace};
 
-use super::{Pe, WIDE};
+use super::{k3, Pe, WIDE};
 use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
@@ -21,17 +21,17 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     pub(super) fn rollback(&mut self, kp: usize, bound: Key, why: SpanKind) -> Result<(), Error> {
         let mark = self.timeline.mark();
         let (mut undone, mut latest) = (0u64, bound.time);
-        while let Some(&h) = self.ev.kps[kp].processed.back() {
-            let time = self.ev.arena[h].key.time;
-            if self.ev.arena[h].key < bound {
+        while let Some(e) = self.ev.kps[kp].processed.last() {
+            let time = e.key.time;
+            if e.key < bound {
                 break;
             }
             if undone == 0 {
                 latest = time;
             }
             undone += 1;
-            self.ev.kps[kp].processed.pop_back();
-            self.undo(kp, h)?;
+            let Some(ev) = self.ev.kps[kp].processed.pop() else { break };
+            self.undo(kp, ev)?;
         }
         if undone > 0 {
             self.timeline.span(mark, why, undone, latest - bound.time);
@@ -41,13 +41,12 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
 
     /// Undoes one processed event: model state, random streams, send counter,
     /// and every event it sent; the event goes back to the pending queue.
-    fn undo(&mut self, kp: usize, h: u32) -> Result<(), Error> {
-        let ev = self.ev.arena[h];
+    fn undo(&mut self, kp: usize, ev: Event<M::Msg, M::Undo>) -> Result<(), Error> {
         if !self.errors.is_empty() {
-            self.forget_error(h)?;
+            self.forget_error(ev.key)?;
         }
         let draws = if ev.draws == WIDE {
-            self.ev.wide_draws.remove(&h).expect("wide draw counts of a processed event")
+            self.ev.wide_draws.remove(&k3(ev.key)).expect("wide draw counts of a processed event")
         } else {
             std::array::from_fn(|s| (ev.draws >> (16 * s)) & 0xFFFF)
         };
@@ -60,7 +59,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             Rollback::Incremental => {
                 let journal = &mut self.ev.kps[kp].journal;
                 for _ in 0..ev.saved {
-                    let entry = journal.pop_back().expect("the entries a processed event saved");
+                    let entry = journal.pop().expect("the entries a processed event saved");
                     self.env.model.restore(&mut lp.state, &entry);
                 }
             }
@@ -70,12 +69,11 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         }
         lp.seq = lp.seq.wrapping_sub(ev.n_sent);
         for _ in 0..ev.n_sent {
-            let rec = self.ev.kps[kp].sent.pop_back().expect("a sent record per send");
+            let rec = self.ev.kps[kp].sent.pop().expect("a sent record per send");
             self.cancel(rec)?;
         }
         debug_assert_eq!(ev.owner, Owner::Processed);
         self.ev.q.push(Entry::new(ev.key, Queued { dst: ev.dst, inc: ev.inc, msg: ev.msg }));
-        self.ev.arena.free(h);
         self.ev.uncommitted -= 1;
         self.stats.rolled_back += 1;
         Ok(())

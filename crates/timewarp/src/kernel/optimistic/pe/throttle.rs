@@ -21,15 +21,95 @@ const COMPACT_MIN: usize = 1024;
 
 /// What bounds a PE's speculation.
 pub(super) struct Throttle {
-    /// Most processed events not yet committed (`--event-memory`).
+    /// Most processed events not yet committed now (`--event-memory`, or
+    /// sized by the run: see [`adapt`](Throttle::adapt)).
     pub(super) budget: usize,
+    /// The configured budget: the size of the budget's steps and the least
+    /// it shrinks to.
+    base: usize,
+    /// Whether the budget follows the run (no `--event-memory` given).
+    auto: bool,
     /// How far beyond GVT it may process.
     pub(super) window: Window,
+    /// At the last GVT round: stops on the budget, processed and rolled
+    /// back events (the round's figures are the differences).
+    mark: (u64, u64, u64),
 }
 
 impl Throttle {
     pub(super) fn new(cfg: &crate::Config) -> Self {
-        Throttle { budget: cfg.event_memory_per_pe(), window: Window::new(cfg.optimism) }
+        let base = cfg.event_memory_per_pe();
+        Throttle {
+            budget: base,
+            base,
+            auto: cfg.event_memory.is_none(),
+            window: Window::new(cfg.optimism),
+            mark: (0, 0, 0),
+        }
+    }
+
+    /// After a GVT round, sizes the event budget from what the round
+    /// measured (`throttled`, `processed`, `rolled_back`: this PE's totals
+    /// so far) when no budget was given: a round in which more than half of
+    /// what was processed was undone halves it (speculation is wasted, and
+    /// memory with it); a round in which the budget stopped the PE doubles
+    /// it, up to the PE's live pending events (`pending`) — what a
+    /// sequential run holds anyway, so optimistic memory stays within about
+    /// twice a sequential run's. It never goes below the configured budget.
+    /// A model whose events keep many more events pending than a fixed
+    /// budget allows (TLM: the whole wavefront) otherwise spent nearly all
+    /// its iterations throttled, one GVT round per few events.
+    pub(super) fn adapt(&mut self, throttled: u64, processed: u64, rolled_back: u64, pending: usize) {
+        let (t0, p0, r0) = std::mem::replace(&mut self.mark, (throttled, processed, rolled_back));
+        if !self.auto {
+            return;
+        }
+        let (stops, done, undone) = (throttled - t0, processed - p0, rolled_back - r0);
+        let cap = pending.max(self.base);
+        if 2 * undone > done {
+            self.budget = (self.budget / 2).max(self.base);
+        } else if stops > 0 {
+            self.budget = self.budget.saturating_mul(2).min(cap);
+        }
+        self.budget = self.budget.min(cap).max(self.base);
+    }
+}
+
+/// Since when a PE has been stalled, and why (`true`: throttled; `false`:
+/// nothing to do): timed at the changes only, so a PE that keeps working
+/// never reads the clock for it.
+#[derive(Default)]
+pub(super) struct Stall {
+    since: Option<(std::time::Instant, bool)>,
+}
+
+impl Stall {
+    /// After an iteration that processed `done` events and stopped
+    /// `throttled`, or found nothing to do (`idle`): counts it and times
+    /// the stall it starts or ends into `stats`.
+    #[inline]
+    pub(super) fn iterated(&mut self, stats: &mut crate::stats::PeStats, done: usize, throttled: bool, idle: bool) {
+        stats.throttled_iterations += throttled as u64;
+        stats.idle_iterations += idle as u64;
+        if done > 0 {
+            self.end(stats);
+        } else if (throttled || idle) && self.since.is_none() {
+            self.since = Some((std::time::Instant::now(), throttled));
+        }
+    }
+
+    /// The PE processes events again (or is done): the stall's time goes
+    /// to its cause.
+    #[inline]
+    pub(super) fn end(&mut self, stats: &mut crate::stats::PeStats) {
+        if let Some((t, throttled)) = self.since.take() {
+            let s = t.elapsed().as_secs_f64();
+            if throttled {
+                stats.throttled_seconds += s;
+            } else {
+                stats.gvt_wait_seconds += s;
+            }
+        }
     }
 }
 
@@ -102,7 +182,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     /// when there is room again.
     pub(super) fn make_room(&mut self, next: Key) -> Result<bool, Error> {
         for kp in 0..self.ev.kps.len() {
-            if self.ev.kps[kp].processed.back().is_some_and(|&h| self.ev.arena[h].key > next) {
+            if self.ev.kps[kp].processed.last().is_some_and(|e| e.key > next) {
                 self.rollback(kp, next, SpanKind::Memory)?;
             }
         }

@@ -1,0 +1,48 @@
+//! A small driver for measuring what the kernels cost per event, built
+//! without the CLI (a much shorter build): run it under callgrind at two end
+//! times and divide the instruction difference by the committed-event
+//! difference (`scripts/house-check.sh callgrind` does the same on the CLI).
+//!
+//! ```sh
+//! cargo build --release --example kernel_cost -p timewarp-models
+//! valgrind --tool=callgrind target/release/examples/kernel_cost phold optimistic 10
+//! ```
+
+use timewarp::{Config, SyncMode};
+use timewarp_models::{pcs::Pcs, phold::Phold};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: kernel_cost phold|pcs sequential|optimistic|conservative END";
+    let (Some(model), Some(sync), Some(end)) = (args.get(1), args.get(2), args.get(3)) else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    let sync = match sync.as_str() {
+        "sequential" => SyncMode::Sequential,
+        "optimistic" => SyncMode::Optimistic,
+        "conservative" => SyncMode::Conservative,
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    };
+    let end: f64 = end.parse().unwrap_or_else(|_| {
+        eprintln!("{usage}");
+        std::process::exit(2)
+    });
+    let cfg = Config { sync, end, ..Default::default() };
+    let (committed, digest) = match model.as_str() {
+        "phold" => timewarp::run(&Phold::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),
+        "pcs" => timewarp::run(&Pcs::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
+    .unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(1)
+    });
+    println!("{committed} {digest}");
+}

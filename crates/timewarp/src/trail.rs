@@ -1,0 +1,152 @@
+//! A KP's lists of processed events, their sends and their journal entries:
+//! appended and popped at the back (processing, rollback), dropped from the
+//! front (fossil collection). A vector whose front is dropped by moving a start index,
+//! and compacted once the dropped part is as long as the live one: every
+//! operation a plain vector's (a `VecDeque`'s index wrapping cost about 20
+//! instructions per optimistic event), at O(1) amortised per element.
+
+/// A vector dropped from the front lazily.
+#[derive(Debug)]
+pub(crate) struct Trail<T> {
+    items: Vec<T>,
+    /// Elements before this index are dropped.
+    head: usize,
+}
+
+/// Dropped elements kept before a compaction is worth its move.
+const COMPACT_MIN: usize = 64;
+
+impl<T> Trail<T> {
+    pub(crate) fn new() -> Self {
+        Trail { items: Vec::new(), head: 0 }
+    }
+
+    /// The live elements, oldest first.
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        &self.items[self.head..]
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.items.len() - self.head
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, v: T) {
+        self.items.push(v);
+    }
+
+    /// Appends every element of `it` (a vector's drain: one copy).
+    #[inline]
+    pub(crate) fn extend(&mut self, it: impl IntoIterator<Item = T>) {
+        self.items.extend(it);
+    }
+
+    /// Moves every element of `v` to the back (one copy), leaving it empty.
+    #[inline]
+    pub(crate) fn append(&mut self, v: &mut Vec<T>) {
+        self.items.append(v);
+    }
+
+    /// Drops every element.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.items.clear();
+        self.head = 0;
+    }
+
+    /// The newest live element.
+    #[inline]
+    pub(crate) fn last(&self) -> Option<&T> {
+        if self.items.len() > self.head {
+            self.items.last()
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    pub(crate) fn last_mut(&mut self) -> Option<&mut T> {
+        if self.items.len() > self.head {
+            self.items.last_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Removes the newest live element.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<T> {
+        if self.items.len() > self.head {
+            self.items.pop()
+        } else {
+            None
+        }
+    }
+
+    /// Drops the `n` oldest live elements (at most all of them).
+    #[inline]
+    pub(crate) fn drop_front(&mut self, n: usize) {
+        self.head = (self.head + n).min(self.items.len());
+        if self.head == self.items.len() {
+            self.items.clear();
+            self.head = 0;
+        } else if self.head >= COMPACT_MIN && self.head >= self.len() {
+            self.items.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    /// Gives back memory a burst left: a list holding less than a quarter
+    /// of what it has room for halves its room.
+    pub(crate) fn trim(&mut self) {
+        if self.items.capacity() > 1024 && self.len() * 4 < self.items.capacity() {
+            self.items.drain(..self.head);
+            self.head = 0;
+            self.items.shrink_to(self.items.capacity() / 2);
+        }
+    }
+}
+
+impl<T> std::ops::Index<usize> for Trail<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        &self.items[self.head + i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn behaves_as_a_deque_popped_at_the_back_and_dropped_at_the_front() {
+        let mut t = Trail::new();
+        let mut model = std::collections::VecDeque::new();
+        let mut x = 0u64;
+        for step in 0..20_000u64 {
+            // A fixed pseudo-random walk of the three operations.
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            match (x >> 60) % 4 {
+                0 | 1 => {
+                    t.push(step);
+                    model.push_back(step);
+                }
+                2 => assert_eq!(t.pop(), model.pop_back()),
+                _ => {
+                    let n = ((x >> 40) % 7) as usize;
+                    t.drop_front(n);
+                    model.drain(..n.min(model.len()));
+                }
+            }
+            assert_eq!(t.len(), model.len());
+            assert_eq!(t.last(), model.back());
+            assert!(t.as_slice().iter().eq(model.iter()));
+            if step % 1000 == 0 {
+                t.trim();
+            }
+        }
+    }
+}
