@@ -474,9 +474,11 @@ impl Csv {
             match &r.outcome {
                 Ok(f) => {
                     rec.extend(f.engine.iter().cloned());
-                    rec.extend(self.model.iter().map(|m| {
-                        f.model.iter().find(|(k, _)| k == m).map(|(_, v)| v.clone()).unwrap_or_default()
-                    }));
+                    rec.extend(
+                        self.model
+                            .iter()
+                            .map(|m| f.model.iter().find(|(k, _)| k == m).map(|(_, v)| v.clone()).unwrap_or_default()),
+                    );
                     rec.push(String::new());
                 }
                 Err(e) => {
@@ -558,6 +560,37 @@ mod tests {
         assert_eq!(p[0], vec![0, 0]);
         assert_eq!(p[1], vec![0, 1]);
         assert_eq!(p[5], vec![1, 2]);
+    }
+
+    #[test]
+    fn zip_takes_the_values_in_step_and_needs_equal_lists() {
+        let opts = config::options(&crate::shipped(), "phold").unwrap();
+        let axes = vec![
+            Axis::parse("sync=sequential,optimistic", "phold", &opts).unwrap(),
+            Axis::parse("threads=1,2", "phold", &opts).unwrap(),
+        ];
+        assert_eq!(zipped(&axes).unwrap(), vec![vec![0, 0], vec![1, 1]]);
+        let uneven = vec![axes.into_iter().next().unwrap(), Axis::parse("threads=1,2,4", "phold", &opts).unwrap()];
+        assert!(zipped(&uneven).unwrap_err().contains("sync has 2, threads has 3"));
+    }
+
+    #[test]
+    fn model_columns_are_sorted_and_prefixed_where_a_name_is_taken() {
+        let mut c = Csv { path: "-".into(), names: vec!["nodes".into()], model: vec![], rows: vec![] };
+        let f = |m: &[(&str, &str)]| Figures {
+            engine: vec!["1".into(); FIELDS.len()],
+            model: m.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        };
+        c.row(&["4"], 1, Ok(f(&[("nodes", "4"), ("b", "2")]))).unwrap();
+        c.row(&["8"], 1, Err("no".into())).unwrap();
+        c.row(&["16"], 1, Ok(f(&[("a", "x"), ("nodes", "16")]))).unwrap();
+        let r = c.records();
+        let h = &r[0];
+        assert_eq!(h[h.len() - 4..], ["a", "b", "result.nodes", "error"]);
+        assert_eq!(r[1][r[1].len() - 4..], ["", "2", "4", ""]);
+        assert_eq!(r[2][r[2].len() - 4..], ["", "", "", "no"]);
+        assert_eq!(r[3][r[3].len() - 4..], ["x", "", "16", ""]);
+        assert!(r.iter().all(|rec| rec.len() == h.len()));
     }
 
     #[test]

@@ -13,10 +13,8 @@ use std::collections::HashMap;
 fn read(text: &str) -> (Vec<String>, Vec<HashMap<String, String>>) {
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    let rows = r
-        .records()
-        .map(|rec| header.iter().cloned().zip(rec.unwrap().iter().map(String::from)).collect())
-        .collect();
+    let rows =
+        r.records().map(|rec| header.iter().cloned().zip(rec.unwrap().iter().map(String::from)).collect()).collect();
     (header, rows)
 }
 
@@ -61,7 +59,8 @@ fn every_scalar_model_result_is_a_column_equal_to_a_single_runs() {
 #[test]
 fn a_model_result_named_like_a_swept_option_is_prefixed() {
     // The network's `nodes` is an option (of a hypercube) and a result.
-    let o = timewarp(&["sweep", "network", "--topology", "hypercube", "--end", "300", "--set", "nodes=16,32", "-o", "-"]);
+    let o =
+        timewarp(&["sweep", "network", "--topology", "hypercube", "--end", "300", "--set", "nodes=16,32", "-o", "-"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (header, rows) = read(&String::from_utf8_lossy(&o.stdout));
     assert_eq!(header.iter().filter(|h| *h == "nodes").count(), 1, "{header:?}");
@@ -72,12 +71,9 @@ fn a_model_result_named_like_a_swept_option_is_prefixed() {
 
 #[test]
 fn zip_pairs_values_where_the_product_would_run_impossible_rows() {
-    let args = [
-        &["sweep"],
-        &NET[..5],
-        &["--set", "sync=sequential,optimistic", "--set", "threads=1,2", "--zip", "-o", "-"],
-    ]
-    .concat();
+    let args =
+        [&["sweep"], &NET[..5], &["--set", "sync=sequential,optimistic", "--set", "threads=1,2", "--zip", "-o", "-"]]
+            .concat();
     let o = timewarp(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let (_, rows) = read(&String::from_utf8_lossy(&o.stdout));
@@ -88,8 +84,19 @@ fn zip_pairs_values_where_the_product_would_run_impossible_rows() {
     assert_eq!(rows[0]["latency_mean"], rows[1]["latency_mean"]);
     // --zip may also come after the model's options, and before them.
     let o = timewarp(&[
-        "sweep", "--zip", "network", "--dims", "4,4", "--end", "500", "--set", "load=0.1,0.2", "--set", "seed=1,2",
-        "-o", "-",
+        "sweep",
+        "--zip",
+        "network",
+        "--dims",
+        "4,4",
+        "--end",
+        "500",
+        "--set",
+        "load=0.1,0.2",
+        "--set",
+        "seed=1,2",
+        "-o",
+        "-",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(read(&String::from_utf8_lossy(&o.stdout)).1.len(), 2);
@@ -98,8 +105,12 @@ fn zip_pairs_values_where_the_product_would_run_impossible_rows() {
 #[test]
 fn zip_with_unequal_lists_is_one_line_naming_the_counts() {
     let o = timewarp(
-        &[&["sweep"], &NET[..5], &["--set", "sync=sequential,optimistic", "--set", "threads=1,2,4", "--zip", "-o", "-"]]
-            .concat(),
+        &[
+            &["sweep"],
+            &NET[..5],
+            &["--set", "sync=sequential,optimistic", "--set", "threads=1,2,4", "--zip", "-o", "-"],
+        ]
+        .concat(),
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
@@ -123,4 +134,47 @@ fn a_row_that_cannot_run_says_why_and_the_others_are_whole() {
     }
     // Each row has every column (the failed one empty but for its error).
     assert!(rows.iter().all(|r| r.len() == header.len()));
+}
+
+#[test]
+fn plot_draws_any_two_columns_with_units_and_log_axes() {
+    let csv = tmp("plotted.csv");
+    let o = timewarp(
+        &[
+            &["sweep"],
+            &NET[..5],
+            &["--set", "load=0.05,0.2,0.4", "--set", "arrivals=poisson,periodic"],
+            &["-o", csv.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = tmp("plotted.svg");
+    let (c, g) = (csv.to_str().unwrap(), svg.to_str().unwrap());
+    let plot = |extra: &[&str]| {
+        let o = timewarp(&[&["plot", c, "-o", g], extra].concat());
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        std::fs::read_to_string(&svg).unwrap()
+    };
+    let text = plot(&["--x", "accepted_throughput", "--y", "latency_mean", "--by", "arrivals"]);
+    assert!(text.contains("accepted_throughput (fraction of injection bandwidth)"), "x unit");
+    assert!(text.contains("latency_mean (ns)"), "y unit");
+    assert!(text.contains("arrivals = periodic"), "grouped");
+    let text = plot(&["--x", "load", "--y", "latency_mean", "--log-x", "--log-y"]);
+    assert!(text.contains("load (fraction of injection bandwidth), log scale"), "log x");
+    // (Two rows a load: their mean, with bars.)
+    assert!(text.contains("latency_mean (ns) (mean; bars: min to max), log scale"), "log y");
+    // A column of unknown meaning keeps its bare name.
+    let text = plot(&["--x", "load", "--y", "fairness"]);
+    assert!(text.lines().any(|l| l.trim() == "fairness (mean; bars: min to max)"), "bare name");
+    // What a log axis cannot show is refused in one line.
+    for (args, says) in [
+        (vec!["--x", "load", "--y", "rolled_back_events", "--log-y"], "rolled_back_events has the value 0"),
+        (vec!["--x", "topology", "--y", "latency_mean", "--log-x"], "holds names"),
+    ] {
+        let o = timewarp(&[&["plot", c, "-o", g], &args[..]].concat());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.starts_with("error") && err.trim_end().lines().count() == 1 && err.contains(says), "{err}");
+    }
 }
