@@ -340,7 +340,7 @@ struct Figures {
 }
 
 /// A JSON scalar as a CSV field (null: empty; text without its quotes).
-fn field(v: &Json) -> String {
+pub(crate) fn field(v: &Json) -> String {
     match v {
         Json::String(s) => s.clone(),
         Json::Null => String::new(),
@@ -365,6 +365,12 @@ impl Figures {
 
 /// Runs `timewarp run tokens...` and reads its statistics file.
 fn run_one(exe: &Path, tokens: &[String]) -> Result<Figures, String> {
+    run_stats(exe, tokens).map(|json| Figures::of(&json))
+}
+
+/// Runs `timewarp run tokens...` (this program again) and returns its
+/// statistics (`--stats-json`), or the run's error line.
+pub(crate) fn run_stats(exe: &Path, tokens: &[String]) -> Result<Json, String> {
     let stats = std::env::temp_dir().join(format!("timewarp-sweep-{}.json", std::process::id()));
     let out = Command::new(exe)
         .arg("run")
@@ -390,11 +396,9 @@ fn run_one(exe: &Path, tokens: &[String]) -> Result<Figures, String> {
             .map(String::from);
         return Err(line.unwrap_or_else(|| format!("the run ended with {}", out.status)));
     }
-    let json: Json = text
-        .map_err(|e| e.to_string())
+    text.map_err(|e| e.to_string())
         .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
-        .map_err(|e| format!("the run's statistics could not be read: {e}"))?;
-    Ok(Figures::of(&json))
+        .map_err(|e| format!("the run's statistics could not be read: {e}"))
 }
 
 /// One row: the swept values, the rep, and the run's figures or its error.
@@ -521,23 +525,23 @@ impl Csv {
 }
 
 /// The progress line: shown on a terminal only (piped sweeps stay quiet).
-struct Progress {
+pub(crate) struct Progress {
     on: bool,
 }
 
 impl Progress {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         use std::io::IsTerminal;
         Progress { on: std::io::stderr().is_terminal() }
     }
 
-    fn show(&self, line: &str) {
+    pub(crate) fn show(&self, line: &str) {
         if self.on {
             eprint!("\r\x1b[K{line}");
         }
     }
 
-    fn clear(&self) {
+    pub(crate) fn clear(&self) {
         if self.on {
             eprint!("\r\x1b[K");
         }

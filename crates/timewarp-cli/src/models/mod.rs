@@ -8,6 +8,7 @@
 mod network;
 mod pcs;
 mod phold;
+mod steady;
 mod tlm;
 
 pub(crate) use network::NetworkArgs;

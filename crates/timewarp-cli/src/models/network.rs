@@ -545,7 +545,7 @@ impl ModelCli for NetworkArgs {
             ),
             _ => String::new(),
         };
-        split + &crate::workload_args::summary(r)
+        split + &crate::workload_args::summary(r) + &super::steady::note(r, self.warmup)
     }
 }
 

@@ -86,6 +86,11 @@ pub struct Results {
     /// past saturation latency grows without bound).
     pub latency_mean_ci95: f64,
     pub accepted_throughput_ci95: f64,
+    /// Open runs: the same 10 batches of the window (sample periods, by
+    /// delivery time) one by one, for a steady-state test: has the mean
+    /// latency settled? (`timewarp curve`, BookSim's rule.)
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<Batch>,
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
@@ -117,6 +122,17 @@ pub struct RankResult {
     /// What an unfinished rank waits for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
+}
+
+/// One sample period of [`Results::batches`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[allow(missing_docs)]
+pub struct Batch {
+    /// Measured packets delivered in the period, their mean latency (ns;
+    /// None: none was delivered), and the period's accepted throughput.
+    pub packets: u64,
+    pub latency_mean: Option<f64>,
+    pub accepted_throughput: f64,
 }
 
 /// One link's figures.
@@ -273,6 +289,13 @@ impl Network {
                 (0..BATCHES).filter(|&b| a.batch_n[b] > 0).map(|b| a.batch_lat[b] / a.batch_n[b] as f64).collect();
             r.accepted_throughput_ci95 = ci95(&thr);
             r.latency_mean_ci95 = ci95(&lat);
+            r.batches = (0..BATCHES)
+                .map(|b| Batch {
+                    packets: a.batch_n[b],
+                    latency_mean: (a.batch_n[b] > 0).then(|| a.batch_lat[b] / a.batch_n[b] as f64),
+                    accepted_throughput: thr[b],
+                })
+                .collect();
         }
         // finalize runs in LP-id order: the last node fixes the window.
         if lp as u64 + 1 == self.num_lps() as u64 {
@@ -310,5 +333,22 @@ mod tests {
         assert!((super::ci95(&[1.0, 3.0]) - 12.706).abs() < 1e-12);
         assert_eq!(super::ci95(&[5.0; 10]), 0.0);
         assert_eq!(super::ci95(&[5.0]), 0.0);
+    }
+
+    #[test]
+    fn the_sample_periods_add_up_to_the_window_and_only_open_runs_have_them() {
+        use super::super::{tests::go, Network, Topology};
+        let m = Network { topology: Topology::Torus(vec![4, 4]), load: 0.3, warmup: 1_000.0, ..Network::default() };
+        let r = go(&m, 11_000.0).results;
+        assert_eq!(r.batches.len(), 10);
+        // Packets delivered before the end, and bytes: the periods are the window cut in ten.
+        let packets: u64 = r.batches.iter().map(|b| b.packets).sum();
+        assert!(packets <= r.measured_packets && packets > 0);
+        let acc: f64 = r.batches.iter().map(|b| b.accepted_throughput).sum::<f64>() / 10.0;
+        assert!((acc - r.accepted_throughput).abs() < 1e-9, "{acc} {}", r.accepted_throughput);
+        let lat: f64 = r.batches.iter().map(|b| b.latency_mean.unwrap() * b.packets as f64).sum::<f64>();
+        assert!((lat / packets as f64 - r.latency_mean).abs() < 0.05 * r.latency_mean);
+        let finite = Network { topology: Topology::Torus(vec![4, 4]), messages: Some(5), ..Network::default() };
+        assert!(go(&finite, 1e9).results.batches.is_empty());
     }
 }
