@@ -5,12 +5,14 @@
 //! [`ModelCli`](crate::ModelCli) impl; here what they share: the bound on
 //! a run's expected events.
 
+mod applies;
 mod network;
 mod pcs;
 mod phold;
 mod steady;
 mod tlm;
 
+pub(crate) use applies::network_option_applies;
 pub(crate) use network::NetworkArgs;
 pub(crate) use pcs::PcsArgs;
 pub(crate) use phold::PholdArgs;

@@ -163,35 +163,9 @@ impl Table {
     }
 }
 
-/// The unit of a column the engine or a shipped model writes (sweep and
-/// curve CSVs), for its axis label; None for a column of unknown meaning.
-pub(crate) fn unit(column: &str) -> Option<&'static str> {
-    let c = column.strip_prefix("result.").unwrap_or(column);
-    Some(match c {
-        "event_rate" => "events/s",
-        "wall_seconds" | "init_seconds" | "checkpoint_seconds" | "mpi_seconds" => "s",
-        "efficiency" => "committed / processed events",
-        "committed_events" | "rolled_back_events" | "processed" | "sent_remote" => "events",
-        "load" | "offered_load" | "measured_offered_load" | "saturation_throughput" => {
-            "fraction of injection bandwidth"
-        }
-        "hops_mean" | "hops_std" => "hops",
-        "threads" => "threads",
-        _ if c.starts_with("accepted_throughput") || c.starts_with("node_accepted") => {
-            "fraction of injection bandwidth"
-        }
-        _ if c.ends_with("_utilisation") => "fraction of time busy",
-        _ if c.ends_with("_ns") || c.contains("latency") || c.starts_with("source_queueing") => "ns",
-        _ if c.ends_with("_bytes") => "bytes",
-        _ if c.ends_with("_packets") => "packets",
-        _ if c.ends_with("_messages") => "messages",
-        _ => return None,
-    })
-}
-
 /// An axis label: the column and its unit.
 fn label(column: &str) -> String {
-    match unit(column) {
+    match crate::readable::unit(column) {
         Some(u) => format!("{column} ({u})"),
         None => column.to_string(),
     }

@@ -48,7 +48,9 @@ pub struct Results {
     pub hops_std: f64,
     /// Measured packets (the sample behind the latency and hop figures).
     pub measured_packets: u64,
-    /// Configured offered load, and what the sources actually offered in the window.
+    /// Configured offered load (NaN, JSON null, for a trace or generated
+    /// workload or a probe: undefined), and what the sources actually
+    /// offered in the window.
     pub offered_load: f64,
     pub measured_offered_load: f64,
     /// Delivered bytes per node per ns in the window, over the injection bandwidth.
@@ -79,7 +81,8 @@ pub struct Results {
     pub node_accepted_max: f64,
     pub fairness: f64,
     /// Half-widths of 95 % confidence intervals, by batch means over 10
-    /// equal batches of the window (open runs only; 0 otherwise): for the
+    /// equal batches of the window (open runs only; NaN, JSON null,
+    /// otherwise, and where fewer than 2 batches had a packet): for the
     /// mean packet latency (over batches with a measured packet) and for
     /// accepted throughput. A half-width that is large against the figure
     /// says the run was too short (or the network is not in a steady state:
@@ -191,7 +194,9 @@ impl Network {
         r.topology = self.topology.name().to_string();
         r.nodes = nodes;
         r.buffer_packets = self.buffer_packets;
-        r.offered_load = if self.probe.is_some() || self.workload.is_some() { 0.0 } else { self.load };
+        // Undefined for a trace or generated workload, or a probe: NaN,
+        // which the JSON writes as null and the summary as n/a.
+        r.offered_load = if self.probe.is_some() || self.workload.is_some() { f64::NAN } else { self.load };
         r.injected_packets += c.injected;
         r.delivered_packets += c.delivered;
         let queued: u64 = n.inject.iter().map(|q| q.queue.len() as u64).sum();
@@ -282,6 +287,9 @@ impl Network {
         r.node_accepted_max = ratio(a.sent_max as f64, per_node);
         r.fairness = ratio(a.sent * a.sent, a.senders as f64 * a.sent_sq);
         // The batch means need every node's batches: once, at the last node.
+        if !self.open() {
+            (r.accepted_throughput_ci95, r.latency_mean_ci95) = (f64::NAN, f64::NAN);
+        }
         if self.open() && lp as u64 + 1 == self.num_lps() as u64 {
             let per_batch = nodes as f64 * window / BATCHES as f64 * self.class_bandwidth(0);
             let thr: Vec<f64> = a.batch_bytes.iter().map(|&x| ratio(x as f64, per_batch)).collect();
@@ -312,13 +320,13 @@ impl Network {
 
 /// Half-width of the 95 % confidence interval of the mean of `xs`, taken
 /// as independent batch means (Student's t with `len - 1` degrees of
-/// freedom); 0 with fewer than 2.
+/// freedom); NaN (undefined) with fewer than 2.
 fn ci95(xs: &[f64]) -> f64 {
     // t quantiles 0.975 for 1..=9 degrees of freedom.
     const T: [f64; 9] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262];
     let n = xs.len();
     if n < 2 {
-        return 0.0;
+        return f64::NAN;
     }
     let mean = xs.iter().sum::<f64>() / n as f64;
     let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
@@ -332,7 +340,7 @@ mod tests {
         // Two batches 1 and 3: mean 2, s = sqrt(2), half-width t(1) * s / sqrt(2) = 12.706.
         assert!((super::ci95(&[1.0, 3.0]) - 12.706).abs() < 1e-12);
         assert_eq!(super::ci95(&[5.0; 10]), 0.0);
-        assert_eq!(super::ci95(&[5.0]), 0.0);
+        assert!(super::ci95(&[5.0]).is_nan(), "one sample: undefined");
     }
 
     #[test]
