@@ -148,6 +148,8 @@ fn curve_mistakes_are_one_line() {
             "--max-end",
         ),
         (vec!["curve", "network", "--load", "0.1", "--dims", "x", "-o", csv], "in the options of every run"),
+        (vec!["curve", "network", "--load", "0.1", "--threshold", "x", "-o", csv], "--threshold x"),
+        (vec!["curve", "network", "--load", "0.1", "--threshold", "2", "-o", csv], "between 0 and 1"),
     ] {
         let out = timewarp(&args);
         let err = stderr(&out);

@@ -165,7 +165,9 @@ impl Plan {
                 "--sample-period" => period = Some(ns(&v)?),
                 "--max-end" => max_end = Some(ns(&v)?),
                 "--refine" => refine = Some(whole::<u32>(0, 20)(&v).map_err(|e| format!("--refine: {e}"))?),
-                "--threshold" => threshold = v.parse().ok(),
+                "--threshold" => {
+                    threshold = Some(v.parse().map_err(|_| format!("--threshold {v}: give a fraction (e.g. 0.05)"))?)
+                }
                 _ => output = Some(v.into()),
             }
         }
