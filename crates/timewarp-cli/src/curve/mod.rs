@@ -78,7 +78,8 @@ mean must hold within it for 3 periods. A point that does not settle runs again 
 --max-end; one that never settles, or settles carrying under (1 - threshold) of what was offered, is unstable. \
 The loads between the last steady and the first unstable one are bisected (--refine) and the saturation throughput \
 is the accepted throughput at the highest steady load. Written: the CSV (a row per load: load, status, \
-latency_mean in ns and accepted_throughput over the measurement, ...), NAME-latency.png and NAME-accepted.png. \
+latency_mean in ns and accepted_throughput over the measurement, ...), NAME-latency.png (the steady points, log \
+latency) and NAME-accepted.png (every point, by status). \
 Exit status 0 when the curve is written (unstable points are results), 1 when a run failed (its row says why), \
 2 for a bad command line. See docs/network.md.";
 
@@ -427,19 +428,24 @@ fn csv(points: &[Point]) -> Result<String, String> {
     String::from_utf8(w.into_inner().map_err(|e| e.to_string())?).map_err(|e| e.to_string())
 }
 
-/// Draws latency against load and accepted against offered, a line per
-/// status (steady, unstable), beside `csv_path`.
+/// Draws latency against load (steady points only, log scale: an unstable
+/// point's latency is a transient that grows with the run) and accepted
+/// against offered (a line per status), beside `csv_path`.
 fn pictures(csv_path: &Path, text: &str) -> Result<Vec<PathBuf>, String> {
-    let table = Table::parse(csv_path, text)?;
+    let mut table = Table::parse(csv_path, text)?;
     let stem = csv_path.file_stem().map_or_else(|| "curve".into(), |s| s.to_string_lossy().into_owned());
     let mut out = Vec::new();
-    for (name, x, y) in
-        [("latency", "load", "latency_mean"), ("accepted", "measured_offered_load", "accepted_throughput")]
-    {
-        let path = csv_path.with_file_name(format!("{stem}-{name}.png"));
-        let Ok(series) = table.series(x, y, Some("status")) else { continue };
+    let path = csv_path.with_file_name(format!("{stem}-accepted.png"));
+    if let Ok(series) = table.series("measured_offered_load", "accepted_throughput", Some("status")) {
         plot::render(&path, plot::Format::Png, plot::sweep::SIZE, &series)?;
         out.push(path);
+    }
+    let status = table.column("status", "status")?;
+    table.rows.retain(|(_, r)| r[status] == "steady");
+    let path = csv_path.with_file_name(format!("{stem}-latency.png"));
+    if let Ok(series) = table.series("load", "latency_mean", None).and_then(|s| s.log(false, true)) {
+        plot::render(&path, plot::Format::Png, plot::sweep::SIZE, &series)?;
+        out.insert(0, path);
     }
     Ok(out)
 }
