@@ -473,19 +473,15 @@ fn summary(points: &[Point], plan: &Plan) -> String {
                 crate::readable::sig(p.short.unwrap_or_default()),
                 crate::readable::sig(lat)
             ),
-            Ok((_, Verdict::Unsettled { change, .. })) => {
+            Ok((_, v @ Verdict::Unsettled { .. })) => {
                 let end = PERIODS * p.period;
-                let why = if end * 2.0 <= plan.max_end {
+                let run = if end * 2.0 <= plan.max_end {
                     "past the first unstable load, one run"
                 } else {
                     "the cap, --max-end"
                 };
-                writeln!(
-                    s,
-                    "{load} unstable: the mean latency still changed {:.0}% a period at --end {} ns ({why})",
-                    change.min(9.99) * 100.0,
-                    crate::readable::sig(end),
-                )
+                let why = v.why(PERIODS as usize).unwrap_or_default();
+                writeln!(s, "{load} unstable: {why}, at --end {} ns ({run})", crate::readable::sig(end))
             }
             Ok(_) => Ok(()),
         };

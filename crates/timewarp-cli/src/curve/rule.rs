@@ -30,10 +30,26 @@ pub(crate) enum Verdict {
     /// Warm-up took `warmup` periods; the measurement (every period after
     /// them) gives the mean latency and accepted throughput.
     Steady { warmup: usize, latency: f64, accepted: f64 },
-    /// No steady state within the periods: the last relative change of the
-    /// latency (per period in warm-up, of the running mean after), and
-    /// whether warm-up ended.
-    Unsettled { change: f64, warmed_up: bool },
+    /// No steady state within the periods: the last relative change that
+    /// was too large (per period in warm-up, of the running mean after), of
+    /// which figure (`what`), and whether warm-up ended.
+    Unsettled { change: f64, what: &'static str, warmed_up: bool },
+}
+
+impl Verdict {
+    /// Why a run is not in a steady state, in words (None: it is).
+    pub(crate) fn why(&self, periods: usize) -> Option<String> {
+        match self {
+            Verdict::Steady { .. } => None,
+            Verdict::Unsettled { change, what, warmed_up: true } if *change < THRESHOLD => Some(format!(
+                "warm-up ended too late: fewer than {SETTLED} of the {periods} sample periods were left to settle \
+                 the {what}"
+            )),
+            Verdict::Unsettled { change, what, .. } => {
+                Some(format!("the {what} still changed {:.0}% over a sample period", change.min(9.99) * 100.0))
+            }
+        }
+    }
 }
 
 /// `|a - b| / a`, infinite where undefined.
@@ -46,21 +62,34 @@ fn change(now: f64, before: f64) -> f64 {
     }
 }
 
+/// The change that keeps a figure from having settled: the latency's, or
+/// else the accepted throughput's.
+fn worse(latency: f64, accepted: f64, threshold: f64) -> (f64, &'static str) {
+    if latency >= threshold || accepted < threshold {
+        (latency, "mean latency")
+    } else {
+        (accepted, "accepted throughput")
+    }
+}
+
 /// Applies the rule to `periods` with `threshold`.
 pub(crate) fn judge(periods: &[Period], threshold: f64) -> Verdict {
     let lat = |p: &Period| p.latency.unwrap_or(f64::NAN);
-    let mut last = f64::INFINITY;
+    let mut last = (f64::INFINITY, "mean latency");
     // Warm-up: period k against period k - 1.
     let mut warmup = None;
     for k in 1..periods.len() {
         let (a, b) = (&periods[k], &periods[k - 1]);
-        last = change(lat(a), lat(b));
-        if last < threshold && change(a.accepted, b.accepted) < threshold {
+        let (cl, ca) = (change(lat(a), lat(b)), change(a.accepted, b.accepted));
+        last = worse(cl, ca, threshold);
+        if cl < threshold && ca < threshold {
             warmup = Some(k + 1);
             break;
         }
     }
-    let Some(warmup) = warmup else { return Verdict::Unsettled { change: last, warmed_up: false } };
+    let Some(warmup) = warmup else {
+        return Verdict::Unsettled { change: last.0, what: last.1, warmed_up: false };
+    };
     // Measurement: the running mean from the end of warm-up, against its
     // value a period before (first: the last warm-up period's).
     let (mut n, mut sum, mut acc) = (0u64, 0.0, 0.0);
@@ -71,18 +100,20 @@ pub(crate) fn judge(periods: &[Period], threshold: f64) -> Verdict {
         sum += p.latency.unwrap_or(0.0) * p.packets as f64;
         acc += p.accepted;
         let now = (sum / n as f64, acc / (j + 1) as f64);
-        last = change(now.0, prev.0);
-        if last < threshold && change(now.1, prev.1) < threshold {
+        let (cl, ca) = (change(now.0, prev.0), change(now.1, prev.1));
+        if cl < threshold && ca < threshold {
             settled += 1;
         } else {
             settled = 0;
+            last = worse(cl, ca, threshold);
         }
         prev = now;
     }
     if settled >= SETTLED {
         Verdict::Steady { warmup, latency: prev.0, accepted: prev.1 }
     } else {
-        Verdict::Unsettled { change: last, warmed_up: true }
+        let what = if settled > 0 { (0.0, "mean latency") } else { last };
+        Verdict::Unsettled { change: what.0, what: what.1, warmed_up: true }
     }
 }
 
@@ -132,9 +163,26 @@ mod tests {
     }
 
     #[test]
+    fn the_figure_that_did_not_settle_is_named() {
+        // Latency flat, throughput still climbing: warm-up never ends.
+        let s: Vec<Period> = (0..10).map(|k| p(100.0, 0.1 * (k + 1) as f64)).collect();
+        match judge(&s, THRESHOLD) {
+            Verdict::Unsettled { what, change, warmed_up: false } => {
+                assert_eq!(what, "accepted throughput");
+                assert!((change - 0.1).abs() < 1e-9, "{change}: 1.0 against 0.9");
+            }
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
     fn settling_needs_three_quiet_periods_and_an_empty_period_is_not_quiet() {
         let short = [p(100.0, 0.1), p(100.0, 0.1), p(100.0, 0.1), p(100.0, 0.1)];
-        assert!(matches!(judge(&short, THRESHOLD), Verdict::Unsettled { warmed_up: true, .. }));
+        let v = judge(&short, THRESHOLD);
+        assert!(matches!(v, Verdict::Unsettled { warmed_up: true, .. }));
+        assert!(v.why(4).unwrap().contains("warm-up ended too late"), "{v:?}");
+        let growing: Vec<Period> = (0..10).map(|k| p(k as f64 + 0.5, 0.45)).collect();
+        assert!(judge(&growing, THRESHOLD).why(10).unwrap().contains("mean latency still changed 11%"));
         let mut gap = vec![p(100.0, 0.1); 10];
         gap[1].latency = None;
         gap[2].latency = None;

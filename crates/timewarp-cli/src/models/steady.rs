@@ -32,12 +32,11 @@ pub(crate) fn note(r: &Results, warmup: f64) -> String {
     let end = warmup + r.window_ns;
     let longer = format!("--end {} --warmup {}", sig_plain(10.0 * end), sig_plain(end));
     match rule::judge(&periods, rule::THRESHOLD) {
-        Verdict::Unsettled { change, .. } => format!(
-            "note: not in a steady state by --end {}: the mean latency still changed {:.0}% over its last sample \
-             period ({}% is settled), with {} packets in flight; run longer ({longer}) or let `timewarp curve` \
-             find the length\n",
+        v @ Verdict::Unsettled { .. } => format!(
+            "note: not in a steady state by --end {}: {} ({}% is settled), with {} packets in flight; run longer \
+             ({longer}) or let `timewarp curve` find the length\n",
             sig(end),
-            change.min(9.99) * 100.0,
+            v.why(periods.len()).unwrap_or_default(),
             rule::THRESHOLD * 100.0,
             count(r.in_flight_packets)
         ),
