@@ -103,7 +103,7 @@ fn past_the_channel_load_bound_no_load_is_steady() {
 #[test]
 fn a_point_is_the_same_history_as_a_plain_run() {
     let out = tmp("same.csv");
-    let o = timewarp(&["curve", "network", "--dims", "4,4", "--load", "0.3,0.3", "-o", out.to_str().unwrap()]);
+    let o = timewarp(&["curve", "network", "--dims", "4,4", "--load", "0.3", "-o", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let row = &rows(&out)[0];
     let end = (10.0 * f(row, "sample_period_ns")).to_string();

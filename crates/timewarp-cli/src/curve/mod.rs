@@ -129,6 +129,10 @@ fn loads(spec: &str) -> Result<Vec<f64>, String> {
     if let Some(v) = out.iter().find(|v| **v <= 0.0 || **v > 1.0) {
         return Err(bad(&format!("{v} is not in (0, 1], the injection link's share")));
     }
+    // Ascending, once each: past the first unstable load the rest are known past the knee.
+    let mut out = out;
+    out.sort_by(f64::total_cmp);
+    out.dedup();
     Ok(out)
 }
 
@@ -178,7 +182,7 @@ impl Plan {
             return Err("curve writes plots beside its CSV: give -o FILE.csv, not -".into());
         }
         let period = period.unwrap_or(2_000.0);
-        if a.sample_period.is_some_and(|p| !(p.is_finite() && p > 0.0)) {
+        if !(period.is_finite() && period > 0.0) {
             return Err("--sample-period: give a time in ns above 0".into());
         }
         let max_end = max_end.unwrap_or(16.0 * PERIODS * period);
@@ -511,7 +515,7 @@ mod tests {
     fn load_specs_give_ranges_and_lists_and_refuse_the_rest() {
         assert_eq!(loads("0.1:0.3:0.1").unwrap(), vec![0.1, 0.2, 0.3]);
         assert_eq!(loads("0.1:0.2").unwrap().len(), 11);
-        assert_eq!(loads("0.5,0.25").unwrap(), vec![0.5, 0.25]);
+        assert_eq!(loads("0.5,0.25,0.5").unwrap(), vec![0.25, 0.5]);
         assert_eq!(loads("0.4:0.4").unwrap(), vec![0.4]);
         for bad in ["0.5:0.1", "a:b", "0:0.5", "0.1:1.5:0.5", "0.1:0.2:0", "1:2:3:4", "0.1:0.9:0.0001"] {
             assert!(loads(bad).unwrap_err().contains("FROM:TO"), "{bad}");
