@@ -7,7 +7,7 @@ use crate::args::{switches, EngineArgs};
 use crate::codes;
 use crate::procs::{launcher_rank, Procs};
 use crate::registry::{Act, Models, Verify};
-use crate::{config, partition, plot, report, resume, signals, sweep};
+use crate::{config, curve, partition, plot, report, resume, signals, sweep};
 use clap::{Args, CommandFactory, FromArgMatches, Subcommand};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -46,6 +46,10 @@ enum Cmd {
     /// Run a model over the cartesian product of option values, one run
     /// after another, writing one CSV row per run.
     Sweep(sweep::SweepArgs),
+    /// A network's latency-load curve: each load run to steady state (BookSim's
+    /// rule), the saturation throughput found, the CSV and two plots written.
+    #[command(after_help = curve::AFTER_HELP)]
+    Curve(curve::CurveArgs),
     /// List the models.
     List,
     /// Partition a profile (`run ... --profile-out FILE`) into a mapping
@@ -279,12 +283,20 @@ fn dispatch(
         Cmd::Resume { file, options } => resume_from(procs, models, &file, &options),
         // Each run of a sweep is a process of its own; under mpirun every
         // process would run the whole sweep's runs alone.
-        Cmd::Sweep(_) if procs.size() > 1 => {
+        Cmd::Sweep(_) | Cmd::Curve(_) if procs.size() > 1 => {
             if lead {
-                eprintln!("error: sweep starts its runs itself, one after another; run it without mpirun");
+                eprintln!("error: sweep and curve start their runs themselves, one after another; run without mpirun");
             }
             return ExitCode::from(2);
         }
+        Cmd::Curve(a) => match curve::run(models, &a) {
+            Err(curve::Failure::Usage(e)) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+            Err(curve::Failure::Runs(e)) => Err(e),
+            Ok(()) => Ok(()),
+        },
         Cmd::Sweep(a) => match sweep::run(models, &a) {
             Err(sweep::Failure::Usage(e)) => {
                 eprintln!("error: {e}");

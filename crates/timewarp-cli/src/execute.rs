@@ -119,8 +119,9 @@ pub(crate) fn execute<M: Model>(
     Ok(Some(results))
 }
 
-/// The model's scalar results as rows; arrays (per-cell figures, say) are
-/// left to `--stats-json`.
+/// The model's scalar results as rows, readable (4 significant digits,
+/// units, `n/a` for what the run does not define: `readable::value`);
+/// arrays (per-cell figures, say) and full precision are left to `--stats-json`.
 fn results_text(results: &serde_json::Value) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
@@ -133,7 +134,7 @@ fn results_text(results: &serde_json::Value) -> String {
             out.push_str("model results:\n");
             let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             for (k, v) in rows {
-                let _ = writeln!(out, "  {k:<w$}  {v}");
+                let _ = writeln!(out, "  {k:<w$}  {}", crate::readable::value(k, v));
             }
             if map.values().any(|v| v.is_array() || v.is_object()) {
                 out.push_str("  (per-item figures: --stats-json FILE, key model_results)\n");

@@ -28,12 +28,14 @@ mod codes;
 mod command;
 mod config;
 mod csv_stats;
+mod curve;
 mod execute;
 #[cfg(feature = "models")]
 mod models;
 mod partition;
 mod plot;
 mod procs;
+mod readable;
 mod registry;
 mod report;
 mod resume;

@@ -116,6 +116,21 @@ fn show(key: &str, v: &Value) -> String {
     }
 }
 
+/// A run's configuration as the report shows it: without the model options
+/// that do not apply to it (the network's options of other topologies and
+/// workloads); the statistics file keeps them, to reproduce the run.
+fn shown_config(config: &Value) -> Value {
+    let mut c = config.clone();
+    #[cfg(feature = "models")]
+    if let Some(model) = c.get_mut("model").and_then(Value::as_object_mut) {
+        if model.get("name").and_then(Value::as_str) == Some("network") {
+            let all = model.clone();
+            model.retain(|k, _| crate::models::network_option_applies(k, &all));
+        }
+    }
+    c
+}
+
 /// 1234567 -> "1,234,567".
 fn group(f: f64) -> String {
     let s = format!("{}", f.abs() as u64);
@@ -205,7 +220,14 @@ fn results(out: &mut String, v: &Value) {
     if scalars.is_empty() && map.is_empty() {
         out.push_str("<p class=\"note\" id=\"model-results\">The model reported no results.</p>\n");
     } else {
-        pairs(out, "model-results", map, &scalars);
+        // Readable, with units and n/a for what the run does not define
+        // (the JSON keeps full precision and null).
+        let _ = writeln!(out, "<table id=\"model-results\" class=\"pairs\">");
+        for k in &scalars {
+            let v = crate::readable::value(k, &map[*k]);
+            let _ = writeln!(out, "<tr><th>{}</th><td>{}</td></tr>", esc(&name(k)), esc(&v));
+        }
+        out.push_str("</table>\n");
     }
     for (k, v) in map.iter().filter(|(_, v)| v.is_array() || v.is_object()) {
         let _ = writeln!(out, "<h3>{}</h3>", esc(&name(k)));
@@ -269,11 +291,19 @@ fn page(run: &Run) -> Result<String, String> {
     // A run file or command line, where a later build records one.
     for key in ["config", "command", "run_file"] {
         if let Some(v) = map.get(key) {
+            let shown = if key == "config" { shown_config(v) } else { v.clone() };
+            let v = &shown;
             let text = match v {
                 Value::String(s) => s.clone(),
                 v => serde_json::to_string_pretty(v).unwrap_or_default(),
             };
             let _ = writeln!(out, "<h3>{}</h3>\n<pre>{}</pre>", esc(&name(key)), esc(&text));
+            if key == "config" && map.get(key) != Some(v) {
+                out.push_str(
+                    "<p class=\"note\">Model options that do not apply to this topology or workload are left out; \
+                     the statistics file keeps them.</p>\n",
+                );
+            }
         }
     }
 

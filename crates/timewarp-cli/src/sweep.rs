@@ -1,5 +1,7 @@
 //! `timewarp sweep`: a model run over the cartesian product of option
-//! values, one run after another, one CSV row per run.
+//! values (or, with `--zip`, over the values taken in step), one run after
+//! another, one CSV row per run: the engine's figures and every scalar of
+//! the model's results.
 //!
 //! Each run is this program started again (`timewarp run ... --quiet
 //! --stats-json TMP`), not a call in this process: peak memory is a
@@ -23,7 +25,8 @@ use crate::registry::Models;
 /// Options a sweep cannot take: each run's statistics are its row.
 const REFUSED: &[&str] = &["stats-json", "stats-csv", "gvt-csv", "trace-out", "profile-out", "checkpoint-dir"];
 
-/// The columns after the swept options'.
+/// The engine's columns after the swept options' (then the model's
+/// results, then `error`).
 pub(crate) const COLUMNS: &[&str] = &[
     "rep",
     "committed_events",
@@ -34,8 +37,23 @@ pub(crate) const COLUMNS: &[&str] = &[
     "wall_seconds",
     "digest",
     "digest_version",
-    "error",
 ];
+
+/// The statistics fields behind `COLUMNS[1..]`, in order.
+const FIELDS: &[&str] = &[
+    "committed_events",
+    "event_rate",
+    "efficiency",
+    "rolled_back_events",
+    "peak_rss_bytes",
+    "wall_seconds",
+    "digest",
+    "digest_version",
+];
+
+/// The prefix of a model result's column whose name is taken already (by
+/// a swept option, e.g. the network's `nodes`, or an engine column).
+const RESULT_PREFIX: &str = "result.";
 
 /// `timewarp sweep` options.
 #[derive(Args, Debug)]
@@ -46,6 +64,10 @@ pub(crate) struct SweepArgs {
     /// (dims=8,8;16,16); a switch takes true,false.
     #[arg(long = "set", value_name = "NAME=V1,V2,...")]
     pub set: Vec<String>,
+    /// Pair the --set options' values instead of crossing them: run i takes
+    /// the i-th value of every --set (all must list as many values).
+    #[arg(long)]
+    pub zip: bool,
     /// Runs of each combination (the same seed each time: the spread of the
     /// timings; sweep --set seed=1,2,3 for different histories).
     #[arg(long, value_name = "N", value_parser = whole::<u32>(1, 1_000_000), allow_negative_numbers = true)]
@@ -73,9 +95,12 @@ pub(crate) fn after_help(name: &str, model: &str) -> String {
     format!(
         "Example: {example} --reps 3 -o sweep.csv\n\nThe CSV has a header row; then a row per run: the swept options \
          (by name), rep, committed_events, event_rate (committed events per second), efficiency, rolled_back_events, \
-         peak_memory_bytes, wall_seconds, digest, digest_version (what defines the \
-         digest: compare digests of one version only), and error (empty unless the run failed). A failed run is a row with \
-         its error and the sweep goes on; the exit status is then 1. Each run is the same program started again{docs}."
+         peak_memory_bytes, wall_seconds, digest, digest_version (what defines the digest: compare digests of one \
+         version only), every scalar of the model's results by its name in alphabetical order (`result.NAME` where \
+         NAME is a column already), and error (empty unless the run failed). --zip pairs the --set values instead of \
+         crossing them (--set sync=sequential,optimistic --set threads=1,2 --zip: two runs). A failed run is a row \
+         with its error and the sweep goes on; the exit status is then 1 (0 when every run ran). Each run is the same \
+         program started again{docs}."
     )
 }
 
@@ -93,6 +118,7 @@ pub(crate) enum Failure {
 #[derive(Debug, Default)]
 struct Plan {
     sets: Vec<String>,
+    zip: bool,
     reps: Option<u32>,
     output: Option<PathBuf>,
     config: Option<PathBuf>,
@@ -103,6 +129,7 @@ impl Plan {
     fn from(a: &SweepArgs) -> Result<Self, String> {
         let mut p = Plan {
             sets: a.set.clone(),
+            zip: a.zip,
             reps: a.reps,
             output: a.output.clone(),
             config: a.config.clone(),
@@ -114,6 +141,10 @@ impl Plan {
                 Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
                 _ => (t.as_str(), None),
             };
+            if name == "--zip" && inline.is_none() {
+                p.zip = true;
+                continue;
+            }
             if !matches!(name, "--set" | "--reps" | "-o" | "--output" | "--config") {
                 p.run.push(t.clone());
                 continue;
@@ -184,6 +215,21 @@ fn product(axes: &[Axis]) -> Vec<Vec<usize>> {
     })
 }
 
+/// The axes' values taken in step: run i takes value i of each (`--zip`).
+fn zipped(axes: &[Axis]) -> Result<Vec<Vec<usize>>, String> {
+    let n = axes.first().map_or(0, |a| a.values.len());
+    if let Some(b) = axes.iter().find(|a| a.values.len() != n) {
+        let counts: Vec<String> = axes.iter().map(|a| format!("{} has {}", a.opt.long, a.values.len())).collect();
+        return Err(format!(
+            "--zip pairs the i-th values of every --set, so each needs as many values ({}); give `{}` {n} values, \
+             or leave --zip out for every combination",
+            counts.join(", "),
+            b.opt.long
+        ));
+    }
+    Ok((0..n).map(|i| vec![i; axes.len()]).collect())
+}
+
 /// `timewarp sweep`.
 pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let p = Plan::from(a).map_err(Failure::Usage)?;
@@ -249,8 +295,8 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let fixed = config::without(&base, &names, &opts);
     let exe = std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?;
 
+    let points = if p.zip { zipped(&axes).map_err(Failure::Usage)? } else { product(&axes) };
     let mut csv = Csv::open(&output, &names).map_err(Failure::Runs)?;
-    let points = product(&axes);
     let reps = p.reps.unwrap_or(1);
     let total = points.len() * reps as usize;
     let progress = Progress::new();
@@ -271,6 +317,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         }
     }
     progress.clear();
+    csv.finish().map_err(Failure::Runs)?;
     let shown = if output.as_os_str() == "-" { "standard output".into() } else { output.display().to_string() };
     let line = format!("sweep: {total} runs, {failed} failed; written to {shown}");
     if output.as_os_str() == "-" {
@@ -284,11 +331,46 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One run's figures, as the CSV shows them.
-type Figures = Vec<String>;
+/// One run's figures, as the CSV shows them: the engine's (`FIELDS`), and
+/// the model's scalar results by name (sorted: a JSON object's order).
+#[derive(Debug, Default, PartialEq)]
+struct Figures {
+    engine: Vec<String>,
+    model: Vec<(String, String)>,
+}
+
+/// A JSON scalar as a CSV field (null: empty; text without its quotes).
+pub(crate) fn field(v: &Json) -> String {
+    match v {
+        Json::String(s) => s.clone(),
+        Json::Null => String::new(),
+        v => v.to_string(),
+    }
+}
+
+impl Figures {
+    /// The figures of a run's statistics `json`: arrays and objects of the
+    /// model's results (per-link, per-rank lists) are not scalars and stay
+    /// in `timewarp run --stats-json`.
+    fn of(json: &Json) -> Figures {
+        let model = match &json["model_results"] {
+            Json::Object(m) => {
+                m.iter().filter(|(_, v)| !v.is_array() && !v.is_object()).map(|(k, v)| (k.clone(), field(v))).collect()
+            }
+            _ => Vec::new(),
+        };
+        Figures { engine: FIELDS.iter().map(|k| field(&json[k])).collect(), model }
+    }
+}
 
 /// Runs `timewarp run tokens...` and reads its statistics file.
 fn run_one(exe: &Path, tokens: &[String]) -> Result<Figures, String> {
+    run_stats(exe, tokens).map(|json| Figures::of(&json))
+}
+
+/// Runs `timewarp run tokens...` (this program again) and returns its
+/// statistics (`--stats-json`), or the run's error line.
+pub(crate) fn run_stats(exe: &Path, tokens: &[String]) -> Result<Json, String> {
     let stats = std::env::temp_dir().join(format!("timewarp-sweep-{}.json", std::process::id()));
     let out = Command::new(exe)
         .arg("run")
@@ -314,94 +396,152 @@ fn run_one(exe: &Path, tokens: &[String]) -> Result<Figures, String> {
             .map(String::from);
         return Err(line.unwrap_or_else(|| format!("the run ended with {}", out.status)));
     }
-    let json: Json = text
-        .map_err(|e| e.to_string())
+    text.map_err(|e| e.to_string())
         .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
-        .map_err(|e| format!("the run's statistics could not be read: {e}"))?;
-    let field = |k: &str| match &json[k] {
-        Json::String(s) => s.clone(),
-        Json::Null => String::new(),
-        v => v.to_string(),
-    };
-    Ok([
-        "committed_events",
-        "event_rate",
-        "efficiency",
-        "rolled_back_events",
-        "peak_rss_bytes",
-        "wall_seconds",
-        "digest",
-        "digest_version",
-    ]
-    .iter()
-    .map(|k| field(k))
-    .collect())
+        .map_err(|e| format!("the run's statistics could not be read: {e}"))
 }
 
-/// The sweep's CSV, a row written (and flushed) per run: an interrupted
-/// sweep keeps the rows of the runs it finished.
+/// One row: the swept values, the rep, and the run's figures or its error.
+struct Row {
+    values: Vec<String>,
+    rep: u32,
+    outcome: Result<Figures, String>,
+}
+
+/// The sweep's CSV. The model's columns are known only from its runs
+/// (the union of their results' names), so the rows are kept and the
+/// whole file written again after each run: an interrupted sweep keeps the
+/// rows of the runs it finished. To standard output, once at the end.
 struct Csv {
-    out: csv::Writer<Box<dyn Write>>,
     path: PathBuf,
+    names: Vec<String>,
+    /// The model's result names, sorted.
+    model: Vec<String>,
+    rows: Vec<Row>,
 }
 
 impl Csv {
     fn open(path: &Path, names: &[String]) -> Result<Self, String> {
-        let sink: Box<dyn Write> = if path.as_os_str() == "-" {
-            Box::new(std::io::stdout())
-        } else {
-            let f = std::fs::File::create(path)
-                .map_err(|e| format!("cannot write the sweep to {}: {e}", path.display()))?;
-            Box::new(std::io::BufWriter::new(f))
-        };
-        let mut c = Csv { out: csv::Writer::from_writer(sink), path: path.to_path_buf() };
-        let header: Vec<&str> = names.iter().map(String::as_str).chain(COLUMNS.iter().copied()).collect();
-        c.write(&header)?;
+        let c = Csv { path: path.to_path_buf(), names: names.to_vec(), model: Vec::new(), rows: Vec::new() };
+        if !c.stdout() {
+            // Refuse an unwritable path before the first run.
+            c.write()?;
+        }
         Ok(c)
     }
 
-    fn row(&mut self, values: &[&str], rep: u32, outcome: Result<Figures, String>) -> Result<(), String> {
-        let rep = rep.to_string();
-        let (figures, error) = match outcome {
-            Ok(f) => (f, String::new()),
-            Err(e) => (vec![String::new(); COLUMNS.len() - 2], e),
-        };
-        let row: Vec<&str> = values
-            .iter()
-            .copied()
-            .chain([rep.as_str()])
-            .chain(figures.iter().map(String::as_str))
-            .chain([error.as_str()])
-            .collect();
-        self.write(&row)
+    fn stdout(&self) -> bool {
+        self.path.as_os_str() == "-"
     }
 
-    fn write(&mut self, record: &[&str]) -> Result<(), String> {
-        self.out
-            .write_record(record)
-            .and_then(|()| self.out.flush().map_err(csv::Error::from))
-            .map_err(|e| format!("cannot write the sweep to {}: {e}", self.path.display()))
+    fn row(&mut self, values: &[&str], rep: u32, outcome: Result<Figures, String>) -> Result<(), String> {
+        if let Ok(f) = &outcome {
+            for (k, _) in &f.model {
+                if let Err(i) = self.model.binary_search(k) {
+                    self.model.insert(i, k.clone());
+                }
+            }
+        }
+        self.rows.push(Row { values: values.iter().map(|v| v.to_string()).collect(), rep, outcome });
+        if self.stdout() {
+            Ok(())
+        } else {
+            self.write()
+        }
+    }
+
+    /// Writes the rows to standard output (a file is written already).
+    fn finish(&self) -> Result<(), String> {
+        if self.stdout() {
+            self.write()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The header: swept options, engine columns, model columns, error.
+    fn header(&self) -> Vec<String> {
+        let mut h: Vec<String> = self.names.iter().cloned().chain(COLUMNS.iter().map(|c| c.to_string())).collect();
+        for m in &self.model {
+            let taken = h.contains(m) || m == "error";
+            h.push(if taken { format!("{RESULT_PREFIX}{m}") } else { m.clone() });
+        }
+        h.push("error".into());
+        h
+    }
+
+    fn records(&self) -> Vec<Vec<String>> {
+        let mut out = vec![self.header()];
+        for r in &self.rows {
+            let mut rec: Vec<String> = r.values.clone();
+            rec.push(r.rep.to_string());
+            match &r.outcome {
+                Ok(f) => {
+                    rec.extend(f.engine.iter().cloned());
+                    rec.extend(
+                        self.model
+                            .iter()
+                            .map(|m| f.model.iter().find(|(k, _)| k == m).map(|(_, v)| v.clone()).unwrap_or_default()),
+                    );
+                    rec.push(String::new());
+                }
+                Err(e) => {
+                    rec.extend(std::iter::repeat(String::new()).take(FIELDS.len() + self.model.len()));
+                    rec.push(e.clone());
+                }
+            }
+            out.push(rec);
+        }
+        out
+    }
+
+    fn write(&self) -> Result<(), String> {
+        let fail = |e: &dyn std::fmt::Display| format!("cannot write the sweep to {}: {e}", self.path.display());
+        // A file is written beside and renamed over: a sweep stopped while
+        // writing keeps the previous rows whole.
+        let part = self.path.with_file_name(format!(
+            ".{}.part",
+            self.path.file_name().map_or_else(|| "sweep.csv".into(), |n| n.to_string_lossy())
+        ));
+        let sink: Box<dyn Write> = if self.stdout() {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(std::io::BufWriter::new(std::fs::File::create(&part).map_err(|e| fail(&e))?))
+        };
+        let mut out = csv::Writer::from_writer(sink);
+        for rec in self.records() {
+            out.write_record(&rec).map_err(|e| fail(&e))?;
+        }
+        out.flush().map_err(|e| fail(&e))?;
+        drop(out);
+        if self.stdout() {
+            return Ok(());
+        }
+        std::fs::rename(&part, &self.path).map_err(|e| {
+            let _ = std::fs::remove_file(&part);
+            fail(&e)
+        })
     }
 }
 
 /// The progress line: shown on a terminal only (piped sweeps stay quiet).
-struct Progress {
+pub(crate) struct Progress {
     on: bool,
 }
 
 impl Progress {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         use std::io::IsTerminal;
         Progress { on: std::io::stderr().is_terminal() }
     }
 
-    fn show(&self, line: &str) {
+    pub(crate) fn show(&self, line: &str) {
         if self.on {
             eprint!("\r\x1b[K{line}");
         }
     }
 
-    fn clear(&self) {
+    pub(crate) fn clear(&self) {
         if self.on {
             eprint!("\r\x1b[K");
         }
@@ -424,6 +564,37 @@ mod tests {
         assert_eq!(p[0], vec![0, 0]);
         assert_eq!(p[1], vec![0, 1]);
         assert_eq!(p[5], vec![1, 2]);
+    }
+
+    #[test]
+    fn zip_takes_the_values_in_step_and_needs_equal_lists() {
+        let opts = config::options(&crate::shipped(), "phold").unwrap();
+        let axes = vec![
+            Axis::parse("sync=sequential,optimistic", "phold", &opts).unwrap(),
+            Axis::parse("threads=1,2", "phold", &opts).unwrap(),
+        ];
+        assert_eq!(zipped(&axes).unwrap(), vec![vec![0, 0], vec![1, 1]]);
+        let uneven = vec![axes.into_iter().next().unwrap(), Axis::parse("threads=1,2,4", "phold", &opts).unwrap()];
+        assert!(zipped(&uneven).unwrap_err().contains("sync has 2, threads has 3"));
+    }
+
+    #[test]
+    fn model_columns_are_sorted_and_prefixed_where_a_name_is_taken() {
+        let mut c = Csv { path: "-".into(), names: vec!["nodes".into()], model: vec![], rows: vec![] };
+        let f = |m: &[(&str, &str)]| Figures {
+            engine: vec!["1".into(); FIELDS.len()],
+            model: m.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        };
+        c.row(&["4"], 1, Ok(f(&[("nodes", "4"), ("b", "2")]))).unwrap();
+        c.row(&["8"], 1, Err("no".into())).unwrap();
+        c.row(&["16"], 1, Ok(f(&[("a", "x"), ("nodes", "16")]))).unwrap();
+        let r = c.records();
+        let h = &r[0];
+        assert_eq!(h[h.len() - 4..], ["a", "b", "result.nodes", "error"]);
+        assert_eq!(r[1][r[1].len() - 4..], ["", "2", "4", ""]);
+        assert_eq!(r[2][r[2].len() - 4..], ["", "", "", "no"]);
+        assert_eq!(r[3][r[3].len() - 4..], ["x", "", "16", ""]);
+        assert!(r.iter().all(|rec| rec.len() == h.len()));
     }
 
     #[test]

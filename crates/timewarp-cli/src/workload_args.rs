@@ -166,20 +166,71 @@ impl WorkloadArgs {
     }
 }
 
+impl WorkloadArgs {
+    /// What a trace replay assumed, for its summary (a trace workload of
+    /// `ranks` ranks; empty for others): the clock of a DUMPI trace's
+    /// compute gaps and their scale, the eager sends, and the collectives'
+    /// algorithms (docs/network.md, "Semantics" and "Collectives").
+    pub(crate) fn replay(&self, ranks: usize) -> String {
+        let dumpi = self.workload == "dumpi";
+        if !dumpi && self.workload != "trace" {
+            return String::new();
+        }
+        let clock = if !dumpi {
+            String::new()
+        } else if self.dumpi_time.as_deref() == Some("cpu") {
+            "compute gaps from the trace's CPU clock (--dumpi-time cpu)".to_string() + &self.scale() + "; "
+        } else {
+            "compute gaps from the trace's wall clock (--dumpi-time cpu for its CPU clock: a trace recorded \
+             oversubscribed has long wall gaps)"
+                .to_string()
+                + &self.scale()
+                + "; "
+        };
+        let allreduce = if ranks.is_power_of_two() {
+            format!("allreduce by recursive doubling ({ranks} ranks, a power of two)")
+        } else {
+            format!("allreduce by the ring ({ranks} ranks, not a power of two)")
+        };
+        let more = if dumpi { ", bcast and reduce by binomial tree, alltoall by pairwise exchange" } else { "" };
+        format!(
+            "replay: {clock}every send eager (it completes when queued at its NIC; no rendezvous); collectives: \
+             {allreduce}, barrier by dissemination{more}\n"
+        )
+    }
+
+    /// The compute gaps' scale, when not 1.
+    fn scale(&self) -> String {
+        match self.compute_scale {
+            Some(f) if f != 1.0 => format!(", scaled by {f} (--compute-scale)"),
+            _ => String::new(),
+        }
+    }
+}
+
 /// The application's figures: its time, and per-rank finish and blocked
 /// (communication) times as min / mean / max.
 pub(crate) fn summary(r: &Results) -> String {
+    use crate::readable::time_ns;
     let notes: String = r.notes.iter().map(|n| format!("{n}\n")).collect();
     let Some(app) = r.app_time_ns else { return notes };
-    let stats = |v: Vec<f64>| {
-        let n = v.len().max(1) as f64;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let stats = |v: &[f64]| {
         let (lo, hi) = v.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
-        format!("min {lo:.1}, mean {:.1}, max {hi:.1} ns", v.iter().sum::<f64>() / n)
+        format!("min {}, mean {}, max {}", time_ns(lo), time_ns(mean(v)), time_ns(hi))
+    };
+    let finish: Vec<f64> = r.ranks.iter().filter_map(|x| x.finish_ns).collect();
+    let comm: Vec<f64> = r.ranks.iter().map(|x| x.comm_ns).collect();
+    let share = if mean(&finish) > 0.0 {
+        format!(" ({:.1}% of the mean finish)", 100.0 * mean(&comm) / mean(&finish))
+    } else {
+        String::new()
     };
     format!(
-        "application: {} ranks finished at {app:.1} ns\n  rank finish: {}\n  rank communication: {}\n{notes}",
+        "application: {} ranks finished at {}\n  rank finish: {}\n  rank communication: {}{share}\n{notes}",
         r.ranks.len(),
-        stats(r.ranks.iter().filter_map(|x| x.finish_ns).collect()),
-        stats(r.ranks.iter().map(|x| x.comm_ns).collect()),
+        time_ns(app),
+        stats(&finish),
+        stats(&comm),
     )
 }

@@ -319,7 +319,7 @@ fn the_summary_is_printed_once() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert_eq!(out.matches("digest").count(), 1, "one summary, from rank 0:\n{out}");
-    assert!(out.contains("MPI messages") && out.contains("ranks"), "{out}");
+    assert!(out.contains("MPI messages") && out.contains("simulator processes"), "{out}");
 }
 
 #[test]

@@ -331,7 +331,7 @@ fn sweep_runs_the_product_and_records_failures_as_rows() {
         text.lines().next(),
         Some(
             "remote,threads,rep,committed_events,event_rate,efficiency,rolled_back_events,peak_memory_bytes,\
-             wall_seconds,digest,digest_version,error"
+             wall_seconds,digest,digest_version,processed,sent_remote,error"
         )
     );
     let r = rows(&text);

@@ -140,7 +140,7 @@ impl Stats {
             ("model", self.model.clone()),
             ("sync", self.sync.clone()),
             ("threads", self.threads.to_string()),
-            ("ranks", self.ranks.to_string()),
+            ("simulator processes", self.ranks.to_string()),
             ("LPs", group(self.lps)),
             ("end time", self.end_time.to_string()),
             ("committed events", group(self.committed_events)),

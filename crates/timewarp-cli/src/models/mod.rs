@@ -3,13 +3,18 @@
 //! One file per model (`phold.rs`, `pcs.rs`, `network.rs`, `tlm.rs`): its
 //! clap argument struct, how it builds the model, and its
 //! [`ModelCli`](crate::ModelCli) impl; here what they share: the bound on
-//! a run's expected events.
+//! a run's expected events. Beside the network's: `steady.rs` (the note
+//! after a run that ended before steady state) and `applies.rs` (which of
+//! its options apply to a configuration, for the report).
 
+mod applies;
 mod network;
 mod pcs;
 mod phold;
+mod steady;
 mod tlm;
 
+pub(crate) use applies::network_option_applies;
 pub(crate) use network::NetworkArgs;
 pub(crate) use pcs::PcsArgs;
 pub(crate) use phold::PholdArgs;

@@ -545,7 +545,8 @@ impl ModelCli for NetworkArgs {
             ),
             _ => String::new(),
         };
-        split + &crate::workload_args::summary(r)
+        let replay = self.workload.replay(r.ranks.len());
+        split + &crate::workload_args::summary(r) + &replay + &super::steady::note(r, self.warmup)
     }
 }
 

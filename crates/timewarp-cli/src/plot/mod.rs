@@ -36,7 +36,9 @@ use std::path::{Path, PathBuf};
 #[command(after_help = "Run statistics (`timewarp run ... --stats-json FILE`) give four panels: GVT against wall \
 time, committed events per second over the run, per-PE committed and rolled-back events, and efficiency; several \
 JSON files overlay for comparison. A sweep's CSV (`timewarp sweep ... -o sweep.csv`, or any CSV with a header row) \
-gives --y against --x, one line per value of --by, averaged over repeated rows with their min..max as error bars.")]
+gives --y against --x, one line per value of --by, averaged over repeated rows with their min..max as error bars; \
+the axes carry the unit of a column timewarp writes (latency_mean: ns, accepted_throughput: fraction of injection \
+bandwidth, event_rate: events/s, ...), and --log-x/--log-y make them logarithmic.")]
 pub(crate) struct PlotArgs {
     /// Statistics JSON files (several overlay), or one CSV file.
     #[arg(required = true, value_name = "FILE")]
@@ -53,6 +55,12 @@ pub(crate) struct PlotArgs {
     /// CSV: one line per value of this column.
     #[arg(long, value_name = "COLUMN")]
     by: Option<String>,
+    /// CSV: a logarithmic x axis (every x positive).
+    #[arg(long)]
+    log_x: bool,
+    /// CSV: a logarithmic y axis (every y positive).
+    #[arg(long)]
+    log_y: bool,
     /// Statistics of a network run with --link-stats: draw its links' busy
     /// fractions as a heatmap instead.
     #[arg(long)]
@@ -120,12 +128,15 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
             ));
         };
         let table = sweep::Table::read(first)?;
-        let series = table.series(x, y, a.by.as_deref())?;
+        let series = table.series(x, y, a.by.as_deref())?.log(a.log_x, a.log_y)?;
         let size = a.size.unwrap_or(sweep::SIZE);
         return render(&output, format, size, &series);
     }
     if let Some(opt) = [("--x", &a.x), ("--y", &a.y), ("--by", &a.by)].iter().find(|(_, v)| v.is_some()).map(|p| p.0) {
         return Err(format!("{opt} picks a CSV column; statistics JSON files are plotted without it"));
+    }
+    if a.log_x || a.log_y {
+        return Err("--log-x and --log-y scale a CSV's plot; statistics JSON files are plotted without them".into());
     }
     let runs = a.inputs.iter().map(|p| stats::Run::read(p)).collect::<Result<Vec<_>, _>>()?;
     if a.links {

@@ -1,8 +1,10 @@
 //! Plots of a sweep's CSV (`timewarp sweep ... -o sweep.csv`, or any CSV
 //! with a header row): one column against another, a line per value of a
-//! third, repeated rows averaged with their min..max as error bars.
+//! third, repeated rows averaged with their min..max as error bars; axes
+//! with the unit of a known column, linear or logarithmic.
 
 use super::{colour, err, padded, short, title_font, Drawn, Figure};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -157,7 +159,103 @@ impl Table {
                     .collect(),
             })
             .collect();
-        Ok(Sweep { x: x.into(), y: y.into(), by: by.map(Into::into), categories, lines })
+        Ok(Sweep { x: x.into(), y: y.into(), by: by.map(Into::into), categories, lines, log_x: false, log_y: false })
+    }
+}
+
+/// An axis label: the column and its unit.
+fn label(column: &str) -> String {
+    match crate::readable::unit(column) {
+        Some(u) => format!("{column} ({u})"),
+        None => column.to_string(),
+    }
+}
+
+impl Sweep {
+    /// Asks for logarithmic axes: refused where a value is not positive
+    /// (a log axis cannot show it), or where x is names, not numbers.
+    pub(crate) fn log(mut self, log_x: bool, log_y: bool) -> Result<Sweep, String> {
+        let pts = || self.lines.iter().flat_map(|l| &l.points);
+        if log_x && !self.categories.is_empty() {
+            return Err(format!("--log-x: {} holds names, not numbers; leave --log-x out", self.x));
+        }
+        if let Some(p) = pts().find(|p| log_x && p.x <= 0.0) {
+            return Err(format!("--log-x: {} has the value {}, which a log axis cannot show", self.x, p.x));
+        }
+        if let Some(p) = pts().find(|p| log_y && p.lo <= 0.0) {
+            return Err(format!("--log-y: {} has the value {}, which a log axis cannot show", self.y, p.lo));
+        }
+        // Drawn as log10 of the values on linear axes, labelled with the
+        // values: ticks stay readable over less than a decade too.
+        for p in self.lines.iter_mut().flat_map(|l| l.points.iter_mut()) {
+            if log_x {
+                p.x = p.x.log10();
+            }
+            if log_y {
+                (p.mean, p.lo, p.hi) = (p.mean.log10(), p.lo.log10(), p.hi.log10());
+            }
+        }
+        self.log_x = log_x;
+        self.log_y = log_y;
+        Ok(self)
+    }
+
+    /// Draws the lines on `chart`.
+    fn lines_on<'a, DB: DrawingBackend + 'a>(
+        &self,
+        mut chart: ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    ) -> Drawn {
+        let cats = &self.categories;
+        // A log axis holds log10 of the values: its labels show the values.
+        let at = |log: bool, v: f64| if log { 10f64.powf(v) } else { v };
+        let x_label = |v: &f64| {
+            if cats.is_empty() {
+                short(at(self.log_x, *v))
+            } else if (v - v.round()).abs() < 1e-6 && *v >= 0.0 {
+                cats.get(v.round() as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        };
+        let repeated = self.lines.iter().flat_map(|l| &l.points).any(|p| p.n > 1);
+        let y_desc = if repeated { format!("{} (mean; bars: min to max)", label(&self.y)) } else { label(&self.y) };
+        let y_label = |v: &f64| short(at(self.log_y, *v));
+        let log_note = |log: bool, d: String| if log { format!("{d}, log scale") } else { d };
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(log_note(self.log_x, label(&self.x)))
+            .y_desc(log_note(self.log_y, y_desc))
+            .x_label_formatter(&x_label)
+            .y_label_formatter(&y_label)
+            .light_line_style(WHITE.mix(0.0));
+        if !cats.is_empty() {
+            mesh.x_labels(cats.len() + 1).disable_x_mesh();
+        }
+        mesh.draw().map_err(err)?;
+        for (i, line) in self.lines.iter().enumerate() {
+            let c = colour(i);
+            let name = match &self.by {
+                Some(b) => format!("{b} = {}", line.name),
+                None => self.y.clone(),
+            };
+            chart
+                .draw_series(LineSeries::new(line.points.iter().map(|p| (p.x, p.mean)), c.stroke_width(2)))
+                .map_err(err)?
+                .label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+            chart.draw_series(line.points.iter().map(|p| Circle::new((p.x, p.mean), 4, c.filled()))).map_err(err)?;
+            chart
+                .draw_series(
+                    line.points
+                        .iter()
+                        .filter(|p| p.n > 1)
+                        .map(|p| ErrorBar::new_vertical(p.x, p.lo, p.mean, p.hi, c.stroke_width(1), 10)),
+                )
+                .map_err(err)?;
+        }
+        if self.by.is_some() {
+            legend!(chart, UpperRight)?;
+        }
+        Ok(())
     }
 }
 
@@ -203,6 +301,9 @@ pub(crate) struct Sweep {
     /// Names of a non-numeric x axis (x = their index), else empty.
     pub categories: Vec<String>,
     pub lines: Vec<Line>,
+    /// Logarithmic axes (`--log-x`, `--log-y`): the points hold log10 of the values.
+    pub log_x: bool,
+    pub log_y: bool,
 }
 
 impl Figure for Sweep {
@@ -213,66 +314,26 @@ impl Figure for Sweep {
         let y_lo = pts.map(|p| p.lo).fold(f64::INFINITY, f64::min);
         // Rates and counts read best from zero; negative data keeps its own floor.
         let y = padded(y_lo.min(0.0), y_hi);
-        let y = if y_lo >= 0.0 { 0.0..y.end } else { y };
+        let y = if self.log_y {
+            padded(y_lo, y_hi)
+        } else if y_lo >= 0.0 {
+            0.0..y.end
+        } else {
+            y
+        };
         let x = if self.categories.is_empty() { padded(x_lo, x_hi) } else { -0.5..self.categories.len() as f64 - 0.5 };
         let title = match &self.by {
             Some(b) => format!("{} against {}, by {b}", self.y, self.x),
             None => format!("{} against {}", self.y, self.x),
         };
-        let mut chart = ChartBuilder::on(root)
+        let chart = ChartBuilder::on(root)
             .caption(title, title_font())
             .margin(16)
             .x_label_area_size(45)
             .y_label_area_size(80)
             .build_cartesian_2d(x, y)
             .map_err(err)?;
-        let cats = &self.categories;
-        let x_label = |v: &f64| {
-            if cats.is_empty() {
-                short(*v)
-            } else if (v - v.round()).abs() < 1e-6 && *v >= 0.0 {
-                cats.get(v.round() as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        };
-        let repeated = self.lines.iter().flat_map(|l| &l.points).any(|p| p.n > 1);
-        let y_desc = if repeated { format!("{} (mean; bars: min to max)", self.y) } else { self.y.clone() };
-        let mut mesh = chart.configure_mesh();
-        mesh.x_desc(&self.x)
-            .y_desc(y_desc)
-            .x_label_formatter(&x_label)
-            .y_label_formatter(&|v| short(*v))
-            .light_line_style(WHITE.mix(0.0));
-        if !cats.is_empty() {
-            mesh.x_labels(cats.len() + 1).disable_x_mesh();
-        }
-        mesh.draw().map_err(err)?;
-        for (i, line) in self.lines.iter().enumerate() {
-            let c = colour(i);
-            let name = match &self.by {
-                Some(b) => format!("{b} = {}", line.name),
-                None => self.y.clone(),
-            };
-            chart
-                .draw_series(LineSeries::new(line.points.iter().map(|p| (p.x, p.mean)), c.stroke_width(2)))
-                .map_err(err)?
-                .label(name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-            chart.draw_series(line.points.iter().map(|p| Circle::new((p.x, p.mean), 4, c.filled()))).map_err(err)?;
-            chart
-                .draw_series(
-                    line.points
-                        .iter()
-                        .filter(|p| p.n > 1)
-                        .map(|p| ErrorBar::new_vertical(p.x, p.lo, p.mean, p.hi, c.stroke_width(1), 10)),
-                )
-                .map_err(err)?;
-        }
-        if self.by.is_some() {
-            legend!(chart, UpperRight)?;
-        }
-        Ok(())
+        self.lines_on(chart)
     }
 }
 

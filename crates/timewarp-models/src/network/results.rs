@@ -48,7 +48,9 @@ pub struct Results {
     pub hops_std: f64,
     /// Measured packets (the sample behind the latency and hop figures).
     pub measured_packets: u64,
-    /// Configured offered load, and what the sources actually offered in the window.
+    /// Configured offered load (NaN, JSON null, for a trace or generated
+    /// workload or a probe: undefined), and what the sources actually
+    /// offered in the window.
     pub offered_load: f64,
     pub measured_offered_load: f64,
     /// Delivered bytes per node per ns in the window, over the injection bandwidth.
@@ -79,13 +81,19 @@ pub struct Results {
     pub node_accepted_max: f64,
     pub fairness: f64,
     /// Half-widths of 95 % confidence intervals, by batch means over 10
-    /// equal batches of the window (open runs only; 0 otherwise): for the
+    /// equal batches of the window (open runs only; NaN, JSON null,
+    /// otherwise, and where fewer than 2 batches had a packet): for the
     /// mean packet latency (over batches with a measured packet) and for
     /// accepted throughput. A half-width that is large against the figure
     /// says the run was too short (or the network is not in a steady state:
     /// past saturation latency grows without bound).
     pub latency_mean_ci95: f64,
     pub accepted_throughput_ci95: f64,
+    /// Open runs: the same 10 batches of the window (sample periods, by
+    /// delivery time) one by one, for a steady-state test: has the mean
+    /// latency settled? (`timewarp curve`, BookSim's rule.)
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<Batch>,
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
@@ -117,6 +125,17 @@ pub struct RankResult {
     /// What an unfinished rank waits for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
+}
+
+/// One sample period of [`Results::batches`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[allow(missing_docs)]
+pub struct Batch {
+    /// Measured packets delivered in the period, their mean latency (ns;
+    /// None: none was delivered), and the period's accepted throughput.
+    pub packets: u64,
+    pub latency_mean: Option<f64>,
+    pub accepted_throughput: f64,
 }
 
 /// One link's figures.
@@ -175,7 +194,9 @@ impl Network {
         r.topology = self.topology.name().to_string();
         r.nodes = nodes;
         r.buffer_packets = self.buffer_packets;
-        r.offered_load = if self.probe.is_some() || self.workload.is_some() { 0.0 } else { self.load };
+        // Undefined for a trace or generated workload, or a probe: NaN,
+        // which the JSON writes as null and the summary as n/a.
+        r.offered_load = if self.probe.is_some() || self.workload.is_some() { f64::NAN } else { self.load };
         r.injected_packets += c.injected;
         r.delivered_packets += c.delivered;
         let queued: u64 = n.inject.iter().map(|q| q.queue.len() as u64).sum();
@@ -266,6 +287,9 @@ impl Network {
         r.node_accepted_max = ratio(a.sent_max as f64, per_node);
         r.fairness = ratio(a.sent * a.sent, a.senders as f64 * a.sent_sq);
         // The batch means need every node's batches: once, at the last node.
+        if !self.open() {
+            (r.accepted_throughput_ci95, r.latency_mean_ci95) = (f64::NAN, f64::NAN);
+        }
         if self.open() && lp as u64 + 1 == self.num_lps() as u64 {
             let per_batch = nodes as f64 * window / BATCHES as f64 * self.class_bandwidth(0);
             let thr: Vec<f64> = a.batch_bytes.iter().map(|&x| ratio(x as f64, per_batch)).collect();
@@ -273,6 +297,13 @@ impl Network {
                 (0..BATCHES).filter(|&b| a.batch_n[b] > 0).map(|b| a.batch_lat[b] / a.batch_n[b] as f64).collect();
             r.accepted_throughput_ci95 = ci95(&thr);
             r.latency_mean_ci95 = ci95(&lat);
+            r.batches = (0..BATCHES)
+                .map(|b| Batch {
+                    packets: a.batch_n[b],
+                    latency_mean: (a.batch_n[b] > 0).then(|| a.batch_lat[b] / a.batch_n[b] as f64),
+                    accepted_throughput: thr[b],
+                })
+                .collect();
         }
         // finalize runs in LP-id order: the last node fixes the window.
         if lp as u64 + 1 == self.num_lps() as u64 {
@@ -289,13 +320,13 @@ impl Network {
 
 /// Half-width of the 95 % confidence interval of the mean of `xs`, taken
 /// as independent batch means (Student's t with `len - 1` degrees of
-/// freedom); 0 with fewer than 2.
+/// freedom); NaN (undefined) with fewer than 2.
 fn ci95(xs: &[f64]) -> f64 {
     // t quantiles 0.975 for 1..=9 degrees of freedom.
     const T: [f64; 9] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262];
     let n = xs.len();
     if n < 2 {
-        return 0.0;
+        return f64::NAN;
     }
     let mean = xs.iter().sum::<f64>() / n as f64;
     let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
@@ -309,6 +340,23 @@ mod tests {
         // Two batches 1 and 3: mean 2, s = sqrt(2), half-width t(1) * s / sqrt(2) = 12.706.
         assert!((super::ci95(&[1.0, 3.0]) - 12.706).abs() < 1e-12);
         assert_eq!(super::ci95(&[5.0; 10]), 0.0);
-        assert_eq!(super::ci95(&[5.0]), 0.0);
+        assert!(super::ci95(&[5.0]).is_nan(), "one sample: undefined");
+    }
+
+    #[test]
+    fn the_sample_periods_add_up_to_the_window_and_only_open_runs_have_them() {
+        use super::super::{tests::go, Network, Topology};
+        let m = Network { topology: Topology::Torus(vec![4, 4]), load: 0.3, warmup: 1_000.0, ..Network::default() };
+        let r = go(&m, 11_000.0).results;
+        assert_eq!(r.batches.len(), 10);
+        // Packets delivered before the end, and bytes: the periods are the window cut in ten.
+        let packets: u64 = r.batches.iter().map(|b| b.packets).sum();
+        assert!(packets <= r.measured_packets && packets > 0);
+        let acc: f64 = r.batches.iter().map(|b| b.accepted_throughput).sum::<f64>() / 10.0;
+        assert!((acc - r.accepted_throughput).abs() < 1e-9, "{acc} {}", r.accepted_throughput);
+        let lat: f64 = r.batches.iter().map(|b| b.latency_mean.unwrap() * b.packets as f64).sum::<f64>();
+        assert!((lat / packets as f64 - r.latency_mean).abs() < 0.05 * r.latency_mean);
+        let finite = Network { topology: Topology::Torus(vec![4, 4]), messages: Some(5), ..Network::default() };
+        assert!(go(&finite, 1e9).results.batches.is_empty());
     }
 }
