@@ -11,6 +11,15 @@
 //! ran out of work, or memory stopped it) leaves it as it is: growing it
 //! then would only let the next burst run away.
 //!
+//! A PE that has its worker to itself (no more PEs than workers) keeps a
+//! round's rollbacks from shrinking its window when they undid at most a
+//! quarter of what it processed: its worker would only wait while the window
+//! holds it back, so speculation that mostly commits is worth its rollbacks
+//! (the 1,056-node dragonfly on 16 threads ran 1.7× faster without a window,
+//! at 82 % efficiency). With more PEs than workers a held-back PE's worker
+//! runs another PE, and every undone event is lost work: the rule above
+//! applies to any rollback.
+//!
 //! When what a PE holds for speculation passes its soft limit, the window
 //! (in every mode) is *squeezed*, once a round, to half the distance from GVT to the PE's
 //! next event, and stays so until a round passes without memory pressure:
@@ -23,6 +32,8 @@ use crate::config::Optimism;
 
 pub(crate) struct Window {
     adaptive: bool,
+    /// Whether the PE has a worker to itself (see the module's text).
+    spare: bool,
     /// The configured width (infinite for auto and unbounded).
     configured: f64,
     /// Current width in virtual time (infinite: no limit).
@@ -50,7 +61,8 @@ pub(crate) struct Window {
 pub(crate) const MIN_EVENTS: f64 = 4.0;
 
 impl Window {
-    pub(crate) fn new(o: Optimism) -> Self {
+    /// A window under `o`; `spare`: the PE has a worker to itself.
+    pub(crate) fn new(o: Optimism, spare: bool) -> Self {
         let (adaptive, width) = match o {
             Optimism::Auto => (true, f64::INFINITY),
             Optimism::Window(t) => (false, t),
@@ -58,6 +70,7 @@ impl Window {
         };
         Window {
             adaptive,
+            spare,
             configured: width,
             width,
             gvt: 0.0,
@@ -110,8 +123,9 @@ impl Window {
     }
 
     /// A new GVT (its time) is known, and this PE committed `committed`
-    /// events below it: adapt the width.
-    pub(crate) fn new_gvt(&mut self, g: f64, committed: u64) {
+    /// events below it; since the last one it processed `processed` events
+    /// and undid `undone`: adapt the width.
+    pub(crate) fn new_gvt(&mut self, g: f64, committed: u64, processed: u64, undone: u64) {
         if g.is_finite() && committed > 0 {
             let pe = (g - self.mark).max(0.0) / committed as f64;
             self.per_event = if self.per_event == 0.0 { pe } else { 0.875 * self.per_event + 0.125 * pe };
@@ -122,7 +136,8 @@ impl Window {
         } else if !self.adaptive {
             self.width = self.configured;
         } else {
-            if self.rollbacks > 0 {
+            let tolerated = self.spare && 4 * undone <= processed;
+            if self.rollbacks > 0 && !tolerated {
                 self.width = (self.distance / self.rollbacks as f64).max(MIN_EVENTS * self.per_event);
             } else if self.bound && self.width.is_finite() {
                 let advance = if g.is_finite() { (g - self.gvt).max(0.0) } else { 0.0 };
@@ -144,62 +159,85 @@ mod tests {
 
     #[test]
     fn auto_shrinks_to_the_rollback_distance_and_grows_without_rollbacks() {
-        let mut w = Window::new(Optimism::Auto);
+        let mut w = Window::new(Optimism::Auto, false);
         assert_eq!(w.horizon(), f64::INFINITY);
-        w.new_gvt(10.0, 0);
+        w.new_gvt(10.0, 0, 0, 0);
         w.rolled_back(12.0);
         w.rolled_back(14.0);
-        w.new_gvt(11.0, 0);
+        w.new_gvt(11.0, 0, 0, 0);
         assert_eq!(w.horizon(), 11.0 + 3.0); // average distance from GVT 10
-        w.new_gvt(11.2, 0);
+        w.new_gvt(11.2, 0, 0, 0);
         assert_eq!(w.horizon(), 11.2 + 3.0); // not binding: unchanged
         w.stopped();
-        w.new_gvt(11.5, 0);
+        w.new_gvt(11.5, 0, 0, 0);
         assert_eq!(w.horizon(), 11.5 + 6.0);
         w.rolled_back(11.5);
-        w.new_gvt(11.5, 0);
+        w.new_gvt(11.5, 0, 0, 0);
         assert_eq!(w.horizon(), 11.5); // width 0: events at GVT's time only
         w.stopped();
-        w.new_gvt(12.0, 0);
+        w.new_gvt(12.0, 0, 0, 0);
         assert_eq!(w.horizon(), 12.0 + 0.5); // grows by at least GVT's advance
     }
 
     #[test]
     fn auto_keeps_a_few_events_of_room() {
-        let mut w = Window::new(Optimism::Auto);
-        w.new_gvt(10.0, 100); // 0.1 time units per committed event
+        let mut w = Window::new(Optimism::Auto, false);
+        w.new_gvt(10.0, 100, 0, 0); // 0.1 time units per committed event
         w.rolled_back(10.0);
-        w.new_gvt(10.0, 0);
+        w.new_gvt(10.0, 0, 0, 0);
         assert_eq!(w.horizon(), 10.0 + MIN_EVENTS * 0.1);
     }
 
     #[test]
     fn memory_pressure_squeezes_every_mode_for_a_round() {
-        let mut w = Window::new(Optimism::Unbounded);
-        w.new_gvt(1.0, 0);
+        let mut w = Window::new(Optimism::Unbounded, false);
+        w.new_gvt(1.0, 0, 0, 0);
         w.squeeze(5.0);
         assert_eq!(w.horizon(), 1.0 + 2.0);
-        w.new_gvt(2.0, 0);
+        w.new_gvt(2.0, 0, 0, 0);
         assert_eq!(w.horizon(), 2.0 + 2.0);
-        w.new_gvt(3.0, 0);
+        w.new_gvt(3.0, 0, 0, 0);
         assert_eq!(w.horizon(), f64::INFINITY);
-        let mut a = Window::new(Optimism::Auto);
-        a.new_gvt(1.0, 0);
+        let mut a = Window::new(Optimism::Auto, false);
+        a.new_gvt(1.0, 0, 0, 0);
         a.squeeze(3.0);
         a.stopped();
-        a.new_gvt(1.5, 0);
+        a.new_gvt(1.5, 0, 0, 0);
         assert_eq!(a.horizon(), 1.5 + 1.0); // no growth while squeezed
     }
 
     #[test]
     fn fixed_and_unbounded_never_adapt() {
-        let mut w = Window::new(Optimism::Window(2.0));
+        let mut w = Window::new(Optimism::Window(2.0), false);
         w.rolled_back(50.0);
-        w.new_gvt(5.0, 0);
+        w.new_gvt(5.0, 0, 0, 0);
         assert_eq!(w.horizon(), 7.0);
-        let mut u = Window::new(Optimism::Unbounded);
+        let mut u = Window::new(Optimism::Unbounded, false);
         u.rolled_back(1.0);
-        u.new_gvt(5.0, 0);
+        u.new_gvt(5.0, 0, 0, 0);
         assert_eq!(u.horizon(), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_pe_with_its_own_worker_keeps_growing_through_rollbacks_that_undo_little() {
+        let mut w = Window::new(Optimism::Auto, true);
+        w.new_gvt(10.0, 0, 0, 0);
+        w.rolled_back(12.0);
+        w.new_gvt(11.0, 0, 100, 10); // a tenth undone: tolerated, window not bound: unchanged
+        assert_eq!(w.horizon(), f64::INFINITY);
+        w.squeeze(15.0); // width 2
+        w.new_gvt(11.0, 0, 0, 0);
+        w.rolled_back(12.0);
+        w.stopped();
+        w.new_gvt(11.0, 0, 100, 20); // tolerated and bound: doubles
+        assert_eq!(w.horizon(), 11.0 + 4.0);
+        w.rolled_back(12.0);
+        w.new_gvt(11.0, 0, 100, 30); // more than a quarter undone: the rollback distance
+        assert_eq!(w.horizon(), 11.0 + 1.0);
+        let mut shared = Window::new(Optimism::Auto, false);
+        shared.new_gvt(10.0, 0, 0, 0);
+        shared.rolled_back(12.0);
+        shared.new_gvt(11.0, 0, 100, 10); // sharing its worker: any rollback counts
+        assert_eq!(shared.horizon(), 11.0 + 2.0);
     }
 }

@@ -122,9 +122,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         self.fossil_collect(h);
         self.timeline.span(mark, SpanKind::FossilCollection, self.stats.committed - before, h.time);
         self.timeline.span(self.round.start.take(), SpanKind::GvtRound, self.round.part.current() - 1, g.time);
-        self.throttle.window.new_gvt(h.time, self.stats.committed - before);
         let pending = self.ev.q.len().saturating_sub(self.cancels.cancelled.len());
-        self.throttle.adapt(self.stats.throttled, self.stats.processed, self.stats.rolled_back, pending);
+        let (done, undone) =
+            self.throttle.adapt(self.stats.throttled, self.stats.processed, self.stats.rolled_back, pending);
+        self.throttle.window.new_gvt(h.time, self.stats.committed - before, done, undone);
         self.stats.event_memory_peak = self.stats.event_memory_peak.max(self.throttle.budget as u64);
         self.round.since = 0;
         self.stats.gvt_seconds += t.elapsed().as_secs_f64();

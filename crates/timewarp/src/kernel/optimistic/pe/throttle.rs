@@ -39,11 +39,13 @@ pub(super) struct Throttle {
 impl Throttle {
     pub(super) fn new(cfg: &crate::Config) -> Self {
         let base = cfg.event_memory_per_pe();
+        // A PE has its worker to itself when there are no more PEs than workers.
+        let spare = cfg.pes_per_process() <= cfg.threads;
         Throttle {
             budget: base,
             base,
             auto: cfg.event_memory.is_none(),
-            window: Window::new(cfg.optimism),
+            window: Window::new(cfg.optimism, spare),
             mark: (0, 0, 0),
         }
     }
@@ -59,12 +61,13 @@ impl Throttle {
     /// A model whose events keep many more events pending than a fixed
     /// budget allows (TLM: the whole wavefront) otherwise spent nearly all
     /// its iterations throttled, one GVT round per few events.
-    pub(super) fn adapt(&mut self, throttled: u64, processed: u64, rolled_back: u64, pending: usize) {
+    /// Returns the round's processed and undone events.
+    pub(super) fn adapt(&mut self, throttled: u64, processed: u64, rolled_back: u64, pending: usize) -> (u64, u64) {
         let (t0, p0, r0) = std::mem::replace(&mut self.mark, (throttled, processed, rolled_back));
-        if !self.auto {
-            return;
-        }
         let (stops, done, undone) = (throttled - t0, processed - p0, rolled_back - r0);
+        if !self.auto {
+            return (done, undone);
+        }
         let cap = pending.max(self.base);
         if 2 * undone > done {
             self.budget = (self.budget / 2).max(self.base);
@@ -72,6 +75,7 @@ impl Throttle {
             self.budget = self.budget.saturating_mul(2).min(cap);
         }
         self.budget = self.budget.min(cap).max(self.base);
+        (done, undone)
     }
 }
 
