@@ -48,6 +48,7 @@ impl Network {
                     Topology::Hypercube(_) => 2,
                     Topology::Dragonfly(d) => d.a * d.p,
                     Topology::FatTree(f) => f.k,
+                    Topology::SlimFly(s) => s.q * s.p,
                 };
                 let shape = match &self.topology {
                     Topology::Torus(d) | Topology::Mesh(d) => d.as_slice(),

@@ -6,7 +6,7 @@
 use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
-use super::topology::{Dragonfly, FatTree, Hop, Topology, NO_VIA, PAR_PENDING};
+use super::topology::{Dragonfly, FatTree, Hop, SlimFly, Topology, NO_VIA, PAR_PENDING};
 use super::{Network, Node, Packet, Routing, Switch};
 
 impl Network {
@@ -17,6 +17,7 @@ impl Network {
         match &self.topology {
             Topology::Dragonfly(d) => return self.route_dragonfly(d, n, node, p),
             Topology::FatTree(f) => return self.route_fattree(f, n, node, p),
+            Topology::SlimFly(s) => return self.route_slimfly(s, node, p),
             _ => {}
         }
         if p.via != NO_VIA && node == p.via as u32 {
@@ -93,6 +94,42 @@ impl Network {
         } as u8;
     }
 
+    /// [`Network::route`] on a Slim Fly (out of line, as the dragonfly's):
+    /// minimally to the packet's Valiant intermediate router while it has
+    /// one, then minimally to its destination's router; its virtual channel
+    /// is the hops taken so far (at most 4), as CODES's `slimfly.c` moves
+    /// a packet up one channel per hop.
+    #[inline(never)]
+    pub(crate) fn route_slimfly(&self, s: &SlimFly, node: u32, p: &mut Packet) {
+        if p.via != NO_VIA && node == p.via as u32 {
+            p.via = NO_VIA;
+        }
+        let toward = if p.via != NO_VIA { p.via as u32 } else { p.dst / s.p };
+        match s.step(node, toward) {
+            None => p.out = (self.ports() as u32 + p.dst % s.p) as u8,
+            Some(port) => {
+                p.out = port;
+                p.class = p.hops.min(u8::MAX as u16) as u8;
+            }
+        }
+    }
+
+    /// UGAL-L on a Slim Fly at the source router, as CODES's `slimfly.c`
+    /// weighs a route (its cost: the next output's occupancy × the route's
+    /// hops; CODES draws 4 intermediates and keeps the cheapest, timewarp
+    /// the one drawn): the Valiant route through `via` is kept only when
+    /// `q_min · H_min > q_val · H_val + T`.
+    fn ugal_slimfly(&self, s: &SlimFly, n: &Node, router: u32, p: &mut Packet) {
+        let (to, via) = (p.dst / s.p, p.via as u32);
+        let (Some(min), Some(val)) = (s.step(router, to), s.step(router, via)) else { return };
+        let q_min = self.occupancy(n, router, min as usize) * s.hops(router, to);
+        let q_val = self.occupancy(n, router, val as usize) * (s.hops(router, via) + s.hops(via, to));
+        if q_min as f64 <= q_val as f64 + self.ugal_threshold {
+            p.via = NO_VIA;
+        }
+        self.route(n, router, p);
+    }
+
     /// UGAL-L's measure of output `o` here: packets in the downstream
     /// buffers (buffer slots without a credit), heads waiting for it, and
     /// packets in its output buffers.
@@ -122,6 +159,12 @@ impl Network {
     pub(crate) fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
         if self.routing == Routing::UpDownAdaptive {
             return self.route(n, router, p);
+        }
+        if let Topology::SlimFly(s) = &self.topology {
+            if self.routing == Routing::Ugal && p.via != NO_VIA && p.hops == 0 {
+                self.ugal_slimfly(s, n, router, p);
+            }
+            return;
         }
         let Topology::Dragonfly(d) = &self.topology else { return };
         if !matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG) || p.via == NO_VIA || p.hops > 0 {
@@ -161,11 +204,19 @@ impl Network {
     /// `dst`. A dragonfly: a group, uniform over those other than both ends'
     /// ([`NO_VIA`] when the route stays in one group, or no third group
     /// exists). A torus, mesh or hypercube: a router, uniform over all
-    /// (Valiant), or over the minimal quadrant of the two ends (ROMM).
+    /// (Valiant), or over the minimal quadrant of the two ends (ROMM). A
+    /// Slim Fly: a router, uniform over all.
     pub(crate) fn via(&self, from: u32, dst: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
         let d = match &self.topology {
             Topology::Dragonfly(d) => d,
             Topology::FatTree(_) => return NO_VIA,
+            // Uniform over all routers, as CODES draws it (one that is the
+            // source's router or the destination's is a minimal route).
+            Topology::SlimFly(s) if self.routing != Routing::Minimal => {
+                let (v, to) = (ctx.rng(0).below(s.routers() as u64) as u32, dst / s.p);
+                return if v == from || v == to || from == to { NO_VIA } else { v as u16 };
+            }
+            Topology::SlimFly(_) => return NO_VIA,
             cube if self.routing == Routing::Valiant => return ctx.rng(0).below(cube.routers() as u64) as u16,
             cube if self.routing == Routing::Romm => {
                 let (count, pick) = cube.quadrant(from, dst);
