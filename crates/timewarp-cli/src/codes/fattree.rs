@@ -1,10 +1,11 @@
 //! CODES's `fattree` model (`src/networks/model-net/fattree.c`) as our
-//! fat-tree's options: type 0 (pods), one rail, no tapering. Its keys
-//! that would build another network (`num_rails` above 1, `tapering`
-//! other than 1, `ft_type` other than 0) are refused in one line.
+//! fat-tree's options: type 0 (pods), `num_rails` planes (`--rails`, the
+//! NICs choosing a rail by `rail_select`), no tapering. Its keys that would
+//! build another network (`tapering` other than 1, `ft_type` other than 0)
+//! are refused in one line.
 
 use timewarp::text::printable;
-use timewarp_models::network::FatTree;
+use timewarp_models::network::{FatTree, RailSelect};
 
 use super::{num, Map};
 
@@ -37,19 +38,29 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
         }
         m.row("tapering", e.values[0].clone(), "checked", "1: radix / 2 nodes and radix / 2 up links per leaf".into());
     }
-    if let Some((r, e)) = m.whole("num_rails")? {
-        if r != 1 {
-            return Err(format!(
-                "{}: num_rails=\"{r}\" is not modelled: CODES builds {r} copies (planes) of the tree, each node with \
-                 a link into every one; timewarp's fat-tree has one rail (num_rails=\"1\" runs)",
-                m.place(e)
-            ));
+    let rails = match m.whole("num_rails")? {
+        Some((0, e)) => return Err(format!("{}: num_rails must be at least 1", m.place(e))),
+        Some((1, _)) => {
+            m.row("num_rails", "1".into(), "checked", "one rail".into());
+            m.ignore("rail_select", "one rail: nothing to select");
+            m.ignore("rail_select_limit", "one rail: nothing to select");
+            m.ignore("num_injection_queues", "one rail: one injection queue");
+            1
         }
-        m.row("num_rails", "1".into(), "checked", "one rail".into());
-        m.ignore("rail_select", "one rail: nothing to select");
-        m.ignore("rail_select_limit", "one rail: nothing to select");
-        m.ignore("num_injection_queues", "one rail: one injection queue");
-    }
+        Some((r, e)) => {
+            m.set(
+                "num_rails",
+                Some(e),
+                "rails",
+                r.to_string(),
+                "taken",
+                "planes of the tree, a link from every node into each",
+            );
+            rails(m, r)?;
+            r
+        }
+        None => 1,
+    };
     if terminals != radix / 2 {
         return Err(format!(
             "{file}:{gline}: modelnet_fattree=\"{terminals}\" nodes per leaf, but a leaf of radix {radix} has {}: \
@@ -73,11 +84,26 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
     m.set("num_levels", Some(le), "levels", levels.to_string(), "taken", "");
     m.row("", String::new(), "", format!("--nodes {nodes} (repetitions × modelnet_fattree)"));
     m.out.options.push(("nodes".into(), nodes.to_string(), file.clone()));
-    FatTree::new(radix, levels, nodes, None).map_err(|e| format!("{file}: this fat-tree cannot be built: {e}"))?;
+    FatTree::new(radix, levels, nodes, None)
+        .and_then(|t| t.with_rails(rails, RailSelect::Dedicated))
+        .map_err(|e| format!("{file}: this fat-tree cannot be built: {e}"))?;
     // The fat-tree's code reads its bandwidths as bytes per ns.
-    for (key, long) in [("link_bandwidth", "link-bandwidth"), ("cn_bandwidth", "terminal-bandwidth")] {
-        if let Some((x, e)) = m.num(key)? {
-            m.set(key, Some(e), long, num(x), "taken", "bytes/ns, as CODES's fat-tree reads it");
+    if let Some((x, e)) = m.num("link_bandwidth")? {
+        m.set("link_bandwidth", Some(e), "link-bandwidth", num(x), "taken", "bytes/ns, as CODES's fat-tree reads it");
+    }
+    if let Some((x, e)) = m.num("cn_bandwidth")? {
+        if rails == 1 {
+            m.set(
+                "cn_bandwidth",
+                Some(e),
+                "terminal-bandwidth",
+                num(x),
+                "taken",
+                "bytes/ns, as CODES's fat-tree reads it",
+            );
+        } else {
+            let why = format!("bytes/ns: a node's {rails} rail links of {} as one NIC link of {rails} × that", num(x));
+            m.set("cn_bandwidth", Some(e), "terminal-bandwidth", num(x * rails as f64), "converted", &why);
         }
     }
     m.buffer("vc_size", "buffer-packets", packet)?;
@@ -106,5 +132,43 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
     m.ignore("routing_folder", "CODES's precomputed static routes: timewarp computes up/down routes");
     m.ignore("dot_file", "CODES's topology dump");
     m.ignore("dump_topo", "CODES's topology dump");
+    Ok(())
+}
+
+/// The rail selection of a fat-tree of `r` rails: CODES's `rail_select`
+/// (`dedicated`, the default, or `adaptive`) as `--rail-select`.
+fn rails(m: &mut Map<'_>, r: u32) -> Result<(), String> {
+    match m.get("rail_select") {
+        Some(e) => {
+            let (v, why) = match e.values[0].as_str() {
+                "dedicated" => {
+                    ("dedicated", "node n on rail (n mod radix/2) mod rails, as CODES's queue offset gives it")
+                }
+                "adaptive" => (
+                    "adaptive",
+                    "from the dedicated rail, one whose up links hold fewer packets; CODES weighs its NICs' rail \
+                     queues, and only above rail_select_limit bytes",
+                ),
+                other => {
+                    // fattree.c: any other value is dedicated.
+                    let _ = other;
+                    ("dedicated", "fattree.c takes any other value as dedicated")
+                }
+            };
+            m.set("rail_select", Some(e), "rail-select", v.into(), "taken", why);
+        }
+        None => m.fixed("rail_select", "CODES default", "rail-select", "dedicated".into(), "fattree.c: dedicated"),
+    }
+    m.ignore("rail_select_limit", "adaptive selection applies to every message here (see rail_select)");
+    if let Some((q, e)) = m.whole("num_injection_queues")? {
+        if q != r {
+            return Err(format!(
+                "{}: num_injection_queues=\"{q}\" but num_rails is {r}: timewarp gives each node one queue per rail \
+                 (make them equal)",
+                m.place(e)
+            ));
+        }
+        m.row("num_injection_queues", q.to_string(), "checked", "= num_rails".into());
+    }
     Ok(())
 }

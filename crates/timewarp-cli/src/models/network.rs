@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use timewarp::Rollback;
 use timewarp_models::network::{
-    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, SlimFly, Switch, Topology, Traffic,
+    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, RailSelect, Routing, Selection, SlimFly, Switch,
+    Topology, Traffic,
 };
 
 use super::{bounded, num};
@@ -33,7 +34,7 @@ pub(crate) struct NetworkArgs {
     /// summit (OLCF Summit as CODES models it: --topology fattree --radix 36
     /// --levels 3 --nodes 3564, 11 pods, 198 leaf + 198 aggregation + 108
     /// core switches = 504, full bisection).
-    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks"])]
+    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks", "rails", "rail_select"])]
     pub preset: Option<String>,
     /// Dragonfly: routers per group (a), joined all-to-all by local links.
     #[arg(long, value_name = "A", default_value_t = 4, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
@@ -80,6 +81,17 @@ pub(crate) struct NetworkArgs {
     /// radix/2 : U) [default: radix/2, full bisection].
     #[arg(long, value_name = "U", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub top_uplinks: Option<u32>,
+    /// Fat-tree: rails (planes): the switches above the leaves built R
+    /// times over, every node with a link into each (CODES's num_rails)
+    /// [default: 1].
+    #[arg(long, value_name = "R", value_parser = whole::<u32>(1, 64), allow_negative_numbers = true)]
+    pub rails: Option<u32>,
+    /// Fat-tree with --rails: how a node chooses a message's rail: dedicated
+    /// (node n's rail is (n mod radix/2) mod R), adaptive (from the dedicated
+    /// rail, one whose up links at the leaf hold fewer packets), random
+    /// (uniform per message) [default: dedicated].
+    #[arg(long, value_parser = choice::<RailSelect>(&["dedicated", "adaptive", "random"]))]
+    pub rail_select: Option<RailSelect>,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
     /// group-shift (dragonfly: every node of group i to a random node of group i + 1), tornado
     /// (torus/mesh: ceil(k/2)-1 steps up every dimension), permutation (a random permutation
@@ -418,7 +430,11 @@ impl NetworkArgs {
                 // The full tree; an impossible shape is named by FatTree::new.
                 let full = k.checked_pow(self.levels.min(4)).map_or(u64::MAX, |n| n.saturating_mul(2));
                 let nodes = self.nodes.unwrap_or(full.min(u32::MAX as u64) as u32);
-                Topology::FatTree(FatTree::new(self.radix, self.levels, nodes, self.top_uplinks)?)
+                let tree = FatTree::new(self.radix, self.levels, nodes, self.top_uplinks)?;
+                Topology::FatTree(match (self.rails, self.rail_select) {
+                    (None, None) => tree,
+                    (rails, select) => tree.with_rails(rails.unwrap_or(1), select.unwrap_or_default())?,
+                })
             }
             (_, "torus") => Topology::Torus(self.dims.clone()),
             (_, "slimfly") if self.generator_set_x.is_empty() => {
@@ -442,6 +458,13 @@ impl NetworkArgs {
                 Topology::Hypercube(nodes.trailing_zeros())
             }
         };
+        if !matches!(topology, Topology::FatTree(_)) {
+            if let Some(o) =
+                [(self.rails.is_some(), "--rails"), (self.rail_select.is_some(), "--rail-select")].iter().find(|o| o.0)
+            {
+                return Err(format!("{} is for --topology fattree, not a {}", o.1, topology.name()));
+            }
+        }
         let traffic = match self.traffic {
             Traffic::Shift(_) => Traffic::Shift(self.shift),
             Traffic::Hotspot { .. } => Traffic::Hotspot { nodes: self.hotspot_nodes, fraction: self.hotspot_fraction },

@@ -6,7 +6,7 @@
 use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
-use super::topology::{Dragonfly, FatTree, Hop, SlimFly, Topology, NO_VIA, PAR_PENDING};
+use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING};
 use super::{Network, Node, Packet, Routing, Switch};
 
 impl Network {
@@ -81,7 +81,8 @@ impl Network {
     /// then descends, so no cycle of channel dependencies exists).
     #[inline(never)]
     pub(crate) fn route_fattree(&self, f: &FatTree, n: &Node, node: u32, p: &mut Packet) {
-        p.out = match f.hop(node, p.dst) {
+        let hop = if f.rails == 1 { f.hop(node, p.dst) } else { f.hop_on(node, p.dst, p.via as u32) };
+        p.out = match hop {
             Hop::Eject(nic) => self.ports() as u32 + nic,
             Hop::Down(port) => port as u32,
             Hop::Up { pick, .. } if self.routing == Routing::UpDown => pick as u32,
@@ -130,6 +131,34 @@ impl Network {
         self.route(n, router, p);
     }
 
+    /// The rail of a message from node `me` on a multi-rail fat-tree: its
+    /// dedicated rail, or (random) one drawn uniformly; adaptive selection
+    /// starts from the dedicated rail ([`Network::least_loaded_rail`]).
+    pub(crate) fn rail(&self, f: &FatTree, me: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
+        match f.select {
+            RailSelect::Random => ctx.rng(0).below(f.rails as u64) as u16,
+            _ => f.dedicated_rail(me) as u16,
+        }
+    }
+
+    /// CODES's adaptive rail selection at the leaf `router` of node `me`:
+    /// from its dedicated rail, the first rail whose up links hold strictly
+    /// fewer packets ([`Network::occupancy`] summed over its up ports).
+    fn least_loaded_rail(&self, f: &FatTree, n: &Node, router: u32, me: u32) -> u32 {
+        let k = f.k as usize;
+        let load = |j: u32| (0..k).map(|i| self.occupancy(n, router, k + j as usize * k + i)).sum::<u32>();
+        let first = f.dedicated_rail(me);
+        let (mut best, mut least) = (first, load(first));
+        for i in 1..f.rails {
+            let j = (first + i) % f.rails;
+            let l = load(j);
+            if l < least {
+                (best, least) = (j, l);
+            }
+        }
+        best
+    }
+
     /// UGAL-L's measure of output `o` here: packets in the downstream
     /// buffers (buffer slots without a credit), heads waiting for it, and
     /// packets in its output buffers.
@@ -157,7 +186,10 @@ impl Network {
     /// On a fat-tree with updown-adaptive routing: chooses the first up port again, on the buffers now.
     #[inline(never)]
     pub(crate) fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
-        if self.routing == Routing::UpDownAdaptive {
+        if let Topology::FatTree(f) = &self.topology {
+            if f.rails > 1 && f.select == RailSelect::Adaptive && p.hops == 0 {
+                p.via = self.least_loaded_rail(f, n, router, p.src) as u16;
+            }
             return self.route(n, router, p);
         }
         if let Topology::SlimFly(s) = &self.topology {

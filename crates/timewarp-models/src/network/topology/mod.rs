@@ -20,6 +20,8 @@ mod dragonfly;
 mod dragonfly_tests;
 mod fattree;
 #[cfg(test)]
+mod fattree_rails_tests;
+#[cfg(test)]
 mod fattree_tests;
 mod slimfly;
 #[cfg(test)]
@@ -28,7 +30,7 @@ mod slimfly_tests;
 use serde::{Deserialize, Serialize};
 
 pub use dragonfly::{Dragonfly, NO_VIA, PAR_PENDING};
-pub use fattree::{FatTree, Hop};
+pub use fattree::{FatTree, Hop, RailSelect};
 pub use slimfly::SlimFly;
 
 /// A direct network's shape.
