@@ -1,5 +1,5 @@
-//! The Slim Fly and a CODES configuration read from YAML across MPI
-//! processes: `mpirun -n 2` and `-n 3` commit what one sequential process
+//! The Slim Fly, a two-rail fat-tree and a CODES configuration read from
+//! YAML across MPI processes: `mpirun -n 2` and `-n 3` commit what one sequential process
 //! commits (the pattern of tests/mpi.rs, kept in a file of its own).
 //!
 //! Built only with `--features mpi`, as tests/mpi.rs.
@@ -65,6 +65,34 @@ fn a_slim_fly_matches_sequential_across_processes() {
             routing,
             "--load",
             "0.5",
+            "--end",
+            "3000",
+        ];
+        assert_same_as_sequential(&m, &["optimistic", "conservative"]);
+    }
+}
+
+#[test]
+fn a_two_rail_fat_tree_matches_sequential_across_processes() {
+    for select in ["adaptive", "random"] {
+        let m = [
+            "network",
+            "--topology",
+            "fattree",
+            "--radix",
+            "8",
+            "--levels",
+            "2",
+            "--nodes",
+            "32",
+            "--top-uplinks",
+            "2",
+            "--rails",
+            "2",
+            "--rail-select",
+            select,
+            "--load",
+            "0.6",
             "--end",
             "3000",
         ];
