@@ -1,7 +1,8 @@
 //! Routing a packet at a router: the cubes' dimension order (through
 //! [`Topology::route`]) and its two-phase Valiant and ROMM forms, the
-//! dragonfly's minimal, Valiant, UGAL-L, PAR and UGAL-G routes, the fat-tree's
-//! up/down, and the occupancy adaptive choices measure.
+//! dragonfly's minimal, Valiant, UGAL-L, PAR and UGAL-G routes, the Slim Fly's
+//! minimal, Valiant and UGAL-L ones, the fat-tree's up/down and its rails,
+//! and the occupancy adaptive choices measure.
 
 use timewarp::{Ctx, Random};
 

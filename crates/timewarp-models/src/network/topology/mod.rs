@@ -1,6 +1,6 @@
 //! Network topologies: k-ary n-cube tori, meshes, binary hypercubes,
-//! dragonflies and fat-trees (indirect: only leaf switches have nodes, see
-//! [`FatTree`]). A topology names each router's ports, says
+//! dragonflies, Slim Flies ([`SlimFly`]) and fat-trees (indirect: only leaf
+//! switches have nodes, see [`FatTree`]). A topology names each router's ports, says
 //! where every link goes, and routes minimally (dimension order on the
 //! cubes; local–global–local on a dragonfly, see [`Dragonfly`]).
 //!
