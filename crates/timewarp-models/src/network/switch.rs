@@ -206,14 +206,20 @@ impl Network {
     ) {
         let now = ctx.now();
         let s = self.lag(ctx.lp(), &p, o);
+        // A node of a multi-rail fat-tree has an ejection link per rail
+        // (one NIC link here): R packets may come off the tree at once.
+        let busy = match &self.topology {
+            Topology::FatTree(f) if f.rails > 1 && o >= self.ports() => s / f.rails as f64,
+            _ => s,
+        };
         let (end, w) = (ctx.end_time(), self.warmup);
         let l = n.link_mut(o);
         if let Some(i) = from {
             l.last_input = i as u16;
         }
-        l.free = now + s;
+        l.free = now + busy;
         l.packets += 1;
-        l.busy += ((now + s).min(end) - now.max(w)).max(0.0);
+        l.busy += ((now + busy).min(end) - now.max(w)).max(0.0);
         if o >= self.ports() {
             let delay = self.class_latency(0) + s;
             let on_link = now + delay >= end;

@@ -145,3 +145,27 @@ fn rails_multiply_a_pruned_trees_bisection_bound() {
         assert!(two > 1.5 * one, "{select:?}: two rails carry more: {two} vs {one}");
     }
 }
+
+#[test]
+fn a_node_takes_packets_off_every_rail_at_once() {
+    // Terminal links twice as fast as the tree's: a node's one NIC link
+    // stands for its two rail links. A packet's tail comes off the tree at
+    // the tree links' rate, so one ejection link at a time would cap a node
+    // at 4 bytes/ns (load 0.5 of 8); two rails at load 0.7 deliver it all.
+    let f = tree(8, 2, 32, None, 2, RailSelect::Random);
+    let m = Network {
+        topology: Topology::FatTree(f),
+        routing: Routing::UpDownAdaptive,
+        load: 0.7,
+        buffer_packets: 8,
+        warmup: 3_000.0,
+        classes: [
+            LinkClass { bandwidth: Some(8.0), ..LinkClass::default() },
+            LinkClass::default(),
+            LinkClass::default(),
+        ],
+        ..Network::default()
+    };
+    let r = go(&m, 15_000.0).results;
+    assert!(r.accepted_throughput > 0.6, "{}", r.accepted_throughput);
+}
