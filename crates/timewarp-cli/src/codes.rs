@@ -13,10 +13,16 @@
 
 use std::path::Path;
 
+mod conf;
+mod defaults;
+mod fattree;
+mod slimfly;
+mod yaml;
+
 use crate::config::{groups, options};
 use crate::registry::Models;
 use timewarp::text::printable;
-use timewarp_models::network::{Dragonfly, FatTree};
+use timewarp_models::network::Dragonfly;
 
 /// One `key = value;` line (a list in parentheses has several values).
 #[derive(Debug)]
@@ -34,212 +40,23 @@ struct Conf {
     params: Vec<Entry>,
 }
 
-/// A token and the line it starts on.
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Word(String),
-    Str(String),
-    Sym(char),
-}
-
-fn lex(file: &str, text: &str) -> Result<Vec<(Tok, usize)>, String> {
-    let mut out = Vec::new();
-    let mut it = text.chars().peekable();
-    let mut line = 1;
-    while let Some(c) = it.next() {
-        match c {
-            '\n' => line += 1,
-            c if c.is_whitespace() => {}
-            '#' => {
-                while it.peek().is_some_and(|&c| c != '\n') {
-                    it.next();
-                }
-            }
-            '{' | '}' | '=' | ';' | '(' | ')' | ',' => out.push((Tok::Sym(c), line)),
-            '"' => {
-                let start = line;
-                let mut s = String::new();
-                loop {
-                    match it.next() {
-                        None => {
-                            return Err(format!(
-                                "{file}:{start}: a string opened here is never closed (a '\"' is missing)"
-                            ))
-                        }
-                        Some('"') => break,
-                        Some('\n') => {
-                            return Err(format!(
-                            "{file}:{start}: a string opened here runs past the end of the line (a '\"' is missing)"
-                        ))
-                        }
-                        Some(c) => s.push(c),
-                    }
-                }
-                out.push((Tok::Str(s), start));
-            }
-            c => {
-                let mut s = String::from(c);
-                while let Some(&c) = it.peek().filter(|c| !c.is_whitespace() && !"{}=;(),\"#".contains(**c)) {
-                    s.push(c);
-                    it.next();
-                }
-                out.push((Tok::Word(s), line));
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn parse(file: &str, text: &str) -> Result<Conf, String> {
-    let toks = lex(file, text)?;
-    let last = text.lines().count().max(1);
-    let mut conf = Conf { file: file.to_string(), groups: Vec::new(), params: Vec::new() };
-    let mut i = 0;
-    let at = |i: usize| toks.get(i).map_or(last, |t| t.1);
-    let show = |t: Option<&(Tok, usize)>| match t {
-        None => "the end of the file".to_string(),
-        Some((Tok::Word(w), _)) => format!("'{}'", printable(w)),
-        Some((Tok::Str(s), _)) => format!("\"{}\"", printable(s)),
-        Some((Tok::Sym(c), _)) => format!("'{c}'"),
-    };
-    // `{` after a block name.
-    let open = |i: &mut usize, what: &str| -> Result<usize, String> {
-        match toks.get(*i) {
-            Some((Tok::Sym('{'), l)) => {
-                *i += 1;
-                Ok(*l)
-            }
-            t => Err(format!("{file}:{}: expected '{{' after {what}, found {}", at(*i), show(t))),
-        }
-    };
-    // `key = value;` entries up to the block's `}`.
-    let entries = |i: &mut usize, block: &str, opened: usize| -> Result<Vec<Entry>, String> {
-        let mut out = Vec::new();
-        loop {
-            let (key, line) = match toks.get(*i) {
-                Some((Tok::Sym('}'), _)) => {
-                    *i += 1;
-                    return Ok(out);
-                }
-                None => {
-                    return Err(format!(
-                        "{file}:{last}: the file ends inside {block} (opened on line {opened}): a '}}' is missing"
-                    ))
-                }
-                Some((Tok::Word(w), l)) => (w.clone(), *l),
-                t => return Err(format!("{file}:{}: expected a key or '}}' in {block}, found {}", at(*i), show(t))),
-            };
-            // The key as messages quote it.
-            let shown = printable(&key);
-            *i += 1;
-            if toks.get(*i).map(|t| &t.0) != Some(&Tok::Sym('=')) {
-                return Err(format!("{file}:{line}: expected '=' after {shown}, found {}", show(toks.get(*i))));
-            }
-            *i += 1;
-            let value = |i: &mut usize| match toks.get(*i) {
-                Some((Tok::Str(s) | Tok::Word(s), _)) => {
-                    *i += 1;
-                    Ok(s.clone())
-                }
-                t => Err(format!("{file}:{}: expected a value for {shown}, found {}", at(*i), show(t))),
-            };
-            let mut values = Vec::new();
-            if toks.get(*i).map(|t| &t.0) == Some(&Tok::Sym('(')) {
-                *i += 1;
-                loop {
-                    values.push(value(i)?);
-                    match toks.get(*i) {
-                        Some((Tok::Sym(','), _)) => *i += 1,
-                        Some((Tok::Sym(')'), _)) => {
-                            *i += 1;
-                            break;
-                        }
-                        t => {
-                            return Err(format!(
-                                "{file}:{}: expected ',' or ')' in the list of {shown}, found {}",
-                                at(*i),
-                                show(t)
-                            ))
-                        }
-                    }
-                }
-            } else {
-                values.push(value(i)?);
-            }
-            if toks.get(*i).map(|t| &t.0) != Some(&Tok::Sym(';')) {
-                return Err(format!("{file}:{line}: expected ';' after {shown} = ..., found {}", show(toks.get(*i))));
-            }
-            *i += 1;
-            out.push(Entry { key, values, line });
-        }
-    };
-    while i < toks.len() {
-        match &toks[i] {
-            (Tok::Word(w), _) if w == "LPGROUPS" => {
-                i += 1;
-                let opened = open(&mut i, "LPGROUPS")?;
-                loop {
-                    match toks.get(i) {
-                        Some((Tok::Sym('}'), _)) => {
-                            i += 1;
-                            break;
-                        }
-                        Some((Tok::Word(name), l)) => {
-                            let (name, l) = (name.clone(), *l);
-                            i += 1;
-                            let group = format!("LP group {}", printable(&name));
-                            let o = open(&mut i, &group)?;
-                            let e = entries(&mut i, &group, o)?;
-                            conf.groups.push((name, l, e));
-                        }
-                        None => {
-                            return Err(format!(
-                            "{file}:{last}: the file ends inside LPGROUPS (opened on line {opened}): a '}}' is missing"
-                        ))
-                        }
-                        t => {
-                            return Err(format!(
-                                "{file}:{}: expected an LP group name or '}}', found {}",
-                                at(i),
-                                show(t)
-                            ))
-                        }
-                    }
-                }
-            }
-            (Tok::Word(w), _) if w == "PARAMS" => {
-                i += 1;
-                let opened = open(&mut i, "PARAMS")?;
-                conf.params.extend(entries(&mut i, "PARAMS", opened)?);
-            }
-            (t, l) => {
-                return Err(format!(
-                    "{file}:{l}: expected a block LPGROUPS {{ ... }} or PARAMS {{ ... }}, found {}",
-                    show(Some(&(t.clone(), *l)))
-                ))
-            }
-        }
-    }
-    if conf.groups.is_empty() {
-        return Err(format!("{file}: no LPGROUPS block: a CODES model-net configuration names its LPs there"));
-    }
-    if conf.params.is_empty() {
-        return Err(format!("{file}: no PARAMS block (or an empty one): the network's parameters are missing"));
-    }
-    Ok(conf)
-}
-
 /// GiB/s to our bytes per ns (exact as decimals go: `x · 2^30 / 10^9`).
 pub(crate) fn gib_per_s(x: f64) -> f64 {
     x * 1_073_741_824.0 / 1e9
 }
 
-/// A row of the table: key, its value, what became of it, and why.
+/// A row of the table: key, its value, where the value came from, what
+/// became of it, and why.
 struct Row {
     key: String,
     value: String,
+    /// `file`, `CODES default`, `timewarp` (a choice of ours) or, once the
+    /// command line replaces the option, `command line`.
+    from: &'static str,
     status: &'static str,
     note: String,
+    /// The option the row became (to mark it when the command line replaces it).
+    option: Option<String>,
 }
 
 /// What a configuration becomes.
@@ -260,12 +77,34 @@ impl Import {
         let w = self.rows.iter().map(|r| key(r).chars().count()).max().unwrap_or(0).max(3);
         let v = self.rows.iter().map(|r| value(r).chars().count()).max().unwrap_or(0).max(5);
         let mut s = format!("CODES configuration {file} (model {}):\n", self.model);
-        s += &format!("  {:w$}  {:v$}  {:9}  {}\n", "key", "value", "", "as");
+        s += &format!("  {:w$}  {:v$}  {:13}  {:9}  {}\n", "key", "value", "from", "", "as");
         for r in &self.rows {
-            s += &format!("  {:w$}  {:v$}  {:9}  {}\n", key(r), value(r), r.status, r.note);
+            // A long note goes on under its column, so every line stays short.
+            let mut lines = wrap(&r.note, 64).into_iter();
+            let first = lines.next().unwrap_or_default();
+            s += &format!("  {:w$}  {:v$}  {:13}  {:9}  {first}\n", key(r), value(r), r.from, r.status);
+            for more in lines {
+                s += &format!("  {:w$}  {:v$}  {:13}  {:9}    {more}\n", "", "", "", "");
+            }
         }
         s
     }
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a
+/// longer word is a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match out.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => out.push(word.to_string()),
+        }
+    }
+    out
 }
 
 /// `text` shown in a column at most `width` characters wide: escaped, and
@@ -279,7 +118,7 @@ fn cell(text: &str, width: usize) -> String {
 }
 
 /// The models read.
-const MODELS: &[&str] = &["dragonfly", "dragonfly_custom", "dragonfly_dally", "fattree", "torus"];
+const MODELS: &[&str] = &["dragonfly", "dragonfly_custom", "dragonfly_dally", "fattree", "slimfly", "torus"];
 
 struct Map<'c> {
     conf: &'c Conf,
@@ -320,7 +159,22 @@ impl<'c> Map<'c> {
     }
     fn row(&mut self, key: &str, value: String, status: &'static str, note: String) {
         self.used.push(key.to_string());
-        self.out.rows.push(Row { key: key.to_string(), value, status, note });
+        self.out.rows.push(Row { key: key.to_string(), value, from: "file", status, note, option: None });
+    }
+    /// `key`, absent from the file or not read from it, becomes `--long
+    /// value` all the same: CODES's default (`from` "CODES default") or a
+    /// choice of ours ("timewarp").
+    fn fixed(&mut self, key: &str, from: &'static str, long: &str, value: String, why: &str) {
+        self.used.push(key.to_string());
+        let shown = match self.get(key) {
+            Some(e) => e.values.join(","),
+            None if key.is_empty() => String::new(),
+            None => "(absent)".to_string(),
+        };
+        let note = if why.is_empty() { format!("--{long} {value}") } else { format!("--{long} {value} ({why})") };
+        let status = if from == "timewarp" { "ours" } else { "default" };
+        self.out.rows.push(Row { key: key.into(), value: shown, from, status, note, option: Some(long.into()) });
+        self.out.options.push((long.to_string(), value, self.conf.file.clone()));
     }
     /// `key` becomes `--long value`.
     fn set(&mut self, key: &str, e: Option<&Entry>, long: &str, value: String, status: &'static str, why: &str) {
@@ -329,6 +183,7 @@ impl<'c> Map<'c> {
         let raw = e.map_or(String::new(), |e| e.values.join(","));
         let note = if why.is_empty() { format!("--{long} {value}") } else { format!("--{long} {value} ({why})") };
         self.row(key, raw, status, note);
+        self.out.rows.last_mut().expect("just pushed").option = Some(long.to_string());
         self.out.options.push((long.to_string(), value, place));
     }
     fn ignore(&mut self, key: &str, why: &str) {
@@ -370,7 +225,16 @@ pub(crate) fn import(path: &Path) -> Result<Import, String> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("--codes-config {file}: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| format!("--codes-config {file}: not a text file (not UTF-8)"))?;
-    let conf = parse(&file, &text)?;
+    // As CODES chooses its front end: by the extension (and a `.conf`
+    // holding the YAML form is read as one, not refused at its first line).
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let yaml = matches!(ext, "yaml" | "yml" | "json")
+        || text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'))
+            .is_some_and(|l| l.starts_with("schema_version"));
+    let conf = if yaml { yaml::parse(&file, &text)? } else { conf::parse(&file, &text)? };
     map(&conf, path.parent().unwrap_or(Path::new(".")))
 }
 
@@ -422,15 +286,34 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
         } else {
             "workload LPs: every node runs --traffic (or --workload)".to_string()
         };
-        m.out.rows.push(Row { key: e.key.clone(), value: e.values.join(","), status: "ignored", note });
+        m.out.rows.push(Row {
+            key: e.key.clone(),
+            value: e.values.join(","),
+            from: "file",
+            status: "ignored",
+            note,
+            option: None,
+        });
     }
-    let (packet, pe) = m.need("packet_size", "bytes per packet")?;
-    if packet == 0 {
-        return Err(format!("{}: packet_size must be at least 1", m.place(pe)));
-    }
-    m.set("packet_size", Some(pe), "packet-bytes", packet.to_string(), "taken", "");
-    m.out.options.push(("message-bytes".into(), packet.to_string(), m.place(pe)));
-    m.row("", String::new(), "", format!("--message-bytes {packet} (one full packet per message)"));
+    let packet = match m.whole("packet_size")? {
+        Some((0, pe)) => return Err(format!("{}: packet_size must be at least 1", m.place(pe))),
+        Some((packet, pe)) => {
+            m.set("packet_size", Some(pe), "packet-bytes", packet.to_string(), "taken", "");
+            packet
+        }
+        // CODES's model-net layer (model-net-lp.c) takes 512 bytes.
+        None => {
+            m.fixed("packet_size", "CODES default", "packet-bytes", "512".into(), "model-net's 512 bytes");
+            512
+        }
+    };
+    m.fixed(
+        "",
+        "timewarp",
+        "message-bytes",
+        packet.to_string(),
+        "one full packet per message; CODES's message sizes come from its workload, --message-bytes here",
+    );
     let mismatch = |key: &str, e: &Entry, want: u32, what: &str| {
         format!("{file}:{}: {key}=\"{}\" but {what} {want}: the two must agree", e.line, printable(&e.values[0]))
     };
@@ -559,69 +442,9 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             m.ignore("minimal-bias", "not modelled");
             m.ignore("df-dally-vc", "one virtual channel per hop, as --vcs");
             m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");
-            m.ignore("cn_delay", "the NIC adds no delay beyond its link");
         }
-        "fattree" => {
-            let (radix, re) = m.need("switch_radix", "ports per switch")?;
-            let (levels, le) = m.need("num_levels", "levels of switches")?;
-            if let Some((t, e)) = m.whole("ft_type")? {
-                if t != 0 {
-                    return Err(format!(
-                        "{}: ft_type=\"{t}\" is not modelled: timewarp builds CODES's type 0 (pods, full or pruned)",
-                        m.place(e)
-                    ));
-                }
-                m.row("ft_type", "0".into(), "checked", "pods of leaves and aggregation switches".into());
-            }
-            if terminals != radix / 2 {
-                return Err(format!(
-                    "{file}:{gline}: modelnet_fattree=\"{terminals}\" nodes per leaf, but a leaf of radix {radix} has {}: timewarp puts radix / 2 nodes on every leaf",
-                    radix / 2
-                ));
-            }
-            if let Some((n, e)) = m.whole("switch_count")? {
-                if n != reps {
-                    return Err(mismatch("switch_count", e, reps, "repetitions is"));
-                }
-                m.row("switch_count", n.to_string(), "checked", "= repetitions (leaf switches)".into());
-            }
-            let nodes = reps.saturating_mul(terminals);
-            m.out.options.push(("topology".into(), "fattree".into(), file.clone()));
-            m.set("switch_radix", Some(re), "radix", radix.to_string(), "taken", "");
-            m.set("num_levels", Some(le), "levels", levels.to_string(), "taken", "");
-            m.row("", String::new(), "", format!("--nodes {nodes} (repetitions × modelnet_fattree)"));
-            m.out.options.push(("nodes".into(), nodes.to_string(), file.clone()));
-            FatTree::new(radix, levels, nodes, None)
-                .map_err(|e| format!("{file}: this fat-tree cannot be built: {e}"))?;
-            // The fat-tree's code reads its bandwidths as bytes per ns.
-            for (key, long) in [("link_bandwidth", "link-bandwidth"), ("cn_bandwidth", "terminal-bandwidth")] {
-                if let Some((x, e)) = m.num(key)? {
-                    m.set(key, Some(e), long, num(x), "taken", "bytes/ns, as CODES's fat-tree reads it");
-                }
-            }
-            m.buffer("vc_size", "buffer-packets", packet)?;
-            m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
-            if let Some((d, e)) = m.num("router_delay")? {
-                m.set("router_delay", Some(e), "router-delay", num(d), "taken", "ns");
-            }
-            if let Some(e) = m.get("routing") {
-                let r = match e.values[0].as_str() {
-                    "static" => "updown",
-                    "adaptive" => "updown-adaptive",
-                    other => {
-                        let other = printable(other);
-                        return Err(format!(
-                            "{}: routing=\"{other}\" is not a fat-tree routing timewarp has (static, adaptive)",
-                            m.place(e)
-                        ));
-                    }
-                };
-                m.set("routing", Some(e), "routing", r.into(), "converted", "");
-            }
-            m.ignore("soft_delay", "software overhead at the NIC is not modelled");
-            m.ignore("rail_routing", "one rail");
-            m.ignore("terminal_radix", "one rail: one link per node");
-        }
+        "fattree" => fattree::map(&mut m, terminals, reps, *gline, packet)?,
+        "slimfly" => slimfly::map(&mut m, terminals, reps, *gline, packet)?,
         _ => {
             let (n, ne) = m.need("n_dims", "dimensions")?;
             let e = m.get("dim_length").ok_or_else(|| {
@@ -665,12 +488,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             m.ignore("net_bw_mbps", "a simplenet parameter");
         }
     }
-    if model != "fattree" {
-        if let Some((d, e)) = m.num("router_delay")? {
-            m.set("router_delay", Some(e), "router-delay", num(d), "taken", "ns");
-        }
-    }
-    m.ignore("chunk_size", "we move whole packets (virtual cut-through), not chunks");
+    defaults::apply(&mut m, &model, packet)?;
     m.ignore("message_size", "the ROSS event size, not the application's");
     if let Some(e) = m.get("modelnet_scheduler") {
         let why = if e.values[0] == "fcfs" {
@@ -687,16 +505,10 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
         m.out.rows.push(Row {
             key: e.key.clone(),
             value: v,
+            from: "file",
             status: "ignored",
             note: "not a parameter timewarp models".into(),
-        });
-    }
-    if !conf.params.iter().any(|e| e.key == "router_delay") {
-        m.out.rows.push(Row {
-            key: "router_delay".into(),
-            value: "(absent)".into(),
-            status: "default",
-            note: "--router-delay keeps timewarp's default".into(),
+            option: None,
         });
     }
     Ok(m.out)
@@ -747,6 +559,11 @@ pub(crate) fn put_in(
             ));
         }
     }
+    let mut import = import;
+    for r in import.rows.iter_mut().filter(|r| r.option.as_ref().is_some_and(|o| given.contains(o))) {
+        r.from = "command line";
+        r.note = format!("{} (replaced by the command line's --{})", r.note, r.option.as_deref().unwrap_or(""));
+    }
     if !rest.iter().any(|t| t == "--quiet" || t == "-q") {
         eprint!("{}", import.table(&file));
         let over: Vec<&String> = import.options.iter().map(|o| &o.0).filter(|o| given.contains(o)).collect();
@@ -774,17 +591,5 @@ mod tests {
         assert_eq!(gib_per_s(5.25), 5.637144576);
         assert_eq!(gib_per_s(1.5), 1.610612736);
         assert_eq!(gib_per_s(16.0), 17.179869184);
-    }
-
-    #[test]
-    fn parse_reads_blocks_lists_and_comments() {
-        let c = parse(
-            "x.conf",
-            "LPGROUPS { G { repetitions=\"2\"; # c\n a=\"1\"; } }\nPARAMS { k=( \"a\", \"b\" ); n = \"3\" ; }\n",
-        )
-        .unwrap();
-        assert_eq!(c.groups[0].2.len(), 2);
-        assert_eq!(c.params[0].values, ["a", "b"]);
-        assert_eq!((c.params[1].key.as_str(), c.params[1].line), ("n", 3));
     }
 }

@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use timewarp::Rollback;
 use timewarp_models::network::{
-    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
+    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, RailSelect, Routing, Selection, SlimFly, Switch,
+    Topology, Traffic,
 };
 
 use super::{bounded, num};
@@ -19,10 +20,11 @@ const LOAD: f64 = 0.3;
 /// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
 #[derive(Args, Debug, Clone)]
 pub(crate) struct NetworkArgs {
-    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, or fattree
-    /// (2 or 3 levels of --radix-port switches, nodes on the leaves).
+    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, fattree
+    /// (2 or 3 levels of --radix-port switches, nodes on the leaves), or
+    /// slimfly (the MMS graph of --slimfly-q: 2q² routers, diameter 2).
     /// A preset sets its own (dragonfly for theta, fattree for summit).
-    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree"],
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree", "slimfly"],
           default_value_ifs = [("preset", "theta", "dragonfly"), ("preset", "summit", "fattree")])]
     pub topology: String,
     /// A named machine: theta (ALCF Theta as CODES's dragonfly-custom model
@@ -32,12 +34,12 @@ pub(crate) struct NetworkArgs {
     /// summit (OLCF Summit as CODES models it: --topology fattree --radix 36
     /// --levels 3 --nodes 3564, 11 pods, 198 leaf + 198 aggregation + 108
     /// core switches = 504, full bisection).
-    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks"])]
+    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks", "rails", "rail_select"])]
     pub preset: Option<String>,
     /// Dragonfly: routers per group (a), joined all-to-all by local links.
     #[arg(long, value_name = "A", default_value_t = 4, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
     pub routers_per_group: u32,
-    /// Dragonfly: terminals (nodes) per router (p).
+    /// Dragonfly and Slim Fly: terminals (nodes) per router (p).
     #[arg(long, value_name = "P", default_value_t = 2, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
     pub terminals_per_router: u32,
     /// Dragonfly: global links per router (h).
@@ -47,6 +49,19 @@ pub(crate) struct NetworkArgs {
     /// between every pair of groups; fewer must divide a·h evenly).
     #[arg(long, value_name = "G", value_parser = whole::<u32>(2, u16::MAX as u64), allow_negative_numbers = true)]
     pub groups: Option<u32>,
+    /// Slim Fly: the prime q of its MMS graph (4w ± 1: 3, 5, 7, 11, 13, …):
+    /// 2q² routers in 2q groups of q, (3q ∓ 1)/2 network ports each.
+    #[arg(long, value_name = "Q", default_value_t = 5, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub slimfly_q: u32,
+    /// Slim Fly: the generator sets X and X' of the MMS graph, each
+    /// comma-separated and closed under negation mod q, as CODES's
+    /// generator_set_X and generator_set_X_prime [default: MMS's, from the
+    /// smallest primitive element of q].
+    #[arg(long, value_name = "X1,X2,...", value_delimiter = ',', num_args = 1.., value_parser = whole::<u32>(0, u32::MAX as u64), requires = "generator_set_x_prime")]
+    pub generator_set_x: Vec<u32>,
+    /// Slim Fly: the generator set X' (see --generator-set-x).
+    #[arg(long, value_name = "X1,X2,...", value_delimiter = ',', num_args = 1.., value_parser = whole::<u32>(0, u32::MAX as u64), requires = "generator_set_x")]
+    pub generator_set_x_prime: Vec<u32>,
     /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
     #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
     pub dims: Vec<u32>,
@@ -66,6 +81,17 @@ pub(crate) struct NetworkArgs {
     /// radix/2 : U) [default: radix/2, full bisection].
     #[arg(long, value_name = "U", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub top_uplinks: Option<u32>,
+    /// Fat-tree: rails (planes): the switches above the leaves built R
+    /// times over, every node with a link into each (CODES's num_rails)
+    /// [default: 1].
+    #[arg(long, value_name = "R", value_parser = whole::<u32>(1, 64), allow_negative_numbers = true)]
+    pub rails: Option<u32>,
+    /// Fat-tree with --rails: how a node chooses a message's rail: dedicated
+    /// (node n's rail is (n mod radix/2) mod R), adaptive (from the dedicated
+    /// rail, one whose up links at the leaf hold fewer packets), random
+    /// (uniform per message) [default: dedicated].
+    #[arg(long, value_parser = choice::<RailSelect>(&["dedicated", "adaptive", "random"]))]
+    pub rail_select: Option<RailSelect>,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
     /// group-shift (dragonfly: every node of group i to a random node of group i + 1), tornado
     /// (torus/mesh: ceil(k/2)-1 steps up every dimension), permutation (a random permutation
@@ -127,8 +153,9 @@ pub(crate) struct NetworkArgs {
     pub router_delay: f64,
     /// Virtual channels per port (a torus needs 2 or more: dateline classes,
     /// 4 for valiant and romm; a dragonfly 3 for minimal routing, 5 for
-    /// valiant, ugal and ugal-g, 6 for par: one per hop) [default: 2; dragonfly 5,
-    /// 6 with par].
+    /// valiant, ugal and ugal-g, 6 for par: one per hop; a Slim Fly 2 for
+    /// minimal, 4 for valiant and ugal) [default: 2; dragonfly 5, 6 with
+    /// par; slimfly 4].
     #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub vcs: Option<u32>,
     /// Buffer per virtual channel, in packets.
@@ -188,8 +215,9 @@ pub(crate) struct NetworkArgs {
     /// channel, as broadcast within the group) or par (progressive: UGAL-L
     /// again at the next router of the source group while still minimal);
     /// a fat-tree: updown (up port by a digit of the destination) or
-    /// updown-adaptive (the least occupied up port)
-    /// [default: dimension-order; dragonfly minimal; fattree updown].
+    /// updown-adaptive (the least occupied up port); a Slim Fly: minimal,
+    /// valiant (through a random router) or ugal (UGAL-L at the source)
+    /// [default: dimension-order; dragonfly and slimfly minimal; fattree updown].
     #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "par", "romm", "updown", "updown-adaptive"]))]
     pub routing: Option<Routing>,
     /// Dragonfly, ugal, ugal-g and par: bias towards the minimal route, in
@@ -326,7 +354,7 @@ impl NetworkArgs {
             ("--level-buffer-packets", self.level_buffer_packets.len()),
         ];
         match topology {
-            Topology::Dragonfly(_) => {
+            Topology::Dragonfly(_) | Topology::SlimFly(_) => {
                 if let Some((name, _)) = tree.iter().find(|t| t.1 > 0) {
                     return Err(format!(
                         "{name} is for --topology fattree; a dragonfly's links are --local-* and --global-*"
@@ -402,9 +430,22 @@ impl NetworkArgs {
                 // The full tree; an impossible shape is named by FatTree::new.
                 let full = k.checked_pow(self.levels.min(4)).map_or(u64::MAX, |n| n.saturating_mul(2));
                 let nodes = self.nodes.unwrap_or(full.min(u32::MAX as u64) as u32);
-                Topology::FatTree(FatTree::new(self.radix, self.levels, nodes, self.top_uplinks)?)
+                let tree = FatTree::new(self.radix, self.levels, nodes, self.top_uplinks)?;
+                Topology::FatTree(match (self.rails, self.rail_select) {
+                    (None, None) => tree,
+                    (rails, select) => tree.with_rails(rails.unwrap_or(1), select.unwrap_or_default())?,
+                })
             }
             (_, "torus") => Topology::Torus(self.dims.clone()),
+            (_, "slimfly") if self.generator_set_x.is_empty() => {
+                Topology::SlimFly(SlimFly::new(self.slimfly_q, self.terminals_per_router)?)
+            }
+            (_, "slimfly") => Topology::SlimFly(SlimFly::with_sets(
+                self.slimfly_q,
+                self.terminals_per_router,
+                self.generator_set_x.clone(),
+                self.generator_set_x_prime.clone(),
+            )?),
             (_, "mesh") => Topology::Mesh(self.dims.clone()),
             (_, "dragonfly") => {
                 dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)
@@ -417,6 +458,13 @@ impl NetworkArgs {
                 Topology::Hypercube(nodes.trailing_zeros())
             }
         };
+        if !matches!(topology, Topology::FatTree(_)) {
+            if let Some(o) =
+                [(self.rails.is_some(), "--rails"), (self.rail_select.is_some(), "--rail-select")].iter().find(|o| o.0)
+            {
+                return Err(format!("{} is for --topology fattree, not a {}", o.1, topology.name()));
+            }
+        }
         let traffic = match self.traffic {
             Traffic::Shift(_) => Traffic::Shift(self.shift),
             Traffic::Hotspot { .. } => Traffic::Hotspot { nodes: self.hotspot_nodes, fraction: self.hotspot_fraction },
@@ -424,8 +472,9 @@ impl NetworkArgs {
             t => t,
         };
         let is_dfly = matches!(topology, Topology::Dragonfly(_));
+        let is_sfly = matches!(topology, Topology::SlimFly(_));
         let routing = self.routing.unwrap_or(match topology {
-            Topology::Dragonfly(_) => Routing::Minimal,
+            Topology::Dragonfly(_) | Topology::SlimFly(_) => Routing::Minimal,
             Topology::FatTree(_) => Routing::UpDown,
             _ => Routing::DimensionOrder,
         });
@@ -449,6 +498,8 @@ impl NetworkArgs {
             vcs: self.vcs.unwrap_or(match (is_dfly, routing) {
                 (true, Routing::Par) => 6,
                 (true, _) => 5,
+                // A Slim Fly: one per hop of a Valiant route, CODES's num_vcs.
+                _ if is_sfly => 4,
                 _ => 2,
             }),
             buffer_packets: self.buffer_packets,
@@ -522,6 +573,9 @@ impl ModelCli for NetworkArgs {
                 self.routers_per_group, self.terminals_per_router, self.global_links
             ),
             (_, "hypercube") => format!("--nodes {}", self.nodes.unwrap_or(1024)),
+            (_, "slimfly") => {
+                format!("--slimfly-q {} --terminals-per-router {}", self.slimfly_q, self.terminals_per_router)
+            }
             (_, "fattree") => {
                 let nodes = self.nodes.map_or(String::new(), |n| format!(" --nodes {n}"));
                 format!("--radix {} --levels {}{nodes}", self.radix, self.levels)

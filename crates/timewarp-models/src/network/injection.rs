@@ -6,7 +6,7 @@ use timewarp::Ctx;
 
 use super::node::Saved;
 use super::node::{BATCHES, NO_DIM};
-use super::{Header, Msg, Network, Node, Packet, Routing, Topology};
+use super::{Header, Msg, Network, Node, Packet, RailSelect, Routing, Topology};
 
 impl Network {
     /// The packet now at the front of NIC `nic`'s injection queue (if any)
@@ -22,7 +22,8 @@ impl Network {
     pub(crate) fn injection_head(&self, n: &mut Node, router: u32, nic: usize, now: f64) {
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
-        let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive);
+        let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive)
+            || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive);
         if adaptive {
             self.ugal(n, router, &mut h);
         }
@@ -48,6 +49,7 @@ impl Network {
                     Topology::Hypercube(_) => 2,
                     Topology::Dragonfly(d) => d.a * d.p,
                     Topology::FatTree(f) => f.k,
+                    Topology::SlimFly(s) => s.q * s.p,
                 };
                 let shape = match &self.topology {
                     Topology::Torus(d) | Topology::Mesh(d) => d.as_slice(),
@@ -84,7 +86,11 @@ impl Network {
     ) {
         let now = ctx.now();
         let router = ctx.lp();
-        let via = self.via(router, dst, ctx);
+        let via = match &self.topology {
+            // A multi-rail fat-tree's packets carry their rail where others carry an intermediate.
+            Topology::FatTree(f) if f.rails > 1 => self.rail(f, me, ctx),
+            _ => self.via(router, dst, ctx),
+        };
         let npkts = message_bytes.div_ceil(self.packet_bytes);
         let was_empty = n.inject[nic].queue.is_empty();
         let measured = now >= self.warmup;

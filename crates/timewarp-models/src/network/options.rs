@@ -254,9 +254,9 @@ impl Network {
     fn class_option(&self, c: usize, what: &str) -> String {
         match (&self.topology, c) {
             (_, 0) => format!("--terminal-{what}"),
-            (Topology::Dragonfly(_), 2) if what == "latency" => "--global-link-latency".into(),
-            (Topology::Dragonfly(_), 1) => format!("--local-{what}"),
-            (Topology::Dragonfly(_), _) => format!("--global-{what}"),
+            (Topology::Dragonfly(_) | Topology::SlimFly(_), 2) if what == "latency" => "--global-link-latency".into(),
+            (Topology::Dragonfly(_) | Topology::SlimFly(_), 1) => format!("--local-{what}"),
+            (Topology::Dragonfly(_) | Topology::SlimFly(_), _) => format!("--global-{what}"),
             (_, c) => format!("--level-{what} (entry {c})"),
         }
     }
@@ -264,7 +264,7 @@ impl Network {
     /// The per-class parameters: in range, and only for classes this topology has.
     fn validate_classes(&self) -> Result<(), String> {
         let classes = match self.topology {
-            Topology::Dragonfly(_) => 3,
+            Topology::Dragonfly(_) | Topology::SlimFly(_) => 3,
             Topology::FatTree(f) => f.levels as usize,
             _ => 1,
         };
@@ -305,6 +305,9 @@ impl Network {
 
     /// Routing and traffic that only a dragonfly has (or has not).
     fn validate_dragonfly(&self) -> Result<(), String> {
+        if let Topology::SlimFly(_) = self.topology {
+            return self.validate_slimfly();
+        }
         let dfly_routing =
             matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::Par | Routing::UgalG);
         let tree_routing = matches!(self.routing, Routing::UpDown | Routing::UpDownAdaptive);
@@ -432,6 +435,45 @@ impl Network {
         Ok(())
     }
 
+    /// A Slim Fly's routings (minimal, valiant, ugal) and the virtual
+    /// channels they need: one per hop, 2 for minimal routes, 4 through a
+    /// Valiant intermediate router.
+    fn validate_slimfly(&self) -> Result<(), String> {
+        if !matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal) {
+            return Err(format!(
+                "--routing {} is not for a Slim Fly; a slimfly routes minimal, valiant or ugal",
+                self.routing.name()
+            ));
+        }
+        if self.ugal_g_period.is_some() {
+            return Err("--ugal-g-period is for --topology dragonfly with --routing ugal-g".into());
+        }
+        if !(self.ugal_threshold >= 0.0 && self.ugal_threshold.is_finite())
+            || (self.ugal_threshold != 0.0 && self.routing != Routing::Ugal)
+        {
+            return Err(format!(
+                "--ugal-threshold must be >= 0 and finite, and is for --routing ugal, got {} with {}",
+                self.ugal_threshold,
+                self.routing.name()
+            ));
+        }
+        if self.traffic == Traffic::GroupShift {
+            return Err(
+                "--traffic group-shift needs --topology dragonfly (it sends from group i to group i + 1)".into()
+            );
+        }
+        let need = if self.routing == Routing::Minimal { 2 } else { 4 };
+        if self.vcs < need {
+            return Err(format!(
+                "--routing {} on a Slim Fly needs --vcs {need} or more (one virtual channel per hop of its longest \
+                 route, against deadlock), got {}",
+                self.routing.name(),
+                self.vcs
+            ));
+        }
+        Ok(())
+    }
+
     /// UGAL-G: the least time between two occupancy broadcasts of a router
     /// ([`Network::ugal_g_period`], or a packet's serialisation time on a global link).
     pub fn ugal_g_period(&self) -> f64 {
@@ -508,7 +550,7 @@ impl Network {
     #[inline]
     pub fn class_latency(&self, c: usize) -> f64 {
         self.classes[c].latency.unwrap_or(match self.topology {
-            Topology::Dragonfly(_) if c == 2 => self.global_link_latency,
+            Topology::Dragonfly(_) | Topology::SlimFly(_) if c == 2 => self.global_link_latency,
             _ => self.link_latency,
         })
     }
@@ -543,6 +585,7 @@ impl Network {
         }
         match &self.topology {
             Topology::Dragonfly(d) => 1 + d.is_global(o) as usize,
+            Topology::SlimFly(s) => 1 + s.is_global(o) as usize,
             // Ports k.. go up to the next level (a top switch's all go down);
             // ports below k down to this one.
             Topology::FatTree(f) => {
@@ -561,6 +604,7 @@ impl Network {
         if self.classes.iter().all(|c| c.latency.is_none()) {
             return match &self.topology {
                 Topology::Dragonfly(d) if d.is_global(o) => self.global_link_latency,
+                Topology::SlimFly(s) if s.is_global(o) => self.global_link_latency,
                 _ => self.link_latency,
             };
         }
@@ -595,8 +639,8 @@ impl Network {
         }
         let mut crossed = 1 << self.link_class(r, o) | 1;
         crossed |= match &self.topology {
-            Topology::Dragonfly(_) if p.dim != NO_DIM => p.dim,
-            Topology::Dragonfly(_) => 0,
+            Topology::Dragonfly(_) | Topology::SlimFly(_) if p.dim != NO_DIM => p.dim,
+            Topology::Dragonfly(_) | Topology::SlimFly(_) => 0,
             Topology::FatTree(f) => match (p.hops as u32 + f.level(r)) / 2 {
                 0 => 0,
                 1 => 0b10,

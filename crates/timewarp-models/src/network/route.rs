@@ -1,12 +1,13 @@
 //! Routing a packet at a router: the cubes' dimension order (through
 //! [`Topology::route`]) and its two-phase Valiant and ROMM forms, the
-//! dragonfly's minimal, Valiant, UGAL-L, PAR and UGAL-G routes, the fat-tree's
-//! up/down, and the occupancy adaptive choices measure.
+//! dragonfly's minimal, Valiant, UGAL-L, PAR and UGAL-G routes, the Slim Fly's
+//! minimal, Valiant and UGAL-L ones, the fat-tree's up/down and its rails,
+//! and the occupancy adaptive choices measure.
 
 use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
-use super::topology::{Dragonfly, FatTree, Hop, Topology, NO_VIA, PAR_PENDING};
+use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING};
 use super::{Network, Node, Packet, Routing, Switch};
 
 impl Network {
@@ -17,6 +18,7 @@ impl Network {
         match &self.topology {
             Topology::Dragonfly(d) => return self.route_dragonfly(d, n, node, p),
             Topology::FatTree(f) => return self.route_fattree(f, n, node, p),
+            Topology::SlimFly(s) => return self.route_slimfly(s, node, p),
             _ => {}
         }
         if p.via != NO_VIA && node == p.via as u32 {
@@ -80,7 +82,8 @@ impl Network {
     /// then descends, so no cycle of channel dependencies exists).
     #[inline(never)]
     pub(crate) fn route_fattree(&self, f: &FatTree, n: &Node, node: u32, p: &mut Packet) {
-        p.out = match f.hop(node, p.dst) {
+        let hop = if f.rails == 1 { f.hop(node, p.dst) } else { f.hop_on(node, p.dst, p.via as u32) };
+        p.out = match hop {
             Hop::Eject(nic) => self.ports() as u32 + nic,
             Hop::Down(port) => port as u32,
             Hop::Up { pick, .. } if self.routing == Routing::UpDown => pick as u32,
@@ -91,6 +94,70 @@ impl Network {
                 best.expect("a switch below the top has up ports") as u32
             }
         } as u8;
+    }
+
+    /// [`Network::route`] on a Slim Fly (out of line, as the dragonfly's):
+    /// minimally to the packet's Valiant intermediate router while it has
+    /// one, then minimally to its destination's router; its virtual channel
+    /// is the hops taken so far (at most 4), as CODES's `slimfly.c` moves
+    /// a packet up one channel per hop.
+    #[inline(never)]
+    pub(crate) fn route_slimfly(&self, s: &SlimFly, node: u32, p: &mut Packet) {
+        if p.via != NO_VIA && node == p.via as u32 {
+            p.via = NO_VIA;
+        }
+        let toward = if p.via != NO_VIA { p.via as u32 } else { p.dst / s.p };
+        match s.step(node, toward) {
+            None => p.out = (self.ports() as u32 + p.dst % s.p) as u8,
+            Some(port) => {
+                p.out = port;
+                p.class = p.hops.min(u8::MAX as u16) as u8;
+            }
+        }
+    }
+
+    /// UGAL-L on a Slim Fly at the source router, as CODES's `slimfly.c`
+    /// weighs a route (its cost: the next output's occupancy × the route's
+    /// hops; CODES draws 4 intermediates and keeps the cheapest, timewarp
+    /// the one drawn): the Valiant route through `via` is kept only when
+    /// `q_min · H_min > q_val · H_val + T`.
+    fn ugal_slimfly(&self, s: &SlimFly, n: &Node, router: u32, p: &mut Packet) {
+        let (to, via) = (p.dst / s.p, p.via as u32);
+        let (Some(min), Some(val)) = (s.step(router, to), s.step(router, via)) else { return };
+        let q_min = self.occupancy(n, router, min as usize) * s.hops(router, to);
+        let q_val = self.occupancy(n, router, val as usize) * (s.hops(router, via) + s.hops(via, to));
+        if q_min as f64 <= q_val as f64 + self.ugal_threshold {
+            p.via = NO_VIA;
+        }
+        self.route(n, router, p);
+    }
+
+    /// The rail of a message from node `me` on a multi-rail fat-tree: its
+    /// dedicated rail, or (random) one drawn uniformly; adaptive selection
+    /// starts from the dedicated rail ([`Network::least_loaded_rail`]).
+    pub(crate) fn rail(&self, f: &FatTree, me: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
+        match f.select {
+            RailSelect::Random => ctx.rng(0).below(f.rails as u64) as u16,
+            _ => f.dedicated_rail(me) as u16,
+        }
+    }
+
+    /// CODES's adaptive rail selection at the leaf `router` of node `me`:
+    /// from its dedicated rail, the first rail whose up links hold strictly
+    /// fewer packets ([`Network::occupancy`] summed over its up ports).
+    fn least_loaded_rail(&self, f: &FatTree, n: &Node, router: u32, me: u32) -> u32 {
+        let k = f.k as usize;
+        let load = |j: u32| (0..k).map(|i| self.occupancy(n, router, k + j as usize * k + i)).sum::<u32>();
+        let first = f.dedicated_rail(me);
+        let (mut best, mut least) = (first, load(first));
+        for i in 1..f.rails {
+            let j = (first + i) % f.rails;
+            let l = load(j);
+            if l < least {
+                (best, least) = (j, l);
+            }
+        }
+        best
     }
 
     /// UGAL-L's measure of output `o` here: packets in the downstream
@@ -120,8 +187,17 @@ impl Network {
     /// On a fat-tree with updown-adaptive routing: chooses the first up port again, on the buffers now.
     #[inline(never)]
     pub(crate) fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
-        if self.routing == Routing::UpDownAdaptive {
+        if let Topology::FatTree(f) = &self.topology {
+            if f.rails > 1 && f.select == RailSelect::Adaptive && p.hops == 0 {
+                p.via = self.least_loaded_rail(f, n, router, p.src) as u16;
+            }
             return self.route(n, router, p);
+        }
+        if let Topology::SlimFly(s) = &self.topology {
+            if self.routing == Routing::Ugal && p.via != NO_VIA && p.hops == 0 {
+                self.ugal_slimfly(s, n, router, p);
+            }
+            return;
         }
         let Topology::Dragonfly(d) = &self.topology else { return };
         if !matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG) || p.via == NO_VIA || p.hops > 0 {
@@ -161,11 +237,19 @@ impl Network {
     /// `dst`. A dragonfly: a group, uniform over those other than both ends'
     /// ([`NO_VIA`] when the route stays in one group, or no third group
     /// exists). A torus, mesh or hypercube: a router, uniform over all
-    /// (Valiant), or over the minimal quadrant of the two ends (ROMM).
+    /// (Valiant), or over the minimal quadrant of the two ends (ROMM). A
+    /// Slim Fly: a router, uniform over all.
     pub(crate) fn via(&self, from: u32, dst: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
         let d = match &self.topology {
             Topology::Dragonfly(d) => d,
             Topology::FatTree(_) => return NO_VIA,
+            // Uniform over all routers, as CODES draws it (one that is the
+            // source's router or the destination's is a minimal route).
+            Topology::SlimFly(s) if self.routing != Routing::Minimal => {
+                let (v, to) = (ctx.rng(0).below(s.routers() as u64) as u32, dst / s.p);
+                return if v == from || v == to || from == to { NO_VIA } else { v as u16 };
+            }
+            Topology::SlimFly(_) => return NO_VIA,
             cube if self.routing == Routing::Valiant => return ctx.rng(0).below(cube.routers() as u64) as u16,
             cube if self.routing == Routing::Romm => {
                 let (count, pick) = cube.quadrant(from, dst);

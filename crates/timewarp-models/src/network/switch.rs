@@ -75,7 +75,7 @@ impl Network {
                     return None;
                 }
                 let two_phase = matches!(self.routing, Routing::Valiant | Routing::Romm);
-                if two_phase && !matches!(self.topology, Topology::Dragonfly(_)) {
+                if two_phase && !matches!(self.topology, Topology::Dragonfly(_) | Topology::SlimFly(_)) {
                     // Valiant and ROMM on a cube: phase 0 (to the intermediate) on even
                     // channels, phase 1 on odd ones; on a torus each phase's
                     // two dateline classes too (`v mod 4 = 2 class + phase`).
@@ -90,7 +90,7 @@ impl Network {
                 // number; on a mesh, hypercube or fat-tree all.
                 match self.topology {
                     Topology::Torus(_) => best_of(&mut (p.class as usize..v).step_by(2), 0),
-                    Topology::Dragonfly(_) => best_of(&mut std::iter::once(p.class as usize), 0),
+                    Topology::Dragonfly(_) | Topology::SlimFly(_) => best_of(&mut std::iter::once(p.class as usize), 0),
                     _ => best_of(&mut (0..v), 0),
                 }
             }
@@ -206,14 +206,20 @@ impl Network {
     ) {
         let now = ctx.now();
         let s = self.lag(ctx.lp(), &p, o);
+        // A node of a multi-rail fat-tree has an ejection link per rail
+        // (one NIC link here): R packets may come off the tree at once.
+        let busy = match &self.topology {
+            Topology::FatTree(f) if f.rails > 1 && o >= self.ports() => s / f.rails as f64,
+            _ => s,
+        };
         let (end, w) = (ctx.end_time(), self.warmup);
         let l = n.link_mut(o);
         if let Some(i) = from {
             l.last_input = i as u16;
         }
-        l.free = now + s;
+        l.free = now + busy;
         l.packets += 1;
-        l.busy += ((now + s).min(end) - now.max(w)).max(0.0);
+        l.busy += ((now + busy).min(end) - now.max(w)).max(0.0);
         if o >= self.ports() {
             let delay = self.class_latency(0) + s;
             let on_link = now + delay >= end;
@@ -233,7 +239,7 @@ impl Network {
             p.dim = NO_DIM;
             p.class = 0;
         }
-        if let (Topology::Dragonfly(_), false) = (&self.topology, self.uniform_bandwidth()) {
+        if let (Topology::Dragonfly(_) | Topology::SlimFly(_), false) = (&self.topology, self.uniform_bandwidth()) {
             // Remember the classes crossed, for `lag` downstream.
             p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
         }

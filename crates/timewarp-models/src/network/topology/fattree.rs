@@ -44,8 +44,52 @@
 //! aggregation switch go down (a leaf's have no link: its NICs are the
 //! ports after the network ports, as on every topology), `k..2k` go up; a
 //! top switch's `0..2k` all go down.
+//!
+//! # Rails
+//!
+//! With `rails` R > 1 (CODES's `num_rails`: R planes of the tree, each node
+//! with a link into every one) the switches above the leaves are built R
+//! times, rail `j`'s numbered after rail `j − 1`'s (`W + j·U + i`, `U` the
+//! switches of one rail above its leaves), and a leaf LP stands for the R
+//! leaves of its nodes: its up ports `k + j·k .. k + (j+1)·k` are rail
+//! `j`'s. Every switch then has `(R + 1)·k` ports (those above `2k` of an
+//! upper switch have no link). A packet climbs the rail its NIC chose
+//! ([`RailSelect`]) and comes down it.
 
 use serde::{Deserialize, Serialize};
+
+/// How a multi-rail fat-tree's NIC chooses the rail of a message, as
+/// CODES's `rail_select` names them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RailSelect {
+    /// CODES's `dedicated`: node `n`'s rail is `(n mod k) mod R` (CODES
+    /// gives the rail by the node's index on its leaf).
+    #[default]
+    Dedicated,
+    /// CODES's `adaptive`: the dedicated rail unless another rail's up links
+    /// at the leaf hold fewer packets now (decided as the packet becomes
+    /// the head of its NIC's queue).
+    Adaptive,
+    /// A rail drawn uniformly for each message.
+    Random,
+}
+
+impl std::str::FromStr for RailSelect {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "dedicated" | "static" => Ok(RailSelect::Dedicated),
+            "adaptive" => Ok(RailSelect::Adaptive),
+            "random" | "rand" => Ok(RailSelect::Random),
+            _ => Err(format!("unknown rail selection '{s}' (dedicated, adaptive, random)")),
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
 
 /// A fat-tree's shape (see the module docs for the construction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +104,12 @@ pub struct FatTree {
     pub up: u32,
     /// Top switches per group (per aggregation index; one group on two levels).
     pub top: u32,
+    /// Planes of the tree (1: the plain tree).
+    #[serde(default = "one")]
+    pub rails: u32,
+    /// How a node chooses its rail (with `rails` > 1).
+    #[serde(default)]
+    pub select: RailSelect,
 }
 
 /// Where a fat-tree switch sends a packet next.
@@ -127,14 +177,28 @@ impl FatTree {
         }
         // Fewest top switches per group that leave room for every link up.
         let top = (1..=up).find(|c| up % c == 0 && subs * (up / c) <= 2 * k).expect("c = up always fits");
-        let t = FatTree { k, levels, leaves, up, top };
+        let t = FatTree { k, levels, leaves, up, top, rails: 1, select: RailSelect::Dedicated };
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// This tree built `rails` times over, the nodes choosing their rail by `select`.
+    pub fn with_rails(self, rails: u32, select: RailSelect) -> Result<Self, String> {
+        let t = FatTree { rails, select, ..self };
         t.validate()?;
         Ok(t)
     }
 
     /// Checks a shape built by hand (as [`FatTree::new`] builds it).
     pub fn validate(&self) -> Result<(), String> {
-        let FatTree { k, levels, leaves, up, top } = *self;
+        let FatTree { k, levels, leaves, up, top, rails, .. } = *self;
+        if rails == 0 || (rails as u64 + 2) * k as u64 > 255 {
+            return Err(format!(
+                "--rails {rails}: a fat-tree needs 1 or more rails, and a leaf's (rails + 1)·radix/2 ports and \
+                 radix/2 NICs must number at most 255 (radix {})",
+                2 * k
+            ));
+        }
         if k == 0 || !(2..=3).contains(&levels) || leaves == 0 || up == 0 || up > k || top == 0 || up % top != 0 {
             return Err(format!("inconsistent fat-tree {self:?} (build it with --radix, --levels and --nodes)"));
         }
@@ -182,9 +246,23 @@ impl FatTree {
         self.leaves * self.k
     }
 
-    /// Switches (one LP each): leaves, aggregation switches (three levels), top.
+    /// Switches (one LP each): leaves, then each rail's aggregation
+    /// switches (three levels) and top switches.
     pub fn switches(&self) -> u32 {
-        self.top_base() + self.groups() * self.top
+        self.leaves + self.rails * self.per_rail()
+    }
+
+    /// Switches of one rail above the leaves.
+    #[inline]
+    fn per_rail(&self) -> u32 {
+        self.top_base() + self.groups() * self.top - self.leaves
+    }
+
+    /// Switch `r` (above the leaves) as its rail and its number in rail 0.
+    #[inline]
+    fn in_rail(&self, r: u32) -> (u32, u32) {
+        let u = r - self.leaves;
+        (u / self.per_rail(), self.leaves + u % self.per_rail())
     }
 
     /// Groups at the top level: one per aggregation index (`k`), or one.
@@ -196,14 +274,16 @@ impl FatTree {
         }
     }
 
-    /// Network ports per switch (`2k`).
+    /// Network ports per switch: `2k`, `(R + 1)·k` with R rails.
     pub fn ports(&self) -> usize {
-        2 * self.k as usize
+        (self.rails as usize + 1) * self.k as usize
     }
 
     /// The level of switch `r`: 0 leaf, 1 aggregation, `levels − 1` top.
     #[inline]
     pub fn level(&self, r: u32) -> u32 {
+        // One rail (every run without --rails): no division on this path.
+        let r = if self.rails == 1 || r < self.leaves { r } else { self.in_rail(r).1 };
         if r < self.leaves {
             0
         } else if r < self.top_base() {
@@ -226,6 +306,32 @@ impl FatTree {
     /// The switch and port at the other end of `port` of switch `r`, if it has a link.
     #[inline]
     pub fn neighbour(&self, r: u32, port: usize) -> Option<(u32, usize)> {
+        if self.rails == 1 {
+            return self.neighbour_in_rail(r, port);
+        }
+        let k = self.k as usize;
+        let (rail, r0, port) = if r < self.leaves {
+            // A leaf: rail j's up ports are k + j·k ...
+            if port < k {
+                return None;
+            }
+            let j = (port - k) / k;
+            (j as u32, r, k + (port - k) % k)
+        } else {
+            if port >= 2 * k {
+                return None;
+            }
+            let (j, r0) = self.in_rail(r);
+            (j, r0, port)
+        };
+        let (to, at) = self.neighbour_in_rail(r0, port)?;
+        let shift = rail * self.per_rail();
+        Some(if to < self.leaves { (to, at + rail as usize * k) } else { (to + shift, at) })
+    }
+
+    /// [`FatTree::neighbour`] within rail 0.
+    #[inline]
+    fn neighbour_in_rail(&self, r: u32, port: usize) -> Option<(u32, usize)> {
         let (k, port) = (self.k, port as u32);
         let level = self.level(r);
         if level == self.levels - 1 {
@@ -269,6 +375,33 @@ impl FatTree {
     /// `(destination leaf) mod u` (3 levels) or `dst mod u` (2 levels).
     #[inline]
     pub fn hop(&self, r: u32, dst: u32) -> Hop {
+        if self.rails == 1 {
+            self.hop_in_rail(r, dst)
+        } else {
+            self.hop_on(r, dst, 0)
+        }
+    }
+
+    /// [`FatTree::hop`] of a packet on rail `rail` (a leaf's up ports are that rail's).
+    #[inline]
+    pub fn hop_on(&self, r: u32, dst: u32, rail: u32) -> Hop {
+        let r = if r < self.leaves { r } else { self.in_rail(r).1 };
+        let base = rail as usize * self.k as usize;
+        match self.hop_in_rail(r, dst) {
+            Hop::Up { base: b, n, pick } if r < self.leaves => Hop::Up { base: b + base, n, pick: pick + base },
+            h => h,
+        }
+    }
+
+    /// The rail node `n` uses under [`RailSelect::Dedicated`] (and starts from under adaptive).
+    #[inline]
+    pub fn dedicated_rail(&self, n: u32) -> u32 {
+        (n % self.k) % self.rails
+    }
+
+    /// [`FatTree::hop`] within rail 0.
+    #[inline]
+    fn hop_in_rail(&self, r: u32, dst: u32) -> Hop {
         let k = self.k;
         let leaf = dst / k;
         match self.level(r) {

@@ -1,6 +1,6 @@
 //! Network topologies: k-ary n-cube tori, meshes, binary hypercubes,
-//! dragonflies and fat-trees (indirect: only leaf switches have nodes, see
-//! [`FatTree`]). A topology names each router's ports, says
+//! dragonflies, Slim Flies ([`SlimFly`]) and fat-trees (indirect: only leaf
+//! switches have nodes, see [`FatTree`]). A topology names each router's ports, says
 //! where every link goes, and routes minimally (dimension order on the
 //! cubes; local–global–local on a dragonfly, see [`Dragonfly`]).
 //!
@@ -9,8 +9,9 @@
 //! has port `d` to the neighbour whose address differs in bit `d`. Node ids
 //! are mixed-radix: coordinate 0 varies fastest.
 //!
-//! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs) and
-//! [`FatTree`] (fattree.rs) with their tests (`*_tests.rs`), and route.rs:
+//! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs),
+//! [`FatTree`] (fattree.rs) and [`SlimFly`] (slimfly.rs) with their tests
+//! (`*_tests.rs`), and route.rs:
 //! how the model routes a packet at a router on each of them (virtual
 //! channel classes, Valiant, ROMM, UGAL-L and PAR, up/down and its adaptive choice).
 
@@ -19,12 +20,18 @@ mod dragonfly;
 mod dragonfly_tests;
 mod fattree;
 #[cfg(test)]
+mod fattree_rails_tests;
+#[cfg(test)]
 mod fattree_tests;
+mod slimfly;
+#[cfg(test)]
+mod slimfly_tests;
 
 use serde::{Deserialize, Serialize};
 
 pub use dragonfly::{Dragonfly, NO_VIA, PAR_PENDING};
-pub use fattree::{FatTree, Hop};
+pub use fattree::{FatTree, Hop, RailSelect};
+pub use slimfly::SlimFly;
 
 /// A direct network's shape.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +48,9 @@ pub enum Topology {
     /// Two- or three-level fat-tree of switches; nodes on the leaves only.
     #[serde(rename = "fattree")]
     FatTree(FatTree),
+    /// The MMS graph of diameter 2 ([`SlimFly`]), several terminals per router.
+    #[serde(rename = "slimfly")]
+    SlimFly(SlimFly),
 }
 
 /// One step of a route: the output port, and whether the link it takes is a
@@ -89,6 +99,7 @@ impl Topology {
             Topology::Hypercube(n) => 1 << n,
             Topology::Dragonfly(d) => d.routers(),
             Topology::FatTree(f) => f.switches(),
+            Topology::SlimFly(s) => s.routers(),
         }
     }
 
@@ -100,6 +111,7 @@ impl Topology {
         match self {
             Topology::Dragonfly(d) => d.p,
             Topology::FatTree(f) => f.k,
+            Topology::SlimFly(s) => s.p,
             _ => 1,
         }
     }
@@ -111,6 +123,7 @@ impl Topology {
             Topology::Hypercube(n) => *n as usize,
             Topology::Dragonfly(d) => d.ports(),
             Topology::FatTree(f) => f.ports(),
+            Topology::SlimFly(s) => s.ports(),
         }
     }
 
@@ -122,6 +135,7 @@ impl Topology {
             Topology::Hypercube(_) => "hypercube",
             Topology::Dragonfly(_) => "dragonfly",
             Topology::FatTree(_) => "fattree",
+            Topology::SlimFly(_) => "slimfly",
         }
     }
 
@@ -146,6 +160,7 @@ impl Topology {
             }
             Topology::Dragonfly(d) => d.validate()?,
             Topology::FatTree(f) => f.validate()?,
+            Topology::SlimFly(s) => s.validate()?,
         }
         Ok(())
     }
@@ -164,6 +179,7 @@ impl Topology {
             Topology::Hypercube(_) => Some(node ^ (1 << port)),
             Topology::Dragonfly(d) => Some(d.neighbour(node, port).0),
             Topology::FatTree(f) => f.neighbour(node, port).map(|n| n.0),
+            Topology::SlimFly(s) => Some(s.neighbour(node, port).0),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let d = port / 2;
                 let (c, stride) = Self::coord(dims, node, d);
@@ -187,6 +203,7 @@ impl Topology {
             Topology::Hypercube(_) => port,
             Topology::Dragonfly(d) => d.neighbour(node, port).1,
             Topology::FatTree(f) => f.neighbour(node, port).map_or(port, |n| n.1),
+            Topology::SlimFly(s) => s.neighbour(node, port).1,
             _ => port ^ 1,
         }
     }
@@ -207,6 +224,7 @@ impl Topology {
     pub fn route(&self, node: u32, dst: u32) -> Option<Step> {
         match self {
             Topology::Dragonfly(d) => d.step(node, dst, NO_VIA).map(|port| Step { port, dim: 0, wraps: false }),
+            Topology::SlimFly(s) => s.step(node, dst).map(|port| Step { port, dim: 0, wraps: false }),
             // Towards leaf `dst` (its first node), the destination-based up port.
             Topology::FatTree(f) => match f.hop(node, dst * f.k) {
                 Hop::Eject(_) => None,
@@ -253,7 +271,9 @@ impl Topology {
         match self {
             // One minimal route (the gateway is fixed): only its port.
             Topology::Dragonfly(d) => d.step(node, dst, NO_VIA) == Some(port as u8),
-            Topology::FatTree(_) => self.route(node, dst).is_some_and(|s| s.port as usize == port),
+            Topology::FatTree(_) | Topology::SlimFly(_) => {
+                self.route(node, dst).is_some_and(|s| s.port as usize == port)
+            }
             Topology::Hypercube(_) => (node ^ dst) >> port & 1 == 1,
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let d = port / 2;
@@ -351,6 +371,7 @@ impl Topology {
             Topology::Dragonfly(d) => d.hops(a, b, NO_VIA),
             // Leaves only (the routers with nodes).
             Topology::FatTree(f) => f.leaf_hops(a, b),
+            Topology::SlimFly(s) => s.hops(a, b),
             Topology::Hypercube(_) => (a ^ b).count_ones(),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let torus = matches!(self, Topology::Torus(_));
@@ -384,6 +405,7 @@ impl Topology {
                 return total as f64 * p * p / (n * (n - 1.0));
             }
             Topology::FatTree(f) => return f.mean_uniform_hops(),
+            Topology::SlimFly(s) => return s.mean_uniform_hops(),
             Topology::Hypercube(d) => *d as f64 / 2.0,
             Topology::Torus(dims) => dims
                 .iter()
