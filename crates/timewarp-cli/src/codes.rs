@@ -13,6 +13,8 @@
 
 use std::path::Path;
 
+mod wiring;
+
 use crate::config::{groups, options};
 use crate::registry::Models;
 use timewarp::text::printable;
@@ -445,8 +447,9 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                     r.to_string(),
                     "converted",
                     format!(
-                        "× num_router_cols {c} = --routers-per-group {} (joined all-to-all, not by rows and columns)",
-                        r.saturating_mul(c)
+                        "× num_router_cols {c} = --routers-per-group {}{}",
+                        r.saturating_mul(c),
+                        if m.get("intra-group-connections").is_some() { "" } else { " (joined all-to-all)" }
                     ),
                 );
                 m.used.push("num_router_cols".into());
@@ -511,7 +514,13 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             }
             m.row("num_groups", g.to_string(), "converted", format!("--groups {g} (repetitions / routers per group)"));
             m.out.options.push(("groups".into(), g.to_string(), file.clone()));
-            Dragonfly { a, p, h, g }.validate().map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
+            // Wired by CODES's connection files (codes/wiring.rs): they give the links.
+            let wired = model != "dragonfly" && wiring::connections(&mut m, &model, dir)?;
+            if !wired {
+                Dragonfly::new(a, p, h, g)
+                    .validate()
+                    .map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
+            }
             m.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
             m.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
             m.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
@@ -542,7 +551,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 m.set("routing", Some(e), "routing", r.0.into(), r.1, why);
             }
             m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));
-            for key in ["intra-group-connections", "inter-group-connections"] {
+            for key in ["intra-group-connections", "inter-group-connections"].into_iter().filter(|_| !wired) {
                 let Some(e) = m.get(key) else { continue };
                 let named = Path::new(&e.values[0]);
                 if named.exists() || dir.join(named).exists() {

@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use timewarp::Rollback;
 use timewarp_models::network::{
-    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
+    self, Arbitration, Dragonfly, ExitRule, FatTree, LinkClass, Network, Routing, Selection, Switch, Topology, Traffic,
+    Wiring,
 };
 
 use super::{bounded, num};
@@ -47,6 +48,26 @@ pub(crate) struct NetworkArgs {
     /// between every pair of groups; fewer must divide a·h evenly).
     #[arg(long, value_name = "G", value_parser = whole::<u32>(2, u16::MAX as u64), allow_negative_numbers = true)]
     pub groups: Option<u32>,
+    /// Dragonfly: wire each group's routers from this CODES
+    /// `intra-group-connections` file (binary `(src, dest, type)` records;
+    /// with --inter-connections, instead of all-to-all groups).
+    #[arg(long, value_name = "FILE", requires = "inter_connections")]
+    pub intra_connections: Option<PathBuf>,
+    /// Dragonfly: the global links from this CODES `inter-group-connections`
+    /// file (binary `(src, dest)` records of global router numbers).
+    #[arg(long, value_name = "FILE", requires = "intra_connections")]
+    pub inter_connections: Option<PathBuf>,
+    /// Look for the connection files' base names in this folder instead of
+    /// the paths given (a CODES configuration's paths are relative to
+    /// where CODES ran).
+    #[arg(long, value_name = "DIR")]
+    pub connections_dir: Option<PathBuf>,
+    /// Which CODES model's rule picks the router that leaves a wired
+    /// group: dragonfly-custom (a random gateway of the group) or
+    /// dragonfly-dally (the router's own global link, else a random
+    /// neighbour that has one).
+    #[arg(long, value_name = "MODEL", default_value = "dragonfly-custom", value_parser = ["dragonfly-custom", "dragonfly-dally"])]
+    pub connections_model: String,
     /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
     #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
     pub dims: Vec<u32>,
@@ -379,9 +400,35 @@ impl NetworkArgs {
         Ok(c)
     }
 
+    /// A dragonfly wired by --intra-connections and --inter-connections
+    /// (looked for in --connections-dir when given).
+    fn wired(&self) -> Result<Topology, String> {
+        let (a, p) = (self.routers_per_group, self.terminals_per_router);
+        let g = self.groups.ok_or("a dragonfly wired by connection files needs --groups")?;
+        let mut paths = Vec::new();
+        for (named, opt) in [(&self.intra_connections, "intra"), (&self.inter_connections, "inter")] {
+            let named = named.as_ref().expect("clap requires both");
+            let path = match (&self.connections_dir, named.file_name()) {
+                (Some(dir), Some(base)) => dir.join(base),
+                _ => named.clone(),
+            };
+            if !path.is_file() {
+                let beside = if path != *named { format!(" nor at {}", named.display()) } else { String::new() };
+                return Err(format!(
+                    "--{opt}-connections: no file at {}{beside}: give the folder that holds it with --connections-dir",
+                    path.display()
+                ));
+            }
+            paths.push(path);
+        }
+        let rule = if self.connections_model == "dragonfly-dally" { ExitRule::Dally } else { ExitRule::Custom };
+        let w = Wiring::read(&paths[0], &paths[1], a, g, rule)?;
+        Ok(Topology::Dragonfly(Dragonfly::wired(a, p, g, w)))
+    }
+
     pub(crate) fn model(&self) -> Result<Network, String> {
         let dragonfly = |a: u32, p: u32, h: u32, g: Option<u32>| {
-            Topology::Dragonfly(Dragonfly { a, p, h, g: g.unwrap_or(a * h + 1) })
+            Topology::Dragonfly(Dragonfly::new(a, p, h, g.unwrap_or(a * h + 1)))
         };
         // A preset's own topology may be named beside it (the README lists
         // --preset among that topology's options); another one may not.
@@ -406,6 +453,7 @@ impl NetworkArgs {
             }
             (_, "torus") => Topology::Torus(self.dims.clone()),
             (_, "mesh") => Topology::Mesh(self.dims.clone()),
+            (_, "dragonfly") if self.intra_connections.is_some() => self.wired()?,
             (_, "dragonfly") => {
                 dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)
             }
@@ -423,7 +471,11 @@ impl NetworkArgs {
             Traffic::Permutation(_) => Traffic::Permutation(self.permutation_seed),
             t => t,
         };
-        let is_dfly = matches!(topology, Topology::Dragonfly(_));
+        // A dragonfly's local diameter (D local hops per group; 2 on Aries).
+        let dfly_d = match &topology {
+            Topology::Dragonfly(d) => Some(d.local_diameter()),
+            _ => None,
+        };
         let routing = self.routing.unwrap_or(match topology {
             Topology::Dragonfly(_) => Routing::Minimal,
             Topology::FatTree(_) => Routing::UpDown,
@@ -446,9 +498,10 @@ impl NetworkArgs {
             link_latency: self.link_latency,
             global_link_latency: self.global_link_latency.unwrap_or(self.link_latency),
             router_delay: self.router_delay,
-            vcs: self.vcs.unwrap_or(match (is_dfly, routing) {
-                (true, Routing::Par) => 6,
-                (true, _) => 5,
+            vcs: self.vcs.unwrap_or(match (dfly_d, routing) {
+                // One channel per hop of the longest route.
+                (Some(d), Routing::Par) => 4 * d + 2,
+                (Some(d), _) => 3 * d + 2,
                 _ => 2,
             }),
             buffer_packets: self.buffer_packets,

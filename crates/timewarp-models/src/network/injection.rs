@@ -2,7 +2,7 @@
 //! splitting into packets and the injection queues, and delivery with
 //! message reassembly and the latency statistics.
 
-use timewarp::Ctx;
+use timewarp::{Ctx, Random};
 
 use super::node::Saved;
 use super::node::{BATCHES, NO_DIM};
@@ -86,6 +86,7 @@ impl Network {
         let router = ctx.lp();
         let via = self.via(router, dst, ctx);
         let npkts = message_bytes.div_ceil(self.packet_bytes);
+        let wired = matches!(&self.topology, Topology::Dragonfly(d) if d.wiring.is_some());
         let was_empty = n.inject[nic].queue.is_empty();
         let measured = now >= self.warmup;
         n.save_nic(nic);
@@ -103,7 +104,8 @@ impl Network {
                 npkts,
                 bytes,
                 hops: 0,
-                dim: NO_DIM,
+                // A wired dragonfly's routing draw (route.rs, `route_key`).
+                dim: if wired { ctx.rng(0).below(256) as u8 } else { NO_DIM },
                 class: 0,
                 out: 0,
                 via,

@@ -243,6 +243,7 @@ pub use node::Undo;
 pub use node::{Header, Node, Packet};
 pub use options::{LinkClass, Network};
 pub use results::{LinkStat, RankResult, Results};
+pub use topology::connections::{ExitRule, Wiring};
 pub use topology::{Dragonfly, FatTree, Hop, Step, Topology, NO_VIA, PAR_PENDING};
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,

@@ -406,11 +406,24 @@ impl Network {
         }
         // Virtual channel = hops taken so far: a minimal route has at most 3,
         // a Valiant one 5, PAR's 6 (a local hop before it turns Valiant).
-        let need = match self.routing {
-            Routing::Minimal => 3,
-            Routing::Par => 6,
-            _ => 5,
+        // A wired group may need D = 2 local hops (Aries): 2D + 1, 3D + 2, 4D + 2.
+        let dd = match &self.topology {
+            Topology::Dragonfly(d) => d.local_diameter(),
+            _ => 1,
         };
+        let need = match self.routing {
+            Routing::Minimal => 2 * dd + 1,
+            Routing::Par => 4 * dd + 2,
+            _ => 3 * dd + 2,
+        };
+        if let Topology::Dragonfly(d) = &self.topology {
+            if d.wiring.is_some() && self.routing == Routing::UgalG {
+                return Err(
+                    "--routing ugal-g is not available on a dragonfly wired by connection files: use ugal or par"
+                        .into(),
+                );
+            }
+        }
         if self.vcs < need {
             return Err(format!(
                 "--routing {} on a dragonfly needs --vcs {need} or more (one virtual channel per hop of its longest route, against deadlock), got {}",
@@ -595,6 +608,9 @@ impl Network {
         }
         let mut crossed = 1 << self.link_class(r, o) | 1;
         crossed |= match &self.topology {
+            // Wired (CODES's connection files): each link at its own
+            // bandwidth, as CODES has it; `dim` is the routing draw there.
+            Topology::Dragonfly(d) if d.wiring.is_some() => 0,
             Topology::Dragonfly(_) if p.dim != NO_DIM => p.dim,
             Topology::Dragonfly(_) => 0,
             Topology::FatTree(f) => match (p.hops as u32 + f.level(r)) / 2 {

@@ -233,9 +233,12 @@ impl Network {
             p.dim = NO_DIM;
             p.class = 0;
         }
-        if let (Topology::Dragonfly(_), false) = (&self.topology, self.uniform_bandwidth()) {
-            // Remember the classes crossed, for `lag` downstream.
-            p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
+        if let (Topology::Dragonfly(d), false) = (&self.topology, self.uniform_bandwidth()) {
+            // (A wired dragonfly's `dim` holds its routing draw instead.)
+            if d.wiring.is_none() {
+                // Remember the classes crossed, for `lag` downstream.
+                p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
+            }
         }
         let delay = self.latency(ctx.lp(), o) + self.router_delay;
         let on_link = now + delay >= end;

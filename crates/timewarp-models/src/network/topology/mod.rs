@@ -14,6 +14,7 @@
 //! how the model routes a packet at a router on each of them (virtual
 //! channel classes, Valiant, ROMM, UGAL-L and PAR, up/down and its adaptive choice).
 
+pub(super) mod connections;
 mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
@@ -162,7 +163,7 @@ impl Topology {
     pub fn neighbour(&self, node: u32, port: usize) -> Option<u32> {
         match self {
             Topology::Hypercube(_) => Some(node ^ (1 << port)),
-            Topology::Dragonfly(d) => Some(d.neighbour(node, port).0),
+            Topology::Dragonfly(d) => d.link(node, port).map(|l| l.0),
             Topology::FatTree(f) => f.neighbour(node, port).map(|n| n.0),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
                 let d = port / 2;
@@ -185,7 +186,7 @@ impl Topology {
     pub fn peer_port(&self, node: u32, port: usize) -> usize {
         match self {
             Topology::Hypercube(_) => port,
-            Topology::Dragonfly(d) => d.neighbour(node, port).1,
+            Topology::Dragonfly(d) => d.link(node, port).map_or(port, |l| l.1),
             Topology::FatTree(f) => f.neighbour(node, port).map_or(port, |n| n.1),
             _ => port ^ 1,
         }
