@@ -15,6 +15,8 @@
 //! channel classes, Valiant, ROMM, UGAL-L and PAR, up/down and its adaptive choice).
 
 pub(super) mod connections;
+#[cfg(test)]
+mod connections_tests;
 mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
