@@ -514,9 +514,8 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             }
             m.row("num_groups", g.to_string(), "converted", format!("--groups {g} (repetitions / routers per group)"));
             m.out.options.push(("groups".into(), g.to_string(), file.clone()));
-            // Wired by CODES's connection files (codes/wiring.rs): they give the links.
-            let wired = model != "dragonfly" && wiring::connections(&mut m, &model, dir)?;
-            if !wired {
+            // Wired by CODES's connection files (codes/wiring.rs), the shape needs no check.
+            if !wiring::connections(&mut m, &model, dir)? {
                 Dragonfly::new(a, p, h, g)
                     .validate()
                     .map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
@@ -551,19 +550,6 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 m.set("routing", Some(e), "routing", r.0.into(), r.1, why);
             }
             m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));
-            for key in ["intra-group-connections", "inter-group-connections"].into_iter().filter(|_| !wired) {
-                let Some(e) = m.get(key) else { continue };
-                let named = Path::new(&e.values[0]);
-                if named.exists() || dir.join(named).exists() {
-                    return Err(format!(
-                        "{}: {key} names {}, which exists: timewarp does not read CODES connection files (it \
-                         wires each group all-to-all with its own global links); remove the line to run that wiring",
-                        m.place(e),
-                        printable(&e.values[0])
-                    ));
-                }
-                m.ignore(key, "file absent: the standard wiring (all-to-all groups, our global arrangement)");
-            }
             m.ignore("num_vcs", "one virtual channel per hop against deadlock: --vcs 5 (minimal needs 3)");
             m.ignore("minimal-bias", "not modelled");
             m.ignore("df-dally-vc", "one virtual channel per hop, as --vcs");

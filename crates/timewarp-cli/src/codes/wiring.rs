@@ -11,9 +11,16 @@ use super::Map;
 use timewarp::text::printable;
 
 /// Adds the connection files' options; whether the network is wired by
-/// them (both keys present). One key without the other is refused.
+/// them (both keys present; never for CODES's 1-D `dragonfly`, which does
+/// not read them). One key without the other is refused.
 pub(super) fn connections(m: &mut Map<'_>, model: &str, dir: &Path) -> Result<bool, String> {
     let keys = ["intra-group-connections", "inter-group-connections"];
+    if model == "dragonfly" {
+        for key in keys {
+            m.ignore(key, "CODES's dragonfly model does not read connection files (dragonfly_custom, _dally do)");
+        }
+        return Ok(false);
+    }
     let (intra, inter) = (m.get(keys[0]), m.get(keys[1]));
     let (Some(intra), Some(inter)) = (intra, inter) else {
         if let Some(e) = intra.or(inter) {

@@ -400,26 +400,36 @@ impl NetworkArgs {
         Ok(c)
     }
 
+    /// The connection files a run reads: --intra-connections' and
+    /// --inter-connections' paths, or their base names in --connections-dir.
+    fn connection_files(&self) -> Vec<PathBuf> {
+        [&self.intra_connections, &self.inter_connections]
+            .into_iter()
+            .flatten()
+            .map(|named| match (&self.connections_dir, named.file_name()) {
+                (Some(dir), Some(base)) => dir.join(base),
+                _ => named.clone(),
+            })
+            .collect()
+    }
+
     /// A dragonfly wired by --intra-connections and --inter-connections
     /// (looked for in --connections-dir when given).
     fn wired(&self) -> Result<Topology, String> {
         let (a, p) = (self.routers_per_group, self.terminals_per_router);
         let g = self.groups.ok_or("a dragonfly wired by connection files needs --groups")?;
-        let mut paths = Vec::new();
-        for (named, opt) in [(&self.intra_connections, "intra"), (&self.inter_connections, "inter")] {
+        let paths = self.connection_files();
+        for ((named, opt), path) in
+            [(&self.intra_connections, "intra"), (&self.inter_connections, "inter")].into_iter().zip(&paths)
+        {
             let named = named.as_ref().expect("clap requires both");
-            let path = match (&self.connections_dir, named.file_name()) {
-                (Some(dir), Some(base)) => dir.join(base),
-                _ => named.clone(),
-            };
             if !path.is_file() {
-                let beside = if path != *named { format!(" nor at {}", named.display()) } else { String::new() };
+                let beside = if path != named { format!(" nor at {}", named.display()) } else { String::new() };
                 return Err(format!(
                     "--{opt}-connections: no file at {}{beside}: give the folder that holds it with --connections-dir",
                     path.display()
                 ));
             }
-            paths.push(path);
         }
         let rule = if self.connections_model == "dragonfly-dally" { ExitRule::Dally } else { ExitRule::Custom };
         let w = Wiring::read(&paths[0], &paths[1], a, g, rule)?;
@@ -565,7 +575,12 @@ impl ModelCli for NetworkArgs {
         Ok(m)
     }
     fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
-        self.workload.inputs()
+        let mut inputs = self.workload.inputs();
+        let files = self.connection_files();
+        if !files.is_empty() {
+            inputs.push(timewarp::checkpoint::InputFiles::new("--intra-connections/--inter-connections", files));
+        }
+        inputs
     }
     fn sizing(&self) -> String {
         match (self.preset.as_deref(), self.topology.as_str()) {

@@ -177,3 +177,99 @@ fn bad_files_are_refused_with_what_is_wrong() {
     assert!(e.contains("absent"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+mod model {
+    use super::*;
+    use crate::network::tests::{assert_saturated_but_sound, go};
+    use crate::network::{LinkClass, Network, Routing, Topology, Traffic};
+
+    fn dally_72() -> Dragonfly {
+        let w = Wiring::read(&data("dfdally-72-intra"), &data("dfdally-72-inter"), 4, 9, ExitRule::Dally).unwrap();
+        Dragonfly::wired(4, 2, 9, w)
+    }
+
+    fn net(d: Dragonfly, routing: Routing) -> Network {
+        Network {
+            topology: Topology::Dragonfly(d),
+            routing,
+            vcs: 8,
+            link_latency: 3.0,
+            global_link_latency: 11.0,
+            router_delay: 5.0,
+            ..Network::default()
+        }
+    }
+
+    /// One packet alone: its latency is the closed form of the links it
+    /// crossed, `(l + 2) L + g Lg + (l + g + 1) R + S`, and its route is
+    /// one of the minimal ones (the shortest way within the groups, by BFS).
+    #[test]
+    fn a_single_packet_takes_the_zero_load_latency_of_its_route_between_every_pair() {
+        // Every 13th pair of nodes of the Dally network (all 5,184 in an
+        // optimised build), about 60 pairs of Theta's.
+        let dally = if cfg!(debug_assertions) { 13 } else { 1 };
+        for (d, step) in [(dally_72(), dally), (theta(), 199_999)] {
+            let local: Vec<Vec<u32>> = (0..d.a).map(|s| bfs(&d, s, true)).collect();
+            let nodes = d.routers() * d.p;
+            for routing in [Routing::Minimal, Routing::Valiant] {
+                let mut pair = 0u32;
+                for s in 0..nodes {
+                    for t in 0..nodes {
+                        pair += 1;
+                        if pair % step != 0 {
+                            continue;
+                        }
+                        let m = Network { probe: Some((s, t)), ..net(d.clone(), routing) };
+                        let r = go(&m, 1e6).results;
+                        let what = format!("{routing:?} {s} -> {t}");
+                        assert_eq!((r.delivered_packets, r.in_flight_packets), (1, 0), "{what}");
+                        let (rs, rt) = (s / d.p, t / d.p);
+                        let hops = r.hops_mean as u32;
+                        let same = d.group(rs) == d.group(rt);
+                        let global = if same {
+                            0
+                        } else if routing == Routing::Minimal {
+                            1
+                        } else {
+                            2
+                        };
+                        assert_eq!(r.latency_max, m.zero_load_latency_dragonfly(hops - global, global, 256), "{what}");
+                        let dd = d.local_diameter();
+                        if same {
+                            assert_eq!(hops, local[(rs % d.a) as usize][(rt % d.a) as usize], "{what}");
+                        } else {
+                            assert!(hops <= (global + 1) * dd + global, "{what}: {hops} hops");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Uniform traffic on the 72-node Dally network with slow global
+    /// links: a group's 8 nodes send 64/71 of their load out over its 8
+    /// global links, so it accepts at most `B_g / (B_t · 64/71)`.
+    #[test]
+    fn uniform_traffic_saturates_below_the_global_channel_load_bound() {
+        let (bt, bg) = (4.0, 1.0);
+        let bound = bg / (bt * 64.0 / 71.0);
+        for routing in [Routing::Minimal, Routing::Par] {
+            let mut classes = [LinkClass::default(); 3];
+            classes[2].bandwidth = Some(bg);
+            let m = Network {
+                traffic: Traffic::Uniform,
+                load: 0.9,
+                link_bandwidth: bt,
+                classes,
+                buffer_packets: 4,
+                warmup: 5_000.0,
+                ..net(dally_72(), routing)
+            };
+            let r = go(&m, 30_000.0).results;
+            let what = format!("{routing:?}");
+            assert_saturated_but_sound(&r, 4, &what);
+            assert!(r.accepted_throughput <= 1.02 * bound, "{what}: {} above the bound {bound}", r.accepted_throughput);
+            assert!(r.accepted_throughput >= 0.6 * bound, "{what}: {} far below {bound}", r.accepted_throughput);
+        }
+    }
+}
