@@ -187,3 +187,18 @@ fn bad_connection_files_and_options_are_refused_in_one_line() {
         "--vcs 5",
     );
 }
+
+#[test]
+fn the_dally_3k_network_accepts_load_0_3_wired_by_its_files() {
+    // 3,078 nodes; with the standard arrangement's fixed parallel link and
+    // the slowest-link tail rule it accepted 0.22 (minimal) to 0.25 (UGAL).
+    let conf = data("dfdally_3k.conf");
+    for routing in ["minimal", "par"] {
+        let run = ["run", "network", "--codes-config", &conf, "--routing", routing, "--load", "0.3"];
+        let s = stats(&[&run[..], &["--end", "20000", "--warmup", "8000"]].concat());
+        let r = &s["model_results"];
+        let (offered, accepted) =
+            (r["measured_offered_load"].as_f64().unwrap(), r["accepted_throughput"].as_f64().unwrap());
+        assert!((accepted - offered).abs() <= 0.05 * offered, "{routing}: accepted {accepted} of {offered}: {r}");
+    }
+}

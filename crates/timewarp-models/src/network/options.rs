@@ -606,11 +606,16 @@ impl Network {
         if self.uniform_bandwidth() {
             return p.bytes as f64 / self.link_bandwidth;
         }
+        if let Topology::Dragonfly(d) = &self.topology {
+            if d.wiring.is_some() {
+                // Wired (CODES's connection files): each link serialises at
+                // its own bandwidth, as CODES's links do; `dim` is the
+                // routing draw there, not the classes crossed.
+                return p.bytes as f64 / self.class_bandwidth(self.link_class(r, o));
+            }
+        }
         let mut crossed = 1 << self.link_class(r, o) | 1;
         crossed |= match &self.topology {
-            // Wired (CODES's connection files): each link at its own
-            // bandwidth, as CODES has it; `dim` is the routing draw there.
-            Topology::Dragonfly(d) if d.wiring.is_some() => 0,
             Topology::Dragonfly(_) if p.dim != NO_DIM => p.dim,
             Topology::Dragonfly(_) => 0,
             Topology::FatTree(f) => match (p.hops as u32 + f.level(r)) / 2 {

@@ -246,6 +246,24 @@ mod model {
         }
     }
 
+    /// Each wired link serialises at its own bandwidth (CODES's links do):
+    /// a slow global link delays the packet's tail behind its head only on
+    /// that link, so a lone packet pays the ejection link's serialisation.
+    #[test]
+    fn a_wired_link_serialises_at_its_own_bandwidth() {
+        let mut classes = [LinkClass::default(); 3];
+        classes[2].bandwidth = Some(1.0);
+        for (s, t) in [(0, 71), (5, 40), (3, 2)] {
+            let m = Network { probe: Some((s, t)), link_bandwidth: 4.0, classes, ..net(dally_72(), Routing::Minimal) };
+            let r = go(&m, 1e6).results;
+            let h = r.hops_mean;
+            let g = (s / 8 != t / 8) as u32 as f64;
+            // 2 L + (h − g) L + g Lg + (h + 1) R + S / B_t.
+            let want = 2.0 * 3.0 + (h - g) * 3.0 + g * 11.0 + (h + 1.0) * 5.0 + 256.0 / 4.0;
+            assert_eq!(r.latency_max, want, "{s} -> {t}: {h} hops");
+        }
+    }
+
     /// Uniform traffic on the 72-node Dally network with slow global
     /// links: a group's 8 nodes send 64/71 of their load out over its 8
     /// global links, so it accepts at most `B_g / (B_t · 64/71)`.
