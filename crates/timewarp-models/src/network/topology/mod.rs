@@ -9,7 +9,8 @@
 //! has port `d` to the neighbour whose address differs in bit `d`. Node ids
 //! are mixed-radix: coordinate 0 varies fastest.
 //!
-//! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs) and
+//! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs; wired
+//! by CODES's connection files: connections.rs) and
 //! [`FatTree`] (fattree.rs) with their tests (`*_tests.rs`), and route.rs:
 //! how the model routes a packet at a router on each of them (virtual
 //! channel classes, Valiant, ROMM, UGAL-L and PAR, up/down and its adaptive choice).
