@@ -281,7 +281,7 @@ fn cell(text: &str, width: usize) -> String {
 }
 
 /// The models read.
-const MODELS: &[&str] = &["dragonfly", "dragonfly_custom", "dragonfly_dally", "fattree", "torus"];
+const MODELS: &[&str] = &["dragonfly", "dragonfly_custom", "dragonfly_dally", "dragonfly_plus", "fattree", "torus"];
 
 struct Map<'c> {
     conf: &'c Conf,
@@ -556,6 +556,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");
             m.ignore("cn_delay", "the NIC adds no delay beyond its link");
         }
+        "dragonfly_plus" => wiring::plus(&mut m, reps, terminals, dir, packet)?,
         "fattree" => {
             let (radix, re) = m.need("switch_radix", "ports per switch")?;
             let (levels, le) = m.need("num_levels", "levels of switches")?;

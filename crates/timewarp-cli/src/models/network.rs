@@ -23,7 +23,7 @@ pub(crate) struct NetworkArgs {
     /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, or fattree
     /// (2 or 3 levels of --radix-port switches, nodes on the leaves).
     /// A preset sets its own (dragonfly for theta, fattree for summit).
-    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree"],
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "dragonfly-plus", "fattree"],
           default_value_ifs = [("preset", "theta", "dragonfly"), ("preset", "summit", "fattree")])]
     pub topology: String,
     /// A named machine: theta (ALCF Theta as CODES's dragonfly-custom model
@@ -48,6 +48,13 @@ pub(crate) struct NetworkArgs {
     /// between every pair of groups; fewer must divide a·h evenly).
     #[arg(long, value_name = "G", value_parser = whole::<u32>(2, u16::MAX as u64), allow_negative_numbers = true)]
     pub groups: Option<u32>,
+    /// Dragonfly+ (--topology dragonfly-plus): leaf routers per group, each
+    /// with --terminals-per-router nodes and a link to every spine.
+    #[arg(long, value_name = "L", default_value_t = 4, value_parser = whole::<u32>(1, 254), allow_negative_numbers = true)]
+    pub leaves_per_group: u32,
+    /// Dragonfly+: spine routers per group, each with --global-links links to other groups.
+    #[arg(long, value_name = "S", default_value_t = 4, value_parser = whole::<u32>(1, 254), allow_negative_numbers = true)]
+    pub spines_per_group: u32,
     /// Dragonfly: wire each group's routers from this CODES
     /// `intra-group-connections` file (binary `(src, dest, type)` records;
     /// with --inter-connections, instead of all-to-all groups).
@@ -413,10 +420,30 @@ impl NetworkArgs {
             .collect()
     }
 
+    /// A Dragonfly+: from connection files when given, else the standard
+    /// one of --leaves-per-group, --spines-per-group, --global-links, --groups.
+    fn plus(&self) -> Result<Topology, String> {
+        let (l, s, p, h) = (self.leaves_per_group, self.spines_per_group, self.terminals_per_router, self.global_links);
+        if l + s > 255 {
+            return Err(format!("--leaves-per-group {l} + --spines-per-group {s}: at most 255 routers per group"));
+        }
+        if self.intra_connections.is_none() {
+            let g = self.groups.unwrap_or(s * h + 1);
+            return Ok(Topology::Dragonfly(Dragonfly::plus(l, s, p, h, g)?));
+        }
+        self.wired_as(l + s, Some(l))
+    }
+
     /// A dragonfly wired by --intra-connections and --inter-connections
     /// (looked for in --connections-dir when given).
     fn wired(&self) -> Result<Topology, String> {
-        let (a, p) = (self.routers_per_group, self.terminals_per_router);
+        self.wired_as(self.routers_per_group, None)
+    }
+
+    /// [`NetworkArgs::wired`] with `a` routers per group, `leaves` of them
+    /// leaves of a Dragonfly+.
+    fn wired_as(&self, a: u32, leaves: Option<u32>) -> Result<Topology, String> {
+        let p = self.terminals_per_router;
         let g = self.groups.ok_or("a dragonfly wired by connection files needs --groups")?;
         let paths = self.connection_files();
         for ((named, opt), path) in
@@ -432,7 +459,10 @@ impl NetworkArgs {
             }
         }
         let rule = if self.connections_model == "dragonfly-dally" { ExitRule::Dally } else { ExitRule::Custom };
-        let w = Wiring::read(&paths[0], &paths[1], a, g, rule)?;
+        let w = match leaves {
+            Some(l) => Wiring::read_plus(&paths[0], &paths[1], a, g, l)?,
+            None => Wiring::read(&paths[0], &paths[1], a, g, rule)?,
+        };
         Ok(Topology::Dragonfly(Dragonfly::wired(a, p, g, w)))
     }
 
@@ -463,6 +493,7 @@ impl NetworkArgs {
             }
             (_, "torus") => Topology::Torus(self.dims.clone()),
             (_, "mesh") => Topology::Mesh(self.dims.clone()),
+            (_, "dragonfly-plus") => self.plus()?,
             (_, "dragonfly") if self.intra_connections.is_some() => self.wired()?,
             (_, "dragonfly") => {
                 dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)

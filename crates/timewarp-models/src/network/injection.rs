@@ -46,7 +46,7 @@ impl Network {
                 let k0 = match &self.topology {
                     Topology::Torus(d) | Topology::Mesh(d) => d[0],
                     Topology::Hypercube(_) => 2,
-                    Topology::Dragonfly(d) => d.a * d.p,
+                    Topology::Dragonfly(d) => d.group_nodes(),
                     Topology::FatTree(f) => f.k,
                 };
                 let shape = match &self.topology {

@@ -68,6 +68,11 @@ pub struct Wiring {
     pub between: Vec<u32>,
     /// Rows and columns of the intra file's types 0 and 1: links of each type.
     pub typed: [u32; 2],
+    /// Dragonfly+: leaf routers per group (the first of each group in the
+    /// files, the only ones with terminals), 0 otherwise. The network then
+    /// numbers all leaves first (group by group), then all spines, so that
+    /// nodes are numbered without gaps; the files' numbers are mapped.
+    pub leaves: u32,
 }
 
 /// Reads the 32-bit records of `path`, `width` integers each.
@@ -304,7 +309,94 @@ impl Wiring {
             near,
             between,
             typed,
+            leaves: 0,
         })
+    }
+
+    /// A Dragonfly+ read from CODES's `dragonfly_plus` files (intra
+    /// records `(src, dest)` without a type): `leaves` leaf routers then
+    /// spines in each group of `a`.
+    pub fn read_plus(intra: &Path, inter: &Path, a: u32, g: u32, leaves: u32) -> Result<Wiring, String> {
+        let what = "intra-group connections";
+        let local: Vec<Vec<i32>> = records(intra, 2, what)?.into_iter().map(|r| vec![r[0], r[1], 0]).collect();
+        let global = records(inter, 2, "inter-group connections")?;
+        Self::build_plus(&local, &global, a, g, leaves).map_err(|(file, e)| {
+            format!(
+                "{} {}: {e}",
+                if file == 0 { what } else { "inter-group connections" },
+                [intra, inter][file].display()
+            )
+        })
+    }
+
+    /// [`Wiring::build`] for a Dragonfly+ of `leaves` leaves per group:
+    /// leaves joined to spines only, global links on spines only.
+    pub fn build_plus(
+        local: &[Vec<i32>],
+        global: &[Vec<i32>],
+        a: u32,
+        g: u32,
+        leaves: u32,
+    ) -> Result<Wiring, (usize, String)> {
+        if leaves == 0 || leaves >= a {
+            return Err((0, format!("a Dragonfly+ group needs leaves and spines: {leaves} leaves of {a} routers")));
+        }
+        let leaf = |r: i32| (r as u32 % a) < leaves;
+        if let Some(r) = local.iter().find(|r| leaf(r[0]) == leaf(r[1])) {
+            return Err((
+                0,
+                format!(
+                    "link {} -> {} joins two leaves or two spines: a Dragonfly+ joins leaves to spines",
+                    r[0], r[1]
+                ),
+            ));
+        }
+        if let Some(r) = global.iter().find(|r| leaf(r[0]) || leaf(r[1])) {
+            return Err((
+                1,
+                format!(
+                    "global link {} -> {} ends at a leaf (routers 0 to {} of a group): global links join spines",
+                    r[0],
+                    r[1],
+                    leaves - 1
+                ),
+            ));
+        }
+        let mut w = Self::build(local, global, a, g, ExitRule::Dally)?;
+        w.leaves = leaves;
+        Ok(w)
+    }
+
+    /// The files' number of network router `r` (leaves first, then spines).
+    #[inline]
+    fn int(&self, r: u32) -> u32 {
+        let (l, gl) = (self.leaves, self.leaves * self.g);
+        match () {
+            _ if l == 0 => r,
+            _ if r < gl => (r / l) * self.a + r % l,
+            _ => {
+                let (s, spines) = (r - gl, self.a - l);
+                (s / spines) * self.a + l + s % spines
+            }
+        }
+    }
+
+    /// The network's number of the files' router `r` ([`Wiring::int`]'s inverse).
+    #[inline]
+    fn ext(&self, r: u32) -> u32 {
+        let l = self.leaves;
+        let (grp, i) = (r / self.a, r % self.a);
+        match () {
+            _ if l == 0 => r,
+            _ if i < l => grp * l + i,
+            _ => self.g * l + grp * (self.a - l) + i - l,
+        }
+    }
+
+    /// Group of (network) router `r`.
+    #[inline]
+    pub fn group(&self, r: u32) -> u32 {
+        self.int(r) / self.a
     }
 
     /// Network ports per router.
@@ -316,8 +408,8 @@ impl Wiring {
     /// The router and port at the other end of `port` of router `r`, if wired.
     #[inline]
     pub fn link(&self, r: u32, port: usize) -> Option<(u32, usize)> {
-        let (s, b) = self.links[r as usize * self.ports() + port];
-        (s != u32::MAX).then_some((s, b as usize))
+        let (s, b) = self.links[self.int(r) as usize * self.ports() + port];
+        (s != u32::MAX).then(|| (self.ext(s), b as usize))
     }
 
     /// Links of router `r` (local, global).
@@ -332,7 +424,7 @@ impl Wiring {
         1 + (!self.mids.is_empty()) as u32
     }
 
-    /// Routers of group `x` with global links to group `y`.
+    /// Routers of group `x` with global links to group `y` (the files' numbers).
     pub fn gateways(&self, x: u32, y: u32) -> &[u32] {
         &self.gateways[(x * self.g + y) as usize]
     }
@@ -362,6 +454,7 @@ impl Wiring {
     /// `via` first unless it is `u16::MAX`; `None` at `dst`.
     #[inline]
     pub fn step(&self, r: u32, dst: u32, via: u16, key: u64) -> Option<u8> {
+        let (r, dst) = (self.int(r), self.int(dst));
         let (grp, i) = (r / self.a, r % self.a);
         let to = if via == u16::MAX { dst / self.a } else { via as u32 };
         if to == grp {

@@ -131,7 +131,48 @@ impl Dragonfly {
     /// Group of router `r`.
     #[inline]
     pub fn group(&self, r: u32) -> u32 {
-        r / self.a
+        match &self.wiring {
+            Some(w) if w.leaves > 0 => w.group(r),
+            _ => r / self.a,
+        }
+    }
+
+    /// Dragonfly+: leaf routers per group (the routers with terminals,
+    /// numbered first: see [`Wiring::leaves`]); `None` on other dragonflies.
+    #[inline]
+    pub fn leaves(&self) -> Option<u32> {
+        self.wiring.as_ref().map(|w| w.leaves).filter(|&l| l > 0)
+    }
+
+    /// Nodes per group.
+    pub fn group_nodes(&self) -> u32 {
+        self.leaves().unwrap_or(self.a) * self.p
+    }
+
+    /// A Dragonfly+ of `g` groups of `leaves` leaf routers with `p`
+    /// terminals each, joined to `spines` spine routers each, and `h`
+    /// global links per spine arranged as the standard dragonfly's (a
+    /// group's `spines·h` links must split evenly over the other groups).
+    pub fn plus(leaves: u32, spines: u32, p: u32, h: u32, g: u32) -> Result<Self, String> {
+        let a = leaves + spines;
+        let arrange = Dragonfly::new(spines, 1, h, g);
+        arrange.validate().map_err(|e| format!("the spines' global links: {e}"))?;
+        let mut local = Vec::new();
+        for l in 0..leaves as i32 {
+            for s in leaves as i32..a as i32 {
+                local.extend([vec![l, s, 0], vec![s, l, 0]]);
+            }
+        }
+        let mut global = Vec::new();
+        for r in 0..spines * g {
+            for port in spines as usize - 1..arrange.ports() {
+                let (t, _) = arrange.neighbour(r, port);
+                let at = |x: u32| ((x / spines) * a + leaves + x % spines) as i32;
+                global.push(vec![at(r), at(t)]);
+            }
+        }
+        let w = Wiring::build_plus(&local, &global, a, g, leaves).map_err(|e| e.1)?;
+        Ok(Dragonfly::wired(a, p, g, w))
     }
 
     /// The far end of global link `k` of group `grp`: (group, its link number back).

@@ -24,6 +24,8 @@ mod dragonfly_tests;
 mod fattree;
 #[cfg(test)]
 mod fattree_tests;
+#[cfg(test)]
+mod plus_tests;
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +67,7 @@ impl Topology {
     pub fn nodes(&self) -> u32 {
         match self {
             Topology::FatTree(f) => f.nodes(),
+            Topology::Dragonfly(d) if d.leaves().is_some() => d.group_nodes() * d.g,
             _ => self.routers() * self.terminals(),
         }
     }
@@ -74,6 +77,8 @@ impl Topology {
     pub fn nics(&self, r: u32) -> u32 {
         match self {
             Topology::FatTree(f) if f.level(r) > 0 => 0,
+            // Dragonfly+: terminals on the leaves, numbered first.
+            Topology::Dragonfly(d) if d.leaves().is_some_and(|l| r >= l * d.g) => 0,
             _ => self.terminals(),
         }
     }
