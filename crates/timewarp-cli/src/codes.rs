@@ -1,7 +1,7 @@
 //! `timewarp run network --codes-config FILE.conf`: a CODES model-net
 //! configuration (its `LPGROUPS` and `PARAMS` blocks) read as options of
 //! our network model, for the models `dragonfly`, `dragonfly_custom`,
-//! `dragonfly_dally`, `fattree` and `torus`.
+//! `dragonfly_dally`, `dragonfly_plus` (codes/wiring.rs), `fattree` and `torus`.
 //!
 //! Design: like a run file (config.rs), the configuration becomes
 //! command-line tokens put before the command line's own, so the command

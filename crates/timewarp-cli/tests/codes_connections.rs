@@ -161,6 +161,8 @@ fn bad_connection_files_and_options_are_refused_in_one_line() {
         ],
         "not between routers of two different groups",
     );
+    // One file without the other.
+    assert_clear_error(&[&base[..], &["--inter-connections", &inter]].concat(), "give both");
     assert_clear_error(
         &[
             &base[..],

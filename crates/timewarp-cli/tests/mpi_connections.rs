@@ -1,4 +1,5 @@
-//! A dragonfly wired by CODES's connection files across MPI processes:
+//! A dragonfly wired by CODES's connection files (Theta; a Dragonfly+)
+//! across MPI processes:
 //! `mpirun -n 2` and `-n 3` commit the sequential digest (the routing draws
 //! and the wiring are the same on every process). Built only with
 //! `--features mpi`, as tests/mpi.rs (whose helpers these follow).
@@ -17,8 +18,17 @@ fn stats_of(mut c: Command, path: &std::path::Path, what: &str) -> Value {
 
 #[test]
 fn theta_wired_by_its_files_matches_sequential_across_processes() {
-    let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/modelnet-test-dragonfly-theta.conf");
-    let dir = std::env::temp_dir().join(format!("timewarp-mpi-conn-{}", std::process::id()));
+    matches_sequential(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/modelnet-test-dragonfly-theta.conf"));
+}
+
+#[test]
+fn a_dragonfly_plus_matches_sequential_across_processes() {
+    matches_sequential(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/dfp-test.conf"));
+}
+
+fn matches_sequential(conf: &str) {
+    let base = std::path::Path::new(conf).file_stem().unwrap().to_string_lossy().into_owned();
+    let dir = std::env::temp_dir().join(format!("timewarp-mpi-conn-{}-{base}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let model = ["run", "network", "--codes-config", conf, "--load", "0.4", "--end", "2000", "--quiet"];
     let seq_path = dir.join("seq.json");

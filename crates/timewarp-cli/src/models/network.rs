@@ -20,7 +20,8 @@ const LOAD: f64 = 0.3;
 /// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
 #[derive(Args, Debug, Clone)]
 pub(crate) struct NetworkArgs {
-    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, or fattree
+    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly,
+    /// dragonfly-plus (leaves and spines per group), or fattree
     /// (2 or 3 levels of --radix-port switches, nodes on the leaves).
     /// A preset sets its own (dragonfly for theta, fattree for summit).
     #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "dragonfly-plus", "fattree"],
@@ -58,11 +59,11 @@ pub(crate) struct NetworkArgs {
     /// Dragonfly: wire each group's routers from this CODES
     /// `intra-group-connections` file (binary `(src, dest, type)` records;
     /// with --inter-connections, instead of all-to-all groups).
-    #[arg(long, value_name = "FILE", requires = "inter_connections")]
+    #[arg(long, value_name = "FILE")]
     pub intra_connections: Option<PathBuf>,
     /// Dragonfly: the global links from this CODES `inter-group-connections`
     /// file (binary `(src, dest)` records of global router numbers).
-    #[arg(long, value_name = "FILE", requires = "intra_connections")]
+    #[arg(long, value_name = "FILE")]
     pub inter_connections: Option<PathBuf>,
     /// Look for the connection files' base names in this folder instead of
     /// the paths given (a CODES configuration's paths are relative to
@@ -250,7 +251,7 @@ pub(crate) struct NetworkArgs {
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
     /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
-    /// dragonfly_dally, fattree, torus) as these options; the command
+    /// dragonfly_dally, dragonfly_plus, fattree, torus) as these options; the command
     /// line's replace the file's, and a table of what was taken, converted
     /// and ignored goes to stderr (docs/network.md, "CODES configurations").
     #[arg(long, value_name = "FILE.conf")]
@@ -427,7 +428,7 @@ impl NetworkArgs {
         if l + s > 255 {
             return Err(format!("--leaves-per-group {l} + --spines-per-group {s}: at most 255 routers per group"));
         }
-        if self.intra_connections.is_none() {
+        if self.intra_connections.is_none() && self.inter_connections.is_none() {
             let g = self.groups.unwrap_or(s * h + 1);
             return Ok(Topology::Dragonfly(Dragonfly::plus(l, s, p, h, g)?));
         }
@@ -445,11 +446,13 @@ impl NetworkArgs {
     fn wired_as(&self, a: u32, leaves: Option<u32>) -> Result<Topology, String> {
         let p = self.terminals_per_router;
         let g = self.groups.ok_or("a dragonfly wired by connection files needs --groups")?;
+        let (Some(intra), Some(inter)) = (&self.intra_connections, &self.inter_connections) else {
+            return Err("--intra-connections and --inter-connections go together (a group's links and the global \
+                        ones): give both"
+                .into());
+        };
         let paths = self.connection_files();
-        for ((named, opt), path) in
-            [(&self.intra_connections, "intra"), (&self.inter_connections, "inter")].into_iter().zip(&paths)
-        {
-            let named = named.as_ref().expect("clap requires both");
+        for ((named, opt), path) in [(intra, "intra"), (inter, "inter")].into_iter().zip(&paths) {
             if !path.is_file() {
                 let beside = if path != named { format!(" nor at {}", named.display()) } else { String::new() };
                 return Err(format!(
@@ -494,7 +497,7 @@ impl NetworkArgs {
             (_, "torus") => Topology::Torus(self.dims.clone()),
             (_, "mesh") => Topology::Mesh(self.dims.clone()),
             (_, "dragonfly-plus") => self.plus()?,
-            (_, "dragonfly") if self.intra_connections.is_some() => self.wired()?,
+            (_, "dragonfly") if self.intra_connections.is_some() || self.inter_connections.is_some() => self.wired()?,
             (_, "dragonfly") => {
                 dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)
             }
@@ -607,9 +610,11 @@ impl ModelCli for NetworkArgs {
     }
     fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
         let mut inputs = self.workload.inputs();
-        let files = self.connection_files();
-        if !files.is_empty() {
-            inputs.push(timewarp::checkpoint::InputFiles::new("--intra-connections/--inter-connections", files));
+        let named = [("intra", &self.intra_connections), ("inter", &self.inter_connections)];
+        let named =
+            named.into_iter().filter_map(|(o, n)| n.as_ref().map(|n| format!("--{o}-connections {}", n.display())));
+        for (option, file) in named.zip(self.connection_files()) {
+            inputs.push(timewarp::checkpoint::InputFiles::new(option, vec![file]));
         }
         inputs
     }
