@@ -625,6 +625,10 @@ impl ModelCli for NetworkArgs {
                 "--routers-per-group {} --terminals-per-router {} --global-links {}",
                 self.routers_per_group, self.terminals_per_router, self.global_links
             ),
+            (_, "dragonfly-plus") => format!(
+                "--leaves-per-group {} --spines-per-group {} --terminals-per-router {} --global-links {}",
+                self.leaves_per_group, self.spines_per_group, self.terminals_per_router, self.global_links
+            ),
             (_, "hypercube") => format!("--nodes {}", self.nodes.unwrap_or(1024)),
             (_, "fattree") => {
                 let nodes = self.nodes.map_or(String::new(), |n| format!(" --nodes {n}"));
