@@ -1,7 +1,7 @@
 //! `timewarp run network --codes-config FILE.conf`: a CODES model-net
 //! configuration (its `LPGROUPS` and `PARAMS` blocks) read as options of
 //! our network model, for the models `dragonfly`, `dragonfly_custom`,
-//! `dragonfly_dally`, `fattree` and `torus`.
+//! `dragonfly_dally`, `dragonfly_plus` (codes/wiring.rs), `fattree` and `torus`.
 //!
 //! Design: like a run file (config.rs), the configuration becomes
 //! command-line tokens put before the command line's own, so the command
@@ -17,6 +17,7 @@ mod conf;
 mod defaults;
 mod fattree;
 mod slimfly;
+mod wiring;
 mod yaml;
 
 use crate::config::{groups, options};
@@ -118,7 +119,8 @@ fn cell(text: &str, width: usize) -> String {
 }
 
 /// The models read.
-const MODELS: &[&str] = &["dragonfly", "dragonfly_custom", "dragonfly_dally", "fattree", "slimfly", "torus"];
+const MODELS: &[&str] =
+    &["dragonfly", "dragonfly_custom", "dragonfly_dally", "dragonfly_plus", "fattree", "slimfly", "torus"];
 
 struct Map<'c> {
     conf: &'c Conf,
@@ -328,8 +330,9 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                     r.to_string(),
                     "converted",
                     format!(
-                        "× num_router_cols {c} = --routers-per-group {} (joined all-to-all, not by rows and columns)",
-                        r.saturating_mul(c)
+                        "× num_router_cols {c} = --routers-per-group {}{}",
+                        r.saturating_mul(c),
+                        if m.get("intra-group-connections").is_some() { "" } else { " (joined all-to-all)" }
                     ),
                 );
                 m.used.push("num_router_cols".into());
@@ -394,7 +397,12 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             }
             m.row("num_groups", g.to_string(), "converted", format!("--groups {g} (repetitions / routers per group)"));
             m.out.options.push(("groups".into(), g.to_string(), file.clone()));
-            Dragonfly { a, p, h, g }.validate().map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
+            // Wired by CODES's connection files (codes/wiring.rs), the shape needs no check.
+            if !wiring::connections(&mut m, &model, dir)? {
+                Dragonfly::new(a, p, h, g)
+                    .validate()
+                    .map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
+            }
             m.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
             m.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
             m.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
@@ -425,24 +433,12 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 m.set("routing", Some(e), "routing", r.0.into(), r.1, why);
             }
             m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));
-            for key in ["intra-group-connections", "inter-group-connections"] {
-                let Some(e) = m.get(key) else { continue };
-                let named = Path::new(&e.values[0]);
-                if named.exists() || dir.join(named).exists() {
-                    return Err(format!(
-                        "{}: {key} names {}, which exists: timewarp does not read CODES connection files (it \
-                         wires each group all-to-all with its own global links); remove the line to run that wiring",
-                        m.place(e),
-                        printable(&e.values[0])
-                    ));
-                }
-                m.ignore(key, "file absent: the standard wiring (all-to-all groups, our global arrangement)");
-            }
             m.ignore("num_vcs", "one virtual channel per hop against deadlock: --vcs 5 (minimal needs 3)");
             m.ignore("minimal-bias", "not modelled");
             m.ignore("df-dally-vc", "one virtual channel per hop, as --vcs");
             m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");
         }
+        "dragonfly_plus" => wiring::plus(&mut m, reps, terminals, dir, packet)?,
         "fattree" => fattree::map(&mut m, terminals, reps, *gline, packet)?,
         "slimfly" => slimfly::map(&mut m, terminals, reps, *gline, packet)?,
         _ => {

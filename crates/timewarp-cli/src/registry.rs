@@ -286,8 +286,18 @@ mod tests {
     /// Options whose value names a file a run reads at start: each is
     /// fingerprinted by a checkpoint (`--codes-config` is stored resolved,
     /// as the options it gives, and not read again).
-    const INPUTS: &[&str] =
-        &["mapping", "trace-dir", "rank-mapping", "terrain", "sources-file", "receivers-file", "codes-config"];
+    const INPUTS: &[&str] = &[
+        "mapping",
+        "trace-dir",
+        "rank-mapping",
+        "terrain",
+        "sources-file",
+        "receivers-file",
+        "codes-config",
+        "intra-connections",
+        "inter-connections",
+        "connections-dir",
+    ];
     /// Options whose value names a file or directory a run writes.
     const OUTPUTS: &[&str] = &[
         "stats-json",
@@ -324,7 +334,8 @@ mod tests {
                 "{} --{long} {value}: an input (fingerprint it: ModelCli::inputs) or an output? List it here",
                 A::NAME
             );
-            if INPUTS.contains(&long) && long != "codes-config" {
+            // --connections-dir only says where --intra/--inter-connections' files are.
+            if INPUTS.contains(&long) && !["codes-config", "connections-dir"].contains(&long) {
                 let flag = format!("--{long}");
                 let given = format!("{flag} some/file");
                 assert!(named::<A>(&[&flag, "some/file"]).contains(&given), "{} {given}", A::NAME);

@@ -332,6 +332,9 @@ fn codes_units_convert_exactly_and_the_command_line_overrides_the_file() {
         "network",
         "--codes-config",
         prog.to_str().unwrap(),
+        // Its connection files stay beside the original.
+        "--connections-dir",
+        &codes_conf(""),
         "--end",
         "1",
         "-q",
@@ -355,7 +358,7 @@ fn codes_units_convert_exactly_and_the_command_line_overrides_the_file() {
     // A flag replaces the file's value, and the table says so.
     let s = codes_stats(
         "modelnet-test-dragonfly-theta.conf",
-        &["--end", "1", "--local-bandwidth", "3", "--routing", "minimal", "--vcs", "3"],
+        &["--end", "1", "--local-bandwidth", "3", "--routing", "minimal", "--vcs", "5"],
     );
     assert_eq!(
         (s["config"]["model"]["local-bandwidth"].as_f64(), s["config"]["model"]["routing"].as_str()),

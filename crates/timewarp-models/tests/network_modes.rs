@@ -67,7 +67,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
             ..Network::default()
         },
         Network {
-            topology: Topology::Dragonfly(Dragonfly { a: 4, p: 2, h: 2, g: 5 }),
+            topology: Topology::Dragonfly(Dragonfly::new(4, 2, 2, 5)),
             routing: Routing::Valiant,
             switch: Switch::OutputBuffered,
             vcs: 5,
@@ -130,7 +130,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
             ..Network::default()
         },
         Network {
-            topology: Topology::Dragonfly(Dragonfly { a: 4, p: 2, h: 2, g: 5 }),
+            topology: Topology::Dragonfly(Dragonfly::new(4, 2, 2, 5)),
             routing: Routing::UgalG,
             ugal_g_period: Some(25.0),
             ugal_threshold: 1.0,

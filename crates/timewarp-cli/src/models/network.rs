@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use timewarp::Rollback;
 use timewarp_models::network::{
-    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, RailSelect, Routing, Selection, SlimFly, Switch,
-    Topology, Traffic,
+    self, Arbitration, Dragonfly, ExitRule, FatTree, LinkClass, Network, RailSelect, Routing, Selection, SlimFly,
+    Switch, Topology, Traffic, Wiring,
 };
 
 use super::{bounded, num};
@@ -20,11 +20,12 @@ const LOAD: f64 = 0.3;
 /// Network options (time in ns, sizes in bytes, bandwidth in bytes/ns).
 #[derive(Args, Debug, Clone)]
 pub(crate) struct NetworkArgs {
-    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly, fattree
-    /// (2 or 3 levels of --radix-port switches, nodes on the leaves), or
-    /// slimfly (the MMS graph of --slimfly-q: 2q² routers, diameter 2).
+    /// Topology: torus (k-ary n-cube), mesh, hypercube, dragonfly,
+    /// dragonfly-plus (leaves and spines per group), fattree (2 or 3 levels
+    /// of --radix-port switches, nodes on the leaves), or slimfly (the MMS
+    /// graph of --slimfly-q: 2q² routers, diameter 2).
     /// A preset sets its own (dragonfly for theta, fattree for summit).
-    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "fattree", "slimfly"],
+    #[arg(long, default_value = "torus", value_parser = ["torus", "mesh", "hypercube", "dragonfly", "dragonfly-plus", "fattree", "slimfly"],
           default_value_ifs = [("preset", "theta", "dragonfly"), ("preset", "summit", "fattree")])]
     pub topology: String,
     /// A named machine: theta (ALCF Theta as CODES's dragonfly-custom model
@@ -62,6 +63,33 @@ pub(crate) struct NetworkArgs {
     /// Slim Fly: the generator set X' (see --generator-set-x).
     #[arg(long, value_name = "X1,X2,...", value_delimiter = ',', num_args = 1.., value_parser = whole::<u32>(0, u32::MAX as u64), requires = "generator_set_x")]
     pub generator_set_x_prime: Vec<u32>,
+    /// Dragonfly+ (--topology dragonfly-plus): leaf routers per group, each
+    /// with --terminals-per-router nodes and a link to every spine.
+    #[arg(long, value_name = "L", default_value_t = 4, value_parser = whole::<u32>(1, 254), allow_negative_numbers = true)]
+    pub leaves_per_group: u32,
+    /// Dragonfly+: spine routers per group, each with --global-links links to other groups.
+    #[arg(long, value_name = "S", default_value_t = 4, value_parser = whole::<u32>(1, 254), allow_negative_numbers = true)]
+    pub spines_per_group: u32,
+    /// Dragonfly: wire each group's routers from this CODES
+    /// `intra-group-connections` file (binary `(src, dest, type)` records;
+    /// with --inter-connections, instead of all-to-all groups).
+    #[arg(long, value_name = "FILE")]
+    pub intra_connections: Option<PathBuf>,
+    /// Dragonfly: the global links from this CODES `inter-group-connections`
+    /// file (binary `(src, dest)` records of global router numbers).
+    #[arg(long, value_name = "FILE")]
+    pub inter_connections: Option<PathBuf>,
+    /// Look for the connection files' base names in this folder instead of
+    /// the paths given (a CODES configuration's paths are relative to
+    /// where CODES ran).
+    #[arg(long, value_name = "DIR")]
+    pub connections_dir: Option<PathBuf>,
+    /// Which CODES model's rule picks the router that leaves a wired
+    /// group: dragonfly-custom (a random gateway of the group) or
+    /// dragonfly-dally (the router's own global link, else a random
+    /// neighbour that has one).
+    #[arg(long, value_name = "MODEL", default_value = "dragonfly-custom", value_parser = ["dragonfly-custom", "dragonfly-dally"])]
+    pub connections_model: String,
     /// Routers per dimension, comma-separated (torus and mesh), e.g. 16,16 or 8,8,8.
     #[arg(long, default_value = "16,16", value_delimiter = ',', value_parser = whole::<u32>(2, u32::MAX as u64), allow_negative_numbers = true)]
     pub dims: Vec<u32>,
@@ -250,7 +278,7 @@ pub(crate) struct NetworkArgs {
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
     /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
-    /// dragonfly_dally, fattree, torus) as these options; the command
+    /// dragonfly_dally, dragonfly_plus, fattree, torus) as these options; the command
     /// line's replace the file's, and a table of what was taken, converted
     /// and ignored goes to stderr (docs/network.md, "CODES configurations").
     #[arg(long, value_name = "FILE.conf")]
@@ -407,9 +435,70 @@ impl NetworkArgs {
         Ok(c)
     }
 
+    /// The connection files a run reads: --intra-connections' and
+    /// --inter-connections' paths, or their base names in --connections-dir.
+    fn connection_files(&self) -> Vec<PathBuf> {
+        [&self.intra_connections, &self.inter_connections]
+            .into_iter()
+            .flatten()
+            .map(|named| match (&self.connections_dir, named.file_name()) {
+                (Some(dir), Some(base)) => dir.join(base),
+                _ => named.clone(),
+            })
+            .collect()
+    }
+
+    /// A Dragonfly+: from connection files when given, else the standard
+    /// one of --leaves-per-group, --spines-per-group, --global-links, --groups.
+    fn plus(&self) -> Result<Topology, String> {
+        let (l, s, p, h) = (self.leaves_per_group, self.spines_per_group, self.terminals_per_router, self.global_links);
+        if l + s > 255 {
+            return Err(format!("--leaves-per-group {l} + --spines-per-group {s}: at most 255 routers per group"));
+        }
+        if self.intra_connections.is_none() && self.inter_connections.is_none() {
+            let g = self.groups.unwrap_or(s * h + 1);
+            return Ok(Topology::Dragonfly(Dragonfly::plus(l, s, p, h, g)?));
+        }
+        self.wired_as(l + s, Some(l))
+    }
+
+    /// A dragonfly wired by --intra-connections and --inter-connections
+    /// (looked for in --connections-dir when given).
+    fn wired(&self) -> Result<Topology, String> {
+        self.wired_as(self.routers_per_group, None)
+    }
+
+    /// [`NetworkArgs::wired`] with `a` routers per group, `leaves` of them
+    /// leaves of a Dragonfly+.
+    fn wired_as(&self, a: u32, leaves: Option<u32>) -> Result<Topology, String> {
+        let p = self.terminals_per_router;
+        let g = self.groups.ok_or("a dragonfly wired by connection files needs --groups")?;
+        let (Some(intra), Some(inter)) = (&self.intra_connections, &self.inter_connections) else {
+            return Err("--intra-connections and --inter-connections go together (a group's links and the global \
+                        ones): give both"
+                .into());
+        };
+        let paths = self.connection_files();
+        for ((named, opt), path) in [(intra, "intra"), (inter, "inter")].into_iter().zip(&paths) {
+            if !path.is_file() {
+                let beside = if path != named { format!(" nor at {}", named.display()) } else { String::new() };
+                return Err(format!(
+                    "--{opt}-connections: no file at {}{beside}: give the folder that holds it with --connections-dir",
+                    path.display()
+                ));
+            }
+        }
+        let rule = if self.connections_model == "dragonfly-dally" { ExitRule::Dally } else { ExitRule::Custom };
+        let w = match leaves {
+            Some(l) => Wiring::read_plus(&paths[0], &paths[1], a, g, l)?,
+            None => Wiring::read(&paths[0], &paths[1], a, g, rule)?,
+        };
+        Ok(Topology::Dragonfly(Dragonfly::wired(a, p, g, w)))
+    }
+
     pub(crate) fn model(&self) -> Result<Network, String> {
         let dragonfly = |a: u32, p: u32, h: u32, g: Option<u32>| {
-            Topology::Dragonfly(Dragonfly { a, p, h, g: g.unwrap_or(a * h + 1) })
+            Topology::Dragonfly(Dragonfly::new(a, p, h, g.unwrap_or(a * h + 1)))
         };
         // A preset's own topology may be named beside it (the README lists
         // --preset among that topology's options); another one may not.
@@ -447,6 +536,8 @@ impl NetworkArgs {
                 self.generator_set_x_prime.clone(),
             )?),
             (_, "mesh") => Topology::Mesh(self.dims.clone()),
+            (_, "dragonfly-plus") => self.plus()?,
+            (_, "dragonfly") if self.intra_connections.is_some() || self.inter_connections.is_some() => self.wired()?,
             (_, "dragonfly") => {
                 dragonfly(self.routers_per_group, self.terminals_per_router, self.global_links, self.groups)
             }
@@ -471,8 +562,12 @@ impl NetworkArgs {
             Traffic::Permutation(_) => Traffic::Permutation(self.permutation_seed),
             t => t,
         };
-        let is_dfly = matches!(topology, Topology::Dragonfly(_));
         let is_sfly = matches!(topology, Topology::SlimFly(_));
+        // A dragonfly's local diameter (D local hops per group; 2 on Aries).
+        let dfly_d = match &topology {
+            Topology::Dragonfly(d) => Some(d.local_diameter()),
+            _ => None,
+        };
         let routing = self.routing.unwrap_or(match topology {
             Topology::Dragonfly(_) | Topology::SlimFly(_) => Routing::Minimal,
             Topology::FatTree(_) => Routing::UpDown,
@@ -495,9 +590,10 @@ impl NetworkArgs {
             link_latency: self.link_latency,
             global_link_latency: self.global_link_latency.unwrap_or(self.link_latency),
             router_delay: self.router_delay,
-            vcs: self.vcs.unwrap_or(match (is_dfly, routing) {
-                (true, Routing::Par) => 6,
-                (true, _) => 5,
+            vcs: self.vcs.unwrap_or(match (dfly_d, routing) {
+                // One channel per hop of the longest route.
+                (Some(d), Routing::Par) => 4 * d + 2,
+                (Some(d), _) => 3 * d + 2,
                 // A Slim Fly: one per hop of a Valiant route, CODES's num_vcs.
                 _ if is_sfly => 4,
                 _ => 2,
@@ -563,7 +659,14 @@ impl ModelCli for NetworkArgs {
         Ok(m)
     }
     fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
-        self.workload.inputs()
+        let mut inputs = self.workload.inputs();
+        let named = [("intra", &self.intra_connections), ("inter", &self.inter_connections)];
+        let named =
+            named.into_iter().filter_map(|(o, n)| n.as_ref().map(|n| format!("--{o}-connections {}", n.display())));
+        for (option, file) in named.zip(self.connection_files()) {
+            inputs.push(timewarp::checkpoint::InputFiles::new(option, vec![file]));
+        }
+        inputs
     }
     fn sizing(&self) -> String {
         match (self.preset.as_deref(), self.topology.as_str()) {
@@ -571,6 +674,10 @@ impl ModelCli for NetworkArgs {
             (_, "dragonfly") => format!(
                 "--routers-per-group {} --terminals-per-router {} --global-links {}",
                 self.routers_per_group, self.terminals_per_router, self.global_links
+            ),
+            (_, "dragonfly-plus") => format!(
+                "--leaves-per-group {} --spines-per-group {} --terminals-per-router {} --global-links {}",
+                self.leaves_per_group, self.spines_per_group, self.terminals_per_router, self.global_links
             ),
             (_, "hypercube") => format!("--nodes {}", self.nodes.unwrap_or(1024)),
             (_, "slimfly") => {

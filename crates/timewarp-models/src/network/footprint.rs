@@ -101,7 +101,7 @@ mod tests {
             last = b;
         }
         let d = |a, p, h| Network {
-            topology: Topology::Dragonfly(Dragonfly { a, p, h, g: a * h + 1 }),
+            topology: Topology::Dragonfly(Dragonfly::new(a, p, h, a * h + 1)),
             vcs: 5,
             ..Network::default()
         };
@@ -118,7 +118,7 @@ mod tests {
         // docs/performance.md, "Memory": peak resident memory of release
         // runs at the default load (0.1) to --end 1000 (hypercube: 2000).
         let d = |a, p, h| Network {
-            topology: Topology::Dragonfly(Dragonfly { a, p, h, g: a * h + 1 }),
+            topology: Topology::Dragonfly(Dragonfly::new(a, p, h, a * h + 1)),
             vcs: 5,
             routing: Routing::Minimal,
             ..Network::default()
@@ -141,11 +141,8 @@ mod tests {
 
     #[test]
     fn a_262656_node_dragonfly_fits_a_small_machine() {
-        let n = Network {
-            topology: Topology::Dragonfly(Dragonfly { a: 32, p: 16, h: 16, g: 513 }),
-            vcs: 5,
-            ..Network::default()
-        };
+        let n =
+            Network { topology: Topology::Dragonfly(Dragonfly::new(32, 16, 16, 513)), vcs: 5, ..Network::default() };
         assert_eq!(n.topology.nodes(), 262_656);
         assert!(estimate_mb(&n) < 1000.0, "{}", estimate_mb(&n));
     }

@@ -2,7 +2,7 @@
 //! splitting into packets and the injection queues, and delivery with
 //! message reassembly and the latency statistics.
 
-use timewarp::Ctx;
+use timewarp::{Ctx, Random};
 
 use super::node::Saved;
 use super::node::{BATCHES, NO_DIM};
@@ -47,7 +47,7 @@ impl Network {
                 let k0 = match &self.topology {
                     Topology::Torus(d) | Topology::Mesh(d) => d[0],
                     Topology::Hypercube(_) => 2,
-                    Topology::Dragonfly(d) => d.a * d.p,
+                    Topology::Dragonfly(d) => d.group_nodes(),
                     Topology::FatTree(f) => f.k,
                     Topology::SlimFly(s) => s.q * s.p,
                 };
@@ -92,6 +92,7 @@ impl Network {
             _ => self.via(router, dst, ctx),
         };
         let npkts = message_bytes.div_ceil(self.packet_bytes);
+        let wired = matches!(&self.topology, Topology::Dragonfly(d) if d.wiring.is_some());
         let was_empty = n.inject[nic].queue.is_empty();
         let measured = now >= self.warmup;
         n.save_nic(nic);
@@ -109,7 +110,8 @@ impl Network {
                 npkts,
                 bytes,
                 hops: 0,
-                dim: NO_DIM,
+                // A wired dragonfly's routing draw (route.rs, `route_key`).
+                dim: if wired { ctx.rng(0).below(256) as u8 } else { NO_DIM },
                 class: 0,
                 out: 0,
                 via,

@@ -194,7 +194,7 @@
 //! | `mod.rs` | these docs, [`Msg`], the [`Model`] impl: `init`, the event dispatch, `finalize` |
 //! | `options.rs` | [`Network`], [`LinkClass`], validation, the zero-load latency formulas, per-link parameter look-ups |
 //! | `choices.rs` | the choices of the multiple-choice options: [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`] |
-//! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`], [`FatTree`] (with its rails), [`SlimFly`] (with their tests): the constructions, which know nothing of the model |
+//! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`] (wired by CODES's connection files: [`Wiring`]), [`FatTree`] (with its rails), [`SlimFly`] (with their tests): the constructions, which know nothing of the model |
 //! | `route.rs` | routing a packet at a router: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, UGAL-G's entry, up/down, the occupancy adaptive choices measure |
 //! | `global.rs` | UGAL-G's global information: the table's writes, its broadcasts, the choice |
 //! | `switch.rs` | arbitration, virtual channels and credits; input- and output-buffered switches |
@@ -243,6 +243,7 @@ pub use node::Undo;
 pub use node::{Header, Node, Packet};
 pub use options::{LinkClass, Network};
 pub use results::{Batch, LinkStat, RankResult, Results};
+pub use topology::connections::{ExitRule, Wiring};
 pub use topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Step, Topology, NO_VIA, PAR_PENDING};
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,

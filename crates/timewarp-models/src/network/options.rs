@@ -409,11 +409,24 @@ impl Network {
         }
         // Virtual channel = hops taken so far: a minimal route has at most 3,
         // a Valiant one 5, PAR's 6 (a local hop before it turns Valiant).
-        let need = match self.routing {
-            Routing::Minimal => 3,
-            Routing::Par => 6,
-            _ => 5,
+        // A wired group may need D = 2 local hops (Aries): 2D + 1, 3D + 2, 4D + 2.
+        let dd = match &self.topology {
+            Topology::Dragonfly(d) => d.local_diameter(),
+            _ => 1,
         };
+        let need = match self.routing {
+            Routing::Minimal => 2 * dd + 1,
+            Routing::Par => 4 * dd + 2,
+            _ => 3 * dd + 2,
+        };
+        if let Topology::Dragonfly(d) = &self.topology {
+            if d.wiring.is_some() && self.routing == Routing::UgalG {
+                return Err(
+                    "--routing ugal-g is not available on a dragonfly wired by connection files: use ugal or par"
+                        .into(),
+                );
+            }
+        }
         if self.vcs < need {
             return Err(format!(
                 "--routing {} on a dragonfly needs --vcs {need} or more (one virtual channel per hop of its longest route, against deadlock), got {}",
@@ -636,6 +649,14 @@ impl Network {
     pub(crate) fn lag(&self, r: u32, p: &Packet, o: usize) -> f64 {
         if self.uniform_bandwidth() {
             return p.bytes as f64 / self.link_bandwidth;
+        }
+        if let Topology::Dragonfly(d) = &self.topology {
+            if d.wiring.is_some() {
+                // Wired (CODES's connection files): each link serialises at
+                // its own bandwidth, as CODES's links do; `dim` is the
+                // routing draw there, not the classes crossed.
+                return p.bytes as f64 / self.class_bandwidth(self.link_class(r, o));
+            }
         }
         let mut crossed = 1 << self.link_class(r, o) | 1;
         crossed |= match &self.topology {

@@ -7,8 +7,21 @@
 use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
+use super::topology::connections::key;
 use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING};
 use super::{Network, Node, Packet, Routing, Switch};
+
+/// A packet's routing key on a wired dragonfly (its random byte, drawn at
+/// injection into `dim`, which a wired dragonfly does not use otherwise,
+/// and its identity); 0 on a standard one, which needs none.
+#[inline]
+pub(crate) fn route_key(d: &Dragonfly, p: &Packet) -> u64 {
+    if d.wiring.is_some() {
+        key(p.dim, p.src, p.msg)
+    } else {
+        0
+    }
+}
 
 impl Network {
     /// Routes `p` at `node`: its output port, and its dateline class on
@@ -57,7 +70,7 @@ impl Network {
                 p.via = NO_VIA;
             } else if p.hops > 0 {
                 let via = p.via & !PAR_PENDING;
-                if self.ugal_minimal(d, n, node, p.dst / d.p, via) == Some(false) {
+                if self.ugal_minimal(d, n, node, p.dst / d.p, via, route_key(d, p)) == Some(false) {
                     p.via = via;
                 }
             }
@@ -66,7 +79,7 @@ impl Network {
             p.via = NO_VIA;
         }
         let pending = self.routing == Routing::Par && p.via != NO_VIA && p.via & PAR_PENDING != 0;
-        match d.step(node, p.dst / d.p, if pending { NO_VIA } else { p.via }) {
+        match d.step_keyed(node, p.dst / d.p, if pending { NO_VIA } else { p.via }, route_key(d, p)) {
             None => p.out = (self.ports() as u32 + p.dst % d.p) as u8,
             Some(port) => {
                 p.out = port;
@@ -208,7 +221,7 @@ impl Network {
         let choice = if self.routing == Routing::UgalG {
             self.ugal_g_minimal(d, n, router, p.dst / d.p, via)
         } else {
-            self.ugal_minimal(d, n, router, p.dst / d.p, via)
+            self.ugal_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
         };
         let Some(minimal) = choice else { return };
         p.via = match (minimal, par) {
@@ -225,10 +238,18 @@ impl Network {
     /// each route's next output here, `H`: each route's hops from here), or
     /// `None` when either route has no next hop.
     #[inline]
-    pub(crate) fn ugal_minimal(&self, d: &Dragonfly, n: &Node, router: u32, to: u32, via: u16) -> Option<bool> {
-        let (min, val) = (d.step(router, to, NO_VIA)?, d.step(router, to, via)?);
-        let q_min = self.occupancy(n, router, min as usize) * d.hops(router, to, NO_VIA);
-        let q_val = self.occupancy(n, router, val as usize) * d.hops(router, to, via);
+    pub(crate) fn ugal_minimal(
+        &self,
+        d: &Dragonfly,
+        n: &Node,
+        router: u32,
+        to: u32,
+        via: u16,
+        key: u64,
+    ) -> Option<bool> {
+        let (min, val) = (d.step_keyed(router, to, NO_VIA, key)?, d.step_keyed(router, to, via, key)?);
+        let q_min = self.occupancy(n, router, min as usize) * d.hops_keyed(router, to, NO_VIA, key);
+        let q_val = self.occupancy(n, router, val as usize) * d.hops_keyed(router, to, via, key);
         // Integers below 2^53: with T = 0 exactly the integer comparison.
         Some(q_min as f64 <= q_val as f64 + self.ugal_threshold)
     }

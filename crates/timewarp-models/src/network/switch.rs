@@ -239,7 +239,13 @@ impl Network {
             p.dim = NO_DIM;
             p.class = 0;
         }
-        if let (Topology::Dragonfly(_) | Topology::SlimFly(_), false) = (&self.topology, self.uniform_bandwidth()) {
+        let unwired = match &self.topology {
+            // (A wired dragonfly's `dim` holds its routing draw instead.)
+            Topology::Dragonfly(d) => d.wiring.is_none(),
+            Topology::SlimFly(_) => true,
+            _ => false,
+        };
+        if unwired && !self.uniform_bandwidth() {
             // Remember the classes crossed, for `lag` downstream.
             p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
         }

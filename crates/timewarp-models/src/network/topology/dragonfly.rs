@@ -13,7 +13,11 @@
 //! every pair of groups has exactly one global link; with fewer groups
 //! (`a·h` must be a multiple of `g − 1`) every pair has `a·h / (g−1)`.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+
+use super::connections::Wiring;
 
 /// "No intermediate group": a packet routed minimally (or already past its
 /// Valiant intermediate group).
@@ -25,7 +29,7 @@ pub const NO_VIA: u16 = u16::MAX;
 pub const PAR_PENDING: u16 = 0x8000;
 
 /// A dragonfly's shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dragonfly {
     /// Routers per group.
     pub a: u32,
@@ -35,13 +39,38 @@ pub struct Dragonfly {
     pub h: u32,
     /// Groups (at most `a·h + 1`, with `a·h` a multiple of `g − 1`).
     pub g: u32,
+    /// The wiring read from CODES connection files ([`Wiring`]), instead of
+    /// the all-to-all groups and global arrangement above (`h` is then the
+    /// most global links any router has). Not serialised: it is read again
+    /// from the files.
+    #[serde(skip)]
+    pub wiring: Option<Arc<Wiring>>,
 }
 
 impl Dragonfly {
     /// The maximal dragonfly of these routers: `g = a·h + 1` groups, one
     /// global link between every pair of groups.
     pub fn maximal(a: u32, p: u32, h: u32) -> Self {
-        Dragonfly { a, p, h, g: a * h + 1 }
+        Dragonfly::new(a, p, h, a * h + 1)
+    }
+
+    /// The standard dragonfly of `g` groups (all-to-all groups, the global
+    /// arrangement of the module's text).
+    pub fn new(a: u32, p: u32, h: u32, g: u32) -> Self {
+        Dragonfly { a, p, h, g, wiring: None }
+    }
+
+    /// A dragonfly wired by `w` (read from connection files): `g` groups of
+    /// `a` routers with `p` terminals each.
+    pub fn wired(a: u32, p: u32, g: u32, w: Wiring) -> Self {
+        Dragonfly { a, p, h: w.global, g, wiring: Some(Arc::new(w)) }
+    }
+
+    /// Router-to-router hops of the longest route within a group: 1, or 2
+    /// on a wired group whose routers are not all joined (Aries' rows and
+    /// columns).
+    pub fn local_diameter(&self) -> u32 {
+        self.wiring.as_ref().map_or(1, |w| w.diameter())
     }
 
     /// Routers in the network.
@@ -51,12 +80,28 @@ impl Dragonfly {
 
     /// Network ports per router (local, then global).
     pub fn ports(&self) -> usize {
-        (self.a - 1 + self.h) as usize
+        match &self.wiring {
+            Some(w) => w.ports(),
+            None => (self.a - 1 + self.h) as usize,
+        }
     }
 
     /// Checks the shape; the message names the option to fix.
     pub fn validate(&self) -> Result<(), String> {
-        let Dragonfly { a, p, h, g } = *self;
+        let Dragonfly { a, p, h, g, .. } = *self;
+        if let Some(w) = &self.wiring {
+            if w.ports() + p as usize > 255 {
+                return Err(format!(
+                    "a dragonfly router may have at most 255 ports: the connection files give {} and \
+                     --terminals-per-router {p}",
+                    w.ports()
+                ));
+            }
+            if a as u64 * g as u64 * p as u64 > 1 << 24 || g >= PAR_PENDING as u32 {
+                return Err(format!("a dragonfly of {g} groups of {a} routers of {p} terminals is too large"));
+            }
+            return Ok(());
+        }
         if a == 0 || p == 0 || h == 0 {
             return Err("a dragonfly needs --routers-per-group, --terminals-per-router and --global-links >= 1".into());
         }
@@ -86,7 +131,48 @@ impl Dragonfly {
     /// Group of router `r`.
     #[inline]
     pub fn group(&self, r: u32) -> u32 {
-        r / self.a
+        match &self.wiring {
+            Some(w) if w.leaves > 0 => w.group(r),
+            _ => r / self.a,
+        }
+    }
+
+    /// Dragonfly+: leaf routers per group (the routers with terminals,
+    /// numbered first: see [`Wiring::leaves`]); `None` on other dragonflies.
+    #[inline]
+    pub fn leaves(&self) -> Option<u32> {
+        self.wiring.as_ref().map(|w| w.leaves).filter(|&l| l > 0)
+    }
+
+    /// Nodes per group.
+    pub fn group_nodes(&self) -> u32 {
+        self.leaves().unwrap_or(self.a) * self.p
+    }
+
+    /// A Dragonfly+ of `g` groups of `leaves` leaf routers with `p`
+    /// terminals each, joined to `spines` spine routers each, and `h`
+    /// global links per spine arranged as the standard dragonfly's (a
+    /// group's `spines·h` links must split evenly over the other groups).
+    pub fn plus(leaves: u32, spines: u32, p: u32, h: u32, g: u32) -> Result<Self, String> {
+        let a = leaves + spines;
+        let arrange = Dragonfly::new(spines, 1, h, g);
+        arrange.validate().map_err(|e| format!("the spines' global links: {e}"))?;
+        let mut local = Vec::new();
+        for l in 0..leaves as i32 {
+            for s in leaves as i32..a as i32 {
+                local.extend([vec![l, s, 0], vec![s, l, 0]]);
+            }
+        }
+        let mut global = Vec::new();
+        for r in 0..spines * g {
+            for port in spines as usize - 1..arrange.ports() {
+                let (t, _) = arrange.neighbour(r, port);
+                let at = |x: u32| ((x / spines) * a + leaves + x % spines) as i32;
+                global.push(vec![at(r), at(t)]);
+            }
+        }
+        let w = Wiring::build_plus(&local, &global, a, g, leaves).map_err(|e| e.1)?;
+        Ok(Dragonfly::wired(a, p, g, w))
     }
 
     /// The far end of global link `k` of group `grp`: (group, its link number back).
@@ -115,10 +201,21 @@ impl Dragonfly {
         }
     }
 
+    /// The router and port at the other end of `port` of router `r`, if
+    /// the port is wired (every port is on a standard dragonfly).
+    #[inline]
+    pub fn link(&self, r: u32, port: usize) -> Option<(u32, usize)> {
+        match &self.wiring {
+            Some(w) => w.link(r, port),
+            None => Some(self.neighbour(r, port)),
+        }
+    }
+
     /// Whether `port` is a global port.
     #[inline]
     pub fn is_global(&self, port: usize) -> bool {
-        port >= (self.a - 1) as usize && port < self.ports()
+        let first = self.wiring.as_ref().map_or(self.a - 1, |w| w.local);
+        port >= first as usize && port < self.ports()
     }
 
     /// The local port of router `i` (index in its group) to router `j` of the same group.
@@ -163,6 +260,18 @@ impl Dragonfly {
     /// be routed with [`NO_VIA`] (the caller clears it).
     #[inline]
     pub fn step(&self, r: u32, dst: u32, via: u16) -> Option<u8> {
+        self.step_keyed(r, dst, via, 0)
+    }
+
+    /// [`Dragonfly::step`] for a packet of routing key `key`
+    /// ([`connections::key`](super::connections::key)): on a wired
+    /// dragonfly the key makes the choices among gateways and parallel
+    /// links (it is ignored otherwise).
+    #[inline]
+    pub fn step_keyed(&self, r: u32, dst: u32, via: u16, key: u64) -> Option<u8> {
+        if let Some(w) = &self.wiring {
+            return w.step(r, dst, via, key);
+        }
         let (grp, i) = (r / self.a, r % self.a);
         let to = if via == NO_VIA { dst / self.a } else { via as u32 };
         if to == grp {
@@ -176,16 +285,21 @@ impl Dragonfly {
 
     /// Router-to-router hops from `r` to `dst` through group `via`
     /// ([`NO_VIA`]: minimally), by walking [`Dragonfly::step`].
-    pub fn hops(&self, mut r: u32, dst: u32, mut via: u16) -> u32 {
+    pub fn hops(&self, r: u32, dst: u32, via: u16) -> u32 {
+        self.hops_keyed(r, dst, via, 0)
+    }
+
+    /// [`Dragonfly::hops`] for a packet of routing key `key` (see [`Dragonfly::step_keyed`]).
+    pub fn hops_keyed(&self, mut r: u32, dst: u32, mut via: u16, key: u64) -> u32 {
         let mut h = 0;
         loop {
             if via != NO_VIA && self.group(r) == via as u32 {
                 via = NO_VIA;
             }
-            let Some(port) = self.step(r, dst, via) else { return h };
-            r = self.neighbour(r, port as usize).0;
+            let Some(port) = self.step_keyed(r, dst, via, key) else { return h };
+            r = self.link(r, port as usize).expect("routes take wired ports").0;
             h += 1;
-            debug_assert!(h <= 5, "dragonfly routes have at most 5 hops");
+            debug_assert!(h <= 3 * self.local_diameter() + 2, "dragonfly routes have at most 3D + 2 hops");
         }
     }
 }
@@ -199,8 +313,8 @@ mod tests {
             Dragonfly::maximal(4, 2, 2),
             Dragonfly::maximal(2, 1, 1),
             Dragonfly::maximal(3, 1, 2),
-            Dragonfly { a: 4, p: 1, h: 2, g: 5 },
-            Dragonfly { a: 6, p: 1, h: 2, g: 4 },
+            Dragonfly::new(4, 1, 2, 5),
+            Dragonfly::new(6, 1, 2, 4),
         ]
     }
 
@@ -253,9 +367,9 @@ mod tests {
 
     #[test]
     fn shapes_that_do_not_fit_are_refused() {
-        assert!(Dragonfly { a: 4, p: 2, h: 2, g: 10 }.validate().is_err());
-        assert!(Dragonfly { a: 4, p: 2, h: 2, g: 4 }.validate().is_err()); // 8 links over 3 groups
-        assert!(Dragonfly { a: 200, p: 60, h: 4, g: 2 }.validate().is_err());
+        assert!(Dragonfly::new(4, 2, 2, 10).validate().is_err());
+        assert!(Dragonfly::new(4, 2, 2, 4).validate().is_err()); // 8 links over 3 groups
+        assert!(Dragonfly::new(200, 60, 4, 2).validate().is_err());
         assert!(Dragonfly::maximal(0, 2, 2).validate().is_err());
     }
 }

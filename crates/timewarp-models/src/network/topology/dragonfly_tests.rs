@@ -426,10 +426,7 @@ fn meaningless_combinations_are_refused_with_the_option_to_fix() {
         (Network { routing: Routing::UgalG, ..Network::default() }, "--routing ugal-g is for --topology dragonfly"),
         (Network { vcs: 2, ..dragonfly(Routing::Minimal) }, "--vcs 3"),
         (
-            Network {
-                topology: Topology::Dragonfly(Dragonfly { a: 4, p: 2, h: 2, g: 4 }),
-                ..dragonfly(Routing::Minimal)
-            },
+            Network { topology: Topology::Dragonfly(Dragonfly::new(4, 2, 2, 4)), ..dragonfly(Routing::Minimal) },
             "--groups 4",
         ),
         (

@@ -9,12 +9,15 @@
 //! has port `d` to the neighbour whose address differs in bit `d`. Node ids
 //! are mixed-radix: coordinate 0 varies fastest.
 //!
-//! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs),
-//! [`FatTree`] (fattree.rs) and [`SlimFly`] (slimfly.rs) with their tests
-//! (`*_tests.rs`), and route.rs:
+//! In this folder: the cubes (here), [`Dragonfly`] (dragonfly.rs; wired
+//! by CODES's connection files: connections.rs), [`FatTree`] (fattree.rs)
+//! and [`SlimFly`] (slimfly.rs) with their tests (`*_tests.rs`), and route.rs:
 //! how the model routes a packet at a router on each of them (virtual
 //! channel classes, Valiant, ROMM, UGAL-L and PAR, up/down and its adaptive choice).
 
+pub(super) mod connections;
+#[cfg(test)]
+mod connections_tests;
 mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
@@ -26,6 +29,8 @@ mod fattree_tests;
 mod slimfly;
 #[cfg(test)]
 mod slimfly_tests;
+#[cfg(test)]
+mod plus_tests;
 
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +76,7 @@ impl Topology {
     pub fn nodes(&self) -> u32 {
         match self {
             Topology::FatTree(f) => f.nodes(),
+            Topology::Dragonfly(d) if d.leaves().is_some() => d.group_nodes() * d.g,
             _ => self.routers() * self.terminals(),
         }
     }
@@ -80,6 +86,8 @@ impl Topology {
     pub fn nics(&self, r: u32) -> u32 {
         match self {
             Topology::FatTree(f) if f.level(r) > 0 => 0,
+            // Dragonfly+: terminals on the leaves, numbered first.
+            Topology::Dragonfly(d) if d.leaves().is_some_and(|l| r >= l * d.g) => 0,
             _ => self.terminals(),
         }
     }
@@ -177,7 +185,7 @@ impl Topology {
     pub fn neighbour(&self, node: u32, port: usize) -> Option<u32> {
         match self {
             Topology::Hypercube(_) => Some(node ^ (1 << port)),
-            Topology::Dragonfly(d) => Some(d.neighbour(node, port).0),
+            Topology::Dragonfly(d) => d.link(node, port).map(|l| l.0),
             Topology::FatTree(f) => f.neighbour(node, port).map(|n| n.0),
             Topology::SlimFly(s) => Some(s.neighbour(node, port).0),
             Topology::Torus(dims) | Topology::Mesh(dims) => {
@@ -201,7 +209,7 @@ impl Topology {
     pub fn peer_port(&self, node: u32, port: usize) -> usize {
         match self {
             Topology::Hypercube(_) => port,
-            Topology::Dragonfly(d) => d.neighbour(node, port).1,
+            Topology::Dragonfly(d) => d.link(node, port).map_or(port, |l| l.1),
             Topology::FatTree(f) => f.neighbour(node, port).map_or(port, |n| n.1),
             Topology::SlimFly(s) => s.neighbour(node, port).1,
             _ => port ^ 1,

@@ -1,0 +1,123 @@
+//! The connection files of a CODES `dragonfly_custom`, `dragonfly_dally`
+//! or `dragonfly_plus` configuration (and the rest of a `dragonfly_plus`
+//! one): `intra-group-connections` and `inter-group-connections`
+//! become --intra-connections and --inter-connections. CODES opens the
+//! paths from the folder it runs in; when a named file is not there, the
+//! same base name is looked for beside the configuration file
+//! (--connections-dir, which the command line may replace).
+
+use std::path::Path;
+
+use super::Map;
+use timewarp::text::printable;
+
+/// Adds the connection files' options; whether the network is wired by
+/// them (both keys present; never for CODES's 1-D `dragonfly`, which does
+/// not read them). One key without the other is refused.
+pub(super) fn connections(m: &mut Map<'_>, model: &str, dir: &Path) -> Result<bool, String> {
+    let keys = ["intra-group-connections", "inter-group-connections"];
+    if model == "dragonfly" {
+        for key in keys {
+            m.ignore(key, "CODES's dragonfly model does not read connection files (dragonfly_custom, _dally do)");
+        }
+        return Ok(false);
+    }
+    let (intra, inter) = (m.get(keys[0]), m.get(keys[1]));
+    let (Some(intra), Some(inter)) = (intra, inter) else {
+        if let Some(e) = intra.or(inter) {
+            return Err(format!(
+                "{}: {} names one connection file; CODES's {model} reads both intra-group-connections and \
+                 inter-group-connections: add the other",
+                m.place(e),
+                printable(&e.key)
+            ));
+        }
+        return Ok(false);
+    };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let mut beside = false;
+    for (e, long) in [(intra, "intra-connections"), (inter, "inter-connections")] {
+        let named = Path::new(&e.values[0]);
+        let why = if named.is_file() {
+            "read from there".to_string()
+        } else {
+            beside = true;
+            let base = named.file_name().map_or(String::new(), |b| b.to_string_lossy().into_owned());
+            format!("not there: {} beside the configuration (--connections-dir)", dir.join(base).display())
+        };
+        m.set(&e.key.clone(), Some(e), long, e.values[0].clone(), "taken", &why);
+    }
+    if beside {
+        m.out.options.push(("connections-dir".into(), dir.display().to_string(), m.conf.file.clone()));
+    }
+    // A Dragonfly+'s exit rule is its own (leaf to a spine with links there).
+    if model != "dragonfly_plus" {
+        let rule = model.replace('_', "-");
+        m.row("", String::new(), "", format!("--connections-model {rule} (how a packet picks its group's exit)"));
+        m.out.options.push(("connections-model".into(), rule, m.conf.file.clone()));
+    }
+    Ok(true)
+}
+
+/// CODES's `dragonfly_plus`: `repetitions` groups of `num_router_leaf`
+/// leaves (with `num_cns_per_router` terminals each) and `num_router_spine`
+/// spines, wired by its connection files (else the standard arrangement of
+/// `num_global_connections` global links per spine).
+pub(super) fn plus(m: &mut Map<'_>, reps: u32, terminals: u32, dir: &Path, packet: u32) -> Result<(), String> {
+    let file = m.conf.file.clone();
+    let (l, le) = m.need("num_router_leaf", "leaf routers per group")?;
+    let (s, se) = m.need("num_router_spine", "spine routers per group")?;
+    m.set("num_router_leaf", Some(le), "leaves-per-group", l.to_string(), "taken", "");
+    m.set("num_router_spine", Some(se), "spines-per-group", s.to_string(), "taken", "");
+    let (p, pe) = m.need("num_cns_per_router", "terminals per leaf")?;
+    if l.checked_mul(p) != Some(terminals) {
+        return Err(format!(
+            "{}: num_cns_per_router=\"{p}\" × num_router_leaf {l} but modelnet_dragonfly_plus is {terminals} per \
+             repetition (group): the two must agree",
+            m.place(pe)
+        ));
+    }
+    m.set("num_cns_per_router", Some(pe), "terminals-per-router", p.to_string(), "taken", "on each leaf");
+    if let Some((g, e)) = m.whole("num_groups")? {
+        if g != reps {
+            return Err(format!(
+                "{}: num_groups=\"{g}\" but repetitions (groups) is {reps}: the two must agree",
+                m.place(e)
+            ));
+        }
+    }
+    m.row("num_groups", reps.to_string(), "converted", format!("--groups {reps} (repetitions: one per group)"));
+    m.out.options.push(("groups".into(), reps.to_string(), file.clone()));
+    if let Some((h, e)) = m.whole("num_global_connections")? {
+        m.set("num_global_connections", Some(e), "global-links", h.to_string(), "taken", "per spine");
+    }
+    m.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
+    m.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
+    m.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
+    m.buffer("local_vc_size", "local-buffer-packets", packet)?;
+    m.buffer("global_vc_size", "global-buffer-packets", packet)?;
+    m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+    if let Some(e) = m.get("routing") {
+        let (r, status, why) = match e.values[0].as_str() {
+            "minimal" => ("minimal", "taken", ""),
+            "non-minimal-spine" | "non-minimal-leaf" => {
+                ("valiant", "converted", "through a random intermediate group, entered and left at spines")
+            }
+            "prog-adaptive" => ("par", "taken", "progressive adaptive: decided again in the source group"),
+            other => {
+                return Err(format!(
+                    "{}: routing=\"{}\" is not a Dragonfly+ routing timewarp has (minimal, non-minimal-spine, \
+                     non-minimal-leaf, prog-adaptive)",
+                    m.place(e),
+                    printable(other)
+                ))
+            }
+        };
+        m.set("routing", Some(e), "routing", r.into(), status, why);
+    }
+    m.ignore("num_level_chans", "one link between each leaf and spine");
+    m.ignore("route_scoring_metric", "local choices are random, not scored");
+    m.out.options.insert(0, ("topology".into(), "dragonfly-plus".into(), file));
+    connections(m, "dragonfly_plus", dir)?;
+    Ok(())
+}

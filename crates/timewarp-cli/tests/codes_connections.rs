@@ -1,0 +1,206 @@
+//! CODES connection files end to end: a `dragonfly_custom` or
+//! `dragonfly_dally` configuration wires its routers from its
+//! `intra-group-connections` and `inter-group-connections` files (found
+//! where named, else beside the configuration, or in --connections-dir),
+//! and the wired network commits one digest in every mode.
+
+mod common;
+
+use common::{assert_clear_error, stats, stderr, timewarp, tmp};
+
+/// The test copies of CODES's configurations and connection files.
+fn data(name: &str) -> String {
+    format!("{}/tests/data/codes/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn theta_reads_its_connection_files_from_beside_its_configuration() {
+    let conf = data("modelnet-test-dragonfly-theta.conf");
+    let o = timewarp(&["run", "network", "--codes-config", &conf, "--end", "1", "--stats-json", "-"]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    for row in ["--intra-connections ../src/network-workloads", "beside the configuration", "--connections-model"] {
+        assert!(err.contains(row), "the table shows '{row}': {err}");
+    }
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = &s["config"]["model"];
+    assert_eq!(m["connections-dir"].as_str(), Some(data("").trim_end_matches('/')));
+    assert_eq!((s["lps"].as_u64(), s["model_results"]["nodes"].as_u64()), (Some(864), Some(3456)));
+    // CODES's "adaptive" is UGAL: its Valiant routes, with Aries' two
+    // local hops per group, get the 3·2 + 2 channels they need by default.
+    assert_eq!(m["routing"].as_str(), Some("ugal"));
+}
+
+#[test]
+fn a_missing_connection_file_is_one_line_naming_both_places() {
+    let conf = tmp("theta-alone.conf");
+    std::fs::copy(data("modelnet-test-dragonfly-theta.conf"), &conf).unwrap();
+    let c = conf.to_str().unwrap();
+    let beside = conf.with_file_name("intra-theta");
+    assert_clear_error(
+        &["run", "network", "--codes-config", c, "--end", "1", "-q"],
+        "../src/network-workloads/conf/dragonfly-custom/intra-theta",
+    );
+    assert_clear_error(&["run", "network", "--codes-config", c, "--end", "1", "-q"], beside.to_str().unwrap());
+    // --connections-dir replaces the folder the import chose.
+    let s = stats(&["run", "network", "--codes-config", c, "--end", "1", "--connections-dir", &data("")]);
+    assert_eq!(s["model_results"]["nodes"].as_u64(), Some(3456));
+    let empty = tmp("no-files-here");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert_clear_error(
+        &["run", "network", "--codes-config", c, "--end", "1", "-q", "--connections-dir", empty.to_str().unwrap()],
+        "--connections-dir",
+    );
+}
+
+/// Theta's rows and columns (its intra file) with `g` groups whose routers
+/// have `h` global links each, dealt round-robin over the other groups
+/// (unevenly when `(g − 1)` does not divide `96 h`), written as CODES's
+/// inter file.
+fn inter_file(g: u32, h: u32) -> std::path::PathBuf {
+    let a = 96u32;
+    let mut recs: Vec<(u32, u32)> = Vec::new();
+    // Link k of group x (k < a·h) goes to the group (x + 1 + k mod (g − 1)) mod g, in pairs made once.
+    let mut used = vec![0u32; (a * g) as usize];
+    for x in 0..g {
+        for y in x + 1..g {
+            for m in 0..(a * h) / (g - 1) + 1 {
+                let (s, d) = (x * a + (m * 7 + y) % a, y * a + (m * 5 + x) % a);
+                if used[s as usize] < h && used[d as usize] < h {
+                    used[s as usize] += 1;
+                    used[d as usize] += 1;
+                    recs.push((s, d));
+                    recs.push((d, s));
+                }
+            }
+        }
+    }
+    let path = tmp(&format!("inter-{g}-{h}"));
+    let bytes: Vec<u8> =
+        recs.iter().flat_map(|&(s, d)| [(s as i32).to_le_bytes(), (d as i32).to_le_bytes()]).flatten().collect();
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn fifteen_groups_of_aries_routers_run_where_the_standard_arrangement_is_refused() {
+    // Edison: 15 groups; its a·h = 960 links do not split evenly over 14 other groups.
+    let base =
+        ["run", "network", "--topology", "dragonfly", "--routers-per-group", "96", "--terminals-per-router", "4"];
+    let o = timewarp(&[&base[..], &["--global-links", "10", "--groups", "15", "--end", "1"]].concat());
+    assert!(stderr(&o).contains("split evenly"), "{}", stderr(&o));
+    let inter = inter_file(15, 10);
+    let wired = [
+        "--groups",
+        "15",
+        "--intra-connections",
+        &data("intra-theta"),
+        "--inter-connections",
+        inter.to_str().unwrap(),
+        "--end",
+        "3000",
+        "--load",
+        "0.1",
+    ];
+    let s = stats(&[&base[..], &wired[..]].concat());
+    let r = &s["model_results"];
+    assert_eq!(r["nodes"].as_u64(), Some(15 * 96 * 4));
+    assert!(r["delivered_packets"].as_u64().unwrap() > 1000, "{r}");
+    // Minimal routes: at most 2 local hops, the global one, 2 local hops.
+    assert!((1.0..=5.0).contains(&r["hops_mean"].as_f64().unwrap()), "{r}");
+}
+
+#[test]
+fn a_wired_dragonfly_commits_the_same_digest_in_every_mode() {
+    for (file, routing) in [
+        ("modelnet-test-dragonfly-theta.conf", "ugal"),
+        ("modelnet-test-dragonfly-theta.conf", "minimal"),
+        ("modelnet-test-dragonfly-theta.conf", "valiant"),
+        ("modelnet-test-dragonfly-theta.conf", "par"),
+        ("dfdally_72.conf", "par"),
+    ] {
+        let conf = data(file);
+        let run = ["run", "network", "--codes-config", &conf, "--routing", routing, "--end", "2000", "--load", "0.4"];
+        let seq = stats(&run);
+        assert!(seq["model_results"]["delivered_packets"].as_u64().unwrap() > 0, "{file} {routing}");
+        for (sync, threads) in [("optimistic", "1"), ("optimistic", "2"), ("conservative", "2")] {
+            let s = stats(&[&run[..], &["--sync", sync, "--threads", threads]].concat());
+            assert_eq!(s["digest"], seq["digest"], "{file} {routing} {sync} {threads}");
+        }
+    }
+}
+
+#[test]
+fn bad_connection_files_and_options_are_refused_in_one_line() {
+    let short = tmp("short-intra");
+    std::fs::write(&short, [1u8; 13]).unwrap();
+    let base =
+        ["run", "network", "--topology", "dragonfly", "--routers-per-group", "96", "--groups", "9", "--end", "1"];
+    let inter = data("inter-theta");
+    assert_clear_error(
+        &[&base[..], &["--intra-connections", short.to_str().unwrap(), "--inter-connections", &inter]].concat(),
+        "not a whole number of 12-byte records",
+    );
+    // The files of 9 groups read as 8: a router number past the network.
+    assert_clear_error(
+        &[
+            "run",
+            "network",
+            "--topology",
+            "dragonfly",
+            "--routers-per-group",
+            "96",
+            "--groups",
+            "8",
+            "--end",
+            "1",
+            "--intra-connections",
+            &data("intra-theta"),
+            "--inter-connections",
+            &inter,
+        ],
+        "not between routers of two different groups",
+    );
+    // One file without the other.
+    assert_clear_error(&[&base[..], &["--inter-connections", &inter]].concat(), "give both");
+    assert_clear_error(
+        &[
+            &base[..],
+            &["--intra-connections", &data("intra-theta"), "--inter-connections", &inter, "--routing", "ugal-g"],
+        ]
+        .concat(),
+        "ugal-g",
+    );
+    assert_clear_error(
+        &[
+            &base[..],
+            &[
+                "--intra-connections",
+                &data("intra-theta"),
+                "--inter-connections",
+                &inter,
+                "--routing",
+                "minimal",
+                "--vcs",
+                "3",
+            ],
+        ]
+        .concat(),
+        "--vcs 5",
+    );
+}
+
+#[test]
+fn the_dally_3k_network_accepts_load_0_3_wired_by_its_files() {
+    // 3,078 nodes; with the standard arrangement's fixed parallel link and
+    // the slowest-link tail rule it accepted 0.22 (minimal) to 0.25 (UGAL).
+    let conf = data("dfdally_3k.conf");
+    for routing in ["minimal", "par"] {
+        let run = ["run", "network", "--codes-config", &conf, "--routing", routing, "--load", "0.3"];
+        let s = stats(&[&run[..], &["--end", "20000", "--warmup", "8000"]].concat());
+        let r = &s["model_results"];
+        let (offered, accepted) =
+            (r["measured_offered_load"].as_f64().unwrap(), r["accepted_throughput"].as_f64().unwrap());
+        assert!((accepted - offered).abs() <= 0.05 * offered, "{routing}: accepted {accepted} of {offered}: {r}");
+    }
+}
