@@ -8,6 +8,7 @@
 mod network;
 mod pcs;
 mod phold;
+mod samples;
 mod tlm;
 
 pub(crate) use network::NetworkArgs;

@@ -221,6 +221,17 @@ pub(crate) struct NetworkArgs {
     /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
+    /// Record a time series in intervals of NS ns of virtual time: per
+    /// interval, accepted throughput, latency mean and p99, packets in
+    /// flight, the busiest links (utilisation, occupancy) and per-job
+    /// figures; in `model_results.samples` of --stats-json, and as CSV with
+    /// --samples-csv (docs/network.md, "Time series"). Adds to every
+    /// router's state (so changes the run's digest).
+    #[arg(long, value_name = "NS", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub sample_every: Option<f64>,
+    /// Write the time series of --sample-every as CSV, one row per interval.
+    #[arg(long, value_name = "FILE", requires = "sample_every")]
+    pub samples_csv: Option<PathBuf>,
     /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
     /// dragonfly_dally, fattree, torus) as these options; the command
     /// line's replace the file's, and a table of what was taken, converted
@@ -464,6 +475,7 @@ impl NetworkArgs {
             link_stats: self.link_stats.is_some(),
             workload: None,
             rollback: self.rollback,
+            sample_every: self.sample_every,
         };
         m.validate()?;
         Ok(m)
@@ -506,6 +518,7 @@ impl ModelCli for NetworkArgs {
             None => {
                 self.bounded(m.topology.nodes(), run.end)?;
                 self.backlog(&m, run.end)?;
+                super::samples::bounded(self.sample_every, run.end)?;
             }
         }
         m.validate()?;
@@ -533,6 +546,9 @@ impl ModelCli for NetworkArgs {
         if let Some(path) = &self.link_stats {
             write_link_stats(path, &serde_json::to_value(r).map_err(|e| e.to_string())?)?;
         }
+        if let Some(path) = &self.samples_csv {
+            super::samples::write_csv(path, r)?;
+        }
         // A trace workload whose ranks did not all finish has no application time to report.
         r.unfinished().map_or(Ok(()), Err)
     }
@@ -545,7 +561,7 @@ impl ModelCli for NetworkArgs {
             ),
             _ => String::new(),
         };
-        split + &crate::workload_args::summary(r)
+        split + &crate::workload_args::summary(r) + &super::samples::summary(r, self.samples_csv.as_deref())
     }
 }
 

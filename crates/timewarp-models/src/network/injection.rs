@@ -112,6 +112,9 @@ impl Network {
             n.nic_push(nic, p);
             n.log.save(|| Saved::Injected { bytes, measured });
             n.counts.injected += 1;
+            if n.samples.is_some() {
+                n.sample_injected();
+            }
             if measured {
                 n.counts.injected_w += 1;
                 n.counts.injected_bytes_w += bytes as u64;
@@ -157,6 +160,9 @@ impl Network {
                     sp.add(i, x);
                 }
             }
+        }
+        if n.samples.is_some() {
+            n.sample_delivered(now - p.created, p.bytes, self.job_of(p.src));
         }
         if in_window && self.open() && now < end {
             let b = (((now - self.warmup) / (end - self.warmup) * BATCHES as f64) as usize).min(BATCHES - 1);

@@ -16,6 +16,7 @@
 use std::collections::VecDeque;
 
 use super::node::{Journal, Lane, Link, ListOp, Node, Packet, Queues, Saved, Undo, NIL};
+use super::samples::{Row, Samples};
 use super::workload::{Rank, EXPECT, POSTED, REQS, UNEXPECTED};
 
 /// An element of a rank's list, as four words in a journal entry.
@@ -263,6 +264,26 @@ impl Node {
                 let g = self.global.as_deref_mut().expect("a UGAL-G table");
                 (g.last, g.pending) = (last, pending);
             }
+            Saved::SampleGrow { from } => {
+                let rows = &mut self.series().rows;
+                rows.truncate(from as usize);
+                rows[from as usize - 1].occ.clear();
+            }
+            Saved::SampleInjected => self.open_row().injected -= 1,
+            Saved::SampleDelivered { lat, bytes, sum, min, max, first, len } => {
+                let r = self.open_row();
+                r.delivered -= 1;
+                r.bytes -= bytes as u64;
+                (r.lat_sum, r.lat_min, r.lat_max) = (sum, min, max);
+                r.hist.unadd(lat, first, len);
+            }
+            Saved::SampleJob { job, bytes, sum } => {
+                let c = &mut self.open_row().jobs[job as usize];
+                c.bytes -= bytes as u64;
+                c.packets -= 1;
+                c.lat_sum = sum;
+            }
+            Saved::SampleBusy { o, old } => self.open_row().busy[o as usize] = old,
         }
     }
 
@@ -346,6 +367,76 @@ impl Node {
         let p = self.inject[nic].queue[0];
         self.log.save(|| Saved::NicHead { nic: nic as u8, p });
         self.inject[nic].queue[0] = h;
+    }
+
+    /// The time series (`--sample-every` runs only).
+    #[inline]
+    fn series(&mut self) -> &mut Samples {
+        self.samples.as_deref_mut().expect("a time series")
+    }
+
+    /// The time series' open row: the current event's interval.
+    #[inline]
+    fn open_row(&mut self) -> &mut Row {
+        self.series().rows.last_mut().expect("an open row")
+    }
+
+    /// Opens the rows up to interval `k` (beyond the open one), closing
+    /// the open one and any between with the buffers' occupancy `occ`
+    /// (the state before this event, unchanged since the last one).
+    pub(crate) fn sample_grow(&mut self, k: usize, occ: Vec<u16>) {
+        let rows = &mut self.samples.as_deref_mut().expect("a time series").rows;
+        let from = rows.len();
+        let (ports, jobs) = (rows[0].busy.len(), rows[0].jobs.len());
+        rows[from - 1].occ.clone_from(&occ);
+        while rows.len() < k {
+            rows.push(Row { occ: occ.clone(), ..Row::new(ports, jobs) });
+        }
+        rows.push(Row::new(ports, jobs));
+        self.log.save(|| Saved::SampleGrow { from: from as u32 });
+    }
+
+    /// Counts a packet created in the open row.
+    #[inline]
+    pub(crate) fn sample_injected(&mut self) {
+        self.log.save(|| Saved::SampleInjected);
+        self.open_row().injected += 1;
+    }
+
+    /// Counts a delivered packet of `bytes` and latency `lat` (of job
+    /// `job`, when there are several) in the open row.
+    #[inline(never)]
+    pub(crate) fn sample_delivered(&mut self, lat: f64, bytes: u16, job: Option<usize>) {
+        let r = self.open_row();
+        let (sum, min, max) = (r.lat_sum, r.lat_min, r.lat_max);
+        let (first, len) = r.hist.span();
+        r.delivered += 1;
+        r.bytes += bytes as u64;
+        r.lat_sum += lat;
+        r.lat_min = if r.delivered == 1 { lat } else { min.min(lat) };
+        r.lat_max = max.max(lat);
+        r.hist.add(lat);
+        let old = job.map(|j| {
+            let c = &mut r.jobs[j];
+            let sum = c.lat_sum;
+            c.bytes += bytes as u64;
+            c.packets += 1;
+            c.lat_sum += lat;
+            sum
+        });
+        self.log.save(|| Saved::SampleDelivered { lat, bytes, sum, min, max, first, len });
+        if let (Some(j), Some(sum)) = (job, old) {
+            self.log.save(|| Saved::SampleJob { job: j as u16, bytes, sum });
+        }
+    }
+
+    /// Adds `ns` to network port `o`'s busy time in the open row.
+    #[inline]
+    pub(crate) fn sample_busy(&mut self, o: usize, ns: f64) {
+        let b = &mut self.open_row().busy[o];
+        let old = *b;
+        *b += ns;
+        self.log.save(|| Saved::SampleBusy { o: o as u16, old });
     }
 
     /// Takes this event's saved writes, for the engine's journal (`Ctx::save_all`).

@@ -227,6 +227,8 @@ mod options;
 mod ranks;
 mod results;
 mod route;
+mod samples;
+mod series;
 mod switch;
 #[cfg(test)]
 mod tests;
@@ -243,6 +245,7 @@ pub use node::Undo;
 pub use node::{Header, Node, Packet};
 pub use options::{LinkClass, Network};
 pub use results::{LinkStat, RankResult, Results};
+pub use samples::{JobSample, Sample, SampleLink, BUSIEST, MAX_SAMPLES};
 pub use topology::{Dragonfly, FatTree, Hop, Step, Topology, NO_VIA, PAR_PENDING};
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,
@@ -358,6 +361,7 @@ impl Model for Network {
                 Topology::Dragonfly(d) if self.routing == Routing::UgalG => Some(Box::new(node::Global::new(d))),
                 _ => None,
             },
+            samples: self.sample_every.map(|_| Box::new(self.new_series())),
             log: Journal::default(),
         }
     }
@@ -377,6 +381,9 @@ impl Model for Network {
 
     fn finalize(&self, lp: LpId, n: &Node, end: f64, r: &mut Results) {
         self.finalize_node(lp, n, end, r);
+        if n.samples.is_some() {
+            self.finalize_series(lp, n, end, r);
+        }
     }
 }
 
@@ -386,6 +393,11 @@ impl Network {
     fn handle(&self, n: &mut Node, msg: &Msg, ctx: &mut Ctx<'_, Self>) {
         n.counts.events += 1;
         n.log.save(|| Saved::Event);
+        if let (Some(s), Some(t)) = (n.samples.as_deref(), self.sample_every) {
+            if ctx.now() >= s.rows.len() as f64 * t {
+                self.sample_tick(n, ctx);
+            }
+        }
         let v = self.vcs as usize;
         match *msg {
             Msg::Generate { nic } => self.generate(n, nic as usize, ctx),

@@ -99,6 +99,10 @@ pub struct Network {
     /// whole router before every event; kept to measure against, see
     /// docs/performance.md). The model has no reverse handlers.
     pub rollback: Rollback,
+    /// Record a time series ([`Results::samples`](super::Results::samples))
+    /// in intervals of this many ns (samples.rs). Off by default: the rows
+    /// are part of every router's state, and so of the digest.
+    pub sample_every: Option<f64>,
 }
 
 impl Default for Network {
@@ -130,6 +134,7 @@ impl Default for Network {
             link_stats: false,
             workload: None,
             rollback: Rollback::Incremental,
+            sample_every: None,
         }
     }
 }
@@ -158,6 +163,9 @@ impl Network {
                 .into());
         }
         pos(self.link_bandwidth, "--link-bandwidth")?;
+        if let Some(t) = self.sample_every {
+            pos(t, "--sample-every")?;
+        }
         if !(self.link_latency >= 0.0 && self.link_latency.is_finite()) {
             return Err(format!("--link-latency must be >= 0 and finite, got {}", self.link_latency));
         }

@@ -6,6 +6,7 @@ use timewarp::{LpId, Model};
 
 use super::histogram::Split;
 use super::node::BATCHES;
+use super::samples::{Gathered, Sample};
 use super::{Histogram, Network, Node};
 
 /// What a run reports (`model_results`; the names say what each is, the
@@ -99,8 +100,18 @@ pub struct Results {
     /// not modelled), for the end of the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// With `--sample-every T`: the time series, one sample per interval
+    /// `[kT, (k+1)T)` up to the last event's (samples.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Sample>,
     #[serde(skip)]
     acc: Sums,
+    /// The time series' sums by interval, and the most occupied link from
+    /// each interval on of the routers whose series ends there (series.rs).
+    #[serde(skip)]
+    pub(crate) series: Vec<Gathered>,
+    #[serde(skip)]
+    pub(crate) series_tail: Vec<u32>,
 }
 
 /// One rank's figures in [`Results::ranks`].
