@@ -42,6 +42,7 @@ fn assert_adds_up(a: &Value, what: &str) {
         assert!(links.len() <= 3, "{what}");
         let u: Vec<f64> = links.iter().map(|l| l["utilisation"].as_f64().unwrap()).collect();
         assert!(u.windows(2).all(|w| w[0] >= w[1]), "{what}: busiest first: {u:?}");
+        assert!(u.iter().all(|&x| x > 0.0 && x <= 1.0 + 1e-9), "{what}: busy within the interval: {u:?}");
     }
 }
 
@@ -155,4 +156,45 @@ fn sampling_options_are_checked() {
     let o = timewarp(&["run", "network", "--samples-csv", "x.csv"]);
     assert_eq!(o.status.code(), Some(2), "--samples-csv needs --sample-every");
     assert!(String::from_utf8_lossy(&o.stderr).contains("--sample-every"));
+}
+
+#[test]
+fn plot_and_report_show_the_time_series() {
+    let json = tmp("series-run.json");
+    let j = json.to_str().unwrap();
+    let o = timewarp(&[
+        "run",
+        "network",
+        "--dims",
+        "4,4",
+        "--load",
+        "0.5",
+        "--end",
+        "3000",
+        "--sample-every",
+        "300",
+        "--stats-json",
+        j,
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = tmp("series.svg");
+    let o = timewarp(&["plot", j, "--samples", "-o", svg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for t in ["Accepted throughput (torus)", "Packet latency (torus)", "virtual time (ns)", "p99", "in flight"] {
+        assert!(text.contains(t), "the plot lacks {t:?}");
+    }
+    let html = tmp("series.html");
+    let o = timewarp(&["report", j, "-o", html.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2 id=\"samples\">Time series</h2>") && page.contains("busiest links"));
+    // A run without a series says how to get one.
+    let plain = tmp("plain-run.json");
+    let p = plain.to_str().unwrap();
+    assert!(timewarp(&["run", "network", "--dims", "4,4", "--end", "500", "--stats-json", p, "--quiet"])
+        .status
+        .success());
+    assert_clear_error(&["plot", p, "--samples", "-o", svg.to_str().unwrap()], "--sample-every");
 }

@@ -23,6 +23,7 @@ pub(crate) mod links;
 #[cfg(feature = "models")]
 pub(crate) mod picture;
 pub(crate) mod ramp;
+pub(crate) mod series;
 pub(crate) mod stats;
 pub(crate) mod sweep;
 
@@ -57,6 +58,11 @@ pub(crate) struct PlotArgs {
     /// fractions as a heatmap instead.
     #[arg(long)]
     links: bool,
+    /// Statistics of a network run with --sample-every: draw its time
+    /// series (throughput, latency, packets in flight, busiest link)
+    /// against virtual time instead.
+    #[arg(long, conflicts_with = "links")]
+    samples: bool,
     /// Picture size in pixels [default: 1200x900 for statistics, 900x600 for a CSV].
     #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
     size: Option<(u32, u32)>,
@@ -105,8 +111,9 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
     let csv: Vec<bool> =
         a.inputs.iter().map(|p| has_extension(p, "csv") || columns && !has_extension(p, "json")).collect();
     if csv.iter().any(|&c| c) {
-        if a.links {
-            return Err("--links draws a network run's statistics JSON, not a CSV file".into());
+        if a.links || a.samples {
+            let opt = if a.links { "--links" } else { "--samples" };
+            return Err(format!("{opt} draws a network run's statistics JSON, not a CSV file"));
         }
         if a.inputs.len() > 1 {
             return Err("plot one CSV file at a time (several inputs overlay statistics JSON files only)".into());
@@ -139,6 +146,18 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
             )
         })?;
         return render(&output, format, a.size.unwrap_or(links::SIZE), &links);
+    }
+    if a.samples {
+        let [run] = runs.as_slice() else {
+            return Err("--samples draws one network run: give one statistics file".into());
+        };
+        let series = series::Series::of(&run.json, &run.path)?.ok_or_else(|| {
+            format!(
+                "{}: no time series (model_results.samples); run the network model with --sample-every NS",
+                run.path.display()
+            )
+        })?;
+        return render(&output, format, a.size.unwrap_or(series::SIZE), &series);
     }
     let runs = stats::label(runs);
     let size = a.size.unwrap_or(stats::SIZE);

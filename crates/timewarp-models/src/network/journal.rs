@@ -381,18 +381,42 @@ impl Node {
         self.series().rows.last_mut().expect("an open row")
     }
 
-    /// Opens the rows up to interval `k` (beyond the open one), closing
-    /// the open one and any between with the buffers' occupancy `occ`
-    /// (the state before this event, unchanged since the last one).
-    pub(crate) fn sample_grow(&mut self, k: usize, occ: Vec<u16>) {
+    /// Opens the rows up to interval `k` (beyond the open one, of
+    /// intervals `t` ns long), closing the open one and any between with
+    /// the buffers' occupancy `occ` (the state before this event,
+    /// unchanged since the last one). `free[o]`: when network port `o`'s
+    /// last packet ends (cut at the run's end): the part of it past an
+    /// interval's end moves to the next one, so a busy fraction is the
+    /// link's time busy within the interval.
+    pub(crate) fn sample_grow(&mut self, k: usize, t: f64, occ: Vec<u16>, free: &[f64]) {
+        let from = self.series().rows.len();
+        let mut carry = vec![0.0; free.len()];
+        for (o, &f) in free.iter().enumerate() {
+            let over = f - from as f64 * t;
+            if over > 0.0 {
+                let b = &mut self.open_row().busy[o];
+                let old = *b;
+                *b -= over;
+                self.log.save(|| Saved::SampleBusy { o: o as u16, old });
+                carry[o] = over;
+            }
+        }
         let rows = &mut self.samples.as_deref_mut().expect("a time series").rows;
-        let from = rows.len();
         let (ports, jobs) = (rows[0].busy.len(), rows[0].jobs.len());
         rows[from - 1].occ.clone_from(&occ);
-        while rows.len() < k {
-            rows.push(Row { occ: occ.clone(), ..Row::new(ports, jobs) });
+        while rows.len() <= k {
+            let j = rows.len();
+            let mut row = Row::new(ports, jobs);
+            for (o, &f) in free.iter().enumerate() {
+                let next = if j < k { (f - (j + 1) as f64 * t).max(0.0) } else { 0.0 };
+                row.busy[o] = carry[o] - next;
+                carry[o] = next;
+            }
+            if j < k {
+                row.occ.clone_from(&occ);
+            }
+            rows.push(row);
         }
-        rows.push(Row::new(ports, jobs));
         self.log.save(|| Saved::SampleGrow { from: from as u32 });
     }
 

@@ -41,8 +41,9 @@ pub(crate) struct Row {
     pub(crate) lat_min: f64,
     pub(crate) lat_max: f64,
     pub(crate) hist: Histogram,
-    /// Per network port: busy time (ns) of the packets it started to send
-    /// in the interval, cut at the run's end.
+    /// Per network port: time (ns) the link was busy within the interval
+    /// (a packet's time past the interval's end is moved on to the next
+    /// rows when they open), cut at the run's end.
     pub(crate) busy: Vec<f64>,
     /// Per network port: [`occupancy`](super::Network::occupancy) at the
     /// interval's end (empty until the interval closes).
@@ -102,7 +103,7 @@ pub struct SampleLink {
     pub node: u32,
     pub port: u32,
     pub neighbour: u32,
-    /// Busy time of the packets it started in the interval, over the interval's length.
+    /// Time it was busy within the interval, over the interval's length.
     pub utilisation: f64,
     /// Packets queued for it at the interval's end (waiting heads,
     /// downstream slots without a credit, output-buffer packets).

@@ -31,7 +31,9 @@ impl Network {
             ));
         }
         let occ = self.occupancies(n, ctx.lp()).into_iter().map(|q| q.min(u16::MAX as u32) as u16).collect();
-        n.sample_grow(k, occ);
+        let end = ctx.end_time();
+        let free: Vec<f64> = n.links[..self.ports()].iter().map(|l| l.free.min(end)).collect();
+        n.sample_grow(k, t, occ, &free);
     }
 
     /// Each network port's occupancy now (0 for a port without a link).
@@ -154,7 +156,7 @@ mod tests {
         let mut n = node(Some(Box::new(start.clone())));
         n.log.on = true;
         n.sample_injected();
-        n.sample_grow(3, vec![4, 1]);
+        n.sample_grow(3, 100.0, vec![4, 1], &[0.0, 0.0]);
         n.sample_delivered(120.0, 64, Some(0));
         n.sample_busy(1, 16.0);
         let rows = &n.samples.as_deref().unwrap().rows;
