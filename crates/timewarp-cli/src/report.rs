@@ -336,6 +336,10 @@ fn page(run: &Run) -> Result<String, String> {
             "<h2 id=\"links\">Network links</h2>\n<figure class=\"model-picture\">\n{}</figure>",
             svg.trim()
         );
+        if let Some(map) = crate::plot::map::Map::of(&run.json, &links) {
+            let svg = crate::plot::svg(crate::plot::map::SIZE, &map)?;
+            let _ = writeln!(out, "<figure class=\"model-picture\" id=\"link-map\">\n{}</figure>", svg.trim());
+        }
     }
 
     if let Some(series) = crate::plot::series::Series::of(&run.json, &run.path)? {

@@ -20,6 +20,7 @@ macro_rules! legend {
 }
 
 pub(crate) mod links;
+pub(crate) mod map;
 #[cfg(feature = "models")]
 pub(crate) mod picture;
 pub(crate) mod ramp;
@@ -63,6 +64,11 @@ pub(crate) struct PlotArgs {
     /// against virtual time instead.
     #[arg(long, conflicts_with = "links")]
     samples: bool,
+    /// Statistics of a network run with --link-stats: draw its topology
+    /// (torus, mesh, hypercube, dragonfly groups, fat-tree levels) with
+    /// each link coloured by its busy fraction instead.
+    #[arg(long, conflicts_with_all = ["links", "samples"])]
+    map: bool,
     /// Picture size in pixels [default: 1200x900 for statistics, 900x600 for a CSV].
     #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
     size: Option<(u32, u32)>,
@@ -111,8 +117,14 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
     let csv: Vec<bool> =
         a.inputs.iter().map(|p| has_extension(p, "csv") || columns && !has_extension(p, "json")).collect();
     if csv.iter().any(|&c| c) {
-        if a.links || a.samples {
-            let opt = if a.links { "--links" } else { "--samples" };
+        if a.links || a.samples || a.map {
+            let opt = if a.links {
+                "--links"
+            } else if a.map {
+                "--map"
+            } else {
+                "--samples"
+            };
             return Err(format!("{opt} draws a network run's statistics JSON, not a CSV file"));
         }
         if a.inputs.len() > 1 {
@@ -135,9 +147,9 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
         return Err(format!("{opt} picks a CSV column; statistics JSON files are plotted without it"));
     }
     let runs = a.inputs.iter().map(|p| stats::Run::read(p)).collect::<Result<Vec<_>, _>>()?;
-    if a.links {
+    if a.links || a.map {
         let [run] = runs.as_slice() else {
-            return Err("--links draws one network run: give one statistics file".into());
+            return Err("--links and --map draw one network run: give one statistics file".into());
         };
         let links = links::Links::of(&run.json, &run.path)?.ok_or_else(|| {
             format!(
@@ -145,6 +157,15 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
                 run.path.display()
             )
         })?;
+        if a.map {
+            let map = map::Map::of(&run.json, &links).ok_or_else(|| {
+                format!(
+                    "{}: no topology shape to draw (model_results.shape, written by this version's --link-stats                      runs); run the network model again with --link-stats FILE",
+                    run.path.display()
+                )
+            })?;
+            return render(&output, format, a.size.unwrap_or(map::SIZE), &map);
+        }
         return render(&output, format, a.size.unwrap_or(links::SIZE), &links);
     }
     if a.samples {

@@ -204,15 +204,17 @@
 //! | `journal.rs` | the writing methods that save what they overwrite, and `Node::restore`: the journal depends on the state, never the other way |
 //! | `encoding.rs` | a node's encoding (checkpoints, digests), with the ranks and UGAL-G's table at its end |
 //! | `results.rs` | [`Results`], [`RankResult`] and how `finalize` gathers them |
+//! | `samples.rs` | `--sample-every`'s rows per router and interval, and the [`Sample`]s of the results |
+//! | `series.rs` | the time series opened at run time and gathered at the end |
 //! | `footprint.rs` | the network's memory before it is built: a router's heap, the NICs' source-queue backlog past what the links carry |
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
-//! `workload/` and `choices.rs` (what the options name); `node.rs` (the
+//! `workload/` and `choices.rs` (what the options name), `samples.rs`; `node.rs` (the
 //! state); `options.rs`;
 //! `journal.rs`, `encoding.rs`, `results.rs`, `footprint.rs`; then the behaviour (`route.rs`,
-//! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`) and `mod.rs`. A file
+//! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
 mod choices;

@@ -7,7 +7,7 @@ use timewarp::{LpId, Model};
 use super::histogram::Split;
 use super::node::BATCHES;
 use super::samples::{Gathered, Sample};
-use super::{Histogram, Network, Node};
+use super::{Histogram, Network, Node, Topology};
 
 /// What a run reports (`model_results`; the names say what each is, the
 /// module docs how it is measured).
@@ -90,6 +90,12 @@ pub struct Results {
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
+    /// With [`Network::link_stats`]: the topology's shape, for a picture of
+    /// its links: a torus's or mesh's routers per dimension; a hypercube's
+    /// dimension; a dragonfly's `a, p, h, g`; a fat-tree's switches per
+    /// level, leaves first (switches are numbered level by level).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shape: Vec<u32>,
     /// Trace workloads: when the last rank finished (0 if one did not).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app_time_ns: Option<f64>,
@@ -197,6 +203,19 @@ impl Network {
         r.max_input_buffer = r.max_input_buffer.max(c.max_input);
         r.max_output_buffer = r.max_output_buffer.max(c.max_output);
         r.max_credits = r.max_credits.max(c.max_credits);
+        if self.link_stats && r.shape.is_empty() {
+            r.shape = match &self.topology {
+                Topology::Torus(d) | Topology::Mesh(d) => d.clone(),
+                Topology::Hypercube(n) => vec![*n],
+                Topology::Dragonfly(d) => vec![d.a, d.p, d.h, d.g],
+                Topology::FatTree(f) => {
+                    let top = f.switches() - if f.levels == 2 { f.leaves } else { 2 * f.leaves };
+                    let mut v = vec![f.leaves; f.levels as usize - 1];
+                    v.push(top);
+                    v
+                }
+            };
+        }
         // Busy times in ns until the window is known (at the last node).
         for o in 0..self.ports() {
             let busy = n.links[o].busy;
