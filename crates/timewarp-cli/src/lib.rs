@@ -30,6 +30,8 @@ mod config;
 mod csv_stats;
 mod execute;
 #[cfg(feature = "models")]
+mod jobs;
+#[cfg(feature = "models")]
 mod models;
 mod partition;
 mod plot;

@@ -272,6 +272,37 @@ impl NetworkArgs {
         bounded(events, end, &what, fix)
     }
 
+    /// `--job`: the jobs placed on `m` (jobs.rs); the single-workload and
+    /// synthetic options are refused beside them.
+    fn jobs(&self, m: &mut Network, run: &RunInfo) -> Result<(), String> {
+        let w = &self.workload;
+        let refused = [
+            (w.workload != "synthetic", "--workload"),
+            (w.trace_dir.is_some(), "--trace-dir"),
+            (w.rank_mapping != "linear", "--rank-mapping"),
+            (w.ranks.is_some(), "--ranks"),
+            (self.messages.is_some(), "--messages"),
+            (self.interarrival.is_some(), "--interarrival"),
+            (self.load != LOAD, "--load"),
+            (self.traffic != Traffic::Uniform, "--traffic"),
+        ];
+        if let Some((_, option)) = refused.iter().find(|r| r.0) {
+            return Err(format!(
+                "{option} is for one workload; with --job each job says what it runs (KIND:KEY=VALUE,...@PLACEMENT)"
+            ));
+        }
+        crate::jobs::build(m, &w.jobs, w.baseline_alone, (run.end, run.seed), crate::workload_args::MAX_MESSAGES)?;
+        if m.load > 0.0 {
+            // Synthetic traffic runs to --end: bound it as a synthetic run.
+            let nodes = m.jobs.as_ref().map_or(0, |j| j.list.iter().map(|x| x.nodes.len() as u32).sum());
+            let messages = run.end * m.load * m.class_bandwidth(0) / m.message_bytes as f64;
+            let events = nodes as f64 * messages * (m.message_bytes as f64 / m.packet_bytes as f64).ceil() * 16.0;
+            bounded(events, run.end, "a synthetic --job", "lower its load or --end")?;
+            self.backlog(m, run.end)?;
+        }
+        super::samples::bounded(self.sample_every.filter(|_| m.load > 0.0), run.end)
+    }
+
     /// The option that sets the injection bandwidth, with its value.
     fn injection_option(&self) -> String {
         match self.terminal_bandwidth {
@@ -476,6 +507,7 @@ impl NetworkArgs {
             workload: None,
             rollback: self.rollback,
             sample_every: self.sample_every,
+            jobs: None,
         };
         m.validate()?;
         Ok(m)
@@ -495,6 +527,11 @@ impl ModelCli for NetworkArgs {
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
     fn build(&self, run: &RunInfo) -> Result<Network, String> {
         let mut m = self.model()?;
+        if !self.workload.jobs.is_empty() {
+            self.jobs(&mut m, run)?;
+            m.validate()?;
+            return Ok(m);
+        }
         // A trace workload is finite: it ends when its ranks do.
         match self.workload.build(m.topology.nodes(), self.message_bytes, run.seed)? {
             Some(w) => {
@@ -561,7 +598,10 @@ impl ModelCli for NetworkArgs {
             ),
             _ => String::new(),
         };
-        split + &crate::workload_args::summary(r) + &super::samples::summary(r, self.samples_csv.as_deref())
+        split
+            + &crate::workload_args::summary(r)
+            + &crate::jobs::summary(r)
+            + &super::samples::summary(r, self.samples_csv.as_deref())
     }
 }
 

@@ -284,6 +284,12 @@ impl Node {
                 c.lat_sum = sum;
             }
             Saved::SampleBusy { o, old } => self.open_row().busy[o as usize] = old,
+            Saved::JobTotal { job, bytes, sum } => {
+                let c = &mut self.series().jobs[job as usize];
+                c.bytes -= bytes as u64;
+                c.packets -= 1;
+                c.lat_sum = sum;
+            }
         }
     }
 
@@ -427,10 +433,22 @@ impl Node {
         self.open_row().injected += 1;
     }
 
-    /// Counts a delivered packet of `bytes` and latency `lat` (of job
-    /// `job`, when there are several) in the open row.
+    /// Counts a delivered packet of `bytes` and latency `lat` of job `job`
+    /// (when there are several) in its job's totals and, `sampling`, in the
+    /// open row.
     #[inline(never)]
-    pub(crate) fn sample_delivered(&mut self, lat: f64, bytes: u16, job: Option<usize>) {
+    pub(crate) fn sample_delivered(&mut self, lat: f64, bytes: u16, job: Option<usize>, sampling: bool) {
+        if let Some(j) = job {
+            let c = &mut self.series().jobs[j];
+            let sum = c.lat_sum;
+            c.bytes += bytes as u64;
+            c.packets += 1;
+            c.lat_sum += lat;
+            self.log.save(|| Saved::JobTotal { job: j as u16, bytes, sum });
+        }
+        if !sampling {
+            return;
+        }
         let r = self.open_row();
         let (sum, min, max) = (r.lat_sum, r.lat_min, r.lat_max);
         let (first, len) = r.hist.span();

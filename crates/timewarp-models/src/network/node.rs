@@ -464,6 +464,9 @@ pub(crate) enum Saved {
     SampleJob { job: u16, bytes: u16, sum: f64 },
     /// Time series: network port `o`'s busy time in the open row was `old`.
     SampleBusy { o: u16, old: f64 },
+    /// Several jobs: job `job`'s run totals here counted a packet of
+    /// `bytes`; its latency sum was `sum`.
+    JobTotal { job: u16, bytes: u16, sum: f64 },
 }
 
 /// A change to a list, and how it is undone.

@@ -9,7 +9,7 @@ use timewarp::Rollback;
 
 use super::choices::{Arbitration, Arrivals, Routing, Selection, Switch};
 use super::node::{Packet, NO_DIM};
-use super::{Topology, Traffic, Workload, NO_VIA, PAR_PENDING};
+use super::{Jobs, Topology, Traffic, Workload, NO_VIA, PAR_PENDING};
 
 /// One class of links' own parameters; `None`: the network-wide default
 /// (`link_bandwidth`, `link_latency`, `buffer_packets`).
@@ -103,6 +103,9 @@ pub struct Network {
     /// in intervals of this many ns (samples.rs). Off by default: the rows
     /// are part of every router's state, and so of the digest.
     pub sample_every: Option<f64>,
+    /// Several jobs sharing the network (jobs.rs): their nodes, and which
+    /// run ranks of [`Network::workload`] or synthetic traffic.
+    pub jobs: Option<Arc<Jobs>>,
 }
 
 impl Default for Network {
@@ -135,6 +138,7 @@ impl Default for Network {
             workload: None,
             rollback: Rollback::Incremental,
             sample_every: None,
+            jobs: None,
         }
     }
 }

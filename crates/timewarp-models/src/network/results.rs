@@ -5,8 +5,9 @@ use serde::Serialize;
 use timewarp::{LpId, Model};
 
 use super::histogram::Split;
+use super::jobs::JobResult;
 use super::node::BATCHES;
-use super::samples::{Gathered, Sample};
+use super::samples::{Gathered, JobCell, Sample};
 use super::{Histogram, Network, Node, Topology};
 
 /// What a run reports (`model_results`; the names say what each is, the
@@ -106,6 +107,9 @@ pub struct Results {
     /// not modelled), for the end of the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// With jobs (`--job`): each job's figures, by job.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobResult>,
     /// With `--sample-every T`: the time series, one sample per interval
     /// `[kT, (k+1)T)` up to the last event's (samples.rs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -118,6 +122,9 @@ pub struct Results {
     pub(crate) series: Vec<Gathered>,
     #[serde(skip)]
     pub(crate) series_tail: Vec<u32>,
+    /// Several jobs: each job's deliveries summed over routers.
+    #[serde(skip)]
+    pub(crate) job_cells: Vec<JobCell>,
 }
 
 /// One rank's figures in [`Results::ranks`].

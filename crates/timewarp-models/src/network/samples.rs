@@ -22,10 +22,13 @@ pub const MAX_SAMPLES: usize = 100_000;
 /// Busiest links listed per interval ([`Sample::links`]).
 pub const BUSIEST: usize = 3;
 
-/// One router's time series: a row per interval from 0 to its latest event's.
+/// One router's time series: a row per interval from 0 to its latest
+/// event's (none without `--sample-every`); with several jobs, each job's
+/// deliveries here over the whole run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Samples {
     pub(crate) rows: Vec<Row>,
+    pub(crate) jobs: Vec<JobCell>,
 }
 
 /// What one router did in one interval.

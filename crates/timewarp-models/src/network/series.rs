@@ -3,18 +3,20 @@
 
 use timewarp::{Ctx, LpId, Model};
 
-use super::samples::{Gathered, JobSample, Row, Sample, SampleLink, Samples, MAX_SAMPLES};
-use super::{Network, Node, Results};
+use super::samples::{Gathered, JobCell, JobSample, Row, Sample, SampleLink, Samples, MAX_SAMPLES};
+use super::{JobResult, Network, Node, Results};
 
 impl Network {
     /// A router's series at the start: interval 0 open.
     pub(crate) fn new_series(&self) -> Samples {
-        Samples { rows: vec![Row::new(self.ports(), self.job_count())] }
+        let (ports, jobs) = (self.ports(), self.job_count());
+        let rows = if self.sample_every.is_some() { vec![Row::new(ports, jobs)] } else { Vec::new() };
+        Samples { rows, jobs: vec![JobCell::default(); jobs] }
     }
 
-    /// Jobs whose figures the series keeps apart (0: one workload).
+    /// Jobs whose figures the routers keep apart (0: one workload, or one job).
     pub(crate) fn job_count(&self) -> usize {
-        0
+        self.jobs.as_ref().map_or(0, |j| if j.list.len() > 1 { j.list.len() } else { 0 })
     }
 
     /// The first event of a later interval at this router: closes the
@@ -46,7 +48,19 @@ impl Network {
     /// Adds router `lp`'s rows to the series (`finalize`, in LP-id order);
     /// at the last router, works the samples out.
     pub(crate) fn finalize_series(&self, lp: LpId, n: &Node, end: f64, r: &mut Results) {
-        let rows = &n.samples.as_deref().expect("a time series").rows;
+        let s = n.samples.as_deref().expect("a time series");
+        if r.job_cells.len() < s.jobs.len() {
+            r.job_cells.resize(s.jobs.len(), JobCell::default());
+        }
+        for (a, b) in r.job_cells.iter_mut().zip(&s.jobs) {
+            a.bytes += b.bytes;
+            a.packets += b.packets;
+            a.lat_sum += b.lat_sum;
+        }
+        let rows = &s.rows;
+        if rows.is_empty() {
+            return;
+        }
         if r.series.len() < rows.len() {
             r.series.resize(rows.len(), Gathered::default());
             r.series_tail.resize(rows.len(), 0);
@@ -118,13 +132,66 @@ impl Network {
 
     /// The job of the packets node `src` sends (several jobs only).
     #[inline]
-    pub(crate) fn job_of(&self, _src: u32) -> Option<usize> {
-        None
+    pub(crate) fn job_of(&self, src: u32) -> Option<usize> {
+        self.jobs.as_ref().and_then(|j| j.job_of(src))
     }
 
     /// Nodes of job `j`.
-    fn job_nodes(&self, _j: usize) -> u32 {
-        0
+    fn job_nodes(&self, j: usize) -> u32 {
+        self.jobs.as_ref().map_or(0, |x| x.list[j].nodes.len() as u32)
+    }
+}
+
+impl Network {
+    /// Each job's results, once every router is in (the last one's `finalize`).
+    pub(crate) fn finalize_jobs(&self, r: &mut Results) {
+        let Some(jobs) = self.jobs.as_deref() else { return };
+        let one = jobs.list.len() == 1;
+        let mean = |xs: &[f64]| (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64);
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        };
+        r.jobs = jobs
+            .list
+            .iter()
+            .enumerate()
+            .map(|(j, job)| {
+                let mut x = JobResult {
+                    job: j as u32,
+                    name: job.name.clone(),
+                    kind: if job.ranks.is_some() { "ranks" } else { "synthetic" },
+                    nodes: job.nodes.len() as u32,
+                    ..JobResult::default()
+                };
+                if let Some((first, count)) = job.ranks {
+                    let mine: Vec<_> = r.ranks.iter().filter(|k| (first..first + count).contains(&k.rank)).collect();
+                    let done: Vec<f64> = mine.iter().filter_map(|k| k.finish_ns).collect();
+                    x.finish_ns = (done.len() == count as usize).then(|| done.iter().copied().fold(0.0, f64::max));
+                    let comm: Vec<f64> = mine.iter().map(|k| k.comm_ns).collect();
+                    x.comm_ns_mean = mean(&comm);
+                    x.comm_ns_max = comm.iter().copied().reduce(f64::max);
+                }
+                if one {
+                    // One job's packets are the run's.
+                    x.delivered_packets = r.delivered_packets;
+                    let capacity = r.nodes as f64 * r.window_ns * self.class_bandwidth(0);
+                    x.delivered_bytes = (r.accepted_throughput * capacity).round() as u64;
+                    x.latency_mean = (r.measured_packets > 0).then_some(r.latency_mean);
+                } else if let Some(c) = r.job_cells.get(j) {
+                    x.delivered_packets = c.packets as u64;
+                    x.delivered_bytes = c.bytes;
+                    x.latency_mean = (c.packets > 0).then(|| c.lat_sum / c.packets as f64);
+                }
+                if let Some(a) = job.alone {
+                    x.alone = Some(a);
+                    x.slowdown = ratio(x.finish_ns, a.finish_ns);
+                    x.comm_slowdown = ratio(x.comm_ns_mean, a.comm_ns_mean);
+                    x.latency_slowdown = ratio(x.latency_mean, a.latency_mean);
+                }
+                x
+            })
+            .collect();
     }
 }
 
@@ -152,12 +219,12 @@ mod tests {
 
     #[test]
     fn a_series_is_journalled_undone_and_encoded_only_when_there_is_one() {
-        let start = Samples { rows: vec![Row::new(2, 1)] };
+        let start = Samples { rows: vec![Row::new(2, 1)], jobs: vec![JobCell::default()] };
         let mut n = node(Some(Box::new(start.clone())));
         n.log.on = true;
         n.sample_injected();
         n.sample_grow(3, 100.0, vec![4, 1], &[0.0, 0.0]);
-        n.sample_delivered(120.0, 64, Some(0));
+        n.sample_delivered(120.0, 64, Some(0), true);
         n.sample_busy(1, 16.0);
         let rows = &n.samples.as_deref().unwrap().rows;
         assert_eq!(rows.len(), 4);
@@ -166,6 +233,7 @@ mod tests {
             (1, &vec![4, 1], &vec![4, 1], true)
         );
         assert_eq!((rows[3].delivered, rows[3].bytes, rows[3].busy[1], rows[3].jobs[0].packets), (1, 64, 16.0, 1));
+        assert_eq!(n.samples.as_deref().unwrap().jobs[0].bytes, 64, "the job's run totals");
         // Encoded whole, and decoded to the same node.
         let bytes = postcard::to_allocvec(&n).unwrap();
         assert_eq!(postcard::from_bytes::<Node>(&bytes).unwrap(), n);

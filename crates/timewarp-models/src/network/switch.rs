@@ -222,7 +222,7 @@ impl Network {
             ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
-        if n.samples.is_some() {
+        if self.sample_every.is_some() {
             n.sample_busy(o, ((now + s).min(end) - now).max(0.0));
         }
         let v = self.vcs as usize;
