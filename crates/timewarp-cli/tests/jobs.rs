@@ -152,3 +152,39 @@ fn bad_job_specs_say_what_is_wrong() {
     check(run(&["allreduce:ranks=4"], &["--workload", "halo3d"]), "--workload is for one workload");
     check(run(&["synthetic:load=0.2,nodes=4", "synthetic:load=0.1,nodes=4"], &[]), "one synthetic job per run");
 }
+
+#[test]
+fn a_dumpi_job_alone_is_its_dumpi_run_and_slows_down_beside_traffic() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("../timewarp-models/tests/data/dumpi/halo3d");
+    let d = dir.to_str().unwrap();
+    let map = write_list("dumpi.map", &[9, 3, 12, 0, 6, 15, 1, 10]);
+    let net = ["run", "network", "--dims", "4,4", "--end", "1e9"];
+    let single = stats(
+        &[&net[..], &["--workload", "dumpi", "--trace-dir", d, "--dumpi-time", "cpu", "--compute-scale", "0"]].concat(),
+    );
+    let mapped = stats(
+        &[
+            &net[..],
+            &["--workload", "dumpi", "--trace-dir", d, "--dumpi-time", "cpu", "--compute-scale", "0"],
+            &["--rank-mapping", &map],
+        ]
+        .concat(),
+    );
+    let job = stats(&[&net[..], &["--job", &format!("dumpi:dir={d},time=cpu,scale=0@file:{map}")]].concat());
+    assert_eq!(job["digest"], mapped["digest"], "a DUMPI job is the DUMPI run on its nodes");
+    let linear = stats(&[&net[..], &["--job", &format!("dumpi:dir={d},time=cpu,scale=0")]].concat());
+    assert_eq!(linear["digest"], single["digest"], "contiguous placement on an empty network is linear");
+    // Beside synthetic traffic on the other nodes it finishes later, never earlier.
+    let shared = stats(
+        &[
+            &net[..4],
+            &["--end", "200000", "--baseline-alone"],
+            &["--job", &format!("dumpi:dir={d},time=cpu,scale=0@file:{map}"), "--job", "synthetic:load=0.5"],
+        ]
+        .concat(),
+    );
+    let j = &shared["model_results"]["jobs"][0];
+    assert_eq!(j["alone"]["finish_ns"], mapped["model_results"]["app_time_ns"]);
+    assert!(j["slowdown"].as_f64().unwrap() > 1.0, "{j}");
+}
