@@ -262,7 +262,15 @@ pub(crate) fn build(
                     return Err(format!("--job {}: one synthetic job per run", spec.text));
                 }
                 let left = free.iter().filter(|&&f| f).count() as u32;
-                spec.num("nodes", Some(left))?
+                let n: u32 = spec.num("nodes", Some(left))?;
+                if n < 2 {
+                    return Err(format!(
+                        "--job {}: synthetic traffic needs 2 nodes or more ({n} given or left); give nodes=N or \
+                         put this job before the others",
+                        spec.text
+                    ));
+                }
+                n
             }
         };
         let placed = place(spec, j, size, &free, &m.topology, seed)?;

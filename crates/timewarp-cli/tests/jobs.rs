@@ -151,6 +151,7 @@ fn bad_job_specs_say_what_is_wrong() {
     check(run(&["allreduce:ranks=4@contiguous", &spec], &[]), "taken by an earlier job");
     check(run(&["allreduce:ranks=4"], &["--workload", "halo3d"]), "--workload is for one workload");
     check(run(&["synthetic:load=0.2,nodes=4", "synthetic:load=0.1,nodes=4"], &[]), "one synthetic job per run");
+    check(run(&["allreduce:ranks=15", "synthetic:load=0.2"], &[]), "2 nodes or more");
 }
 
 #[test]

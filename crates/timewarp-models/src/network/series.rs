@@ -25,7 +25,9 @@ impl Network {
     #[inline(never)]
     pub(crate) fn sample_tick(&self, n: &mut Node, ctx: &mut Ctx<'_, Self>) {
         let t = self.sample_every.expect("a sampling run");
-        let k = (ctx.now() / t) as usize;
+        // At least the next row: the caller saw `now` at or past the open row's end.
+        let open = n.samples.as_deref().map_or(0, |s| s.rows.len());
+        let k = ((ctx.now() / t) as usize).max(open);
         if k >= MAX_SAMPLES {
             return ctx.fail(format!(
                 "--sample-every {t} gives more than {MAX_SAMPLES} intervals by {} ns: give a larger --sample-every",
