@@ -190,7 +190,7 @@ impl Network {
                 }
             }
         }
-        if n.samples.is_some() {
+        if (self.sample_every.is_some() || self.jobs.is_some()) && n.samples.is_some() {
             n.sample_delivered(now - p.created, p.bytes, self.job_of(p.src), self.sample_every.is_some());
         }
         if in_window && self.open() && now < end {

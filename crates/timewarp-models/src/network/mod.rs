@@ -404,8 +404,9 @@ impl Network {
     fn handle(&self, n: &mut Node, msg: &Msg, ctx: &mut Ctx<'_, Self>) {
         n.counts.events += 1;
         n.log.save(|| Saved::Event);
-        if let (Some(s), Some(t)) = (n.samples.as_deref(), self.sample_every) {
-            if ctx.now() >= s.rows.len() as f64 * t {
+        // The model's option first: a run without a time series reads nothing of the node.
+        if let Some(t) = self.sample_every {
+            if ctx.now() >= n.samples.as_deref().map_or(0, |s| s.rows.len()) as f64 * t {
                 self.sample_tick(n, ctx);
             }
         }
