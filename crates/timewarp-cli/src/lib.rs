@@ -31,6 +31,8 @@ mod csv_stats;
 mod curve;
 mod execute;
 #[cfg(feature = "models")]
+mod jobs;
+#[cfg(feature = "models")]
 mod models;
 mod partition;
 mod plot;

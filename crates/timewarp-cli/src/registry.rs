@@ -309,6 +309,7 @@ mod tests {
         "link-stats",
         "image",
         "receivers-csv",
+        "samples-csv",
     ];
 
     /// The options `A`'s inputs name, given `args` after the model's name.

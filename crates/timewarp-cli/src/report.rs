@@ -233,7 +233,23 @@ fn results(out: &mut String, v: &Value) {
         let _ = writeln!(out, "<h3>{}</h3>", esc(&name(k)));
         match v {
             Value::Array(items) if items.iter().all(Value::is_object) && !items.is_empty() => {
-                rows(out, &format!("model-{k}"), "#", items, &[]);
+                // A time series' busiest links are a list in each sample: shown as text.
+                let busiest = |x: &Value| {
+                    let links = x.get("links").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+                    let one = |l: &Value| {
+                        let f = |k: &str| l.get(k).and_then(Value::as_f64).unwrap_or_default();
+                        format!(
+                            "{}→{} {:.1}% ({} queued)",
+                            f("node"),
+                            f("neighbour"),
+                            100.0 * f("utilisation"),
+                            f("occupancy")
+                        )
+                    };
+                    links.iter().map(one).collect::<Vec<_>>().join("; ")
+                };
+                let extra: &[Column<'_>] = if k == "samples" { &[("busiest links", &busiest)] } else { &[] };
+                rows(out, &format!("model-{k}"), "#", items, extra);
             }
             Value::Array(items) if items.iter().all(Value::is_number) => {
                 let xs: Vec<f64> = items.iter().filter_map(Value::as_f64).collect();
@@ -348,6 +364,20 @@ fn page(run: &Run) -> Result<String, String> {
         let _ = writeln!(
             out,
             "<h2 id=\"links\">Network links</h2>\n<figure class=\"model-picture\">\n{}</figure>",
+            svg.trim()
+        );
+        if let Some(map) = crate::plot::map::Map::of(&run.json, &links) {
+            let svg = crate::plot::svg(crate::plot::map::SIZE, &map)?;
+            let _ = writeln!(out, "<figure class=\"model-picture\" id=\"link-map\">\n{}</figure>", svg.trim());
+        }
+    }
+
+    if let Some(series) = crate::plot::series::Series::of(&run.json, &run.path)? {
+        let svg = crate::plot::svg(crate::plot::series::SIZE, &series)?;
+        let _ = writeln!(
+            out,
+            "<h2 id=\"samples\">Time series</h2>\n<figure class=\"model-picture\">\n{}</figure>\n\
+             <p class=\"note\">The table of every interval is under Model results, samples.</p>",
             svg.trim()
         );
     }

@@ -297,7 +297,8 @@ fn a_network_run_with_link_stats_draws_its_link_heatmap_and_reports_it() {
     ok(&["report", s(&stats), "-o", s(&html)]);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("id=\"links\"") && page.contains("Link busy fraction"));
-    assert_eq!(page.matches("<svg").count(), 5, "four plots and the links");
+    assert_eq!(page.matches("<svg").count(), 6, "four plots, the links' heatmap and their map");
+    assert!(page.contains("id=\"link-map\"") && page.contains("Link busy fraction on the torus"));
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod applies;
 mod network;
 mod pcs;
 mod phold;
+mod samples;
 mod steady;
 mod tlm;
 

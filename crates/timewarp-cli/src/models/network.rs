@@ -277,6 +277,17 @@ pub(crate) struct NetworkArgs {
     /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
+    /// Record a time series in intervals of NS ns of virtual time: per
+    /// interval, accepted throughput, latency mean and p99, packets in
+    /// flight, the busiest links (utilisation, occupancy) and per-job
+    /// figures; in `model_results.samples` of --stats-json, and as CSV with
+    /// --samples-csv (docs/network.md, "Time series"). Adds to every
+    /// router's state (so changes the run's digest).
+    #[arg(long, value_name = "NS", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
+    pub sample_every: Option<f64>,
+    /// Write the time series of --sample-every as CSV, one row per interval.
+    #[arg(long, value_name = "FILE", requires = "sample_every")]
+    pub samples_csv: Option<PathBuf>,
     /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
     /// dragonfly_dally, dragonfly_plus, fattree, torus) as these options; the command
     /// line's replace the file's, and a table of what was taken, converted
@@ -315,6 +326,37 @@ impl NetworkArgs {
         }
         let events = nodes as f64 * messages * packets * 16.0;
         bounded(events, end, &what, fix)
+    }
+
+    /// `--job`: the jobs placed on `m` (jobs.rs); the single-workload and
+    /// synthetic options are refused beside them.
+    fn jobs(&self, m: &mut Network, run: &RunInfo) -> Result<(), String> {
+        let w = &self.workload;
+        let refused = [
+            (w.workload != "synthetic", "--workload"),
+            (w.trace_dir.is_some(), "--trace-dir"),
+            (w.rank_mapping != "linear", "--rank-mapping"),
+            (w.ranks.is_some(), "--ranks"),
+            (self.messages.is_some(), "--messages"),
+            (self.interarrival.is_some(), "--interarrival"),
+            (self.load != LOAD, "--load"),
+            (self.traffic != Traffic::Uniform, "--traffic"),
+        ];
+        if let Some((_, option)) = refused.iter().find(|r| r.0) {
+            return Err(format!(
+                "{option} is for one workload; with --job each job says what it runs (KIND:KEY=VALUE,...@PLACEMENT)"
+            ));
+        }
+        crate::jobs::build(m, &w.jobs, w.baseline_alone, (run.end, run.seed), crate::workload_args::MAX_MESSAGES)?;
+        if m.load > 0.0 {
+            // Synthetic traffic runs to --end: bound it as a synthetic run.
+            let nodes = m.jobs.as_ref().map_or(0, |j| j.list.iter().map(|x| x.nodes.len() as u32).sum());
+            let messages = run.end * m.load * m.class_bandwidth(0) / m.message_bytes as f64;
+            let events = nodes as f64 * messages * (m.message_bytes as f64 / m.packet_bytes as f64).ceil() * 16.0;
+            bounded(events, run.end, "a synthetic --job", "lower its load or --end")?;
+            self.backlog(m, run.end)?;
+        }
+        super::samples::bounded(self.sample_every.filter(|_| m.load > 0.0), run.end)
     }
 
     /// The option that sets the injection bandwidth, with its value.
@@ -611,6 +653,8 @@ impl NetworkArgs {
             link_stats: self.link_stats.is_some(),
             workload: None,
             rollback: self.rollback,
+            sample_every: self.sample_every,
+            jobs: None,
         };
         m.validate()?;
         Ok(m)
@@ -630,6 +674,11 @@ impl ModelCli for NetworkArgs {
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
     fn build(&self, run: &RunInfo) -> Result<Network, String> {
         let mut m = self.model()?;
+        if !self.workload.jobs.is_empty() {
+            self.jobs(&mut m, run)?;
+            m.validate()?;
+            return Ok(m);
+        }
         // A trace workload is finite: it ends when its ranks do.
         match self.workload.build(m.topology.nodes(), self.message_bytes, run.seed)? {
             Some(w) => {
@@ -653,6 +702,7 @@ impl ModelCli for NetworkArgs {
             None => {
                 self.bounded(m.topology.nodes(), run.end)?;
                 self.backlog(&m, run.end)?;
+                super::samples::bounded(self.sample_every, run.end)?;
             }
         }
         m.validate()?;
@@ -694,6 +744,9 @@ impl ModelCli for NetworkArgs {
         if let Some(path) = &self.link_stats {
             write_link_stats(path, &serde_json::to_value(r).map_err(|e| e.to_string())?)?;
         }
+        if let Some(path) = &self.samples_csv {
+            super::samples::write_csv(path, r)?;
+        }
         // A trace workload whose ranks did not all finish has no application time to report.
         r.unfinished().map_or(Ok(()), Err)
     }
@@ -707,7 +760,12 @@ impl ModelCli for NetworkArgs {
             _ => String::new(),
         };
         let replay = self.workload.replay(r.ranks.len());
-        split + &crate::workload_args::summary(r) + &replay + &super::steady::note(r, self.warmup)
+        split
+            + &crate::workload_args::summary(r)
+            + &replay
+            + &crate::jobs::summary(r)
+            + &super::samples::summary(r, self.samples_csv.as_deref())
+            + &super::steady::note(r, self.warmup)
     }
 }
 

@@ -20,9 +20,11 @@ macro_rules! legend {
 }
 
 pub(crate) mod links;
+pub(crate) mod map;
 #[cfg(feature = "models")]
 pub(crate) mod picture;
 pub(crate) mod ramp;
+pub(crate) mod series;
 pub(crate) mod stats;
 pub(crate) mod sweep;
 
@@ -65,6 +67,16 @@ pub(crate) struct PlotArgs {
     /// fractions as a heatmap instead.
     #[arg(long)]
     links: bool,
+    /// Statistics of a network run with --sample-every: draw its time
+    /// series (throughput, latency, packets in flight, busiest link)
+    /// against virtual time instead.
+    #[arg(long, conflicts_with = "links")]
+    samples: bool,
+    /// Statistics of a network run with --link-stats: draw its topology
+    /// (torus, mesh, hypercube, dragonfly groups, fat-tree levels) with
+    /// each link coloured by its busy fraction instead.
+    #[arg(long, conflicts_with_all = ["links", "samples"])]
+    map: bool,
     /// Picture size in pixels [default: 1200x900 for statistics, 900x600 for a CSV].
     #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
     size: Option<(u32, u32)>,
@@ -113,8 +125,15 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
     let csv: Vec<bool> =
         a.inputs.iter().map(|p| has_extension(p, "csv") || columns && !has_extension(p, "json")).collect();
     if csv.iter().any(|&c| c) {
-        if a.links {
-            return Err("--links draws a network run's statistics JSON, not a CSV file".into());
+        if a.links || a.samples || a.map {
+            let opt = if a.links {
+                "--links"
+            } else if a.map {
+                "--map"
+            } else {
+                "--samples"
+            };
+            return Err(format!("{opt} draws a network run's statistics JSON, not a CSV file"));
         }
         if a.inputs.len() > 1 {
             return Err("plot one CSV file at a time (several inputs overlay statistics JSON files only)".into());
@@ -139,9 +158,9 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
         return Err("--log-x and --log-y scale a CSV's plot; statistics JSON files are plotted without them".into());
     }
     let runs = a.inputs.iter().map(|p| stats::Run::read(p)).collect::<Result<Vec<_>, _>>()?;
-    if a.links {
+    if a.links || a.map {
         let [run] = runs.as_slice() else {
-            return Err("--links draws one network run: give one statistics file".into());
+            return Err("--links and --map draw one network run: give one statistics file".into());
         };
         let links = links::Links::of(&run.json, &run.path)?.ok_or_else(|| {
             format!(
@@ -149,7 +168,28 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
                 run.path.display()
             )
         })?;
+        if a.map {
+            let map = map::Map::of(&run.json, &links).ok_or_else(|| {
+                format!(
+                    "{}: no topology shape to draw (model_results.shape, written by this version's --link-stats                      runs); run the network model again with --link-stats FILE",
+                    run.path.display()
+                )
+            })?;
+            return render(&output, format, a.size.unwrap_or(map::SIZE), &map);
+        }
         return render(&output, format, a.size.unwrap_or(links::SIZE), &links);
+    }
+    if a.samples {
+        let [run] = runs.as_slice() else {
+            return Err("--samples draws one network run: give one statistics file".into());
+        };
+        let series = series::Series::of(&run.json, &run.path)?.ok_or_else(|| {
+            format!(
+                "{}: no time series (model_results.samples); run the network model with --sample-every NS",
+                run.path.display()
+            )
+        })?;
+        return render(&output, format, a.size.unwrap_or(series::SIZE), &series);
     }
     let runs = stats::label(runs);
     let size = a.size.unwrap_or(stats::SIZE);

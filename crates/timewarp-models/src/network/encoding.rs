@@ -1,13 +1,15 @@
 //! A [`Node`]'s encoding (its state in checkpoints, digests and state
 //! comparison): its fields in order, its journal (empty between events)
-//! left out, the ranks and — under UGAL-G only — the router's table at the
-//! end ([`Tail`]), so every other run keeps the encoding it always had.
+//! left out, the ranks and — under UGAL-G only — the router's table and —
+//! with `--sample-every` only — its time series at the end ([`Tail`]), so
+//! every other run keeps the encoding it always had.
 
 use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::node::{Counts, Global, Journal, Link, Nic, Node, Queues};
+use super::samples::Samples;
 use super::workload::Rank;
 
 /// A [`Node`] as it is encoded (its journal, empty between events, left out).
@@ -43,7 +45,7 @@ impl Serialize for Node {
             inject: &self.inject,
             output: &self.output,
             partial: &self.partial,
-            ranks: Tail(&self.ranks, self.global.as_deref()),
+            ranks: Tail(&self.ranks, self.global.as_deref(), self.samples.as_deref()),
         }
         .serialize(s)
     }
@@ -61,6 +63,7 @@ impl<'de> Deserialize<'de> for Node {
             partial: e.partial,
             ranks: e.ranks.0,
             global: e.ranks.1,
+            samples: e.ranks.2,
             log: Journal::default(),
         })
     }
@@ -70,28 +73,40 @@ impl<'de> Deserialize<'de> for Node {
 /// follows the ranks (a router has at most 255 NICs, so far below it).
 const GLOBAL_FLAG: u32 = 1 << 31;
 
-/// The end of a node's encoding: its ranks and, under UGAL-G, its table.
-/// Without a table it is exactly the ranks' `Vec` (postcard: a varint
+/// Set in the same word when a time series follows (after the table, if any).
+const SAMPLES_FLAG: u32 = 1 << 30;
+
+/// The end of a node's encoding: its ranks and, under UGAL-G, its table,
+/// and with `--sample-every` its time series.
+/// Without either it is exactly the ranks' `Vec` (postcard: a varint
 /// count, then the elements), so nodes of every other run encode as they
-/// always did; with one, the count carries [`GLOBAL_FLAG`] and the table
-/// follows the ranks.
-pub(crate) struct Tail<'a>(pub(crate) &'a [Rank], pub(crate) Option<&'a Global>);
+/// always did; with one, the count carries [`GLOBAL_FLAG`] (a table
+/// follows the ranks) and [`SAMPLES_FLAG`] (then the time series).
+pub(crate) struct Tail<'a>(pub(crate) &'a [Rank], pub(crate) Option<&'a Global>, pub(crate) Option<&'a Samples>);
 
 impl Serialize for Tail<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let Some(g) = self.1 else { return self.0.serialize(s) };
-        let mut t = s.serialize_tuple(self.0.len() + 2)?;
-        t.serialize_element(&(self.0.len() as u32 | GLOBAL_FLAG))?;
+        if self.1.is_none() && self.2.is_none() {
+            return self.0.serialize(s);
+        }
+        let mut t = s.serialize_tuple(self.0.len() + 3)?;
+        let flags = if self.1.is_some() { GLOBAL_FLAG } else { 0 } | if self.2.is_some() { SAMPLES_FLAG } else { 0 };
+        t.serialize_element(&(self.0.len() as u32 | flags))?;
         for r in self.0 {
             t.serialize_element(r)?;
         }
-        t.serialize_element(g)?;
+        if let Some(g) = self.1 {
+            t.serialize_element(g)?;
+        }
+        if let Some(x) = self.2 {
+            t.serialize_element(x)?;
+        }
         t.end()
     }
 }
 
 /// [`Tail`] decoded.
-pub(crate) struct OwnedTail(pub(crate) Vec<Rank>, pub(crate) Option<Box<Global>>);
+pub(crate) struct OwnedTail(pub(crate) Vec<Rank>, pub(crate) Option<Box<Global>>, pub(crate) Option<Box<Samples>>);
 
 impl<'de> Deserialize<'de> for OwnedTail {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -99,12 +114,12 @@ impl<'de> Deserialize<'de> for OwnedTail {
         impl<'de> Visitor<'de> for V {
             type Value = OwnedTail;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a node's ranks and UGAL-G table")
+                f.write_str("a node's ranks, UGAL-G table and time series")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OwnedTail, A::Error> {
-                let short = || de::Error::custom("a truncated node encoding (ranks, UGAL-G table)");
+                let short = || de::Error::custom("a truncated node encoding (ranks, UGAL-G table, time series)");
                 let word: u32 = seq.next_element()?.ok_or_else(short)?;
-                let n = (word & !GLOBAL_FLAG) as usize;
+                let n = (word & !(GLOBAL_FLAG | SAMPLES_FLAG)) as usize;
                 let mut ranks = Vec::with_capacity(n.min(256));
                 for _ in 0..n {
                     ranks.push(seq.next_element()?.ok_or_else(short)?);
@@ -114,7 +129,12 @@ impl<'de> Deserialize<'de> for OwnedTail {
                 } else {
                     None
                 };
-                Ok(OwnedTail(ranks, global))
+                let samples = if word & SAMPLES_FLAG != 0 {
+                    Some(Box::new(seq.next_element::<Samples>()?.ok_or_else(short)?))
+                } else {
+                    None
+                };
+                Ok(OwnedTail(ranks, global, samples))
             }
         }
         // The elements' number is in the first of them: read on as far as it says.

@@ -143,6 +143,7 @@ mod tests {
             partial: vec![(1, 2, 3, 4.5)],
             ranks: Vec::new(),
             global,
+            samples: None,
             log: Journal::default(),
         }
     }

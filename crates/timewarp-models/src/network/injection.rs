@@ -36,14 +36,43 @@ impl Network {
         n.link_mut(h.out as usize).heads += 1;
     }
 
+    /// Whether NIC `nic` of router `lp` creates synthetic messages: every
+    /// node under synthetic traffic; with jobs, those of a synthetic job.
+    pub(crate) fn generates(&self, lp: u32, nic: u32) -> bool {
+        match (self.jobs.as_deref(), self.topology.node(lp, nic)) {
+            (None, _) => true,
+            (Some(j), Some(node)) => j.synthetic(node).is_some(),
+            (Some(_), None) => false,
+        }
+    }
+
+    /// Whether a delivered message is a rank's (not a synthetic job's).
+    #[inline]
+    pub(crate) fn of_ranks(&self, p: &Header) -> bool {
+        self.jobs.as_deref().map_or(true, |j| j.synthetic(p.src).is_none())
+    }
+
     /// A new message at NIC `nic`: its packets join the NIC's injection queue.
     pub(crate) fn generate(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
         let router = ctx.lp();
         let me = self.topology.node(router, nic as u32).expect("only NICs with a node create messages");
         let nodes = self.topology.nodes();
-        let dst = match self.probe {
-            Some((_, d)) => d,
-            None => {
+        let job = self.jobs.as_deref().and_then(|j| j.synthetic(me));
+        let dst = match (self.probe, job) {
+            (Some((_, d)), _) => d,
+            // A synthetic job's traffic: uniform among its other nodes.
+            (None, Some(job)) => match job.nodes.len() {
+                0 | 1 => me,
+                k => {
+                    let d = job.nodes[ctx.rng(0).below(k as u64 - 1) as usize];
+                    if d == me {
+                        job.nodes[k - 1]
+                    } else {
+                        d
+                    }
+                }
+            },
+            (None, None) => {
                 let k0 = match &self.topology {
                     Topology::Torus(d) | Topology::Mesh(d) => d[0],
                     Topology::Hypercube(_) => 2,
@@ -120,6 +149,9 @@ impl Network {
             n.nic_push(nic, p);
             n.log.save(|| Saved::Injected { bytes, measured });
             n.counts.injected += 1;
+            if self.sample_every.is_some() {
+                n.sample_injected();
+            }
             if measured {
                 n.counts.injected_w += 1;
                 n.counts.injected_bytes_w += bytes as u64;
@@ -165,6 +197,9 @@ impl Network {
                     sp.add(i, x);
                 }
             }
+        }
+        if (self.sample_every.is_some() || self.jobs.is_some()) && n.samples.is_some() {
+            n.sample_delivered(now - p.created, p.bytes, self.job_of(p.src), self.sample_every.is_some());
         }
         if in_window && self.open() && now < end {
             let b = (((now - self.warmup) / (end - self.warmup) * BATCHES as f64) as usize).min(BATCHES - 1);

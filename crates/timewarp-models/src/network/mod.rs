@@ -204,15 +204,18 @@
 //! | `journal.rs` | the writing methods that save what they overwrite, and `Node::restore`: the journal depends on the state, never the other way |
 //! | `encoding.rs` | a node's encoding (checkpoints, digests), with the ranks and UGAL-G's table at its end |
 //! | `results.rs` | [`Results`], [`RankResult`] and how `finalize` gathers them |
+//! | `jobs.rs` | several jobs on one network: [`Jobs`], [`JobResult`] |
+//! | `samples.rs` | `--sample-every`'s rows per router and interval, and the [`Sample`]s of the results |
+//! | `series.rs` | the time series opened at run time and gathered at the end |
 //! | `footprint.rs` | the network's memory before it is built: a router's heap, the NICs' source-queue backlog past what the links carry |
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
-//! `workload/` and `choices.rs` (what the options name); `node.rs` (the
+//! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`; `node.rs` (the
 //! state); `options.rs`;
 //! `journal.rs`, `encoding.rs`, `results.rs`, `footprint.rs`; then the behaviour (`route.rs`,
-//! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`) and `mod.rs`. A file
+//! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
 mod choices;
@@ -221,12 +224,15 @@ mod footprint;
 mod global;
 mod histogram;
 mod injection;
+mod jobs;
 mod journal;
 mod node;
 mod options;
 mod ranks;
 mod results;
 mod route;
+mod samples;
+mod series;
 mod switch;
 #[cfg(test)]
 mod tests;
@@ -239,10 +245,12 @@ use timewarp::{Ctx, LpId, Model, Rollback};
 
 pub use choices::{Arbitration, Arrivals, Routing, Selection, Switch};
 pub use histogram::Histogram;
+pub use jobs::{Alone, Job, JobResult, Jobs, NO_JOB};
 pub use node::Undo;
 pub use node::{Header, Node, Packet};
 pub use options::{LinkClass, Network};
 pub use results::{Batch, LinkStat, RankResult, Results};
+pub use samples::{JobSample, Sample, SampleLink, BUSIEST, MAX_SAMPLES};
 pub use topology::connections::{ExitRule, Wiring};
 pub use topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Step, Topology, NO_VIA, PAR_PENDING};
 pub use workload::{
@@ -329,9 +337,12 @@ impl Model for Network {
         let nics = self.topology.terminals();
         match self.probe {
             Some((src, _)) if src / nics == lp => ctx.send(lp, 0.0, Msg::Generate { nic: (src % nics) as u8 }),
-            None if self.load > 0.0 && self.workload.is_none() => {
+            None if self.load > 0.0 && (self.workload.is_none() || self.jobs.is_some()) => {
                 // Only a fat-tree's leaves have NICs behind their slots.
                 for nic in 0..self.topology.nics(lp) {
+                    if !self.generates(lp, nic) {
+                        continue;
+                    }
                     let first = self.next_gap(true, &mut ctx.rng(1));
                     ctx.send(lp, first, Msg::Generate { nic: nic as u8 });
                 }
@@ -359,6 +370,7 @@ impl Model for Network {
                 Topology::Dragonfly(d) if self.routing == Routing::UgalG => Some(Box::new(node::Global::new(d))),
                 _ => None,
             },
+            samples: (self.sample_every.is_some() || self.job_count() > 0).then(|| Box::new(self.new_series())),
             log: Journal::default(),
         }
     }
@@ -378,6 +390,12 @@ impl Model for Network {
 
     fn finalize(&self, lp: LpId, n: &Node, end: f64, r: &mut Results) {
         self.finalize_node(lp, n, end, r);
+        if n.samples.is_some() {
+            self.finalize_series(lp, n, end, r);
+        }
+        if self.jobs.is_some() && lp as u64 + 1 == self.num_lps() as u64 {
+            self.finalize_jobs(r);
+        }
     }
 }
 
@@ -387,6 +405,12 @@ impl Network {
     fn handle(&self, n: &mut Node, msg: &Msg, ctx: &mut Ctx<'_, Self>) {
         n.counts.events += 1;
         n.log.save(|| Saved::Event);
+        // The model's option first: a run without a time series reads nothing of the node.
+        if let Some(t) = self.sample_every {
+            if ctx.now() >= n.samples.as_deref().map_or(0, |s| s.rows.len()) as f64 * t {
+                self.sample_tick(n, ctx);
+            }
+        }
         let v = self.vcs as usize;
         match *msg {
             Msg::Generate { nic } => self.generate(n, nic as usize, ctx),
@@ -443,7 +467,7 @@ impl Network {
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
             Msg::Deliver { pkt } => {
-                if self.deliver(n, &pkt, ctx.now(), ctx.end_time()) && self.workload.is_some() {
+                if self.deliver(n, &pkt, ctx.now(), ctx.end_time()) && self.workload.is_some() && self.of_ranks(&pkt) {
                     self.message_arrived(n, &pkt, ctx);
                 }
             }

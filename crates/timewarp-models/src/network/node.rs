@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 use super::histogram::Latencies;
+use super::samples::Samples;
 use super::topology::Dragonfly;
 use super::workload::{Rank, Scalars};
 
@@ -349,8 +350,8 @@ pub(crate) struct Nic {
 }
 
 /// One LP: a router with its NICs (one, except on a dragonfly).
-/// Encoded field by field in this order, the UGAL-G table (if any) with
-/// the ranks at the end (`Tail`, encoding.rs).
+/// Encoded field by field in this order, the UGAL-G table and the time
+/// series (if any) with the ranks at the end (`Tail`, encoding.rs).
 #[derive(Clone, Debug, PartialEq)]
 #[repr(C)] // what every event touches first: two cache lines, not the struct's seven
 pub struct Node {
@@ -371,6 +372,9 @@ pub struct Node {
     /// UGAL-G: what this router knows of its group's global channels
     /// (global.rs); `None` under every other routing.
     pub(crate) global: Option<Box<Global>>,
+    /// `--sample-every`: this router's time series (samples.rs); `None`
+    /// otherwise, and then out of the encoding.
+    pub(crate) samples: Option<Box<Samples>>,
     /// What the current event overwrote (optimistic runs; empty between events).
     pub(crate) log: Journal,
 }
@@ -447,6 +451,22 @@ pub(crate) enum Saved {
     Seen { k: u32, old: u16 },
     /// UGAL-G: the last broadcast's time and the pending one's were these.
     Publish { last: f64, pending: f64 },
+    /// Time series: rows were opened; there were `from`, the last of them
+    /// open (its occupancy not yet read).
+    SampleGrow { from: u32 },
+    /// Time series: a packet was created in the open row.
+    SampleInjected,
+    /// Time series: a packet of `bytes` and latency `lat` was delivered in
+    /// the open row; its latency sum, extremes and histogram span as they were.
+    SampleDelivered { lat: f64, bytes: u16, sum: f64, min: f64, max: f64, first: u32, len: u32 },
+    /// Time series: job `job`'s cell of the open row counted a packet of
+    /// `bytes`; its latency sum was `sum`.
+    SampleJob { job: u16, bytes: u16, sum: f64 },
+    /// Time series: network port `o`'s busy time in the open row was `old`.
+    SampleBusy { o: u16, old: f64 },
+    /// Several jobs: job `job`'s run totals here counted a packet of
+    /// `bytes`; its latency sum was `sum`.
+    JobTotal { job: u16, bytes: u16, sum: f64 },
 }
 
 /// A change to a list, and how it is undone.

@@ -9,7 +9,7 @@ use timewarp::Rollback;
 
 use super::choices::{Arbitration, Arrivals, Routing, Selection, Switch};
 use super::node::{Packet, NO_DIM};
-use super::{Topology, Traffic, Workload, NO_VIA, PAR_PENDING};
+use super::{Jobs, Topology, Traffic, Workload, NO_VIA, PAR_PENDING};
 
 /// One class of links' own parameters; `None`: the network-wide default
 /// (`link_bandwidth`, `link_latency`, `buffer_packets`).
@@ -99,6 +99,13 @@ pub struct Network {
     /// whole router before every event; kept to measure against, see
     /// docs/performance.md). The model has no reverse handlers.
     pub rollback: Rollback,
+    /// Record a time series ([`Results::samples`](super::Results::samples))
+    /// in intervals of this many ns (samples.rs). Off by default: the rows
+    /// are part of every router's state, and so of the digest.
+    pub sample_every: Option<f64>,
+    /// Several jobs sharing the network (jobs.rs): their nodes, and which
+    /// run ranks of [`Network::workload`] or synthetic traffic.
+    pub jobs: Option<Arc<Jobs>>,
 }
 
 impl Default for Network {
@@ -130,6 +137,8 @@ impl Default for Network {
             link_stats: false,
             workload: None,
             rollback: Rollback::Incremental,
+            sample_every: None,
+            jobs: None,
         }
     }
 }
@@ -158,6 +167,9 @@ impl Network {
                 .into());
         }
         pos(self.link_bandwidth, "--link-bandwidth")?;
+        if let Some(t) = self.sample_every {
+            pos(t, "--sample-every")?;
+        }
         if !(self.link_latency >= 0.0 && self.link_latency.is_finite()) {
             return Err(format!("--link-latency must be >= 0 and finite, got {}", self.link_latency));
         }

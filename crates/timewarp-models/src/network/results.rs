@@ -5,8 +5,10 @@ use serde::Serialize;
 use timewarp::{LpId, Model};
 
 use super::histogram::Split;
+use super::jobs::JobResult;
 use super::node::BATCHES;
-use super::{Histogram, Network, Node};
+use super::samples::{Gathered, JobCell, Sample};
+use super::{Histogram, Network, Node, Topology};
 
 /// What a run reports (`model_results`; the names say what each is, the
 /// module docs how it is measured).
@@ -97,6 +99,12 @@ pub struct Results {
     /// Every network link, when [`Network::link_stats`] is on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkStat>,
+    /// With [`Network::link_stats`]: the topology's shape, for a picture of
+    /// its links: a torus's or mesh's routers per dimension; a hypercube's
+    /// dimension; a dragonfly's `a, p, h, g`; a fat-tree's switches per
+    /// level, leaves first (switches are numbered level by level).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shape: Vec<u32>,
     /// Trace workloads: when the last rank finished (0 if one did not).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app_time_ns: Option<f64>,
@@ -107,8 +115,24 @@ pub struct Results {
     /// not modelled), for the end of the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// With jobs (`--job`): each job's figures, by job.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobResult>,
+    /// With `--sample-every T`: the time series, one sample per interval
+    /// `[kT, (k+1)T)` up to the last event's (samples.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Sample>,
     #[serde(skip)]
     acc: Sums,
+    /// The time series' sums by interval, and the most occupied link from
+    /// each interval on of the routers whose series ends there (series.rs).
+    #[serde(skip)]
+    pub(crate) series: Vec<Gathered>,
+    #[serde(skip)]
+    pub(crate) series_tail: Vec<u32>,
+    /// Several jobs: each job's deliveries summed over routers.
+    #[serde(skip)]
+    pub(crate) job_cells: Vec<JobCell>,
 }
 
 /// One rank's figures in [`Results::ranks`].
@@ -207,6 +231,21 @@ impl Network {
         r.max_input_buffer = r.max_input_buffer.max(c.max_input);
         r.max_output_buffer = r.max_output_buffer.max(c.max_output);
         r.max_credits = r.max_credits.max(c.max_credits);
+        if self.link_stats && r.shape.is_empty() {
+            r.shape = match &self.topology {
+                Topology::Torus(d) | Topology::Mesh(d) => d.clone(),
+                Topology::Hypercube(n) => vec![*n],
+                Topology::Dragonfly(d) => vec![d.a, d.p, d.h, d.g],
+                // Routers per group (2q groups).
+                Topology::SlimFly(s) => vec![s.q],
+                Topology::FatTree(f) => {
+                    let top = f.switches() - if f.levels == 2 { f.leaves } else { 2 * f.leaves };
+                    let mut v = vec![f.leaves; f.levels as usize - 1];
+                    v.push(top);
+                    v
+                }
+            };
+        }
         // Busy times in ns until the window is known (at the last node).
         for o in 0..self.ports() {
             let busy = n.links[o].busy;

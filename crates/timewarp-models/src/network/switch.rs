@@ -228,6 +228,9 @@ impl Network {
             ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
+        if self.sample_every.is_some() {
+            n.sample_busy(o, ((now + s).min(end) - now).max(0.0));
+        }
         let v = self.vcs as usize;
         n.lane_mut(o * v + vc).credits -= 1;
         n.counts.hops += 1;

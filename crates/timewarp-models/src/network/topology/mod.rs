@@ -26,11 +26,11 @@ mod fattree;
 mod fattree_rails_tests;
 #[cfg(test)]
 mod fattree_tests;
+#[cfg(test)]
+mod plus_tests;
 mod slimfly;
 #[cfg(test)]
 mod slimfly_tests;
-#[cfg(test)]
-mod plus_tests;
 
 use serde::{Deserialize, Serialize};
 

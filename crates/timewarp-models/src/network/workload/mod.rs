@@ -13,6 +13,7 @@
 //! build on it.
 
 mod dumpi;
+mod jobs;
 mod state;
 #[cfg(test)]
 mod tests;
