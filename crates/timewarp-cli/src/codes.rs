@@ -194,6 +194,19 @@ impl<'c> Map<'c> {
             self.row(key, v, "ignored", why.to_string());
         }
     }
+    /// The local, global and terminal links of a dragonfly-like model
+    /// (dragonfly, its custom and Dally forms, Dragonfly+, Slim Fly): their
+    /// bandwidths in GiB/s and buffers in bytes of `packet`-byte packets.
+    fn link_classes(&mut self, packet: u32) -> Result<(), String> {
+        self.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
+        self.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
+        self.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
+        self.buffer("local_vc_size", "local-buffer-packets", packet)?;
+        self.buffer("global_vc_size", "global-buffer-packets", packet)?;
+        self.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+        Ok(())
+    }
+
     /// A bandwidth in GiB/s as bytes per ns.
     fn bandwidth_gib(&mut self, key: &str, long: &str) -> Result<(), String> {
         if let Some((x, e)) = self.num(key)? {
@@ -403,12 +416,7 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                     .validate()
                     .map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
             }
-            m.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
-            m.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
-            m.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
-            m.buffer("local_vc_size", "local-buffer-packets", packet)?;
-            m.buffer("global_vc_size", "global-buffer-packets", packet)?;
-            m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+            m.link_classes(packet)?;
             if let Some(e) = m.get("routing") {
                 let r = match e.values[0].as_str() {
                     "minimal" => ("minimal", "taken"),

@@ -90,12 +90,7 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
         }
     }
     m.out.options.insert(0, ("topology".into(), "slimfly".into(), file.clone()));
-    m.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
-    m.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
-    m.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
-    m.buffer("local_vc_size", "local-buffer-packets", packet)?;
-    m.buffer("global_vc_size", "global-buffer-packets", packet)?;
-    m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+    m.link_classes(packet)?;
     match m.get("routing") {
         Some(e) => {
             let (r, why) = match e.values[0].as_str() {

@@ -91,12 +91,7 @@ pub(super) fn plus(m: &mut Map<'_>, reps: u32, terminals: u32, dir: &Path, packe
     if let Some((h, e)) = m.whole("num_global_connections")? {
         m.set("num_global_connections", Some(e), "global-links", h.to_string(), "taken", "per spine");
     }
-    m.bandwidth_gib("local_bandwidth", "local-bandwidth")?;
-    m.bandwidth_gib("global_bandwidth", "global-bandwidth")?;
-    m.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
-    m.buffer("local_vc_size", "local-buffer-packets", packet)?;
-    m.buffer("global_vc_size", "global-buffer-packets", packet)?;
-    m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+    m.link_classes(packet)?;
     if let Some(e) = m.get("routing") {
         let (r, status, why) = match e.values[0].as_str() {
             "minimal" => ("minimal", "taken", ""),

@@ -2,8 +2,8 @@
 //! node against output port (`run network --link-stats FILE` puts the
 //! figures in `model_results.links` of `--stats-json`).
 
-use super::ramp::colour;
-use super::{err, short, title_font, Drawn, Figure};
+use super::ramp::{colour, colour_bar};
+use super::{err, title_font, Drawn, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::Value;
@@ -81,29 +81,7 @@ impl Figure for Links {
             }))
             .map_err(err)?;
         // The colour bar.
-        let mut key = ChartBuilder::on(&bar)
-            .caption("busy", ("sans-serif", 14))
-            .margin_top(24)
-            .margin_bottom(52)
-            .margin_right(8)
-            .y_label_area_size(55)
-            .build_cartesian_2d(0.0..1.0, 0.0..scale)
-            .map_err(err)?;
-        key.configure_mesh()
-            .disable_mesh()
-            .disable_x_axis()
-            .y_label_style(("sans-serif", 14))
-            .y_label_formatter(&|v| short(*v))
-            .draw()
-            .map_err(err)?;
-        let steps = 100;
-        key.draw_series((0..steps).map(|i| {
-            let (a, b) = (scale * i as f64 / steps as f64, scale * (i + 1) as f64 / steps as f64);
-            let [r, g, bl] = colour((i as f64 + 0.5) / steps as f64);
-            Rectangle::new([(0.0, a), (1.0, b)], RGBColor(r, g, bl).filled())
-        }))
-        .map_err(err)?;
-        Ok(())
+        colour_bar(&bar, scale)
     }
 }
 
