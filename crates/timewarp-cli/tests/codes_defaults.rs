@@ -88,8 +88,10 @@ fn a_link_takes_codes_time_of_a_chunk_on_it() {
     let (m, _) = import(&data("synthetic-fattree-stock.conf"), &[]);
     assert_eq!((f(&m, "link-latency"), f(&m, "terminal-latency")), (512.0 / 12.5, 512.0 / 12.5));
     // dragonfly-custom reads an explicit delay of a chunk on each kind of link.
+    // (The edited copy's connection files are beside the stock one.)
     let theta = edited("modelnet-test-dragonfly-theta.conf", |t| t.replace("routing=", "cn_delay=\"3.5\"; routing="));
-    assert_eq!(f(&import(&theta, &[]).0, "terminal-latency"), 3.5);
+    let dir = data("");
+    assert_eq!(f(&import(&theta, &["--connections-dir", dir.to_str().unwrap()]).0, "terminal-latency"), 3.5);
 }
 
 #[test]
