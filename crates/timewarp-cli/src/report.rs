@@ -120,6 +120,8 @@ fn show(key: &str, v: &Value) -> String {
 /// that do not apply to it (the network's options of other topologies and
 /// workloads); the statistics file keeps them, to reproduce the run.
 fn shown_config(config: &Value) -> Value {
+    // (Without the shipped models there is nothing to leave out.)
+    #[cfg_attr(not(feature = "models"), allow(unused_mut))]
     let mut c = config.clone();
     #[cfg(feature = "models")]
     if let Some(model) = c.get_mut("model").and_then(Value::as_object_mut) {
