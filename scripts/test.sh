@@ -46,7 +46,7 @@ elif command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1; then
   echo "== MPI tests (cargo feature mpi, mpirun -n 2 and -n 3)"
   cargo test -p timewarp --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --doc 2>&1 | tee -a "$log" || status=1
   cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi 2>&1 | tee -a "$log" || status=1
-  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_slimfly 2>&1 | tee -a "$log" || status=1
+  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_networks 2>&1 | tee -a "$log" || status=1
   cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_connections 2>&1 | tee -a "$log" || status=1
 elif [ "${TIMEWARP_REQUIRE_MPI:-0}" = 1 ]; then
   echo "error: TIMEWARP_REQUIRE_MPI=1 but mpirun/mpicc are not installed (see README: MPI)" | tee -a "$log"

@@ -1,6 +1,7 @@
-//! The Slim Fly, a two-rail fat-tree and a CODES configuration read from
-//! YAML across MPI processes: `mpirun -n 2` and `-n 3` commit what one sequential process
-//! commits (the pattern of tests/mpi.rs, kept in a file of its own).
+//! The Slim Fly, a two-rail fat-tree, a CODES configuration read from YAML,
+//! and a network study (two jobs with a time series) across MPI processes:
+//! `mpirun -n 2` and `-n 3` commit what one sequential process commits (the
+//! pattern of tests/mpi.rs, kept in a file of its own).
 //!
 //! Built only with `--features mpi`, as tests/mpi.rs.
 #![cfg(feature = "mpi")]
@@ -16,7 +17,7 @@ fn bin() -> &'static str {
 /// A fresh statistics path for one run.
 fn tmp(what: &str) -> std::path::PathBuf {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("timewarp-mpi-slimfly-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("timewarp-mpi-networks-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(format!("{what}-{}.json", RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)))
 }
@@ -106,4 +107,28 @@ fn a_yaml_codes_configuration_matches_sequential_across_processes() {
     let yaml = root.join("tests/data/codes/sfly_3k.yaml");
     let m = ["network", "--end", "3000", "--load", "0.2", "--codes-config", yaml.to_str().unwrap()];
     assert_same_as_sequential(&m, &["optimistic"]);
+}
+
+#[test]
+fn two_jobs_with_a_time_series_match_sequential_across_processes() {
+    // The per-job figures and the samples are model results: every process
+    // count commits the same ones.
+    let m = [
+        "network",
+        "--topology",
+        "dragonfly",
+        "--routing",
+        "ugal",
+        "--end",
+        "20000",
+        "--job",
+        "alltoall:ranks=12,bytes=1024@random-routers",
+        "--job",
+        "synthetic:load=0.4@random-nodes",
+        "--sample-every",
+        "2000",
+        "--kps-per-pe",
+        "1",
+    ];
+    assert_same_as_sequential(&m, &["optimistic", "conservative"]);
 }
