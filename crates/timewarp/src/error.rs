@@ -122,7 +122,10 @@ pub enum Error {
         /// Events in a row at that time.
         events: u64,
     },
-    /// The optimistic event memory cannot hold what the run needs.
+    /// The optimistic event memory cannot hold what the run needs. No
+    /// kernel raises it now (a full budget throttles speculation, and the
+    /// processed events no longer live in an arena of fixed capacity); kept
+    /// so code that matches on it still builds.
     #[error("event memory too small: {detail}")]
     EventMemory {
         /// What is needed and how to fix it.

@@ -345,11 +345,12 @@
 //!   cannot advance"*: events keep scheduling events with delay 0. Give the
 //!   model positive delays, or raise [`Config::max_events_at_one_time`]
 //!   (default [`MAX_EVENTS_AT_ONE_TIME`]; 0: no limit).
-//! - [`Error::EventMemory`] — *"event memory too small"*: the optimistic
-//!   event memory cannot hold what the run needs; the message says what is
-//!   needed. Raise [`Config::event_memory`] (default
-//!   [`EVENT_MEMORY_FACTOR`]` × batch × gvt_interval`), or lower
-//!   [`Config::batch`] / [`Config::gvt_interval`].
+//! - A slow optimistic run whose statistics show most iterations
+//!   `throttled`: its event budget binds. Without [`Config::event_memory`]
+//!   the budget follows the run (from [`EVENT_MEMORY_FACTOR`]` × batch ×
+//!   gvt_interval` up to each PE's live pending events); a larger
+//!   [`Config::event_memory`] buys speed with memory. ([`Error::EventMemory`]
+//!   is no longer raised: a full budget throttles, it never fails.)
 //! - [`Error::Memory`]: the run needs more memory than the machine has or
 //!   the process may use (`ulimit -v`, `ulimit -d`; checked before
 //!   allocating, from [`Model::initial_events`] and

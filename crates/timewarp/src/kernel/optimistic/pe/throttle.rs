@@ -72,7 +72,7 @@ impl Throttle {
         if 2 * undone > done {
             self.budget = (self.budget / 2).max(self.base);
         } else if stops > 0 {
-            self.budget = self.budget.saturating_mul(2).min(cap);
+            self.budget = self.budget.saturating_mul(2);
         }
         self.budget = self.budget.min(cap).max(self.base);
         (done, undone)
