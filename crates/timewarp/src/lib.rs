@@ -55,7 +55,7 @@ pub use config::{
 pub use error::Error;
 pub use key::{Key, LpId, Time};
 pub use mapping::Mapping;
-pub use model::{Ctx, Model, Rollback, MAX_STREAMS};
+pub use model::{Ctx, Lent, Model, Rollback, MAX_STREAMS};
 pub use queue::QueueKind;
 pub use report::Report;
 pub use rng::{Random, ReversibleRng, Stream};

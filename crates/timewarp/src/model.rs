@@ -546,6 +546,48 @@ impl<'a, M: Model> Ctx<'a, M> {
         }
     }
 
+    /// Runs `f` with this event's journal lent to `slot(s)` (a [`Lent`] in
+    /// the LP state `s`): what `f` pushes onto it is saved as if by
+    /// [`save`](Self::save), in order, with no copy afterwards
+    /// ([`save_vec`](Self::save_vec) copies). For a handler that saves from
+    /// deep inside its state's own methods. Where nothing is ever rolled
+    /// back (see [`saving`](Self::saving)) `f` just runs, and what it pushes
+    /// is dropped. Replacing the lent value (rather than pushing onto it)
+    /// loses the journal: the run stops with an error.
+    ///
+    /// ```
+    /// use timewarp::{Ctx, Lent, Model};
+    /// struct Node { log: Lent<u64>, x: u64 }
+    /// # fn handler<M: Model<Undo = u64>>(ctx: &mut Ctx<'_, M>, n: &mut Node) {
+    /// ctx.save_into(n, |n| &mut n.log, |n, _ctx| {
+    ///     n.log.push(n.x); // the old value, for `restore`
+    ///     n.x += 1;
+    /// });
+    /// # }
+    /// ```
+    #[inline]
+    pub fn save_into<S>(
+        &mut self,
+        s: &mut S,
+        slot: fn(&mut S) -> &mut Lent<M::Undo>,
+        f: impl FnOnce(&mut S, &mut Self),
+    ) {
+        let Some(j) = self.journal.as_deref_mut() else {
+            f(s, self);
+            return slot(s).0.clear();
+        };
+        std::mem::swap(&mut slot(s).0, j.items_mut());
+        // Given back even if `f` panics: the kernel undoes a panicked
+        // event of an incremental model from its journal.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(s, self)));
+        if let Some(j) = self.journal.as_deref_mut() {
+            std::mem::swap(&mut slot(s).0, j.items_mut());
+        }
+        if let Err(p) = r {
+            std::panic::resume_unwind(p);
+        }
+    }
+
     /// Whether [`save`](Self::save) keeps its entries: false where nothing
     /// is ever rolled back, so a handler may skip working out what to save.
     #[inline]
@@ -564,5 +606,43 @@ impl<'a, M: Model> Ctx<'a, M> {
             self.counters.len()
         );
         Stream::new(self.rng_key, self.rng_base + s as u64, &mut self.counters[i])
+    }
+}
+
+/// A vector an LP state holds for [`Ctx::save_into`]: while a handler runs
+/// it is the engine's journal (earlier events' entries included), so it
+/// can only be pushed onto; otherwise it is empty.
+///
+/// ```
+/// let mut log = timewarp::Lent::<u32>::default();
+/// log.push(7);
+/// assert_eq!(log.len(), 1);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lent<U>(Vec<U>);
+
+impl<U> Lent<U> {
+    /// Saves `u` (appends it to the journal while lent).
+    #[inline(always)]
+    pub fn push(&mut self, u: U) {
+        self.0.push(u);
+    }
+
+    /// Entries held (while lent: the journal's, earlier events' included).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it holds no entry.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The entries held, oldest first.
+    #[inline]
+    pub fn as_slice(&self) -> &[U] {
+        &self.0
     }
 }

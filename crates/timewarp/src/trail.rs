@@ -49,6 +49,20 @@ impl<T> Trail<T> {
         self.items.append(v);
     }
 
+    /// The live elements' count, `None` if the vector was replaced by a
+    /// shorter one while lent (see `items_mut`).
+    #[inline]
+    pub(crate) fn checked_len(&self) -> Option<usize> {
+        self.items.len().checked_sub(self.head)
+    }
+
+    /// The vector behind the trail, dropped elements first (for
+    /// `Ctx::save_into`, which lends it to a handler to push onto).
+    #[inline]
+    pub(crate) fn items_mut(&mut self) -> &mut Vec<T> {
+        &mut self.items
+    }
+
     /// Drops every element.
     #[inline]
     pub(crate) fn clear(&mut self) {

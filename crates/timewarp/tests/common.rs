@@ -10,6 +10,9 @@ pub const REVERSE: u8 = 0;
 pub const SAVING: u8 = 1;
 /// [`Rollback::Incremental`].
 pub const INCREMENTAL: u8 = 2;
+/// [`Rollback::Incremental`], saving through a journal lent to the state
+/// (`Ctx::save_into`) instead of `Ctx::save`.
+pub const LENT: u8 = 3;
 
 /// LPs exchange tokens with delays 0 or 1 (many simultaneous events and
 /// zero-delay chains). Each LP folds what it receives, in order, into a hash:
@@ -24,9 +27,12 @@ pub struct Ties<const R: u8> {
 pub struct TieState {
     pub hash: u64,
     pub seen: u64,
+    /// [`LENT`]: the engine's journal while a handler runs; empty otherwise.
+    #[serde(skip)]
+    pub log: timewarp::Lent<TieUndo>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TieUndo {
     /// The old hash (incremental: the old value of field `field`).
     old_hash: u64,
@@ -65,12 +71,25 @@ impl<const R: u8> Model for Ties<R> {
         for i in 0..self.tokens {
             ctx.send(lp, (i % 3) as f64, i);
         }
-        TieState { hash: lp as u64, seen: 0 }
+        TieState { hash: lp as u64, seen: 0, log: timewarp::Lent::default() }
     }
     fn forward(&self, s: &mut TieState, msg: &u32, undo: &mut TieUndo, ctx: &mut Ctx<'_, Self>) {
         undo.old_hash = s.hash;
         let x = ((*msg as u64) << 32) ^ ctx.now().to_bits();
-        if R == INCREMENTAL {
+        if R == LENT {
+            ctx.save_into(
+                s,
+                |s| &mut s.log,
+                |s, _| {
+                    s.log.push(TieUndo { old_hash: s.hash, field: 0 });
+                    s.hash = mix(s.hash, x >> 7);
+                    s.log.push(TieUndo { old_hash: s.seen, field: 1 });
+                    s.seen += 1;
+                    s.log.push(TieUndo { old_hash: s.hash, field: 0 });
+                    s.hash = mix(undo.old_hash, x);
+                },
+            );
+        } else if R == INCREMENTAL {
             // Several entries per event, one field saved twice: restoring
             // them in any order but newest first leaves a wrong hash.
             ctx.save(TieUndo { old_hash: s.hash, field: 0 });

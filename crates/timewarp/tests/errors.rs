@@ -127,3 +127,82 @@ fn verify_reports_the_first_lp_and_event_that_differ() {
     assert!(check.contains("reverse handler did not restore the state: state: "), "{check}");
     assert!(text.contains("; --sync check finds the cause: "), "{text}");
 }
+
+/// Saves through a journal lent to its state (`Ctx::save_into`); at LP 3
+/// past time 10 it replaces the lent vector (`"replace"`) or panics with
+/// entries pushed (`"panic"`).
+struct Lender {
+    what: &'static str,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Held {
+    x: u64,
+    #[serde(skip)]
+    log: timewarp::Lent<u64>,
+}
+
+impl Model for Lender {
+    type State = Held;
+    type Msg = ();
+    type Undo = u64;
+    type Results = ();
+    const ROLLBACK: timewarp::Rollback = timewarp::Rollback::Incremental;
+    fn name(&self) -> &str {
+        "lender"
+    }
+    fn num_lps(&self) -> u32 {
+        16
+    }
+    fn lookahead(&self) -> f64 {
+        0.5
+    }
+    fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> Held {
+        ctx.send(lp, 1.0, ());
+        Held::default()
+    }
+    fn forward(&self, s: &mut Held, _: &(), _: &mut u64, ctx: &mut Ctx<'_, Self>) {
+        let late = ctx.now() > 10.0 && ctx.lp() == 3;
+        let what = self.what;
+        ctx.save_into(
+            s,
+            |s| &mut s.log,
+            |s, _| {
+                s.log.push(s.x);
+                s.x += 1;
+                if late && what == "replace" {
+                    s.log = timewarp::Lent::default();
+                }
+                if late && what == "panic" {
+                    panic!("model bug at LP 3");
+                }
+            },
+        );
+        ctx.send((ctx.lp() + 1) % 16, 0.5 + (s.x % 3) as f64 * 0.25, ());
+    }
+    fn restore(&self, s: &mut Held, old: &u64) {
+        s.x = *old;
+    }
+}
+
+#[test]
+fn a_handler_that_replaces_its_lent_journal_stops_the_run() {
+    for threads in [1, 2] {
+        let cfg = Config { end: 50.0, sync: SyncMode::Optimistic, threads, ..Config::default() };
+        let e = run(&Lender { what: "replace" }, &cfg).unwrap_err();
+        assert!(e.to_string().contains("replaced the journal"), "{e}");
+    }
+    // Where nothing is saved the value is the state's own: no error.
+    run(&Lender { what: "replace" }, &Config { end: 50.0, ..Config::default() }).unwrap();
+}
+
+#[test]
+fn a_panic_with_a_lent_journal_is_the_run_s_error_and_the_journal_is_given_back() {
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for cfg in configs() {
+        let e = run(&Lender { what: "panic" }, &cfg).unwrap_err();
+        assert!(e.to_string().contains("model bug at LP 3"), "{e}");
+    }
+    std::panic::set_hook(quiet);
+}

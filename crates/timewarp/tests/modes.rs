@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Ties, INCREMENTAL, REVERSE, SAVING};
+use common::{Ties, INCREMENTAL, LENT, REVERSE, SAVING};
 use timewarp::{run, Config, Model, SyncMode};
 
 fn sequential<M: Model>(m: &M, end: f64) -> timewarp::Stats {
@@ -53,6 +53,7 @@ fn ties_and_zero_delays_commit_identically_in_every_mode() {
     every_mode::<REVERSE>();
     every_mode::<SAVING>();
     every_mode::<INCREMENTAL>();
+    every_mode::<LENT>();
 }
 
 #[test]
@@ -63,6 +64,8 @@ fn state_saving_incremental_and_reverse_computation_agree() {
     let c = sequential(&Ties::<INCREMENTAL> { lps: 16, tokens: 2 }, end);
     assert_same(&a, &b, "state saving vs reverse");
     assert_same(&a, &c, "state saving vs incremental");
+    let d = sequential(&Ties::<LENT> { lps: 16, tokens: 2 }, end);
+    assert_same(&a, &d, "state saving vs a lent journal");
 }
 
 #[test]

@@ -172,7 +172,7 @@ mod tests {
         n.set_seen(5, 4);
         let before = node(Some(Box::new(Global::new(&Dragonfly::maximal(4, 2, 2)))));
         assert_ne!(n, before);
-        let undo: Vec<_> = std::mem::take(n.flush());
+        let undo = n.log.entries.as_slice().to_vec();
         assert_eq!(undo.len(), 3);
         for u in undo.iter().rev() {
             n.restore(&u.0);

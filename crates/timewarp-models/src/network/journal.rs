@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use super::node::{Journal, Lane, Link, ListOp, Node, Packet, Queues, Saved, Undo, NIL};
+use super::node::{Journal, Lane, Link, ListOp, Node, Packet, Queues, Saved, NIL};
 use super::samples::{Row, Samples};
 use super::workload::{Rank, EXPECT, POSTED, REQS, UNEXPECTED};
 
@@ -479,13 +479,6 @@ impl Node {
         let old = *b;
         *b += ns;
         self.log.save(|| Saved::SampleBusy { o: o as u16, old });
-    }
-
-    /// This event's saved writes, for the engine's journal (`Ctx::save_vec`
-    /// takes them, leaving the vector empty).
-    #[inline]
-    pub(crate) fn flush(&mut self) -> &mut Vec<Undo> {
-        &mut self.log.entries
     }
 }
 

@@ -378,10 +378,8 @@ impl Model for Network {
     fn forward(&self, n: &mut Node, msg: &Msg, _: &mut Undo, ctx: &mut Ctx<'_, Self>) {
         // Writes are saved only where they may be rolled back (journal.rs).
         n.log.on = ctx.saving();
-        self.handle(n, msg, ctx);
-        if n.log.on {
-            ctx.save_vec(n.flush());
-        }
+        // The node's writes go straight into the engine's journal.
+        ctx.save_into(n, |n| &mut n.log.entries, |n, ctx| self.handle(n, msg, ctx));
     }
 
     fn restore(&self, n: &mut Node, e: &Undo) {

@@ -482,16 +482,15 @@ pub(crate) enum ListOp {
     Set,
 }
 
-/// A node's journal of the current event: what [`Node`]'s writing methods
-/// saved, handed to the engine (`Ctx::save`) when the event's handler
-/// returns. Never part of the state's value (skipped in its encoding and
+/// A node's journal of the current event: where [`Node`]'s writing methods
+/// save, the engine's own journal lent for the handler (`Ctx::save_into`). Never part of the state's value (skipped in its encoding and
 /// comparison): it is empty between events.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Journal {
     /// Whether anything is saved (only where events may be rolled back).
     pub(crate) on: bool,
-    /// As the engine keeps them (handed over in one copy: `Ctx::save_vec`).
-    pub(crate) entries: Vec<Undo>,
+    /// The engine's journal while lent (earlier events' entries first); empty otherwise.
+    pub(crate) entries: timewarp::Lent<Undo>,
 }
 
 impl PartialEq for Journal {

@@ -239,7 +239,7 @@ mod tests {
         // Encoded whole, and decoded to the same node.
         let bytes = postcard::to_allocvec(&n).unwrap();
         assert_eq!(postcard::from_bytes::<Node>(&bytes).unwrap(), n);
-        let undo: Vec<_> = std::mem::take(n.flush());
+        let undo = n.log.entries.as_slice().to_vec();
         for u in undo.iter().rev() {
             n.restore(&u.0);
         }

@@ -197,8 +197,19 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             wide |= d >= 0xFFFF;
             draws |= (d & 0xFFFF) << (16 * s);
         }
-        let saved =
-            if self.env.rollback == Rollback::Incremental { (k.journal.len() - k.journal_mark) as u32 } else { 0 };
+        let saved = if self.env.rollback == Rollback::Incremental {
+            match k.journal.checked_len().and_then(|n| n.checked_sub(k.journal_mark)) {
+                Some(n) => n as u32,
+                None => {
+                    // Lost, not undoable: the run stops here.
+                    k.journal.clear();
+                    let message = "the handler replaced the journal `Ctx::save_into` lent it (push onto it only)";
+                    return Err(Error::Model { lp: dst, time: key.time, message: message.into() });
+                }
+            }
+        } else {
+            0
+        };
         let Some(rec) = k.processed.last_mut() else { unreachable!("the event is on its list") };
         rec.draws = if wide { WIDE } else { draws };
         rec.n_sent = self.batch.out.len() as u32;
