@@ -220,3 +220,60 @@ fn tapering_and_limit_mistakes_are_refused_in_one_line() {
         "modelnet_fattree=\"18\" nodes per leaf, but a leaf of radix 36 has 24",
     );
 }
+
+/// `mpirun -n 2` and `-n 3` (built with `--features mpi`): a tapered
+/// two-rail tree with adaptive selection commits the sequential digest.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_tapered_tree_matches_sequential_across_processes() {
+    use std::process::{Command, Stdio};
+    let model = [
+        "network",
+        "--topology",
+        "fattree",
+        "--radix",
+        "8",
+        "--levels",
+        "2",
+        "--tapering",
+        "3",
+        "--rails",
+        "2",
+        "--rail-select",
+        "adaptive",
+        "--rail-select-limit",
+        "0",
+        "--load",
+        "0.6",
+        "--end",
+        "3000",
+    ];
+    let run = |np: usize, extra: &[&str]| {
+        let path = tmp(&format!("mpi-taper-{np}.json"));
+        let mut c = if np == 0 {
+            Command::new(env!("CARGO_BIN_EXE_timewarp"))
+        } else {
+            let mut c = Command::new("mpirun");
+            c.args(["-n", &np.to_string(), "--oversubscribe", env!("CARGO_BIN_EXE_timewarp")])
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .env("OMPI_MCA_btl", "self,vader");
+            c
+        };
+        c.arg("run").args(model).args(extra).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
+        let o = c.stdout(Stdio::piped()).stderr(Stdio::piped()).output().expect("mpirun starts");
+        assert!(o.status.success(), "-n {np}: {}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_str::<Value>(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let seq = run(0, &["--sync", "sequential"]);
+    for np in [2, 3] {
+        for sync in ["conservative", "optimistic"] {
+            let par = run(np, &["--sync", sync, "--threads", "2"]);
+            assert_eq!(
+                (&par["digest"], &par["model_results"]),
+                (&seq["digest"], &seq["model_results"]),
+                "-n {np} {sync}"
+            );
+        }
+    }
+}

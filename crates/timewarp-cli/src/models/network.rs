@@ -120,11 +120,10 @@ pub(crate) struct NetworkArgs {
     /// (uniform per message) [default: dedicated].
     #[arg(long, value_parser = choice::<RailSelect>(&["dedicated", "adaptive", "random"]))]
     pub rail_select: Option<RailSelect>,
-    /// Fat-tree with --rail-select adaptive: only messages of more bytes are weighed; others take the dedicated rail
-    /// (CODES's rail_select_limit) [default: 32768, CODES's].
+    /// Fat-tree, --rail-select adaptive: only larger messages are weighed (CODES's rail_select_limit) [default: 32768].
     #[arg(long, value_name = "BYTES", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub rail_select_limit: Option<u32>,
-    /// Fat-tree: CODES's tapering T: T·radix/(T+1) nodes and radix/(T+1) up links per leaf (T+1 divides the radix) [default: 1].
+    /// Fat-tree: CODES's tapering T: T·radix/(T+1) nodes, radix/(T+1) up links per leaf [default: 1].
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub tapering: Option<f64>,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
@@ -564,22 +563,17 @@ impl NetworkArgs {
             (Some("summit"), _) => Topology::FatTree(FatTree::new(36, 3, 3564, None)?),
             (Some(_theta), _) => dragonfly(96, 4, 10, Some(9)),
             (_, "fattree") => {
-                let k = self.radix as u64 / 2;
-                // Nodes on a (tapered) leaf.
+                // The full tree by default; an impossible shape is named by FatTree::tapered.
                 let t = self.tapering.unwrap_or(1.0);
-                let d = if t >= 1.0 { (self.radix as f64 * t / (t + 1.0)).round() as u64 } else { k };
-                // The full tree; an impossible shape is named by FatTree::tapered.
-                let full = k.checked_pow(self.levels.clamp(1, 4) - 1).map_or(u64::MAX, |n| n.saturating_mul(2 * d));
-                let nodes = self.nodes.unwrap_or(full.min(u32::MAX as u64) as u32);
+                let nodes = self.nodes.unwrap_or(FatTree::full_nodes(self.radix, self.levels, t));
+                let limit = self.rail_select_limit.unwrap_or(network::CODES_RAIL_SELECT_LIMIT);
                 let tree = FatTree::tapered(self.radix, self.levels, nodes, self.top_uplinks, t)?;
                 Topology::FatTree(match (self.rails, self.rail_select) {
                     (_, s) if self.rail_select_limit.is_some() && s != Some(RailSelect::Adaptive) => {
                         return Err("--rail-select-limit is for --rail-select adaptive (the messages it weighs)".into())
                     }
                     (None, None) => tree,
-                    (rails, select) => tree
-                        .with_rails(rails.unwrap_or(1), select.unwrap_or_default())?
-                        .with_select_limit(self.rail_select_limit.unwrap_or(network::CODES_RAIL_SELECT_LIMIT)),
+                    (r, s) => tree.with_rails(r.unwrap_or(1), s.unwrap_or_default())?.with_select_limit(limit),
                 })
             }
             (_, "torus") => Topology::Torus(self.dims.clone()),

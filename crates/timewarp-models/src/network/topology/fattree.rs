@@ -240,6 +240,17 @@ impl FatTree {
         Ok(t)
     }
 
+    /// Nodes of the full tree of `radix`-port switches on `levels` levels
+    /// tapered by `tapering`: `2 · d · k^(levels − 1)` (`d` nodes a leaf);
+    /// saturated at `u32::MAX` (and `k` nodes a leaf for a bad tapering:
+    /// [`FatTree::tapered`] names what is wrong).
+    pub fn full_nodes(radix: u32, levels: u32, tapering: f64) -> u32 {
+        let k = radix as u64 / 2;
+        let d = if tapering >= 1.0 { (radix as f64 * tapering / (tapering + 1.0)).round() as u64 } else { k };
+        let full = k.checked_pow(levels.clamp(1, 4) - 1).map_or(u64::MAX, |n| n.saturating_mul(2 * d));
+        full.min(u32::MAX as u64) as u32
+    }
+
     /// This tree built `rails` times over, the nodes choosing their rail by `select`.
     pub fn with_rails(self, rails: u32, select: RailSelect) -> Result<Self, String> {
         let t = FatTree { rails, select, ..self };
