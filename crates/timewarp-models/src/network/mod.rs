@@ -255,7 +255,7 @@ pub use samples::{JobSample, Sample, SampleLink, BUSIEST, MAX_SAMPLES};
 pub use topology::connections::{ExitRule, Wiring};
 pub use topology::{
     Dragonfly, FatTree, Hop, RailSelect, SlimFly, Step, Topology, CODES_RAIL_SELECT_LIMIT, NO_VIA, PAR_PENDING,
-    RAIL_PENDING,
+    RAIL_KEPT,
 };
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,

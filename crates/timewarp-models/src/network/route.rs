@@ -8,7 +8,7 @@ use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
 use super::topology::connections::key;
-use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING, RAIL_PENDING};
+use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING, RAIL_KEPT};
 
 /// Random intermediate routers a Slim Fly's UGAL weighs against the minimal
 /// route (CODES's `num_indirect_routes` in `slimfly.c`).
@@ -99,7 +99,7 @@ impl Network {
     /// then descends, so no cycle of channel dependencies exists).
     #[inline(never)]
     pub(crate) fn route_fattree(&self, f: &FatTree, n: &Node, node: u32, p: &mut Packet) {
-        let hop = if f.rails == 1 { f.hop(node, p.dst) } else { f.hop_on(node, p.dst, (p.via & !RAIL_PENDING) as u32) };
+        let hop = if f.rails == 1 { f.hop(node, p.dst) } else { f.hop_on(node, p.dst, (p.via & !RAIL_KEPT) as u32) };
         p.out = match hop {
             Hop::Eject(nic) => self.ports() as u32 + nic,
             Hop::Down(port) => port as u32,
@@ -163,13 +163,13 @@ impl Network {
     /// The rail of a message of `bytes` from node `me` on a multi-rail
     /// fat-tree: its dedicated rail, or (random) one drawn uniformly; under
     /// adaptive selection a message above [`FatTree::select_limit`] bytes
-    /// is marked [`RAIL_PENDING`] on its dedicated rail, to be weighed at
-    /// the leaf ([`Network::least_loaded_rail`]), and a smaller one keeps its
-    /// dedicated rail (CODES's `rail_select_limit`).
+    /// starts from its dedicated rail, to be weighed at the leaf
+    /// ([`Network::least_loaded_rail`]), and a smaller one keeps it, marked
+    /// [`RAIL_KEPT`] (CODES's `rail_select_limit`).
     pub(crate) fn rail(&self, f: &FatTree, me: u32, bytes: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
         match f.select {
             RailSelect::Random => ctx.rng(0).below(f.rails as u64) as u16,
-            RailSelect::Adaptive if bytes > f.select_limit => f.dedicated_rail(me) as u16 | RAIL_PENDING,
+            RailSelect::Adaptive if bytes <= f.select_limit => f.dedicated_rail(me) as u16 | RAIL_KEPT,
             _ => f.dedicated_rail(me) as u16,
         }
     }
@@ -221,7 +221,7 @@ impl Network {
     #[inline(never)]
     pub(crate) fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
         if let Topology::FatTree(f) = &self.topology {
-            if f.rails > 1 && f.select == RailSelect::Adaptive && p.hops == 0 && p.via & RAIL_PENDING != 0 {
+            if f.rails > 1 && f.select == RailSelect::Adaptive && p.hops == 0 && p.via & RAIL_KEPT == 0 {
                 p.via = self.least_loaded_rail(f, n, router, p.src) as u16;
             }
             return self.route(n, router, p);

@@ -114,10 +114,12 @@ fn codes_limit() -> u32 {
     CODES_RAIL_SELECT_LIMIT
 }
 
-/// A multi-rail fat-tree packet's rail (in its `via`) still to be weighed
-/// by adaptive selection as it leaves the NIC: its message is above
-/// [`FatTree::select_limit`] bytes.
-pub const RAIL_PENDING: u16 = 0x8000;
+/// A multi-rail fat-tree packet's rail (in its `via`) that adaptive
+/// selection leaves as it is: its message is not above
+/// [`FatTree::select_limit`] bytes. (Marking these, not the weighed ones,
+/// keeps `--rail-select-limit 0` runs bit for bit what adaptive selection
+/// did before the limit existed.)
+pub const RAIL_KEPT: u16 = 0x8000;
 
 /// A fat-tree's shape (see the module docs for the construction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

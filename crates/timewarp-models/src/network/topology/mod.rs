@@ -39,7 +39,7 @@ mod slimfly_ugal_tests;
 use serde::{Deserialize, Serialize};
 
 pub use dragonfly::{Dragonfly, NO_VIA, PAR_PENDING};
-pub use fattree::{FatTree, Hop, RailSelect, CODES_RAIL_SELECT_LIMIT, RAIL_PENDING};
+pub use fattree::{FatTree, Hop, RailSelect, CODES_RAIL_SELECT_LIMIT, RAIL_KEPT};
 pub use slimfly::SlimFly;
 
 /// A direct network's shape.
