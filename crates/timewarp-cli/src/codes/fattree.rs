@@ -1,11 +1,12 @@
 //! CODES's `fattree` model (`src/networks/model-net/fattree.c`) as our
 //! fat-tree's options: type 0 (pods), `num_rails` planes (`--rails`, the
-//! NICs choosing a rail by `rail_select`), no tapering. Its keys that would
-//! build another network (`tapering` other than 1, `ft_type` other than 0)
+//! NICs choosing a rail by `rail_select`, adaptively above
+//! `rail_select_limit` bytes), `tapering` (`--tapering`). Its keys that
+//! would build another network (`ft_type` other than 0, `tapering` below 1)
 //! are refused in one line.
 
 use timewarp::text::printable;
-use timewarp_models::network::{FatTree, RailSelect};
+use timewarp_models::network::{FatTree, RailSelect, CODES_RAIL_SELECT_LIMIT};
 
 use super::{num, Map};
 
@@ -25,18 +26,28 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
         m.row("ft_type", "0".into(), "checked", "pods of leaves and aggregation switches".into());
     }
     // CODES: `tapering` t puts t·radix/(t+1) nodes and radix/(t+1) up links
-    // on a leaf; 1 (its default) is the untapered tree we build.
+    // on a leaf; 1 (its default) is the untapered tree.
+    let mut per_leaf = radix / 2;
     if let Some((t, e)) = m.num("tapering")? {
-        if t != 1.0 {
+        let up = radix as f64 / (t + 1.0);
+        if t < 1.0 {
             return Err(format!(
-                "{}: tapering=\"{}\" is not modelled: CODES would put {} of a leaf's {radix} ports down; timewarp's \
-                 leaves have radix / 2 down (tapering 1); a pruned top level is --top-uplinks",
+                "{}: tapering=\"{}\" is not modelled: a leaf with more up links ({up}) than nodes; timewarp's \
+                 tapered leaves have T >= 1",
                 m.place(e),
                 printable(&e.values[0]),
-                if t > 0.0 { format!("{}", t * radix as f64 / (t + 1.0)) } else { "none".into() }
             ));
         }
-        m.row("tapering", e.values[0].clone(), "checked", "1: radix / 2 nodes and radix / 2 up links per leaf".into());
+        if up.fract() != 0.0 {
+            return Err(format!(
+                "{}: tapering=\"{}\": tapering + 1 must divide switch_radix {radix} (CODES refuses it too)",
+                m.place(e),
+                printable(&e.values[0]),
+            ));
+        }
+        per_leaf = radix - up as u32;
+        let why = format!("{per_leaf} nodes and {up} up links per leaf");
+        m.set("tapering", Some(e), "tapering", num(t), "taken", &why);
     }
     let rails = match m.whole("num_rails")? {
         Some((0, e)) => return Err(format!("{}: num_rails must be at least 1", m.place(e))),
@@ -61,11 +72,10 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
         }
         None => 1,
     };
-    if terminals != radix / 2 {
+    if terminals != per_leaf {
         return Err(format!(
-            "{file}:{gline}: modelnet_fattree=\"{terminals}\" nodes per leaf, but a leaf of radix {radix} has {}: \
-             timewarp puts radix / 2 nodes on every leaf",
-            radix / 2
+            "{file}:{gline}: modelnet_fattree=\"{terminals}\" nodes per leaf, but a leaf of radix {radix} has \
+             {per_leaf}: CODES puts tapering·radix/(tapering + 1) nodes on every leaf"
         ));
     }
     if let Some((n, e)) = m.whole("switch_count")? {
@@ -84,7 +94,8 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
     m.set("num_levels", Some(le), "levels", levels.to_string(), "taken", "");
     m.row("", String::new(), "", format!("--nodes {nodes} (repetitions × modelnet_fattree)"));
     m.out.options.push(("nodes".into(), nodes.to_string(), file.clone()));
-    FatTree::new(radix, levels, nodes, None)
+    let t = m.num("tapering")?.map_or(1.0, |t| t.0);
+    FatTree::tapered(radix, levels, nodes, None, t)
         .and_then(|t| t.with_rails(rails, RailSelect::Dedicated))
         .map_err(|e| format!("{file}: this fat-tree cannot be built: {e}"))?;
     // The fat-tree's code reads its bandwidths as bytes per ns.
@@ -147,7 +158,7 @@ fn rails(m: &mut Map<'_>, r: u32) -> Result<(), String> {
                 "adaptive" => (
                     "adaptive",
                     "from the dedicated rail, one whose up links hold fewer packets; CODES weighs its NICs' rail \
-                     queues, and only above rail_select_limit bytes",
+                     queues",
                 ),
                 other => {
                     // fattree.c: any other value is dedicated.
@@ -159,7 +170,18 @@ fn rails(m: &mut Map<'_>, r: u32) -> Result<(), String> {
         }
         None => m.fixed("rail_select", "CODES default", "rail-select", "dedicated".into(), "fattree.c: dedicated"),
     }
-    m.ignore("rail_select_limit", "adaptive selection applies to every message here (see rail_select)");
+    if m.out.options.iter().any(|o| o.0 == "rail-select" && o.1 == "adaptive") {
+        let why = "only messages of more bytes are weighed; smaller ones take the dedicated rail";
+        match m.whole("rail_select_limit")? {
+            Some((l, e)) => m.set("rail_select_limit", Some(e), "rail-select-limit", l.to_string(), "taken", why),
+            None => {
+                let limit = CODES_RAIL_SELECT_LIMIT.to_string();
+                m.fixed("rail_select_limit", "CODES default", "rail-select-limit", limit, "fattree.c: 32768 bytes")
+            }
+        }
+    } else {
+        m.ignore("rail_select_limit", "rail_select is not adaptive: no message is weighed");
+    }
     if let Some((q, e)) = m.whole("num_injection_queues")? {
         if q != r {
             return Err(format!(

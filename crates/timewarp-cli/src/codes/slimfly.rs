@@ -96,9 +96,7 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
             let (r, why) = match e.values[0].as_str() {
                 "minimal" => ("minimal", ""),
                 "nonminimal" | "non-minimal" => ("valiant", "through a router drawn uniformly, as CODES does"),
-                "adaptive" => {
-                    ("ugal", "UGAL-L at the source router; CODES weighs 4 random intermediates, timewarp one")
-                }
+                "adaptive" => ("ugal", "UGAL at the source router over 4 random intermediates, as CODES weighs them"),
                 other => {
                     return Err(format!(
                         "{}: routing=\"{}\" is not a Slim Fly routing timewarp has (minimal, nonminimal, adaptive)",

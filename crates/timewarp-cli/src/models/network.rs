@@ -35,7 +35,7 @@ pub(crate) struct NetworkArgs {
     /// summit (OLCF Summit as CODES models it: --topology fattree --radix 36
     /// --levels 3 --nodes 3564, 11 pods, 198 leaf + 198 aggregation + 108
     /// core switches = 504, full bisection).
-    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks", "rails", "rail_select"])]
+    #[arg(long, value_parser = ["theta", "summit"], conflicts_with_all = ["dims", "nodes", "routers_per_group", "terminals_per_router", "global_links", "groups", "radix", "levels", "top_uplinks", "rails", "rail_select", "tapering"])]
     pub preset: Option<String>,
     /// Dragonfly: routers per group (a), joined all-to-all by local links.
     #[arg(long, value_name = "A", default_value_t = 4, value_parser = whole::<u32>(1, 255), allow_negative_numbers = true)]
@@ -120,6 +120,12 @@ pub(crate) struct NetworkArgs {
     /// (uniform per message) [default: dedicated].
     #[arg(long, value_parser = choice::<RailSelect>(&["dedicated", "adaptive", "random"]))]
     pub rail_select: Option<RailSelect>,
+    /// Fat-tree, --rail-select adaptive: only larger messages are weighed (CODES's rail_select_limit) [default: 32768].
+    #[arg(long, value_name = "BYTES", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
+    pub rail_select_limit: Option<u32>,
+    /// Fat-tree: CODES's tapering T: T·radix/(T+1) nodes, radix/(T+1) up links per leaf [default: 1].
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub tapering: Option<f64>,
     /// Traffic pattern: uniform, shift, ring, transpose, bit-reversal, bit-complement, neighbour, hotspot,
     /// group-shift (dragonfly: every node of group i to a random node of group i + 1), tornado
     /// (torus/mesh: ceil(k/2)-1 steps up every dimension), permutation (a random permutation
@@ -557,14 +563,17 @@ impl NetworkArgs {
             (Some("summit"), _) => Topology::FatTree(FatTree::new(36, 3, 3564, None)?),
             (Some(_theta), _) => dragonfly(96, 4, 10, Some(9)),
             (_, "fattree") => {
-                let k = self.radix as u64 / 2;
-                // The full tree; an impossible shape is named by FatTree::new.
-                let full = k.checked_pow(self.levels.min(4)).map_or(u64::MAX, |n| n.saturating_mul(2));
-                let nodes = self.nodes.unwrap_or(full.min(u32::MAX as u64) as u32);
-                let tree = FatTree::new(self.radix, self.levels, nodes, self.top_uplinks)?;
+                // The full tree by default; an impossible shape is named by FatTree::tapered.
+                let t = self.tapering.unwrap_or(1.0);
+                let nodes = self.nodes.unwrap_or(FatTree::full_nodes(self.radix, self.levels, t));
+                let limit = self.rail_select_limit.unwrap_or(network::CODES_RAIL_SELECT_LIMIT);
+                let tree = FatTree::tapered(self.radix, self.levels, nodes, self.top_uplinks, t)?;
                 Topology::FatTree(match (self.rails, self.rail_select) {
+                    (_, s) if self.rail_select_limit.is_some() && s != Some(RailSelect::Adaptive) => {
+                        return Err("--rail-select-limit is for --rail-select adaptive (the messages it weighs)".into())
+                    }
                     (None, None) => tree,
-                    (rails, select) => tree.with_rails(rails.unwrap_or(1), select.unwrap_or_default())?,
+                    (r, s) => tree.with_rails(r.unwrap_or(1), s.unwrap_or_default())?.with_select_limit(limit),
                 })
             }
             (_, "torus") => Topology::Torus(self.dims.clone()),
@@ -592,8 +601,14 @@ impl NetworkArgs {
             }
         };
         if !matches!(topology, Topology::FatTree(_)) {
-            if let Some(o) =
-                [(self.rails.is_some(), "--rails"), (self.rail_select.is_some(), "--rail-select")].iter().find(|o| o.0)
+            if let Some(o) = [
+                (self.rails.is_some(), "--rails"),
+                (self.rail_select.is_some(), "--rail-select"),
+                (self.tapering.is_some(), "--tapering"),
+                (self.rail_select_limit.is_some(), "--rail-select-limit"),
+            ]
+            .iter()
+            .find(|o| o.0)
             {
                 return Err(format!("{} is for --topology fattree, not a {}", o.1, topology.name()));
             }

@@ -11,7 +11,8 @@ use super::{Header, Msg, Network, Node, Packet, RailSelect, Routing, Topology};
 impl Network {
     /// The packet now at the front of NIC `nic`'s injection queue (if any)
     /// becomes a head at `now`: the routings that decide at the source
-    /// (UGAL-L, updown-adaptive) decide now, on the buffers as they are, and
+    /// (UGAL-L, updown-adaptive; a Slim Fly's UGAL draws its candidates now,
+    /// as CODES does at the source router) decide now, on the buffers as they are, and
     /// its output counts it. Its age for arbitration starts now if its head
     /// reached the router earlier: time queued behind other packets at the
     /// source is not time in the network (counting it made injected packets
@@ -19,12 +20,15 @@ impl Network {
     /// transit traffic). Whether it may leave is unchanged: `ready <= now`
     /// either way.
     #[inline]
-    pub(crate) fn injection_head(&self, n: &mut Node, router: u32, nic: usize, now: f64) {
+    pub(crate) fn injection_head(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
+        let (router, now) = (ctx.lp(), ctx.now());
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
         let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive)
             || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive);
-        if adaptive {
+        if let (true, Topology::SlimFly(s)) = (adaptive, &self.topology) {
+            self.ugal_slimfly(s, n, &mut h, ctx);
+        } else if adaptive {
             self.ugal(n, router, &mut h);
         }
         if h.ready < now {
@@ -77,7 +81,7 @@ impl Network {
                     Topology::Torus(d) | Topology::Mesh(d) => d[0],
                     Topology::Hypercube(_) => 2,
                     Topology::Dragonfly(d) => d.group_nodes(),
-                    Topology::FatTree(f) => f.k,
+                    Topology::FatTree(f) => f.per_leaf(),
                     Topology::SlimFly(s) => s.q * s.p,
                 };
                 let shape = match &self.topology {
@@ -117,7 +121,7 @@ impl Network {
         let router = ctx.lp();
         let via = match &self.topology {
             // A multi-rail fat-tree's packets carry their rail where others carry an intermediate.
-            Topology::FatTree(f) if f.rails > 1 => self.rail(f, me, ctx),
+            Topology::FatTree(f) if f.rails > 1 => self.rail(f, me, message_bytes, ctx),
             _ => self.via(router, dst, ctx),
         };
         let npkts = message_bytes.div_ceil(self.packet_bytes);
@@ -158,7 +162,7 @@ impl Network {
             }
         }
         if was_empty {
-            self.injection_head(n, router, nic, now);
+            self.injection_head(n, nic, ctx);
             self.try_input(n, self.ports() * self.vcs as usize + nic, ctx);
         }
     }

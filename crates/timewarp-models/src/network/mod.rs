@@ -250,9 +250,13 @@ pub use node::Undo;
 pub use node::{Header, Node, Packet};
 pub use options::{LinkClass, Network};
 pub use results::{Batch, LinkStat, RankResult, Results};
+pub use route::SFLY_UGAL_CANDIDATES;
 pub use samples::{JobSample, Sample, SampleLink, BUSIEST, MAX_SAMPLES};
 pub use topology::connections::{ExitRule, Wiring};
-pub use topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Step, Topology, NO_VIA, PAR_PENDING};
+pub use topology::{
+    Dragonfly, FatTree, Hop, RailSelect, SlimFly, Step, Topology, CODES_RAIL_SELECT_LIMIT, NO_VIA, PAR_PENDING,
+    RAIL_KEPT,
+};
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,
     ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG, NO_RANK,

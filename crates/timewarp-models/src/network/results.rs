@@ -239,10 +239,10 @@ impl Network {
                 // Routers per group (2q groups).
                 Topology::SlimFly(s) => vec![s.q],
                 Topology::FatTree(f) => {
-                    let top = f.switches() - if f.levels == 2 { f.leaves } else { 2 * f.leaves };
-                    let mut v = vec![f.leaves; f.levels as usize - 1];
-                    v.push(top);
-                    v
+                    // A tapered pod has a leaf's up links' aggregation switches.
+                    let mid = if f.levels == 2 { vec![] } else { vec![f.leaves / f.k * f.leaf_up()] };
+                    let top = f.switches() - f.leaves - mid.iter().sum::<u32>();
+                    [vec![f.leaves], mid, vec![top]].concat()
                 }
             };
         }

@@ -8,7 +8,11 @@ use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
 use super::topology::connections::key;
-use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING};
+use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING, RAIL_KEPT};
+
+/// Random intermediate routers a Slim Fly's UGAL weighs against the minimal
+/// route (CODES's `num_indirect_routes` in `slimfly.c`).
+pub const SFLY_UGAL_CANDIDATES: u32 = 4;
 use super::{Network, Node, Packet, Routing, Switch};
 
 /// A packet's routing key on a wired dragonfly (its random byte, drawn at
@@ -95,7 +99,7 @@ impl Network {
     /// then descends, so no cycle of channel dependencies exists).
     #[inline(never)]
     pub(crate) fn route_fattree(&self, f: &FatTree, n: &Node, node: u32, p: &mut Packet) {
-        let hop = if f.rails == 1 { f.hop(node, p.dst) } else { f.hop_on(node, p.dst, p.via as u32) };
+        let hop = if f.rails == 1 { f.hop(node, p.dst) } else { f.hop_on(node, p.dst, (p.via & !RAIL_KEPT) as u32) };
         p.out = match hop {
             Hop::Eject(nic) => self.ports() as u32 + nic,
             Hop::Down(port) => port as u32,
@@ -129,28 +133,43 @@ impl Network {
         }
     }
 
-    /// UGAL-L on a Slim Fly at the source router, as CODES's `slimfly.c`
-    /// weighs a route (its cost: the next output's occupancy × the route's
-    /// hops; CODES draws 4 intermediates and keeps the cheapest, timewarp
-    /// the one drawn): the Valiant route through `via` is kept only when
-    /// `q_min · H_min > q_val · H_val + T`.
-    fn ugal_slimfly(&self, s: &SlimFly, n: &Node, router: u32, p: &mut Packet) {
-        let (to, via) = (p.dst / s.p, p.via as u32);
-        let (Some(min), Some(val)) = (s.step(router, to), s.step(router, via)) else { return };
-        let q_min = self.occupancy(n, router, min as usize) * s.hops(router, to);
-        let q_val = self.occupancy(n, router, val as usize) * (s.hops(router, via) + s.hops(via, to));
-        if q_min as f64 <= q_val as f64 + self.ugal_threshold {
-            p.via = NO_VIA;
+    /// UGAL on a Slim Fly at the source router, as CODES's `slimfly.c`
+    /// (`do_adaptive_routing`) does it: [`SFLY_UGAL_CANDIDATES`] routers
+    /// drawn uniformly (one equal to the destination's router, then one
+    /// equal to this router, moved to the next as CODES moves it, modulo
+    /// `2q² − 1`), each weighed by its next output's occupancy × its hops
+    /// (`q_val · H_val`, here to it and on to the destination); the first
+    /// cheapest is taken only when `q_min · H_min > q_val · H_val + T`
+    /// (CODES: T = 0, its costs divided by `H_min`). A packet for this
+    /// router's own nodes draws nothing, as in CODES.
+    pub(crate) fn ugal_slimfly(&self, s: &SlimFly, n: &Node, p: &mut Packet, ctx: &mut Ctx<'_, Self>) {
+        let (router, to) = (ctx.lp(), p.dst / s.p);
+        let Some(min) = s.step(router, to) else { return };
+        let cost_min = self.occupancy(n, router, min as usize) * s.hops(router, to);
+        let mut cands = [(0u32, 0u32); SFLY_UGAL_CANDIDATES as usize];
+        for c in cands.iter_mut() {
+            let v = s.ugal_candidate(ctx.rng(0).below(s.routers() as u64) as u32, router, to);
+            // A candidate at either end is the minimal route at its cost.
+            let cost = match s.step(router, v) {
+                Some(val) if v != to => self.occupancy(n, router, val as usize) * (s.hops(router, v) + s.hops(v, to)),
+                _ => cost_min,
+            };
+            *c = (v, cost);
         }
+        p.via = SlimFly::ugal_pick(cost_min, &cands, self.ugal_threshold).map_or(NO_VIA, |v| v as u16);
         self.route(n, router, p);
     }
 
-    /// The rail of a message from node `me` on a multi-rail fat-tree: its
-    /// dedicated rail, or (random) one drawn uniformly; adaptive selection
-    /// starts from the dedicated rail ([`Network::least_loaded_rail`]).
-    pub(crate) fn rail(&self, f: &FatTree, me: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
+    /// The rail of a message of `bytes` from node `me` on a multi-rail
+    /// fat-tree: its dedicated rail, or (random) one drawn uniformly; under
+    /// adaptive selection a message above [`FatTree::select_limit`] bytes
+    /// starts from its dedicated rail, to be weighed at the leaf
+    /// ([`Network::least_loaded_rail`]), and a smaller one keeps it, marked
+    /// [`RAIL_KEPT`] (CODES's `rail_select_limit`).
+    pub(crate) fn rail(&self, f: &FatTree, me: u32, bytes: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
         match f.select {
             RailSelect::Random => ctx.rng(0).below(f.rails as u64) as u16,
+            RailSelect::Adaptive if bytes <= f.select_limit => f.dedicated_rail(me) as u16 | RAIL_KEPT,
             _ => f.dedicated_rail(me) as u16,
         }
     }
@@ -160,7 +179,8 @@ impl Network {
     /// fewer packets ([`Network::occupancy`] summed over its up ports).
     fn least_loaded_rail(&self, f: &FatTree, n: &Node, router: u32, me: u32) -> u32 {
         let k = f.k as usize;
-        let load = |j: u32| (0..k).map(|i| self.occupancy(n, router, k + j as usize * k + i)).sum::<u32>();
+        let up = f.leaf_up() as usize;
+        let load = |j: u32| (0..up).map(|i| self.occupancy(n, router, k + j as usize * k + i)).sum::<u32>();
         let first = f.dedicated_rail(me);
         let (mut best, mut least) = (first, load(first));
         for i in 1..f.rails {
@@ -201,16 +221,10 @@ impl Network {
     #[inline(never)]
     pub(crate) fn ugal(&self, n: &Node, router: u32, p: &mut Packet) {
         if let Topology::FatTree(f) = &self.topology {
-            if f.rails > 1 && f.select == RailSelect::Adaptive && p.hops == 0 {
+            if f.rails > 1 && f.select == RailSelect::Adaptive && p.hops == 0 && p.via & RAIL_KEPT == 0 {
                 p.via = self.least_loaded_rail(f, n, router, p.src) as u16;
             }
             return self.route(n, router, p);
-        }
-        if let Topology::SlimFly(s) = &self.topology {
-            if self.routing == Routing::Ugal && p.via != NO_VIA && p.hops == 0 {
-                self.ugal_slimfly(s, n, router, p);
-            }
-            return;
         }
         let Topology::Dragonfly(d) = &self.topology else { return };
         if !matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG) || p.via == NO_VIA || p.hops > 0 {
@@ -266,7 +280,8 @@ impl Network {
             Topology::FatTree(_) => return NO_VIA,
             // Uniform over all routers, as CODES draws it (one that is the
             // source's router or the destination's is a minimal route).
-            Topology::SlimFly(s) if self.routing != Routing::Minimal => {
+            // UGAL draws its candidates as the packet leaves ([`Network::ugal_slimfly`]).
+            Topology::SlimFly(s) if self.routing == Routing::Valiant => {
                 let (v, to) = (ctx.rng(0).below(s.routers() as u64) as u32, dst / s.p);
                 return if v == from || v == to || from == to { NO_VIA } else { v as u16 };
             }

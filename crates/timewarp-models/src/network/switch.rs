@@ -176,7 +176,7 @@ impl Network {
         let inject = self.ports() * v;
         if i >= inject {
             let p = n.nic_pop(i - inject, ctx.now() >= self.warmup);
-            self.injection_head(n, ctx.lp(), i - inject, ctx.now());
+            self.injection_head(n, i - inject, ctx);
             n.link_mut(p.out as usize).heads -= 1;
             return p;
         }

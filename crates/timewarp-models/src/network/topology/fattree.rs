@@ -55,6 +55,21 @@
 //! `j`'s. Every switch then has `(R + 1)·k` ports (those above `2k` of an
 //! upper switch have no link). A packet climbs the rail its NIC chose
 //! ([`RailSelect`]) and comes down it.
+//!
+//! # Tapering
+//!
+//! CODES's `tapering` T (`fattree.c`): a leaf of radix `2k` has
+//! `d = 2k·T/(T + 1)` nodes and `e = 2k/(T + 1)` up links (T = 1: `d = e =
+//! k`, the trees above). Node `n` is NIC `n mod d` of leaf `n / d`; a
+//! leaf's up ports are `k..k + e` (its ports `0..k` have no link, and those
+//! from `k + e` none either). Three levels: a pod is still `k` leaves (as
+//! CODES's `l0_set_size`), now with `e` aggregation switches, each with `k`
+//! links down (one to every leaf of the pod) and `k` up, numbered
+//! `W + p·e + j`; the top has one group per aggregation index, `e` groups. Two
+//! levels: each leaf has at most `e` links into the spines
+//! (`--top-uplinks`). The leaves' up links are then `T` times fewer than
+//! their nodes' links: uniform traffic saturates them at `1/T` of the
+//! untapered tree's load.
 
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +106,21 @@ fn one() -> u32 {
     1
 }
 
+/// CODES's default `rail_select_limit` (`fattree.c`): adaptive rail
+/// selection weighs only messages above 32,768 bytes.
+pub const CODES_RAIL_SELECT_LIMIT: u32 = 32768;
+
+fn codes_limit() -> u32 {
+    CODES_RAIL_SELECT_LIMIT
+}
+
+/// A multi-rail fat-tree packet's rail (in its `via`) that adaptive
+/// selection leaves as it is: its message is not above
+/// [`FatTree::select_limit`] bytes. (Marking these, not the weighed ones,
+/// keeps `--rail-select-limit 0` runs bit for bit what adaptive selection
+/// did before the limit existed.)
+pub const RAIL_KEPT: u16 = 0x8000;
+
 /// A fat-tree's shape (see the module docs for the construction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FatTree {
@@ -110,6 +140,13 @@ pub struct FatTree {
     /// How a node chooses its rail (with `rails` > 1).
     #[serde(default)]
     pub select: RailSelect,
+    /// Adaptive rail selection weighs only messages of more bytes than this
+    /// (CODES's `rail_select_limit`); smaller ones take the dedicated rail.
+    #[serde(default = "codes_limit")]
+    pub select_limit: u32,
+    /// Up links of a leaf (CODES's tapering: `2k/(T + 1)`); 0: `k`, untapered.
+    #[serde(default)]
+    pub leaf_up: u32,
 }
 
 /// Where a fat-tree switch sends a packet next.
@@ -136,6 +173,13 @@ impl FatTree {
     /// nodes, `up` links from each switch below the top into it (`None`:
     /// `radix / 2`, full bisection); the message names the option to fix.
     pub fn new(radix: u32, levels: u32, nodes: u32, up: Option<u32>) -> Result<Self, String> {
+        Self::tapered(radix, levels, nodes, up, 1.0)
+    }
+
+    /// [`FatTree::new`] with CODES's `tapering` T: leaves of `2k·T/(T + 1)`
+    /// nodes and `2k/(T + 1)` up links (see the module docs); `T + 1` must
+    /// divide the radix, and T be at least 1.
+    pub fn tapered(radix: u32, levels: u32, nodes: u32, up: Option<u32>, tapering: f64) -> Result<Self, String> {
         if radix < 2 || radix % 2 != 0 {
             return Err(format!("--radix must be even and at least 2 (half the ports down, half up), got {radix}"));
         }
@@ -144,32 +188,46 @@ impl FatTree {
             return Err(format!("--radix {radix} is too large: a switch may have at most 170 ports"));
         }
         let k = radix / 2;
+        let e = radix as f64 / (tapering + 1.0);
+        if !(tapering.is_finite() && tapering >= 1.0) || e.fract() != 0.0 {
+            return Err(format!(
+                "--tapering {tapering}: a leaf of radix {radix} takes T·radix/(T + 1) nodes and radix/(T + 1) up \
+                 links, so T + 1 must divide the radix (as CODES requires) and T be at least 1 (timewarp does not \
+                 build leaves with more up links than nodes)"
+            ));
+        }
+        let (e, d) = (e as u32, radix - e as u32);
         if levels != 2 && levels != 3 {
             return Err(format!("--levels of a fat-tree must be 2 or 3, got {levels}"));
         }
-        if nodes == 0 || nodes % k != 0 {
+        if nodes == 0 || nodes % d != 0 {
+            let what =
+                if d == k { "radix / 2".to_string() } else { format!("T·radix/(T + 1) = {d} per tapered leaf") };
             return Err(format!(
-                "--nodes {nodes} of a fat-tree must be a positive multiple of radix / 2 = {k} (whole leaf switches)"
+                "--nodes {nodes} of a fat-tree must be a positive multiple of {what} = {d} (whole leaf switches)"
             ));
         }
-        let leaves = nodes / k;
-        let up = up.unwrap_or(k);
-        if up == 0 || up > k {
-            return Err(format!("--top-uplinks must be between 1 and radix / 2 = {k}, got {up}"));
+        let leaves = nodes / d;
+        // Up links into the top: the leaves' (at most e) on two levels, the aggregation switches' on three.
+        let most = if levels == 2 { e } else { k };
+        let up = up.unwrap_or(most);
+        if up == 0 || up > most {
+            let of = if most == k { format!("radix / 2 = {k}") } else { format!("a tapered leaf's {e} up links") };
+            return Err(format!("--top-uplinks must be between 1 and {of}, got {up}"));
         }
         let subs = if levels == 2 {
             leaves
         } else {
             if leaves % k != 0 {
                 return Err(format!(
-                    "--nodes {nodes}: a 3-level fat-tree is built of whole pods of radix / 2 = {k} leaves of {k} nodes, \
+                    "--nodes {nodes}: a 3-level fat-tree is built of whole pods of radix / 2 = {k} leaves of {d} nodes, \
                      so --nodes must be a multiple of {}",
-                    k as u64 * k as u64
+                    k as u64 * d as u64
                 ));
             }
             leaves / k
         };
-        let max = 2 * k as u64 * if levels == 2 { k as u64 } else { k as u64 * k as u64 };
+        let max = 2 * k as u64 * d as u64 * if levels == 2 { 1 } else { k as u64 };
         if subs > 2 * k {
             return Err(format!(
                 "--nodes {nodes} is too many for {levels} levels of radix {radix} (at most {max}: a top switch has {radix} ports)"
@@ -177,9 +235,22 @@ impl FatTree {
         }
         // Fewest top switches per group that leave room for every link up.
         let top = (1..=up).find(|c| up % c == 0 && subs * (up / c) <= 2 * k).expect("c = up always fits");
-        let t = FatTree { k, levels, leaves, up, top, rails: 1, select: RailSelect::Dedicated };
+        let leaf_up = if e == k { 0 } else { e };
+        let (rails, select, select_limit) = (1, RailSelect::Dedicated, CODES_RAIL_SELECT_LIMIT);
+        let t = FatTree { k, levels, leaves, up, top, rails, select, select_limit, leaf_up };
         t.validate()?;
         Ok(t)
+    }
+
+    /// Nodes of the full tree of `radix`-port switches on `levels` levels
+    /// tapered by `tapering`: `2 · d · k^(levels − 1)` (`d` nodes a leaf);
+    /// saturated at `u32::MAX` (and `k` nodes a leaf for a bad tapering:
+    /// [`FatTree::tapered`] names what is wrong).
+    pub fn full_nodes(radix: u32, levels: u32, tapering: f64) -> u32 {
+        let k = radix as u64 / 2;
+        let d = if tapering >= 1.0 { (radix as f64 * tapering / (tapering + 1.0)).round() as u64 } else { k };
+        let full = k.checked_pow(levels.clamp(1, 4) - 1).map_or(u64::MAX, |n| n.saturating_mul(2 * d));
+        full.min(u32::MAX as u64) as u32
     }
 
     /// This tree built `rails` times over, the nodes choosing their rail by `select`.
@@ -189,27 +260,62 @@ impl FatTree {
         Ok(t)
     }
 
+    /// This tree with adaptive rail selection weighing only messages above `limit` bytes.
+    pub fn with_select_limit(self, limit: u32) -> Self {
+        FatTree { select_limit: limit, ..self }
+    }
+
+    /// Up links of a leaf: `k`, or fewer on a tapered tree.
+    #[inline]
+    pub fn leaf_up(&self) -> u32 {
+        if self.leaf_up == 0 {
+            self.k
+        } else {
+            self.leaf_up
+        }
+    }
+
+    /// Nodes on a leaf: `k`, or more on a tapered tree (`2k` − [`FatTree::leaf_up`]).
+    #[inline]
+    pub fn per_leaf(&self) -> u32 {
+        2 * self.k - self.leaf_up()
+    }
+
+    /// CODES's tapering T of this tree: a leaf's nodes over its up links.
+    pub fn tapering(&self) -> f64 {
+        self.per_leaf() as f64 / self.leaf_up() as f64
+    }
+
     /// Checks a shape built by hand (as [`FatTree::new`] builds it).
     pub fn validate(&self) -> Result<(), String> {
         let FatTree { k, levels, leaves, up, top, rails, .. } = *self;
-        if rails == 0 || (rails as u64 + 2) * k as u64 > 255 {
+        if self.leaf_up > k {
+            return Err(format!("inconsistent fat-tree {self:?}: a leaf has at most radix / 2 up links"));
+        }
+        let most = if levels == 2 { self.leaf_up() } else { k };
+        if rails == 0 || rails > 1 && (rails as u64 + 1) * k as u64 + self.per_leaf() as u64 > 255 {
             return Err(format!(
                 "--rails {rails}: a fat-tree needs 1 or more rails, and a leaf's (rails + 1)·radix/2 ports and \
-                 radix/2 NICs must number at most 255 (radix {})",
+                 {} NICs must number at most 255 (radix {})",
+                self.per_leaf(),
                 2 * k
             ));
         }
-        if k == 0 || !(2..=3).contains(&levels) || leaves == 0 || up == 0 || up > k || top == 0 || up % top != 0 {
+        if k == 0 || !(2..=3).contains(&levels) || leaves == 0 || up == 0 || up > most || top == 0 || up % top != 0 {
             return Err(format!("inconsistent fat-tree {self:?} (build it with --radix, --levels and --nodes)"));
         }
         if levels == 3 && leaves % k != 0 || self.subs() * (up / top) > 2 * k {
             return Err(format!("inconsistent fat-tree {self:?} (build it with --radix, --levels and --nodes)"));
         }
-        // Ports are numbered in a byte: 2k network ports, then k NICs.
-        if 3 * k as u64 > 255 {
-            return Err(format!("--radix {} is too large: a switch may have at most 170 ports", 2 * k));
+        // Ports are numbered in a byte: 2k network ports, then the NICs.
+        if 2 * k as u64 + self.per_leaf() as u64 > 255 {
+            return Err(format!(
+                "--radix {} is too large: a switch's ports and its leaf's {} nodes must number at most 255",
+                2 * k,
+                self.per_leaf()
+            ));
         }
-        if leaves as u64 * k as u64 > 1 << 24 {
+        if leaves as u64 * self.per_leaf() as u64 > 1 << 24 {
             return Err("a fat-tree may have at most 2^24 nodes (--nodes)".into());
         }
         Ok(())
@@ -237,13 +343,13 @@ impl FatTree {
         if self.levels == 2 {
             self.leaves
         } else {
-            2 * self.leaves
+            self.leaves + self.leaves / self.k * self.leaf_up()
         }
     }
 
-    /// Nodes (NICs): `k` per leaf.
+    /// Nodes (NICs): [`FatTree::per_leaf`] per leaf.
     pub fn nodes(&self) -> u32 {
-        self.leaves * self.k
+        self.leaves * self.per_leaf()
     }
 
     /// Switches (one LP each): leaves, then each rail's aggregation
@@ -265,12 +371,12 @@ impl FatTree {
         (u / self.per_rail(), self.leaves + u % self.per_rail())
     }
 
-    /// Groups at the top level: one per aggregation index (`k`), or one.
+    /// Groups at the top level: one per aggregation index (a leaf's up links), or one.
     fn groups(&self) -> u32 {
         if self.levels == 2 {
             1
         } else {
-            self.k
+            self.leaf_up()
         }
     }
 
@@ -299,7 +405,7 @@ impl FatTree {
         if self.levels == 2 {
             s
         } else {
-            self.leaves + s * self.k + g
+            self.leaves + s * self.leaf_up() + g
         }
     }
 
@@ -349,20 +455,24 @@ impl FatTree {
         if level == 0 && port < k {
             return None; // a NIC's port
         }
+        let e = self.leaf_up();
         if level == 1 && port < k {
-            let (p, j) = ((r - self.leaves) / k, (r - self.leaves) % k);
+            let (p, j) = ((r - self.leaves) / e, (r - self.leaves) % e);
             return Some((p * k + port, (k + j) as usize));
         }
         let m = port - k;
         if level == 0 && self.levels == 3 {
+            if m >= e {
+                return None; // tapered
+            }
             // Leaf i of pod p, up port j: aggregation switch j of the pod, its down port i.
             let (p, i) = (r / k, r % k);
-            return Some((self.leaves + p * k + m, i as usize));
+            return Some((self.leaves + p * e + m, i as usize));
         }
         if m >= self.up {
             return None; // pruned
         }
-        let (g, s) = if level == 0 { (0, r) } else { ((r - self.leaves) % k, (r - self.leaves) / k) };
+        let (g, s) = if level == 0 { (0, r) } else { ((r - self.leaves) % e, (r - self.leaves) / e) };
         let to = self.top_base() + g * self.top + m % self.top;
         Some((to, (s * self.parallel() + m / self.top) as usize))
     }
@@ -393,23 +503,24 @@ impl FatTree {
         }
     }
 
-    /// The rail node `n` uses under [`RailSelect::Dedicated`] (and starts from under adaptive).
+    /// The rail node `n` uses under [`RailSelect::Dedicated`] (and starts
+    /// from under adaptive): its index on its leaf modulo the rails.
     #[inline]
     pub fn dedicated_rail(&self, n: u32) -> u32 {
-        (n % self.k) % self.rails
+        (n % self.per_leaf()) % self.rails
     }
 
     /// [`FatTree::hop`] within rail 0.
     #[inline]
     fn hop_in_rail(&self, r: u32, dst: u32) -> Hop {
-        let k = self.k;
-        let leaf = dst / k;
+        let (k, d, e) = (self.k, self.per_leaf(), self.leaf_up());
+        let leaf = dst / d;
         match self.level(r) {
-            0 if r == leaf => Hop::Eject(dst % k),
-            0 if self.levels == 3 => Hop::Up { base: k as usize, n: k as usize, pick: (k + dst % k) as usize },
+            0 if r == leaf => Hop::Eject(dst % d),
+            0 if self.levels == 3 => Hop::Up { base: k as usize, n: e as usize, pick: (k + dst % e) as usize },
             0 => Hop::Up { base: k as usize, n: self.up as usize, pick: (k + dst % self.up) as usize },
             1 if self.levels == 3 => {
-                let p = (r - self.leaves) / k;
+                let p = (r - self.leaves) / e;
                 if leaf / k == p {
                     Hop::Down((leaf % k) as usize)
                 } else {
@@ -440,13 +551,14 @@ impl FatTree {
     }
 
     /// Mean switch-to-switch hops under uniform random traffic (destination
-    /// uniform over the other `N − 1` nodes): of them `k − 1` share the
-    /// source's leaf (0 hops), on three levels `k² − k` more share its pod
-    /// (2 hops), the rest cross the top (`2 (levels − 1)` hops).
+    /// uniform over the other `N − 1` nodes): of them `d − 1` share the
+    /// source's leaf (0 hops; `d` = [`FatTree::per_leaf`]), on three levels
+    /// `k·d − d` more share its pod (2 hops), the rest cross the top
+    /// (`2 (levels − 1)` hops).
     pub fn mean_uniform_hops(&self) -> f64 {
-        let (n, k) = (self.nodes() as f64, self.k as f64);
-        let pod = if self.levels == 3 { k * k } else { k };
+        let (n, k, d) = (self.nodes() as f64, self.k as f64, self.per_leaf() as f64);
+        let pod = if self.levels == 3 { k * d } else { d };
         let top = 2.0 * (self.levels - 1) as f64;
-        (2.0 * (pod - k) + top * (n - pod)) / (n - 1.0)
+        (2.0 * (pod - d) + top * (n - pod)) / (n - 1.0)
     }
 }

@@ -25,17 +25,21 @@ mod fattree;
 #[cfg(test)]
 mod fattree_rails_tests;
 #[cfg(test)]
+mod fattree_taper_tests;
+#[cfg(test)]
 mod fattree_tests;
 #[cfg(test)]
 mod plus_tests;
 mod slimfly;
 #[cfg(test)]
 mod slimfly_tests;
+#[cfg(test)]
+mod slimfly_ugal_tests;
 
 use serde::{Deserialize, Serialize};
 
 pub use dragonfly::{Dragonfly, NO_VIA, PAR_PENDING};
-pub use fattree::{FatTree, Hop, RailSelect};
+pub use fattree::{FatTree, Hop, RailSelect, CODES_RAIL_SELECT_LIMIT, RAIL_KEPT};
 pub use slimfly::SlimFly;
 
 /// A direct network's shape.
@@ -72,7 +76,7 @@ pub struct Step {
 
 impl Topology {
     /// Nodes (terminals): one per router, except on a dragonfly (`p` per
-    /// router) and a fat-tree (`k` per leaf switch, none on the others).
+    /// router) and a fat-tree ([`FatTree::per_leaf`] per leaf switch, none on the others).
     pub fn nodes(&self) -> u32 {
         match self {
             Topology::FatTree(f) => f.nodes(),
@@ -118,7 +122,7 @@ impl Topology {
     pub fn terminals(&self) -> u32 {
         match self {
             Topology::Dragonfly(d) => d.p,
-            Topology::FatTree(f) => f.k,
+            Topology::FatTree(f) => f.per_leaf(),
             Topology::SlimFly(s) => s.p,
             _ => 1,
         }
@@ -234,7 +238,7 @@ impl Topology {
             Topology::Dragonfly(d) => d.step(node, dst, NO_VIA).map(|port| Step { port, dim: 0, wraps: false }),
             Topology::SlimFly(s) => s.step(node, dst).map(|port| Step { port, dim: 0, wraps: false }),
             // Towards leaf `dst` (its first node), the destination-based up port.
-            Topology::FatTree(f) => match f.hop(node, dst * f.k) {
+            Topology::FatTree(f) => match f.hop(node, dst * f.per_leaf()) {
                 Hop::Eject(_) => None,
                 Hop::Down(port) | Hop::Up { pick: port, .. } => Some(Step { port: port as u8, dim: 0, wraps: false }),
             },

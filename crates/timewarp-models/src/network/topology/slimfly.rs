@@ -231,6 +231,34 @@ impl SlimFly {
         }
     }
 
+    /// UGAL's intermediate from a uniform draw `v` over all routers, for a
+    /// packet from router `from` to router `to`, as CODES's `slimfly.c`
+    /// adjusts it: one equal to `to`, then one equal to `from`, moves to
+    /// the next router modulo `2q² − 1` (so it may still be an end: such a
+    /// candidate is the minimal route).
+    #[inline]
+    pub fn ugal_candidate(&self, v: u32, from: u32, to: u32) -> u32 {
+        let mut v = v;
+        for end in [to, from] {
+            if v == end {
+                v = (v + 1) % (self.routers() - 1);
+            }
+        }
+        v
+    }
+
+    /// UGAL's choice among candidate intermediates `(router, q · H)` against
+    /// the minimal route's `q_min · H_min` (`q`: the next output's
+    /// occupancy, `H`: the route's hops): the first cheapest candidate if it
+    /// is cheaper by more than `threshold`, else `None` (minimal). CODES
+    /// compares `q · H / H_min` against `q_min`: the same order; its
+    /// threshold is 0, ties going to the minimal route.
+    pub fn ugal_pick(cost_min: u32, candidates: &[(u32, u32)], threshold: f64) -> Option<u32> {
+        let best = candidates.iter().copied().reduce(|b, c| if c.1 < b.1 { c } else { b })?;
+        // Integers below 2^53: with a threshold of 0 exactly the integer comparison.
+        (cost_min as f64 > best.1 as f64 + threshold).then_some(best.0)
+    }
+
     /// Mean router hops between two distinct nodes under uniform traffic
     /// (destination uniform over the other `N − 1`): a router has `k` =
     /// [`SlimFly::ports`] neighbours at one hop and the other `2q² − 1 − k`
