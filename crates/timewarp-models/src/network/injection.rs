@@ -23,7 +23,8 @@ impl Network {
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
         let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive)
-            || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive);
+            || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive)
+            || matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
         if adaptive {
             self.ugal(n, router, &mut h);
         }

@@ -228,6 +228,7 @@ mod jobs;
 mod journal;
 mod node;
 mod options;
+mod plus;
 mod ranks;
 mod results;
 mod route;

@@ -65,6 +65,9 @@ impl Network {
     /// minimally drops the intermediate.
     #[inline(never)]
     pub(crate) fn route_dragonfly(&self, d: &Dragonfly, n: &Node, node: u32, p: &mut Packet) {
+        if let Some(w) = d.wiring.as_deref().filter(|w| w.leaves > 0) {
+            return self.route_plus(d, w, n, node, p);
+        }
         if self.routing == Routing::Par && p.via != NO_VIA && p.via & PAR_PENDING != 0 {
             if d.group(node) != d.group(p.src / d.p) {
                 p.via = NO_VIA;
@@ -213,6 +216,10 @@ impl Network {
             return;
         }
         let Topology::Dragonfly(d) = &self.topology else { return };
+        if d.leaves().is_some() && (self.routing != Routing::Ugal || p.via == NO_VIA || p.hops > 0) {
+            // A Dragonfly+ decides at every router (plus.rs); at the source, now.
+            return self.route(n, router, p);
+        }
         if !matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG) || p.via == NO_VIA || p.hops > 0 {
             return;
         }
