@@ -196,6 +196,7 @@
 //! | `choices.rs` | the choices of the multiple-choice options: [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`] |
 //! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`] (wired by CODES's connection files: [`Wiring`]), [`FatTree`] (with its rails), [`SlimFly`] (with their tests): the constructions, which know nothing of the model |
 //! | `route.rs` | routing a packet at a router: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, UGAL-G's entry, up/down, the occupancy adaptive choices measure |
+//! | `plus.rs` | routing on a Dragonfly+ as CODES's `dragonfly-plus.cxx`: the least congested spine, non-minimal-leaf, prog-adaptive |
 //! | `global.rs` | UGAL-G's global information: the table's writes, its broadcasts, the choice |
 //! | `switch.rs` | arbitration, virtual channels and credits; input- and output-buffered switches |
 //! | `injection.rs` | the NICs: message creation, packets, injection queues, delivery |
@@ -215,7 +216,7 @@
 //! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`; `node.rs` (the
 //! state); `options.rs`;
 //! `journal.rs`, `encoding.rs`, `results.rs`, `footprint.rs`; then the behaviour (`route.rs`,
-//! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`) and `mod.rs`. A file
+//! `plus.rs`, `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
 mod choices;
