@@ -167,3 +167,47 @@ fn every_routing_commits_one_digest_in_every_mode() {
         }
     }
 }
+
+/// CODES's dragonfly_custom (Theta) decides adaptively with a threshold of
+/// `local_vc_size / 8` bytes when its file names none: 1,024 bytes of
+/// 2,048-byte packets. The threshold goes with the file's adaptive
+/// routing: another routing on the command line drops it.
+#[test]
+fn a_custom_dragonflys_adaptive_threshold_is_codes_default_and_goes_with_its_routing() {
+    let conf = data("modelnet-test-dragonfly-theta.conf");
+    let o = timewarp(&["run", "network", "--codes-config", &conf, "--end", "1", "--print-config"]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("ugal-threshold = 0.5"), "{out}");
+    assert!(err.contains("adaptive_threshold") && err.contains("CODES default"), "{err}");
+    for (routing, kept) in [("minimal", false), ("valiant", false), ("par", true)] {
+        let o = timewarp(&[
+            "run",
+            "network",
+            "--codes-config",
+            &conf,
+            "--routing",
+            routing,
+            "--end",
+            "1",
+            "--print-config",
+        ]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{routing}: {}", stderr(&o));
+        assert_eq!(out.contains("ugal-threshold = 0.5"), kept, "{routing}: {out}");
+    }
+}
+
+/// CODES's `minimal-bias=1` would double the non-minimal count on a
+/// dragonfly_custom, which timewarp does not model: refused in one line.
+#[test]
+fn a_custom_dragonflys_minimal_bias_is_refused() {
+    let text = std::fs::read_to_string(data("modelnet-test-dragonfly-theta.conf")).unwrap();
+    let path = tmp("theta-bias.conf");
+    std::fs::write(&path, text.replace("routing=\"adaptive\";", "routing=\"adaptive\"; minimal-bias=\"1\";")).unwrap();
+    let dir = format!("{}/tests/data/codes", env!("CARGO_MANIFEST_DIR"));
+    assert_clear_error(
+        &["run", "network", "--codes-config", path.to_str().unwrap(), "--connections-dir", &dir, "--end", "1"],
+        "minimal-bias",
+    );
+}

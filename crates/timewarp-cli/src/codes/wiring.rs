@@ -173,3 +173,30 @@ fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `dragonfly_custom`'s adaptive threshold: non-minimal only when the
+/// minimal port holds more than `adaptive_threshold` bytes (CODES's default
+/// `local_vc_size / 8`, with its default `local_vc_size` of 1024), here in
+/// `packet`-byte packets.
+pub(super) fn custom_threshold(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
+    if let Some((b, e)) = m.whole("minimal-bias")? {
+        if b != 0 {
+            return Err(format!(
+                "{}: minimal-bias=\"{b}\": CODES's dragonfly_custom then doubles the non-minimal route's count, \
+                 which timewarp does not model: remove the line",
+                m.place(e)
+            ));
+        }
+    }
+    let t = match m.num("adaptive_threshold")? {
+        Some((t, e)) => {
+            let why = format!("{t} bytes / {packet}-byte packets");
+            m.set("adaptive_threshold", Some(e), "ugal-threshold", (t / packet as f64).to_string(), "converted", &why);
+            return Ok(());
+        }
+        None => (m.whole("local_vc_size")?.map_or(1024, |(v, _)| v) / 8) as f64,
+    };
+    let why = format!("local_vc_size / 8 = {t} bytes / {packet}-byte packets");
+    m.fixed("adaptive_threshold", "CODES default", "ugal-threshold", (t / packet as f64).to_string(), &why);
+    Ok(())
+}

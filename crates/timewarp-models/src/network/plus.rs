@@ -263,4 +263,4 @@ impl Network {
 
 #[cfg(test)]
 #[path = "plus_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -29,7 +29,7 @@ fn net(d: &Dragonfly, routing: Routing) -> Network {
 }
 
 /// Router `r` with every buffer downstream free and nothing waiting.
-fn idle(m: &Network, r: u32) -> Node {
+pub(crate) fn idle(m: &Network, r: u32) -> Node {
     let v = m.vcs as usize;
     let mut input = Queues::new(m.ports() * v, m.buffer_packets as u16);
     for (i, lane) in input.lanes.iter_mut().enumerate() {
@@ -171,7 +171,7 @@ fn every_route_has_the_hops_of_exact_enumeration() {
 }
 
 /// Loads output `o` of `node` by `q` packets waiting for it.
-fn load(node: &mut Node, o: usize, q: u32) {
+pub(crate) fn load(node: &mut Node, o: usize, q: u32) {
     node.links[o].heads = q;
 }
 
