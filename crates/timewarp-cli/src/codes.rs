@@ -439,6 +439,9 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                     _ => "",
                 };
                 m.set("routing", Some(e), "routing", r.0.into(), r.1, why);
+                if model == "dragonfly_custom" && matches!(r.0, "ugal" | "par") {
+                    wiring::custom_threshold(&mut m, packet)?;
+                }
             }
             m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));
             m.ignore("num_vcs", "one virtual channel per hop against deadlock: --vcs 5 (minimal needs 3)");
@@ -576,8 +579,14 @@ pub(crate) fn put_in(
             eprintln!("  the command line's {} replace(s) the file's", names.join(", "));
         }
     }
+    // The file's adaptive threshold goes with an adaptive routing: another
+    // routing on the command line drops it (it would be refused).
+    let routing = named.iter().find(|(n, _)| n.as_deref() == Some("routing")).and_then(|(_, t)| t.last());
+    let routing = routing.map(|t| t.strip_prefix("--routing=").unwrap_or(t));
+    let adaptive = |r: &str| matches!(r, "ugal" | "ugal-l" | "par" | "progressive-adaptive" | "prog-adaptive");
+    let kept = |o: &(String, String, String)| o.0 != "ugal-threshold" || routing.map_or(true, adaptive);
     let mut out = vec![rest[0].clone()];
-    for (long, value, place) in import.options.into_iter().filter(|o| !given.contains(&o.0)) {
+    for (long, value, place) in import.options.into_iter().filter(|o| !given.contains(&o.0) && kept(o)) {
         out.push(format!("--{long}={value}"));
         origins.push((long, place));
     }

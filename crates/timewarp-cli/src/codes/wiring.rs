@@ -92,13 +92,27 @@ pub(super) fn plus(m: &mut Map<'_>, reps: u32, terminals: u32, dir: &Path, packe
         m.set("num_global_connections", Some(e), "global-links", h.to_string(), "taken", "per spine");
     }
     m.link_classes(packet)?;
+    plus_routing(m, packet)?;
+    m.ignore("num_level_chans", "one link between each leaf and spine");
+    m.out.options.insert(0, ("topology".into(), "dragonfly-plus".into(), file));
+    connections(m, "dragonfly_plus", dir)?;
+    Ok(())
+}
+
+/// `dragonfly_plus`'s routing and the keys that tune it (plus.rs in the
+/// models crate routes as `dragonfly-plus.cxx` does).
+fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
+    let routing = m.get("routing").map(|e| e.values[0].clone());
     if let Some(e) = m.get("routing") {
         let (r, status, why) = match e.values[0].as_str() {
-            "minimal" => ("minimal", "taken", ""),
-            "non-minimal-spine" | "non-minimal-leaf" => {
-                ("valiant", "converted", "through a random intermediate group, entered and left at spines")
-            }
-            "prog-adaptive" => ("par", "taken", "progressive adaptive: decided again in the source group"),
+            "minimal" => ("minimal", "taken", "up to the least congested spine with links to the group"),
+            "non-minimal-leaf" => ("non-minimal-leaf", "taken", "down to a leaf of a random intermediate group"),
+            "non-minimal-spine" => (
+                "valiant",
+                "converted",
+                "through a spine of a random intermediate group; CODES a5958cf stops on it (\"not implemented\")",
+            ),
+            "prog-adaptive" => ("par", "taken", "CODES's prog-adaptive, decided at every router"),
             other => {
                 return Err(format!(
                     "{}: routing=\"{}\" is not a Dragonfly+ routing timewarp has (minimal, non-minimal-spine, \
@@ -110,9 +124,79 @@ pub(super) fn plus(m: &mut Map<'_>, reps: u32, terminals: u32, dir: &Path, packe
         };
         m.set("routing", Some(e), "routing", r.into(), status, why);
     }
-    m.ignore("num_level_chans", "one link between each leaf and spine");
-    m.ignore("route_scoring_metric", "local choices are random, not scored");
-    m.out.options.insert(0, ("topology".into(), "dragonfly-plus".into(), file));
-    connections(m, "dragonfly_plus", dir)?;
+    if let Some(e) = m.get("route_scoring_metric") {
+        let why = match e.values[0].as_str() {
+            "alpha" => "scored as CODES's alpha: packets buffered and waiting for the port",
+            "delta" if routing.as_deref() == Some("prog-adaptive") => {
+                "scored as alpha: CODES's delta also doubles the non-minimal score in prog-adaptive's comparison, \
+                 which timewarp does not"
+            }
+            "delta" => "scored as alpha, which delta equals outside prog-adaptive's comparison",
+            "beta" => "scored as alpha: CODES's beta also multiplies by the hops left, which timewarp does not",
+            other => {
+                return Err(format!(
+                    "{}: route_scoring_metric=\"{}\" is not one of CODES's (alpha, beta, delta)",
+                    m.place(e),
+                    printable(other)
+                ))
+            }
+        };
+        let v = e.values[0].clone();
+        m.row("route_scoring_metric", v, "converted", why.into());
+    }
+    if let Some((t, e)) = m.num("adaptive_threshold")? {
+        if routing.as_deref() == Some("prog-adaptive") {
+            let packets = t / packet as f64;
+            let why = format!("{t} bytes / {packet}-byte packets: minimal while its score is at most this");
+            m.set("adaptive_threshold", Some(e), "ugal-threshold", packets.to_string(), "converted", &why);
+        } else {
+            m.ignore("adaptive_threshold", "CODES reads it for prog-adaptive only");
+        }
+    }
+    // CODES's defaults are what plus.rs does; another value would route otherwise.
+    for (key, default, what) in [
+        ("source_leaf_consider_nonmin", 1, "source leaves consider non-minimal spines"),
+        ("int_spine_consider_min", 0, "intermediate spines always go down to a leaf"),
+    ] {
+        if let Some((v, e)) = m.whole(key)? {
+            if (v != 0) as u32 != default {
+                return Err(format!(
+                    "{}: {key}=\"{v}\": timewarp's prog-adaptive keeps CODES's default {default} ({what}): remove the line",
+                    m.place(e)
+                ));
+            }
+            m.row(key, v.to_string(), "taken", format!("CODES's default: {what}"));
+        }
+    }
+    for key in ["dest_spine_consider_nonmin", "dest_spine_consider_global_nonmin"] {
+        m.ignore(key, "CODES routes the destination group minimally before reading it");
+    }
+    Ok(())
+}
+
+/// `dragonfly_custom`'s adaptive threshold: non-minimal only when the
+/// minimal port holds more than `adaptive_threshold` bytes (CODES's default
+/// `local_vc_size / 8`, with its default `local_vc_size` of 1024), here in
+/// `packet`-byte packets.
+pub(super) fn custom_threshold(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
+    if let Some((b, e)) = m.whole("minimal-bias")? {
+        if b != 0 {
+            return Err(format!(
+                "{}: minimal-bias=\"{b}\": CODES's dragonfly_custom then doubles the non-minimal route's count, \
+                 which timewarp does not model: remove the line",
+                m.place(e)
+            ));
+        }
+    }
+    let t = match m.num("adaptive_threshold")? {
+        Some((t, e)) => {
+            let why = format!("{t} bytes / {packet}-byte packets");
+            m.set("adaptive_threshold", Some(e), "ugal-threshold", (t / packet as f64).to_string(), "converted", &why);
+            return Ok(());
+        }
+        None => (m.whole("local_vc_size")?.map_or(1024, |(v, _)| v) / 8) as f64,
+    };
+    let why = format!("local_vc_size / 8 = {t} bytes / {packet}-byte packets");
+    m.fixed("adaptive_threshold", "CODES default", "ugal-threshold", (t / packet as f64).to_string(), &why);
     Ok(())
 }

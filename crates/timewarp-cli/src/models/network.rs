@@ -247,12 +247,13 @@ pub(crate) struct NetworkArgs {
     /// ugal (UGAL-L, minimal or Valiant by queue occupancy at the source
     /// router), ugal-g (UGAL with the occupancy of each route's global
     /// channel, as broadcast within the group) or par (progressive: UGAL-L
-    /// again at the next router of the source group while still minimal);
-    /// a fat-tree: updown (up port by a digit of the destination) or
+    /// again at the next router of the source group while still minimal;
+    /// on a dragonfly-plus CODES's routings: valiant = non-minimal-spine,
+    /// non-minimal-leaf, par = prog-adaptive); a fat-tree: updown (up port by a digit of the destination) or
     /// updown-adaptive (the least occupied up port); a Slim Fly: minimal,
     /// valiant (through a random router) or ugal (UGAL-L at the source)
     /// [default: dimension-order; dragonfly and slimfly minimal; fattree updown].
-    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "par", "romm", "updown", "updown-adaptive"]))]
+    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "par", "romm", "updown", "updown-adaptive", "non-minimal-leaf", "non-minimal-spine", "prog-adaptive"]))]
     pub routing: Option<Routing>,
     /// Dragonfly, ugal, ugal-g and par: bias towards the minimal route, in
     /// queued packets × hops: minimal unless q_min·H_min > q_val·H_val + T.

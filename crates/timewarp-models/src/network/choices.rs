@@ -65,6 +65,9 @@ pub enum Routing {
     /// channel it would take out of the source group, as last broadcast by
     /// the router that owns it (global.rs).
     UgalG,
+    /// Dragonfly+: CODES's `non-minimal-leaf`, through a random
+    /// intermediate group, down to a leaf there and up again (plus.rs).
+    NonMinimalLeaf,
 }
 
 impl Routing {
@@ -81,6 +84,7 @@ impl Routing {
             Routing::Romm => "romm",
             Routing::Par => "par",
             Routing::UgalG => "ugal-g",
+            Routing::NonMinimalLeaf => "non-minimal-leaf",
         }
     }
 }
@@ -92,16 +96,17 @@ impl FromStr for Routing {
             "dimension-order" | "dor" | "e-cube" => Ok(Routing::DimensionOrder),
             "adaptive" => Ok(Routing::Adaptive),
             "minimal" => Ok(Routing::Minimal),
-            "valiant" => Ok(Routing::Valiant),
+            "valiant" | "non-minimal-spine" => Ok(Routing::Valiant),
+            "non-minimal-leaf" => Ok(Routing::NonMinimalLeaf),
             "ugal" | "ugal-l" => Ok(Routing::Ugal),
             "updown" | "up-down" => Ok(Routing::UpDown),
             "updown-adaptive" => Ok(Routing::UpDownAdaptive),
             "romm" => Ok(Routing::Romm),
-            "par" | "progressive-adaptive" => Ok(Routing::Par),
+            "par" | "progressive-adaptive" | "prog-adaptive" => Ok(Routing::Par),
             "ugal-g" => Ok(Routing::UgalG),
             _ => Err(format!(
-                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, ugal-g, par, romm, updown, \
-                 updown-adaptive)"
+                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, ugal-g, par, \
+                 non-minimal-leaf, romm, updown, updown-adaptive)"
             )),
         }
     }

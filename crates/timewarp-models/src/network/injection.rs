@@ -25,7 +25,8 @@ impl Network {
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
         let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive)
-            || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive);
+            || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive)
+            || matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
         if let (true, Topology::SlimFly(s)) = (adaptive, &self.topology) {
             self.ugal_slimfly(s, n, &mut h, ctx);
         } else if adaptive {

@@ -195,7 +195,8 @@
 //! | `options.rs` | [`Network`], [`LinkClass`], validation, the zero-load latency formulas, per-link parameter look-ups |
 //! | `choices.rs` | the choices of the multiple-choice options: [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`] |
 //! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`] (wired by CODES's connection files: [`Wiring`]), [`FatTree`] (with its rails), [`SlimFly`] (with their tests): the constructions, which know nothing of the model |
-//! | `route.rs` | routing a packet at a router: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, UGAL-G's entry, up/down, the occupancy adaptive choices measure |
+//! | `route.rs` | routing a packet at a router: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, CODES's dragonfly-custom adaptive choice, UGAL-G's entry, up/down, the occupancy adaptive choices measure |
+//! | `plus.rs` | routing on a Dragonfly+ as CODES's `dragonfly-plus.cxx`: the least congested spine, non-minimal-leaf, prog-adaptive |
 //! | `global.rs` | UGAL-G's global information: the table's writes, its broadcasts, the choice |
 //! | `switch.rs` | arbitration, virtual channels and credits; input- and output-buffered switches |
 //! | `injection.rs` | the NICs: message creation, packets, injection queues, delivery |
@@ -215,7 +216,7 @@
 //! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`; `node.rs` (the
 //! state); `options.rs`;
 //! `journal.rs`, `encoding.rs`, `results.rs`, `footprint.rs`; then the behaviour (`route.rs`,
-//! `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`) and `mod.rs`. A file
+//! `plus.rs`, `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
 mod choices;
@@ -228,6 +229,7 @@ mod jobs;
 mod journal;
 mod node;
 mod options;
+mod plus;
 mod ranks;
 mod results;
 mod route;

@@ -321,7 +321,8 @@ impl Network {
             return self.validate_slimfly();
         }
         let dfly_routing =
-            matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::Par | Routing::UgalG);
+            matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::Par | Routing::UgalG)
+                || self.routing == Routing::NonMinimalLeaf;
         let tree_routing = matches!(self.routing, Routing::UpDown | Routing::UpDownAdaptive);
         let ugal = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG);
         if let Some(t) = self.ugal_g_period {
@@ -432,6 +433,13 @@ impl Network {
             _ => 3 * dd + 2,
         };
         if let Topology::Dragonfly(d) = &self.topology {
+            if d.leaves().is_none() && self.routing == Routing::NonMinimalLeaf {
+                return Err(
+                    "--routing non-minimal-leaf is for --topology dragonfly-plus (a detour down to a leaf of the \
+                     intermediate group): use valiant"
+                        .into(),
+                );
+            }
             if d.wiring.is_some() && self.routing == Routing::UgalG {
                 return Err(
                     "--routing ugal-g is not available on a dragonfly wired by connection files: use ugal or par"

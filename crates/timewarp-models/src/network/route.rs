@@ -7,7 +7,7 @@
 use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
-use super::topology::connections::key;
+use super::topology::connections::{key, ExitRule};
 use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING, RAIL_KEPT};
 
 /// Random intermediate routers a Slim Fly's UGAL weighs against the minimal
@@ -69,12 +69,20 @@ impl Network {
     /// minimally drops the intermediate.
     #[inline(never)]
     pub(crate) fn route_dragonfly(&self, d: &Dragonfly, n: &Node, node: u32, p: &mut Packet) {
+        if let Some(w) = d.wiring.as_deref().filter(|w| w.leaves > 0) {
+            return self.route_plus(d, w, n, node, p);
+        }
         if self.routing == Routing::Par && p.via != NO_VIA && p.via & PAR_PENDING != 0 {
             if d.group(node) != d.group(p.src / d.p) {
                 p.via = NO_VIA;
             } else if p.hops > 0 {
                 let via = p.via & !PAR_PENDING;
-                if self.ugal_minimal(d, n, node, p.dst / d.p, via, route_key(d, p)) == Some(false) {
+                let minimal = if Self::custom(d) {
+                    self.custom_adaptive(d, n, node, p, via, false)
+                } else {
+                    self.ugal_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
+                };
+                if minimal == Some(false) {
                     p.via = via;
                 }
             }
@@ -227,6 +235,10 @@ impl Network {
             return self.route(n, router, p);
         }
         let Topology::Dragonfly(d) = &self.topology else { return };
+        if d.leaves().is_some() && (self.routing != Routing::Ugal || p.via == NO_VIA || p.hops > 0) {
+            // A Dragonfly+ decides at every router (plus.rs); at the source, now.
+            return self.route(n, router, p);
+        }
         if !matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG) || p.via == NO_VIA || p.hops > 0 {
             return;
         }
@@ -234,6 +246,8 @@ impl Network {
         let via = if par { p.via & !PAR_PENDING } else { p.via };
         let choice = if self.routing == Routing::UgalG {
             self.ugal_g_minimal(d, n, router, p.dst / d.p, via)
+        } else if Self::custom(d) {
+            self.custom_adaptive(d, n, router, p, via, true)
         } else {
             self.ugal_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
         };
@@ -266,6 +280,54 @@ impl Network {
         let q_val = self.occupancy(n, router, val as usize) * d.hops_keyed(router, to, via, key);
         // Integers below 2^53: with T = 0 exactly the integer comparison.
         Some(q_min as f64 <= q_val as f64 + self.ugal_threshold)
+    }
+
+    /// Whether `d` is CODES's `dragonfly_custom` wired by connection files.
+    #[inline]
+    fn custom(d: &Dragonfly) -> bool {
+        d.wiring.as_deref().is_some_and(|w| w.rule == ExitRule::Custom && w.leaves == 0)
+    }
+
+    /// CODES's dragonfly-custom adaptive choice (`do_global_adaptive_routing`,
+    /// a5958cf) at `router` for packet `p` that may go through group `via`:
+    /// two draws of each route (the packet's own and a second, which may
+    /// name the same channel), each scored by the occupancy of its first
+    /// port here, the less congested of each pair (the first on a tie);
+    /// non-minimal when `q_min > T` and `q_min > q_non` (no hop weighting,
+    /// `T` = [`Network::ugal_threshold`]). The draw kept becomes the
+    /// packet's (its routing byte), so the route goes by the channel
+    /// scored; at a later router (`source` false) a minimal packet keeps its
+    /// own. `None` when a route has no next hop.
+    pub(crate) fn custom_adaptive(
+        &self,
+        d: &Dragonfly,
+        n: &Node,
+        router: u32,
+        p: &mut Packet,
+        via: u16,
+        source: bool,
+    ) -> Option<bool> {
+        let to = p.dst / d.p;
+        let draws = [p.dim, p.dim ^ 0x80];
+        let best = |via: u16| -> Option<(u32, u8)> {
+            let mut best: Option<(u32, u8)> = None;
+            for dim in draws {
+                let port = d.step_keyed(router, to, via, key(dim, p.src, p.msg))?;
+                let q = self.occupancy(n, router, port as usize);
+                if best.map_or(true, |b| q < b.0) {
+                    best = Some((q, dim));
+                }
+            }
+            best
+        };
+        let (min, non) = (best(NO_VIA)?, best(via)?);
+        let minimal = !(min.0 as f64 > self.ugal_threshold && min.0 > non.0);
+        if minimal && source {
+            p.dim = min.1;
+        } else if !minimal {
+            p.dim = non.1;
+        }
+        Some(minimal)
     }
 
     /// The Valiant intermediate of a packet from router `from` to node
@@ -305,3 +367,7 @@ impl Network {
         v as u16
     }
 }
+
+#[cfg(test)]
+#[path = "custom_tests.rs"]
+mod custom_tests;

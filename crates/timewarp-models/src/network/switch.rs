@@ -67,6 +67,7 @@ impl Network {
             | Routing::Valiant
             | Routing::Ugal
             | Routing::Par
+            | Routing::NonMinimalLeaf
             | Routing::UgalG
             | Routing::Romm
             | Routing::UpDown

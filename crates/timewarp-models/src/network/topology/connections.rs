@@ -103,7 +103,7 @@ fn mix(mut z: u64) -> u64 {
 
 /// Choice number `below` (exclusive) for packet key `key` at place `at`.
 #[inline]
-fn pick(key: u64, at: u64, below: u32) -> u32 {
+pub(crate) fn pick(key: u64, at: u64, below: u32) -> u32 {
     (mix(key ^ mix(at.wrapping_add(0x9e37_79b9_7f4a_7c15))) % below as u64) as u32
 }
 
@@ -427,6 +427,38 @@ impl Wiring {
     /// Routers of group `x` with global links to group `y` (the files' numbers).
     pub fn gateways(&self, x: u32, y: u32) -> &[u32] {
         &self.gateways[(x * self.g + y) as usize]
+    }
+
+    /// Groups.
+    #[inline]
+    pub fn groups(&self) -> u32 {
+        self.g
+    }
+
+    /// Dragonfly+: whether (network) router `r` is a leaf.
+    #[inline]
+    pub fn is_leaf(&self, r: u32) -> bool {
+        r < self.leaves * self.g
+    }
+
+    /// Router `r`'s local ports that lead to a router with global links to
+    /// group `y` (not `r`'s).
+    #[inline]
+    pub fn near_ports(&self, r: u32, y: u32) -> &[u8] {
+        let at = (self.int(r) * self.g + y) as usize;
+        &self.near[self.near_at[at] as usize..self.near_at[at + 1] as usize]
+    }
+
+    /// Router `r`'s global ports to group `y`: the first and how many (parallel, side by side).
+    #[inline]
+    pub fn exits_to(&self, r: u32, y: u32) -> (u8, u8) {
+        self.exits[(self.int(r) * self.g + y) as usize]
+    }
+
+    /// Router `r`'s local ports to router `t` of its group: the first and how many.
+    #[inline]
+    pub fn direct_to(&self, r: u32, t: u32) -> (u8, u8) {
+        self.direct[((self.int(r) % self.a) * self.a + self.int(t) % self.a) as usize]
     }
 
     /// Local port from router index `i` toward router index `j` of the same group (`i ≠ j`).

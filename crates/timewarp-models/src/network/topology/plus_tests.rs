@@ -125,7 +125,7 @@ fn net(routing: Routing) -> Network {
 #[test]
 fn a_single_packet_takes_the_zero_load_latency_between_every_pair_of_nodes() {
     let every = if cfg!(debug_assertions) { 7 } else { 1 };
-    for routing in [Routing::Minimal, Routing::Valiant] {
+    for routing in [Routing::Minimal, Routing::Valiant, Routing::NonMinimalLeaf] {
         for s in 0..80 {
             for t in (s % every..80).step_by(every as usize) {
                 let m = Network { probe: Some((s, t)), ..net(routing) };

@@ -1,0 +1,73 @@
+//! CODES's dragonfly-custom adaptive choice (route.rs, `custom_adaptive`)
+//! on Theta's wiring, at a source router whose queues the tests set.
+
+use std::path::PathBuf;
+
+use crate::network::plus::tests::{idle, load};
+use crate::network::topology::connections::{key, ExitRule, Wiring};
+use crate::network::topology::{Dragonfly, Topology, NO_VIA};
+use crate::network::{Network, Packet, Routing};
+
+fn theta() -> Dragonfly {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../timewarp-cli/tests/data/codes");
+    let w = Wiring::read(&data.join("intra-theta"), &data.join("inter-theta"), 96, 9, ExitRule::Custom).unwrap();
+    Dragonfly::wired(96, 4, 9, w)
+}
+
+/// From router 0 to a node of group 3 through group 5: the packet's two
+/// draws of each route, their first ports here.
+fn ports(d: &Dragonfly, p: &Packet, via: u16) -> [u8; 2] {
+    [p.dim, p.dim ^ 0x80].map(|dim| d.step_keyed(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap())
+}
+
+/// Non-minimal exactly when the better minimal draw's port holds more than
+/// the threshold and more than the better non-minimal draw's (no hop
+/// weighting); the draw kept becomes the packet's, so its route leaves by
+/// the port scored.
+#[test]
+fn codes_custom_adaptive_rule_and_the_draw_kept() {
+    let d = theta();
+    let to = 3 * 96 * 4 + 17;
+    for (routing, threshold) in [(Routing::Ugal, 0.0), (Routing::Par, 0.0), (Routing::Ugal, 2.0)] {
+        let m = Network {
+            topology: Topology::Dragonfly(d.clone()),
+            routing,
+            vcs: 12,
+            ugal_threshold: threshold,
+            buffer_packets: 8,
+            ..Network::default()
+        };
+        let mut checked = 0;
+        for draw in 0..=255u8 {
+            let p0 = Packet { src: 1, dst: to, via: 5, dim: draw, ..Packet::default() };
+            let (min, non) = (ports(&d, &p0, NO_VIA), ports(&d, &p0, 5));
+            if min.iter().any(|o| non.contains(o)) || min[0] == min[1] || non[0] == non[1] {
+                continue; // the cases below need four distinct ports
+            }
+            checked += 1;
+            for (qm, qn, want_min) in [
+                ([0, 0], [0, 0], true),
+                ([2, 1], [3, 3], true),
+                ([3, 2], [4, 1], threshold >= 2.0),
+                ([5, 3], [0, 2], threshold >= 3.0),
+                ([1, 4], [0, 0], threshold >= 1.0),
+            ] {
+                let mut n = idle(&m, 0);
+                for (o, q) in min.iter().zip(qm).chain(non.iter().zip(qn)) {
+                    load(&mut n, *o as usize, q);
+                }
+                let mut p = p0;
+                let got = m.custom_adaptive(&d, &n, 0, &mut p, 5, true);
+                let what = format!("{routing:?} T {threshold} draw {draw} q_min {qm:?} q_non {qn:?}");
+                assert_eq!(got, Some(want_min), "{what}");
+                // The draw kept: the less congested of its pair (the first on a tie).
+                let (ports, qs) = if want_min { (min, qm) } else { (non, qn) };
+                let kept = if qs[0] > qs[1] { 1 } else { 0 };
+                assert_eq!(p.dim, [draw, draw ^ 0x80][kept], "{what}");
+                let via = if want_min { NO_VIA } else { 5 };
+                assert_eq!(d.step_keyed(0, to / d.p, via, key(p.dim, p.src, p.msg)), Some(ports[kept]), "{what}");
+            }
+        }
+        assert!(checked > 50, "{checked} draws with four distinct ports");
+    }
+}
