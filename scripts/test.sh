@@ -48,6 +48,7 @@ elif command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1; then
   cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi 2>&1 | tee -a "$log" || status=1
   cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_networks 2>&1 | tee -a "$log" || status=1
   cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_connections 2>&1 | tee -a "$log" || status=1
+  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_hybrid 2>&1 | tee -a "$log" || status=1
 elif [ "${TIMEWARP_REQUIRE_MPI:-0}" = 1 ]; then
   echo "error: TIMEWARP_REQUIRE_MPI=1 but mpirun/mpicc are not installed (see README: MPI)" | tee -a "$log"
   status=1

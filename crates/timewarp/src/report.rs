@@ -150,6 +150,7 @@ pub(crate) fn merge_processes<M: Model>(model: &M, cfg: &Config, all: &[(&Stats,
     t.wall_seconds = all.iter().map(|(st, _)| st.wall_seconds).fold(0.0, f64::max);
     for (_, r) in all {
         t.mpi_messages += r.mpi_messages;
+        t.mpi_bytes += r.mpi_bytes;
         t.polls += r.polls;
         t.successful_polls += r.successful_polls;
         t.mpi_seconds += r.mpi_seconds;
@@ -181,6 +182,7 @@ impl Stats {
         self.anti_messages += earlier.anti_messages;
         self.gvt_rounds += earlier.gvt_rounds;
         self.mpi_messages += earlier.mpi_messages;
+        self.mpi_bytes += earlier.mpi_bytes;
         self.polls += earlier.polls;
         self.successful_polls += earlier.successful_polls;
         self.mpi_seconds += earlier.mpi_seconds;

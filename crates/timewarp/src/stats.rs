@@ -110,6 +110,9 @@ pub struct Stats {
     pub mpi_messages: u64,
     /// Events and anti-messages per MPI message (the consolidation factor).
     pub mpi_events_per_message: f64,
+    /// Bytes of those messages (all ranks; section headers and records).
+    #[serde(default)]
+    pub mpi_bytes: u64,
     /// Times a courier looked for incoming MPI messages (all ranks).
     pub polls: u64,
     /// Polls that found at least one message.
@@ -187,7 +190,12 @@ impl Stats {
             rows.push(("remote-process events", format!("{:.2}%", 100.0 * self.remote_process_fraction)));
             rows.push((
                 "MPI messages",
-                format!("{} ({:.1} events each)", group(self.mpi_messages), self.mpi_events_per_message),
+                format!(
+                    "{} ({:.1} events, {} bytes each)",
+                    group(self.mpi_messages),
+                    self.mpi_events_per_message,
+                    group(self.mpi_bytes / self.mpi_messages.max(1))
+                ),
             ));
             rows.push(("polls", format!("{} ({} successful)", group(self.polls), group(self.successful_polls))));
             rows.push(("time in MPI", format!("{:.3} s (all ranks)", self.mpi_seconds)));
@@ -313,6 +321,9 @@ pub struct RankStats {
     pub mpi_messages: u64,
     /// Events and anti-messages in them.
     pub mpi_events: u64,
+    /// Bytes of those messages.
+    #[serde(default)]
+    pub mpi_bytes: u64,
     /// Polls for incoming messages, and those that found some.
     pub polls: u64,
     /// Polls that found at least one message.

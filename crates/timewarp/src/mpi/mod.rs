@@ -237,6 +237,7 @@ impl RankPart {
             init_seconds: stats.init_seconds,
             mpi_messages: fig.messages,
             mpi_events: fig.events,
+            mpi_bytes: fig.bytes,
             polls: fig.polls,
             successful_polls: fig.successful_polls,
             mpi_seconds: fig.mpi_seconds,

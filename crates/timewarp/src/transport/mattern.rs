@@ -128,11 +128,12 @@ impl Round {
         Round { rank, round: 1, phase: Phase::Idle, white: 0, later: [0; 2] }
     }
 
-    /// Whether the round waits for white records to arrive (the network
-    /// should look for them at every visit).
+    /// Whether the round knows that white records are still to arrive (the
+    /// network should look for them at every visit). Not while the counts
+    /// are being summed: nothing arriving then ends the round any sooner.
     #[inline]
-    pub(crate) fn waiting(&self) -> bool {
-        matches!(self.phase, Phase::Counting | Phase::Waiting { .. })
+    pub(crate) fn short_of_white(&self) -> bool {
+        matches!(self.phase, Phase::Waiting { target } if self.white < target)
     }
 
     /// Counts `n` records of a section with epoch `epoch` that arrived. An
@@ -325,16 +326,18 @@ mod tests {
         p[0].enter(&[0, 3]);
         p[1].enter(&[0, 0]);
         p[0].advance().unwrap();
-        assert!(p[0].round.waiting() && p[0].net.sent_all == 1, "everything sent, counting");
+        assert!(p[0].round.phase == Phase::Counting && p[0].net.sent_all == 1, "everything sent, counting");
+        assert!(!p[0].round.short_of_white(), "the count is not known yet");
         p[1].advance().unwrap();
         p[0].advance().unwrap();
         assert!(p[0].gates.gate_open(1), "nothing was sent to process 0");
-        assert!(!p[1].gates.gate_open(1) && p[1].round.waiting());
+        assert!(!p[1].gates.gate_open(1) && p[1].round.short_of_white());
         // Two white records, then five sent after their sender entered round 1.
         p[1].round.arrived(0, 2).unwrap();
         p[1].round.arrived(1, 5).unwrap();
         p[1].advance().unwrap();
         assert!(!p[1].gates.gate_open(1), "red records do not count");
+        assert!(p[1].round.short_of_white(), "one white record is missing");
         p[1].round.arrived(0, 1).unwrap();
         p[1].advance().unwrap();
         assert!(p[1].gates.gate_open(1));
