@@ -588,3 +588,49 @@ pub(crate) fn process_stats<M: Model, Q, W, P>(
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
     stats
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A waiter whose peer is late sleeps rather than yield for the whole
+    /// wait (the peer arrives only once it sees the waiter asleep), and is
+    /// woken by the last arriver; many rounds of three keep in step.
+    #[test]
+    fn a_barrier_waiter_sleeps_until_the_last_arrives() {
+        let b = SpinBarrier::new(2);
+        let failed = AtomicBool::new(false);
+        let mut w = WorkerStats::default();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                // Bounded, so a barrier that never sleeps fails the assertion below instead of hanging.
+                let t = Instant::now();
+                while b.sleepers.load(SeqCst) == 0 && t.elapsed() < Duration::from_secs(10) {
+                    std::thread::yield_now();
+                }
+                assert!(b.wait(&failed, &mut WorkerStats::default()));
+            });
+            assert!(b.wait(&failed, &mut w));
+        });
+        assert!(w.parks >= 1 && w.wait_seconds > 0.0, "{w:?}");
+        let b = SpinBarrier::new(3);
+        let done = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for id in 0..3 {
+                let (b, failed, done) = (&b, &failed, &done);
+                s.spawn(move || {
+                    let mut w = WorkerStats::default();
+                    for round in 0..300u64 {
+                        if round % 3 == id {
+                            std::thread::sleep(Duration::from_micros(200));
+                        }
+                        assert!(b.wait(failed, &mut w));
+                        // Nobody passes round r before all three reached it.
+                        assert!(done.fetch_add(1, SeqCst) >= 3 * round as usize);
+                    }
+                });
+            }
+        });
+        assert_eq!(done.load(SeqCst), 900);
+    }
+}
