@@ -45,7 +45,7 @@ use crate::Config;
 
 use super::commit::Committer;
 use super::end::{process_end, Finished, Parts, Reach};
-use super::workers::{run_workers, Clocks, Failure, Ran};
+use super::workers::{run_workers, Clocks, Failure, Ran, CONTENDED};
 use super::{forward, handler_panic, restore_events, start_lp, Setup};
 
 /// A barrier that spins, then yields, then sleeps on a condition variable
@@ -106,16 +106,22 @@ impl SpinBarrier {
         released
     }
 
-    /// The wait past the spin: yields for [`YIELD_FOR`], then sleeps
-    /// (waking every millisecond to look at `failed`).
+    /// The wait past the spin: yields, and once a yield ran another
+    /// thread (the cores are contended, see [`CONTENDED`]) and
+    /// [`YIELD_FOR`] has passed, sleeps (waking every millisecond to look
+    /// at `failed`). On free cores it keeps yielding: a sleeper would
+    /// start the next window a wake-up late.
     #[cold]
     fn wait_long(&self, g: u64, failed: &AtomicBool, t0: Instant, sleeps: &mut u64) -> bool {
+        let mut contended = false;
         while self.generation.load(Acquire) == g {
             if failed.load(Relaxed) {
                 return false;
             }
-            if t0.elapsed() < YIELD_FOR {
+            if !contended || t0.elapsed() < YIELD_FOR {
+                let t = Instant::now();
                 std::thread::yield_now();
+                contended |= t.elapsed() >= CONTENDED;
                 continue;
             }
             let held = lock(&self.lock);
@@ -593,15 +599,25 @@ pub(crate) fn process_stats<M: Model, Q, W, P>(
 mod tests {
     use super::*;
 
-    /// A waiter whose peer is late sleeps rather than yield for the whole
-    /// wait (the peer arrives only once it sees the waiter asleep), and is
-    /// woken by the last arriver; many rounds of three keep in step.
+    /// On contended cores (busy threads, two per core), a waiter whose
+    /// peer is late sleeps rather than yield for the whole wait (the peer
+    /// arrives only once it sees the waiter asleep), and is woken by the
+    /// last arriver; many rounds of three keep in step.
     #[test]
-    fn a_barrier_waiter_sleeps_until_the_last_arrives() {
+    fn a_barrier_waiter_sleeps_on_contended_cores_until_the_last_arrives() {
         let b = SpinBarrier::new(2);
         let failed = AtomicBool::new(false);
         let mut w = WorkerStats::default();
+        let stop = AtomicBool::new(false);
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         std::thread::scope(|s| {
+            for _ in 0..2 * cores {
+                s.spawn(|| {
+                    while !stop.load(Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                });
+            }
             s.spawn(|| {
                 // Bounded, so a barrier that never sleeps fails the assertion below instead of hanging.
                 let t = Instant::now();
@@ -611,6 +627,7 @@ mod tests {
                 assert!(b.wait(&failed, &mut WorkerStats::default()));
             });
             assert!(b.wait(&failed, &mut w));
+            stop.store(true, Relaxed);
         });
         assert!(w.parks >= 1 && w.wait_seconds > 0.0, "{w:?}");
         let b = SpinBarrier::new(3);

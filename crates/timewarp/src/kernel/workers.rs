@@ -136,6 +136,14 @@ pub(crate) struct Ran<P> {
     pub(crate) net_events: u64,
 }
 
+/// A yield that took this long ran another thread: the cores are
+/// contended, and only then do the kernels' waits sleep (an idle
+/// optimistic worker parks, a barrier waiter sleeps). On free cores a
+/// sleeper gives nobody anything and only answers late: a sparse model's
+/// PEs wait for each other's messages all the time, and a parked one
+/// would see them up to a nap late (issue 39).
+pub(crate) const CONTENDED: std::time::Duration = std::time::Duration::from_micros(20);
+
 /// A worker's clocks, read when it starts and when it ends (never in
 /// between): wall time, and the OS's account of its time on a core and on
 /// a run queue (Linux `/proc/thread-self/schedstat`: nanoseconds on a CPU,

@@ -41,7 +41,7 @@ use crate::error::Error;
 use crate::model::Model;
 use crate::stats::WorkerStats;
 
-use super::super::workers::Clocks;
+use super::super::workers::{Clocks, CONTENDED};
 use super::pe::{Iteration, Pe, Runnable};
 use super::Shared;
 
@@ -140,6 +140,9 @@ struct Worker {
     waiting: Option<Instant>,
     /// Its next park's length while idle.
     nap: Duration,
+    /// A yield of this idle stretch ran another thread (see [`CONTENDED`]):
+    /// only then does it park.
+    contended: bool,
     /// The GVT rounds as it last saw them (see [`Pool::wake_parked`]).
     seen_rounds: u64,
 }
@@ -246,6 +249,7 @@ where
             active_since: now,
             waiting: None,
             nap: NAP_MIN,
+            contended: false,
             seen_rounds: 0,
         };
         let r = match self.policy {
@@ -324,6 +328,7 @@ where
             if me.idle > 0 {
                 me.idle = 0;
                 me.nap = NAP_MIN;
+                me.contended = false;
                 if let Some(t) = me.waiting.take() {
                     me.stats.wait_seconds += t.elapsed().as_secs_f64();
                 }
@@ -339,8 +344,10 @@ where
             return;
         }
         let now = Instant::now();
-        if now.duration_since(*me.waiting.get_or_insert(now)) < YIELD_FOR {
+        if !me.contended || now.duration_since(*me.waiting.get_or_insert(now)) < YIELD_FOR {
+            me.waiting.get_or_insert(now);
             std::thread::yield_now();
+            me.contended |= now.elapsed() >= CONTENDED;
             return;
         }
         // Still nothing: a yield would hand the core back and forth with
@@ -628,7 +635,7 @@ where
         if let Some(t) = me.waiting.take() {
             me.stats.wait_seconds += asleep.duration_since(t).as_secs_f64();
         }
-        (me.idle, me.nap) = (0, NAP_MIN);
+        (me.idle, me.nap, me.contended) = (0, NAP_MIN, false);
         while !self.active[me.w].load(Acquire) && !self.all_finished() {
             std::thread::park_timeout(Duration::from_millis(1));
         }
