@@ -5,8 +5,9 @@
 use timewarp::Stats;
 
 /// Per-PE statistics: a `pe` column (the PE's number), then every field of
-/// `PeStats` under its JSON name. A sequential run has no `pes` list: its
-/// one PE is the whole run, so its row is made of the run's totals.
+/// `PeStats` under its JSON name, then [`WORKER_COLUMNS`]. A sequential run
+/// has no `pes` list: its one PE is the whole run, so its row is made of
+/// the run's totals.
 pub(crate) fn pes(stats: &Stats) -> Result<String, String> {
     let alone;
     let pes = if stats.pes.is_empty() {
@@ -33,12 +34,30 @@ pub(crate) fn pes(stats: &Stats) -> Result<String, String> {
     let mut rows = csv::Reader::from_reader(plain.as_slice());
     let mut out = csv::Writer::from_writer(Vec::new());
     let header = rows.headers().map_err(|e| e.to_string())?.clone();
-    out.write_record(std::iter::once("pe").chain(header.iter())).map_err(|e| e.to_string())?;
+    out.write_record(std::iter::once("pe").chain(header.iter()).chain(WORKER_COLUMNS)).map_err(|e| e.to_string())?;
     for (pe, row) in rows.records().enumerate() {
         let row = row.map_err(|e| e.to_string())?;
-        out.write_record(std::iter::once(pe.to_string().as_str()).chain(row.iter())).map_err(|e| e.to_string())?;
+        let worker = worker_cells(stats.workers.get(pe));
+        out.write_record(
+            std::iter::once(pe.to_string().as_str()).chain(row.iter()).chain(worker.iter().map(String::as_str)),
+        )
+        .map_err(|e| e.to_string())?;
     }
     finish(out)
+}
+
+/// The columns after the PE's own: the figures of the worker thread with
+/// the PE's number (`workers[pe]` of the JSON; the PE's own worker when
+/// the run has a worker per PE, as with `--scheduling fixed` and no
+/// `--pes`, or conservatively), empty past the last worker, and the OS's
+/// figures empty where it does not give them.
+const WORKER_COLUMNS: [&str; 4] =
+    ["worker_seconds", "worker_wait_seconds", "worker_cpu_seconds", "worker_descheduled_seconds"];
+
+fn worker_cells(w: Option<&timewarp::WorkerStats>) -> [String; 4] {
+    let Some(w) = w else { return Default::default() };
+    let os = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    [w.seconds.to_string(), w.wait_seconds.to_string(), os(w.cpu_seconds), os(w.descheduled_seconds)]
 }
 
 /// Why a run has no GVT series (`None`: it has one), for the note beside
@@ -87,6 +106,12 @@ mod tests {
         assert_eq!(lines.len(), 3, "{text}");
         assert!(lines[0].starts_with("pe,committed,processed,rolled_back,"), "{text}");
         assert!(lines[2].starts_with("1,7,"), "{text}");
+        assert!(lines[0].ends_with(",worker_seconds,worker_wait_seconds,worker_cpu_seconds,worker_descheduled_seconds"));
+        // No workers (or the OS said nothing): empty cells, not zeros.
+        assert!(lines[2].ends_with(",,,,"), "{text}");
+        s.workers = vec![timewarp::WorkerStats { seconds: 2.0, wait_seconds: 0.5, ..Default::default() }];
+        let text = pes(&s).unwrap();
+        assert!(text.lines().nth(1).unwrap().ends_with(",2,0.5,,"), "{text}");
         assert_eq!(gvt(&s).unwrap(), "gvt,wall,committed\n1.5,0.25,9\n");
         assert_eq!(no_gvt_series(&s), None);
         // A sequential run: one PE, the run's totals.

@@ -350,6 +350,23 @@ fn page(run: &Run) -> Result<String, String> {
     }
     out.push_str("</div>\n");
 
+    out.push_str("<h2 id=\"workers\">Per worker</h2>\n<div class=\"wide\">\n");
+    let workers = map.get("workers").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if workers.is_empty() {
+        out.push_str(
+            "<p class=\"note\" id=\"workers-table\">No per-worker figures: a sequential run has no worker \
+             threads (and files written before they were recorded have none).</p>\n",
+        );
+    } else {
+        rows(&mut out, "workers-table", "#", workers, &[]);
+        out.push_str(
+            "<p class=\"note\">Wait: in the kernel's own waits past their spin (idle, in a barrier, or \
+             deactivated). CPU and descheduled: the OS's account (on a core; ready but waiting for one), \
+             – where it gives none.</p>\n",
+        );
+    }
+    out.push_str("</div>\n");
+
     out.push_str("<h2 id=\"ranks\">Per rank</h2>\n<div class=\"wide\">\n");
     let ranks = map.get("rank_stats").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     if ranks.is_empty() {
@@ -392,7 +409,7 @@ fn page(run: &Run) -> Result<String, String> {
         .iter()
         .chain(&SUMMARY)
         .copied()
-        .chain(["pes", "rank_stats", "gvt_series", "model_results", "config", "command", "run_file"])
+        .chain(["pes", "workers", "rank_stats", "gvt_series", "model_results", "config", "command", "run_file"])
         .collect();
     let other: Vec<&str> = map
         .iter()
@@ -426,6 +443,21 @@ mod tests {
     }
 
     #[test]
+    fn workers_have_a_table_and_absent_os_figures_show_as_absent() {
+        let p = page_of(
+            Path::new("w.json"),
+            json!({"model": "phold", "sync": "optimistic", "committed_events": 5, "processed_events": 5,
+                   "pes": [], "gvt_series": [], "rank_stats": [],
+                   "workers": [{"iterations": 3, "seconds": 1.5, "wait_seconds": 0.25, "cpu_seconds": 1.0,
+                                "descheduled_seconds": 0.125},
+                               {"iterations": 4, "seconds": 1.5, "wait_seconds": 0.5}]}),
+        );
+        let table = &p[p.find("id=\"workers-table\"").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        assert!(table.contains("<td>0.125 s</td>") && table.contains("<td>–</td>"), "{table}");
+    }
+
+    #[test]
     fn a_sequential_run_says_what_it_lacks() {
         let p = page_of(
             Path::new("<seq>.json"),
@@ -435,6 +467,7 @@ mod tests {
         );
         assert!(p.contains("&lt;seq&gt;.json"));
         assert!(p.contains("No per-PE figures"));
+        assert!(p.contains("No per-worker figures"));
         assert!(p.contains("no GVT rounds"));
         assert!(p.contains("new figure"), "a field added later shows");
         assert!(p.contains("2 values"));

@@ -186,6 +186,9 @@ impl Stats {
                 ),
             ));
         }
+        if !self.workers.is_empty() {
+            rows.push(("workers", self.worker_summary()));
+        }
         if self.ranks > 1 {
             rows.push(("remote-process events", format!("{:.2}%", 100.0 * self.remote_process_fraction)));
             rows.push((
@@ -217,6 +220,26 @@ impl Stats {
         ]);
         let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
         rows.iter().map(|(k, v)| format!("{k:<w$}  {v}\n")).collect()
+    }
+}
+
+impl Stats {
+    /// The workers' time, all together: how long they ran, waited in the
+    /// kernel's own waits, and (where the OS says) ran on a core or waited
+    /// for one.
+    fn worker_summary(&self) -> String {
+        let sum = |f: fn(&WorkerStats) -> f64| self.workers.iter().map(f).sum::<f64>();
+        let mut s = format!(
+            "{} for {:.3} s, {:.3} s of it waiting",
+            self.workers.len(),
+            sum(|w| w.seconds),
+            sum(|w| w.wait_seconds)
+        );
+        let os = |f: fn(&WorkerStats) -> Option<f64>| self.workers.iter().map(f).sum::<Option<f64>>();
+        if let (Some(cpu), Some(queued)) = (os(|w| w.cpu_seconds), os(|w| w.descheduled_seconds)) {
+            s += &format!("; {cpu:.3} s on a core, {queued:.3} s descheduled");
+        }
+        s + " (all workers)"
     }
 }
 
@@ -302,6 +325,27 @@ pub struct WorkerStats {
     pub reactivations: u64,
     /// Iterations it spent on orphan PEs of deactivated workers (LADM).
     pub help_iterations: u64,
+    /// Wall seconds from the worker's first iteration to its last (the
+    /// conservative kernel: from its PE's first window to its end).
+    #[serde(default)]
+    pub seconds: f64,
+    /// Of those, seconds it spent waiting in the kernel's own waits past
+    /// their short spin: yielding or parked while it had nothing to do
+    /// (optimistic), in a window's barrier (conservative), or deactivated.
+    #[serde(default)]
+    pub wait_seconds: f64,
+    /// Times it went to sleep in those waits (parked while idle, asleep in
+    /// a barrier) rather than keep a core it had no use for.
+    #[serde(default)]
+    pub parks: u64,
+    /// Seconds the OS ran it on a core (Linux `/proc/thread-self/schedstat`;
+    /// absent where the system does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
+    /// Seconds it was ready to run but waited on a run queue for a core
+    /// (descheduled: other programs or workers had the cores; same source).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descheduled_seconds: Option<f64>,
 }
 
 /// One process of an MPI run.

@@ -6,8 +6,10 @@
 //! PE processes and commits those events in key order, with no rollback
 //! machinery at all. Events for other PEs are gathered per destination and
 //! handed over once per window through a mailbox shared by exactly two
-//! threads; two spinning barriers per window separate "send" from "receive"
-//! and "report minimum" from "read minimum".
+//! threads; two barriers per window separate "send" from "receive" and
+//! "report minimum" from "read minimum". A barrier spins, yields, then
+//! parks ([`SpinBarrier`]): under load the PE that arrives last is often
+//! one the OS descheduled, and a parked waiter leaves it the core.
 //!
 //! Across processes ([`WindowNet`], implemented over MPI in the `mpi` module)
 //! a PE encodes events for another process into its [`Port`] and hands them
@@ -20,8 +22,8 @@
 //! what arrived.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::event::Inline;
@@ -33,7 +35,7 @@ use crate::progress::Progress;
 use crate::queue::{Entry, PendingQueue};
 use crate::report::{base_stats, parallel_stats};
 use crate::segment::{Outcome, Pending, Segment};
-use crate::stats::PeStats;
+use crate::stats::{PeStats, WorkerStats};
 use crate::timeline::{Recorder, SpanKind, Trace};
 use crate::transport::outbox::Outbox;
 use crate::transport::port::Port;
@@ -43,41 +45,92 @@ use crate::Config;
 
 use super::commit::Committer;
 use super::end::{process_end, Finished, Parts, Reach};
-use super::workers::{run_workers, Failure, Ran};
+use super::workers::{run_workers, Clocks, Failure, Ran, CONTENDED};
 use super::{forward, handler_panic, restore_events, start_lp, Setup};
 
-/// A barrier that spins (then yields) instead of sleeping on a condition
-/// variable, and gives up when another worker failed.
+/// A barrier that spins, then yields, then sleeps on a condition variable
+/// (a window's barriers are far apart in time when nothing else runs, so
+/// the spin usually suffices; under load the last PE to arrive may wait
+/// for a core, and yielding waiters would compete with it and with the
+/// other program for as long), and gives up when another worker failed.
 struct SpinBarrier {
     n: usize,
     count: AtomicUsize,
     generation: AtomicU64,
+    /// Waiters asleep on `wake` (the last arriver locks and notifies only then).
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
 }
+
+/// Spins before a waiter yields, and how long it yields before it sleeps.
+const SPINS: u32 = 64;
+const YIELD_FOR: Duration = Duration::from_micros(50);
 
 impl SpinBarrier {
     fn new(n: usize) -> Self {
-        SpinBarrier { n, count: AtomicUsize::new(0), generation: AtomicU64::new(0) }
+        SpinBarrier {
+            n,
+            count: AtomicUsize::new(0),
+            generation: AtomicU64::new(0),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
     }
 
     /// Waits for all `n` workers; false when the run failed meanwhile.
-    fn wait(&self, failed: &AtomicBool) -> bool {
+    /// Adds the seconds it waited past the spin, and its sleeps, to `w`.
+    fn wait(&self, failed: &AtomicBool, w: &mut WorkerStats) -> bool {
         let g = self.generation.load(Acquire);
         if self.count.fetch_add(1, AcqRel) + 1 == self.n {
             self.count.store(0, Relaxed);
-            self.generation.fetch_add(1, Release);
+            // SeqCst with the sleepers' count: either a sleeper sees the
+            // new generation before it sleeps, or this sees the sleeper.
+            self.generation.fetch_add(1, SeqCst);
+            if self.sleepers.load(SeqCst) > 0 {
+                let _held = lock(&self.lock);
+                self.wake.notify_all();
+            }
             return true;
         }
-        let mut spins = 0u32;
+        for _ in 0..SPINS {
+            if self.generation.load(Acquire) != g {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        let t0 = Instant::now();
+        let released = self.wait_long(g, failed, t0, &mut w.parks);
+        w.wait_seconds += t0.elapsed().as_secs_f64();
+        released
+    }
+
+    /// The wait past the spin: yields, and once a yield ran another
+    /// thread (the cores are contended, see [`CONTENDED`]) and
+    /// [`YIELD_FOR`] has passed, sleeps (waking every millisecond to look
+    /// at `failed`). On free cores it keeps yielding: a sleeper would
+    /// start the next window a wake-up late.
+    #[cold]
+    fn wait_long(&self, g: u64, failed: &AtomicBool, t0: Instant, sleeps: &mut u64) -> bool {
+        let mut contended = false;
         while self.generation.load(Acquire) == g {
             if failed.load(Relaxed) {
                 return false;
             }
-            spins += 1;
-            if spins > 64 {
+            if !contended || t0.elapsed() < YIELD_FOR {
+                let t = Instant::now();
                 std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
+                contended |= t.elapsed() >= CONTENDED;
+                continue;
             }
+            let held = lock(&self.lock);
+            self.sleepers.fetch_add(1, SeqCst);
+            if self.generation.load(SeqCst) == g {
+                *sleeps += 1;
+                let _ = self.wake.wait_timeout(held, Duration::from_millis(1));
+            }
+            self.sleepers.fetch_sub(1, SeqCst);
         }
         true
     }
@@ -145,6 +198,9 @@ pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     pub(crate) paused: bool,
     /// This PE's timeline track (`None`: not recording).
     pub(crate) timeline: Option<Box<Recorder>>,
+    /// Its worker's figures (one worker per PE); `wait_seconds` grows in
+    /// the barriers.
+    worker: WorkerStats,
 }
 
 impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M, Q, W, P> {
@@ -278,7 +334,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             self.port.epoch = self.windows;
             self.port.hand_over(&mut lock(&sh.net_out));
         }
-        if !sh.barrier.wait(sh.failure.flag()) {
+        if !sh.barrier.wait(sh.failure.flag(), &mut self.worker) {
             return Ok(None);
         }
         for from in 0..pes {
@@ -295,7 +351,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
         if self.env.local == 0 && !W::ACTIVE {
             sh.stop.store(seg.stop_requested(), Relaxed);
         }
-        if !sh.barrier.wait(sh.failure.flag()) {
+        if !sh.barrier.wait(sh.failure.flag(), &mut self.worker) {
             return Ok(None);
         }
         let m = if W::ACTIVE {
@@ -304,7 +360,7 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
                 self.swap_with_processes(sh)?;
                 self.timeline.span(mark, SpanKind::Exchange, 0, 0.0);
             }
-            if !sh.barrier.wait(sh.failure.flag()) {
+            if !sh.barrier.wait(sh.failure.flag(), &mut self.worker) {
                 return Ok(None);
             }
             self.take_in(sh)?;
@@ -432,9 +488,10 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, X: Re
     let placement = cfg.placement(s.num_lps, &layout)?;
     with_place!(placement, map => {
         let net = x.connect(layout.pes_per_process());
-        let Ran { pes: mut done, total, net_events, .. } =
+        let Ran { pes: mut done, workers, total, net_events, .. } =
             run_pes::<M, Q, W, _>(model, cfg, &s, seg, map, &net, layout)?;
-        let stats = process_stats(model, cfg, &s, &done, total);
+        let mut stats = process_stats(model, cfg, &s, &done, total);
+        stats.workers = workers;
         let end = process_end(cfg, &mut done)?;
         x.end(model, cfg, stats, &net, net_events, end)
     })
@@ -502,19 +559,24 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             commits: Committer::new(cfg),
             paused: false,
             timeline: Recorder::new(cfg, s.started, layout.pes(), layout.rank(), id),
+            worker: WorkerStats::default(),
         };
         pe.init(seg)?;
         let init = t0.elapsed().as_secs_f64();
         let mut progress = Progress::new(cfg.progress && id.index() == 0, s.end);
+        let clocks = Clocks::start();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pe.run(&sh, seg, &mut progress)))
             .unwrap_or_else(|p| Err(handler_panic(pe.at.0, pe.at.1, p.as_ref())));
+        clocks.finish(&mut pe.worker);
+        pe.worker.iterations = pe.windows;
         progress.finish();
         pe.stats.processed = pe.stats.committed;
         pe.stats.peak_events = pe.peak as u64;
         r.map(|_| (pe, init))
     })?;
     let net_events = sh.net_events.load(Relaxed);
-    Ok(Ran { pes: done, workers: Vec::new(), total: t0.elapsed().as_secs_f64(), net_events })
+    let workers = done.iter().map(|d| d.0.worker.clone()).collect();
+    Ok(Ran { pes: done, workers, total: t0.elapsed().as_secs_f64(), net_events })
 }
 
 /// The statistics of this process' PEs (no digest yet).
@@ -531,4 +593,61 @@ pub(crate) fn process_stats<M: Model, Q, W, P>(
     stats.kps_per_pe = 1;
     stats.event_bytes = std::mem::size_of::<Entry<Inline<M::Msg>>>() as u64;
     stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On contended cores (busy threads, two per core), a waiter whose
+    /// peer is late sleeps rather than yield for the whole wait (the peer
+    /// arrives only once it sees the waiter asleep), and is woken by the
+    /// last arriver; many rounds of three keep in step.
+    #[test]
+    fn a_barrier_waiter_sleeps_on_contended_cores_until_the_last_arrives() {
+        let b = SpinBarrier::new(2);
+        let failed = AtomicBool::new(false);
+        let mut w = WorkerStats::default();
+        let stop = AtomicBool::new(false);
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::thread::scope(|s| {
+            for _ in 0..2 * cores {
+                s.spawn(|| {
+                    while !stop.load(Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                });
+            }
+            s.spawn(|| {
+                // Bounded, so a barrier that never sleeps fails the assertion below instead of hanging.
+                let t = Instant::now();
+                while b.sleepers.load(SeqCst) == 0 && t.elapsed() < Duration::from_secs(10) {
+                    std::thread::yield_now();
+                }
+                assert!(b.wait(&failed, &mut WorkerStats::default()));
+            });
+            assert!(b.wait(&failed, &mut w));
+            stop.store(true, Relaxed);
+        });
+        assert!(w.parks >= 1 && w.wait_seconds > 0.0, "{w:?}");
+        let b = SpinBarrier::new(3);
+        let done = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for id in 0..3 {
+                let (b, failed, done) = (&b, &failed, &done);
+                s.spawn(move || {
+                    let mut w = WorkerStats::default();
+                    for round in 0..300u64 {
+                        if round % 3 == id {
+                            std::thread::sleep(Duration::from_micros(200));
+                        }
+                        assert!(b.wait(failed, &mut w));
+                        // Nobody passes round r before all three reached it.
+                        assert!(done.fetch_add(1, SeqCst) >= 3 * round as usize);
+                    }
+                });
+            }
+        });
+        assert_eq!(done.load(SeqCst), 900);
+    }
 }

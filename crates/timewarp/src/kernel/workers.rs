@@ -135,3 +135,71 @@ pub(crate) struct Ran<P> {
     pub(crate) total: f64,
     pub(crate) net_events: u64,
 }
+
+/// A yield that took this long ran another thread: the cores are
+/// contended, and only then do the kernels' waits sleep (an idle
+/// optimistic worker parks, a barrier waiter sleeps). On free cores a
+/// sleeper gives nobody anything and only answers late: a sparse model's
+/// PEs wait for each other's messages all the time, and a parked one
+/// would see them up to a nap late (issue 39).
+pub(crate) const CONTENDED: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// A worker's clocks, read when it starts and when it ends (never in
+/// between): wall time, and the OS's account of its time on a core and on
+/// a run queue (Linux `/proc/thread-self/schedstat`: nanoseconds on a CPU,
+/// nanoseconds runnable but waiting for one, timeslices).
+pub(crate) struct Clocks {
+    start: std::time::Instant,
+    sched: Option<(u64, u64)>,
+}
+
+impl Clocks {
+    /// Reads the calling thread's clocks.
+    pub(crate) fn start() -> Self {
+        Clocks { start: std::time::Instant::now(), sched: sched_times() }
+    }
+
+    /// Puts what the calling thread (the one that called `start`) used
+    /// since into `stats`: absent figures stay absent, not zero.
+    pub(crate) fn finish(&self, stats: &mut WorkerStats) {
+        stats.seconds = self.start.elapsed().as_secs_f64();
+        if let (Some((cpu0, queued0)), Some((cpu, queued))) = (self.sched, sched_times()) {
+            stats.cpu_seconds = Some(cpu.saturating_sub(cpu0) as f64 * 1e-9);
+            stats.descheduled_seconds = Some(queued.saturating_sub(queued0) as f64 * 1e-9);
+        }
+    }
+}
+
+/// The calling thread's nanoseconds on a CPU and waiting on a run queue
+/// (None where the file is missing or unreadable: not Linux, or a kernel
+/// without scheduler statistics).
+fn sched_times() -> Option<(u64, u64)> {
+    parse_schedstat(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
+}
+
+/// The first two fields of a schedstat line (None unless both are numbers).
+fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
+    let mut f = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((f.next()??, f.next()??))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedstat_gives_both_figures_or_none() {
+        assert_eq!(parse_schedstat("123 456 7\n"), Some((123, 456)));
+        assert_eq!(parse_schedstat(""), None);
+        assert_eq!(parse_schedstat("123"), None);
+        assert_eq!(parse_schedstat("x 1 2"), None);
+        // Where Linux has the file, a thread's figures are there and only grow.
+        if std::path::Path::new("/proc/thread-self/schedstat").exists() {
+            let c = Clocks::start();
+            let mut w = WorkerStats::default();
+            c.finish(&mut w);
+            assert!(w.cpu_seconds.is_some_and(|s| s >= 0.0) && w.descheduled_seconds.is_some_and(|s| s >= 0.0));
+            assert!(w.seconds >= 0.0);
+        }
+    }
+}

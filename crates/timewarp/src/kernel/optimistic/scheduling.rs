@@ -41,6 +41,7 @@ use crate::error::Error;
 use crate::model::Model;
 use crate::stats::WorkerStats;
 
+use super::super::workers::{Clocks, CONTENDED};
 use super::pe::{Iteration, Pe, Runnable};
 use super::Shared;
 
@@ -61,6 +62,20 @@ const MAX_BACKOFF: u32 = 10;
 /// events run on caches the other workers filled (and, at the start, on
 /// memory touched for the first time), which looks like interference.
 const WARMUP: u32 = 1;
+
+/// Passes an idle worker spins before it gives its core away.
+const SPINS: u32 = 16;
+
+/// How long an idle worker yields its core before it parks: long enough
+/// for a GVT round among running workers, short beside a time slice.
+const YIELD_FOR: Duration = Duration::from_micros(50);
+
+/// An idle worker's first and longest park. Under load it frees the core
+/// for the worker the OS descheduled (whose PE holds GVT back) or for the
+/// other program, rather than competing with both for time slices; a
+/// change in the GVT rounds wakes it sooner (see [`Pool::wake_parked`]).
+const NAP_MIN: Duration = Duration::from_micros(50);
+const NAP_MAX: Duration = Duration::from_millis(1);
 
 /// A PE's lock, held.
 type Held<'g, 'a, M, Q, N, P> = MutexGuard<'g, Option<Pe<'a, M, Q, N, P>>>;
@@ -96,6 +111,9 @@ pub(crate) struct Pool<'a, M: Model, Q, N, P> {
     threads: Vec<OnceLock<Thread>>,
     /// More workers than cores: an idle worker yields its core at once.
     oversubscribed: bool,
+    /// Per worker: parked while idle (see [`NAP_MIN`]); and how many are.
+    parked: Vec<AtomicBool>,
+    parked_count: AtomicUsize,
 }
 
 /// A worker's own bookkeeping.
@@ -118,6 +136,15 @@ struct Worker {
     probation: u64,
     /// Measurement periods still to skip (see [`WARMUP`]).
     warmup: u32,
+    /// When its current idle stretch passed the spins (None: not idle).
+    waiting: Option<Instant>,
+    /// Its next park's length while idle.
+    nap: Duration,
+    /// A yield of this idle stretch ran another thread (see [`CONTENDED`]):
+    /// only then does it park.
+    contended: bool,
+    /// The GVT rounds as it last saw them (see [`Pool::wake_parked`]).
+    seen_rounds: u64,
 }
 
 /// Locks `m`, taking the value of a lock poisoned by a panic (the panic
@@ -167,6 +194,8 @@ where
             forced: (0..workers).map(|_| AtomicBool::new(false)).collect(),
             threads: (0..workers).map(|_| OnceLock::new()).collect(),
             oversubscribed: std::thread::available_parallelism().map_or(true, |n| workers > n.get()),
+            parked: (0..workers).map(|_| AtomicBool::new(false)).collect(),
+            parked_count: AtomicUsize::new(0),
         }
     }
 
@@ -202,6 +231,7 @@ where
     /// as the policy says until every PE has finished.
     pub(crate) fn work(&self, w: usize) -> Result<WorkerStats, Error> {
         let _ = self.threads[w].set(std::thread::current());
+        let clocks = Clocks::start();
         let now = Instant::now();
         let mut me = Worker {
             w,
@@ -217,6 +247,10 @@ where
             period_seconds: 0.0,
             period_events: 0,
             active_since: now,
+            waiting: None,
+            nap: NAP_MIN,
+            contended: false,
+            seen_rounds: 0,
         };
         let r = match self.policy {
             Scheduling::Dynamic | Scheduling::Adaptive => self.dynamic(&mut me),
@@ -226,6 +260,10 @@ where
         if self.active[w].load(Relaxed) {
             me.stats.active_seconds += me.active_since.elapsed().as_secs_f64();
         }
+        if let Some(t) = me.waiting.take() {
+            me.stats.wait_seconds += t.elapsed().as_secs_f64();
+        }
+        clocks.finish(&mut me.stats);
         // Sleepers look again now rather than at their next timeout.
         for t in self.threads.iter().filter_map(OnceLock::get) {
             t.unpark();
@@ -279,22 +317,68 @@ where
         Ok(r)
     }
 
-    /// After a pass: spin or yield when there was nothing to do. (Not
-    /// "pause", which names a checkpoint cut.)
+    /// After a pass: spin, yield, then park when there was nothing to do.
+    /// (Not "pause", which names a checkpoint cut.)
     #[inline]
     fn back_off(&self, me: &mut Worker, worked: bool) {
+        if self.parked_count.load(Relaxed) > 0 {
+            self.wake_parked(me);
+        }
         if worked {
-            me.idle = 0;
+            if me.idle > 0 {
+                me.idle = 0;
+                me.nap = NAP_MIN;
+                me.contended = false;
+                if let Some(t) = me.waiting.take() {
+                    me.stats.wait_seconds += t.elapsed().as_secs_f64();
+                }
+            }
             return;
         }
         // Nothing to do until GVT moves or a message comes: with more
         // workers than cores, give the core to one that has work (a
         // descheduled PE holds GVT back for a whole time slice).
         me.idle += 1;
-        if me.idle > 16 || self.oversubscribed {
-            std::thread::yield_now();
-        } else {
+        if me.idle <= SPINS && !self.oversubscribed {
             std::hint::spin_loop();
+            return;
+        }
+        let now = Instant::now();
+        if !me.contended || now.duration_since(*me.waiting.get_or_insert(now)) < YIELD_FOR {
+            me.waiting.get_or_insert(now);
+            std::thread::yield_now();
+            me.contended |= now.elapsed() >= CONTENDED;
+            return;
+        }
+        // Still nothing: a yield would hand the core back and forth with
+        // every other runnable thread (the other program, and workers the
+        // OS descheduled) for as long as the wait lasts.
+        me.stats.parks += 1;
+        self.parked[me.w].store(true, Relaxed);
+        self.parked_count.fetch_add(1, AcqRel);
+        std::thread::park_timeout(me.nap);
+        self.parked_count.fetch_sub(1, AcqRel);
+        self.parked[me.w].store(false, Relaxed);
+        me.nap = (me.nap * 2).min(NAP_MAX);
+    }
+
+    /// While some worker is parked: once the GVT rounds moved (a round
+    /// was asked for, or one ended), wakes the parked workers, whose PEs
+    /// must step through the round (or may run again under the new GVT).
+    #[cold]
+    fn wake_parked(&self, me: &mut Worker) {
+        let gvt = &self.shared.gvt;
+        let seen = 2 * gvt.rounds() + gvt.round_open() as u64;
+        if seen == me.seen_rounds {
+            return;
+        }
+        me.seen_rounds = seen;
+        for (v, t) in self.threads.iter().enumerate() {
+            if v != me.w && self.parked[v].load(Relaxed) {
+                if let Some(t) = t.get() {
+                    t.unpark();
+                }
+            }
         }
     }
 
@@ -546,6 +630,12 @@ where
     /// An inactive worker sleeps until reactivated or the run ends.
     fn sleep(&self, me: &mut Worker) {
         me.stats.active_seconds += me.active_since.elapsed().as_secs_f64();
+        let asleep = Instant::now();
+        // An idle stretch that ends in sleep counts once, as sleep.
+        if let Some(t) = me.waiting.take() {
+            me.stats.wait_seconds += asleep.duration_since(t).as_secs_f64();
+        }
+        (me.idle, me.nap, me.contended) = (0, NAP_MIN, false);
         while !self.active[me.w].load(Acquire) && !self.all_finished() {
             std::thread::park_timeout(Duration::from_millis(1));
         }
@@ -555,6 +645,7 @@ where
         }
         me.warmup = WARMUP;
         let now = Instant::now();
+        me.stats.wait_seconds += now.duration_since(asleep).as_secs_f64();
         me.active_since = now;
         me.period_iters = 0;
         me.period_seconds = 0.0;
