@@ -61,6 +61,9 @@ fn sort_desc<P: Copy>(v: &mut [Entry<P>]) {
             }
             v[j] = x;
         }
+    } else if v.len() < 256 {
+        // Small buckets (PHOLD's, a network's) are in no order worth a scan.
+        v.sort_unstable_by_key(|e| std::cmp::Reverse(e.ord()));
     } else {
         // Buckets often come in a few sorted runs (events pushed in key
         // order by a few senders): one run (a sequential TLM step) is only
