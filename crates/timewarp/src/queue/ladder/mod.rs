@@ -70,8 +70,9 @@ fn sort_desc<P: Copy>(v: &mut [Entry<P>]) {
         // reversed; a few (TLM on 2 to 16 PEs) go to a merge sort,
         // O(n log runs), where the pattern-defeating quicksort took 3.5
         // times as long as on random input. Keys are unique; direction
-        // changes count runs (up to twice over), the scan stopping at the cap.
-        let (n, cap) = (v.len(), v.len() / 8);
+        // changes count runs (up to twice over), the scan stopping at the cap
+        // (runs shorter than about 32 on average: short ones cost a full scan).
+        let (n, cap) = (v.len(), v.len() / 64);
         let mut up = v[0].ord() < v[1].ord();
         let first_up = up;
         let mut changes = 0;

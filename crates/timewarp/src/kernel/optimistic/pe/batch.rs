@@ -200,12 +200,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let saved = if self.env.rollback == Rollback::Incremental {
             match k.journal.checked_len().and_then(|n| n.checked_sub(k.journal_mark)) {
                 Some(n) => n as u32,
-                None => {
-                    // Lost, not undoable: the run stops here.
-                    k.journal.clear();
-                    let message = "the handler replaced the journal `Ctx::save_into` lent it (push onto it only)";
-                    return Err(Error::Model { lp: dst, time: key.time, message: message.into() });
-                }
+                None => return Err(lost_journal(&mut k.journal, dst, key)),
             }
         } else {
             0
@@ -268,4 +263,14 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             self.stats.remote_process = self.stats.remote_process.wrapping_add_signed(n);
         }
     }
+}
+
+/// The journal a handler replaced while it was lent (`Ctx::save_into`):
+/// lost, not undoable, so the run stops here. Cold: kept off the event path.
+#[cold]
+#[inline(never)]
+fn lost_journal<U>(journal: &mut crate::trail::Trail<U>, dst: LpId, key: Key) -> Error {
+    journal.clear();
+    let message = "the handler replaced the journal `Ctx::save_into` lent it (push onto it only)";
+    Error::Model { lp: dst, time: key.time, message: message.into() }
 }
