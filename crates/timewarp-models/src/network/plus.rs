@@ -22,8 +22,11 @@
 //! minimal in its intermediate group: minimal unless its best connection's
 //! score exceeds both `--ugal-threshold` and the best non-minimal one's,
 //! with CODES's defaults `source_leaf_consider_nonmin = 1` and
-//! `int_spine_consider_min = 0`). `ugal` decides at the source router as on
-//! the other dragonflies and then routes as `valiant` or `minimal`.
+//! `int_spine_consider_min = 0`; with [`Scoring::Delta`], CODES's `delta`,
+//! the non-minimal score counts double in that comparison, the only place
+//! CODES scores a candidate as non-minimal). `ugal` decides at the source
+//! router as on the other dragonflies and then routes as `valiant` or
+//! `minimal`.
 //!
 //! Every draw is [`pick`] of the packet's routing key (its random byte,
 //! drawn at injection from the model's reversible generator) and the place
@@ -32,7 +35,7 @@
 use super::route::route_key;
 use super::topology::connections::{pick, Wiring};
 use super::topology::{Dragonfly, NO_VIA};
-use super::{Network, Node, Packet, Routing};
+use super::{Network, Node, Packet, Routing, Scoring};
 
 /// The kinds of choice, mixed into each draw's place (with the router) so
 /// that two choices of one packet at one router draw independently.
@@ -224,7 +227,12 @@ impl Network {
             }
         };
         let q = |c: Option<(u8, u32)>| c.map_or(u64::MAX, |c| c.1 as u64);
-        let (q_min, q_non) = (q(min), q(nonmin));
+        let (q_min, mut q_non) = (q(min), q(nonmin));
+        // CODES's delta scores the non-minimal candidate double; the
+        // threshold is still compared with the minimal one's score alone.
+        if self.scoring == Scoring::Delta {
+            q_non = q_non.saturating_mul(2);
+        }
         let mut minimal = q_min as f64 <= self.ugal_threshold || q_min <= q_non;
         // CODES's int_spine_consider_min = 0: an intermediate spine always goes down.
         if intermediate && !leaf {

@@ -10,7 +10,7 @@ use crate::network::histogram::Latencies;
 use crate::network::node::{Counts, Journal, Link, Node, Queues};
 use crate::network::topology::connections::Wiring;
 use crate::network::topology::{Dragonfly, Topology, NO_VIA};
-use crate::network::{Network, Packet, Routing};
+use crate::network::{Network, Packet, Routing, Scoring};
 
 fn dfp_test() -> Dragonfly {
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../timewarp-cli/tests/data/codes");
@@ -286,6 +286,47 @@ fn prog_adaptive_turns_non_minimal_where_the_minimal_link_is_the_more_congested(
             }
         }
     }
+}
+
+/// prog-adaptive scored as CODES's `delta`: the non-minimal candidate's
+/// score counts double, so a minimal link a little busier than the
+/// non-minimal one (3 against 2) stays minimal where `alpha` detours, and
+/// only one busier than twice the other's (5 against 2) detours.
+#[test]
+fn delta_scoring_keeps_minimal_what_alpha_sends_non_minimally() {
+    let d = dfp_test();
+    let (s, t, via) = (0, 79, 2u16);
+    for (scoring, q_min, q_non, hops) in [
+        (Scoring::Alpha, 3, 2, 6),
+        (Scoring::Delta, 3, 2, 3),
+        (Scoring::Delta, 4, 2, 3),
+        (Scoring::Delta, 5, 2, 6),
+        (Scoring::Alpha, 2, 2, 3),
+    ] {
+        let m = Network { scoring, ..net(&d, Routing::Par) };
+        m.validate().unwrap();
+        let mut nodes = idle_all(&m);
+        for r in (0..d.routers()).filter(|&r| r >= 20 && d.group(r) == 0) {
+            for o in (0..d.ports()).filter(|&o| d.is_global(o)) {
+                let to = d.group(d.link(r, o).unwrap().0);
+                let q = [(4, q_min), (2, q_non)].iter().find(|c| c.0 == to).map_or(0, |c| c.1);
+                load(&mut nodes[r as usize], o, q);
+            }
+        }
+        for draw in [0, 9, 200] {
+            let path = walk(&m, &nodes, s, t, via, draw);
+            assert_eq!(path.len() - 1, hops, "{scoring:?} q_min {q_min} q_non {q_non}: {path:?}");
+        }
+    }
+}
+
+/// `--route-scoring delta` is refused off a Dragonfly+'s prog-adaptive
+/// routing, where it would change nothing.
+#[test]
+fn delta_scoring_is_refused_off_prog_adaptive() {
+    let d = dfp_test();
+    let err = Network { scoring: Scoring::Delta, ..net(&d, Routing::Minimal) }.validate().unwrap_err();
+    assert!(err.contains("--route-scoring delta") && err.contains("par"), "{err}");
 }
 
 /// prog-adaptive on a network whose spines reach only some groups: a
