@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use timewarp::Rollback;
 use timewarp_models::network::{
-    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, RailSelect, Routing, Selection, SlimFly, Switch,
-    Topology, Traffic,
+    self, Arbitration, Dragonfly, FatTree, LinkClass, Network, RailSelect, Routing, Scoring, Selection, SlimFly,
+    Switch, Topology, Traffic,
 };
 
 use super::{bounded, num};
@@ -259,6 +259,12 @@ pub(crate) struct NetworkArgs {
     /// queued packets × hops: minimal unless q_min·H_min > q_val·H_val + T.
     #[arg(long, value_name = "T", default_value_t = 0.0, allow_negative_numbers = true)]
     pub ugal_threshold: f64,
+    /// Dragonfly-plus: CODES's route_scoring_metric, which matters to par
+    /// (prog-adaptive) only: how the best minimal and non-minimal candidates
+    /// compare, alpha (packets queued at each) or delta (the non-minimal
+    /// count doubled).
+    #[arg(long, default_value = "alpha", value_parser = choice::<Scoring>(&["alpha", "delta"]))]
+    pub route_scoring: Scoring,
     /// Dragonfly, ugal-g: a router sends its global channels' occupancy to
     /// its group when it changes, at most once per NS ns [default: a
     /// packet's serialisation time on a global link].
@@ -601,6 +607,7 @@ impl NetworkArgs {
             routing,
             selection: self.selection,
             ugal_threshold: self.ugal_threshold,
+            scoring: self.route_scoring,
             ugal_g_period: self.ugal_g_period,
             split_quantiles: self.split_quantiles,
             warmup: self.warmup,

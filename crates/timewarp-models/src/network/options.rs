@@ -436,17 +436,15 @@ impl Network {
             Routing::Par => 4 * dd + 2,
             _ => 3 * dd + 2,
         };
-        if self.scoring != Scoring::Alpha {
-            let plus = matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
-            if !(plus && self.routing == Routing::Par) {
-                return Err(format!(
-                    "--route-scoring {} is for --topology dragonfly-plus with --routing par (prog-adaptive), not {} \
-                     routing on a {}: leave it out",
-                    self.scoring.name(),
-                    self.routing.name(),
-                    self.topology.name()
-                ));
-            }
+        // As in CODES, any routing of a Dragonfly+ may name delta; only
+        // prog-adaptive's comparison scores differently.
+        let plus = matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
+        if self.scoring != Scoring::Alpha && !plus {
+            return Err(format!(
+                "--route-scoring {} is for --topology dragonfly-plus (CODES's dragonfly_plus), not a {}: leave it out",
+                self.scoring.name(),
+                self.topology.name()
+            ));
         }
         if let Topology::Dragonfly(d) = &self.topology {
             if d.leaves().is_none() && self.routing == Routing::NonMinimalLeaf {

@@ -320,13 +320,16 @@ fn delta_scoring_keeps_minimal_what_alpha_sends_non_minimally() {
     }
 }
 
-/// `--route-scoring delta` is refused off a Dragonfly+'s prog-adaptive
-/// routing, where it would change nothing.
+/// `--route-scoring delta` is a Dragonfly+'s: any of its routings takes it
+/// (as CODES's do), another topology refuses it.
 #[test]
-fn delta_scoring_is_refused_off_prog_adaptive() {
+fn delta_scoring_is_refused_off_a_dragonfly_plus() {
     let d = dfp_test();
-    let err = Network { scoring: Scoring::Delta, ..net(&d, Routing::Minimal) }.validate().unwrap_err();
-    assert!(err.contains("--route-scoring delta") && err.contains("par"), "{err}");
+    Network { scoring: Scoring::Delta, ..net(&d, Routing::Minimal) }.validate().unwrap();
+    let flat = Topology::Dragonfly(Dragonfly::new(4, 2, 2, 9));
+    let m = Network { scoring: Scoring::Delta, topology: flat, routing: Routing::Par, vcs: 4, ..Network::default() };
+    let err = m.validate().unwrap_err();
+    assert!(err.contains("--route-scoring delta") && err.contains("dragonfly-plus"), "{err}");
 }
 
 /// prog-adaptive on a network whose spines reach only some groups: a
