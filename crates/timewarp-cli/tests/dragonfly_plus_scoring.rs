@@ -1,7 +1,7 @@
 //! Dragonfly+ route scoring as CODES's `route_scoring_metric`: `delta`
 //! (the non-minimal candidate's score doubled in prog-adaptive's
-//! comparison) against `alpha`, from the command line and from CODES's
-//! key, in every mode.
+//! comparison) and `beta` (scores times the hops left) against `alpha`,
+//! from the command line and from CODES's key, in every mode.
 
 mod common;
 
@@ -54,13 +54,14 @@ fn codes_route_scoring_metric_is_imported() {
     assert_eq!(edited["digest"], run(&conf, &["--route-scoring", "alpha"])["digest"]);
 }
 
-/// Delta with prog-adaptive commits one digest in every mode: sequential,
-/// conservative on 2 threads, optimistic on 1 thread with 4 PEs and on 2.
+/// Delta and beta with prog-adaptive commit one digest in every mode:
+/// sequential, conservative on 2 threads, optimistic on 1 thread with 4
+/// PEs and on 2.
 #[test]
-fn delta_commits_one_digest_in_every_mode() {
+fn delta_and_beta_commit_one_digest_in_every_mode() {
     let conf = data("dfp-test.conf");
-    for traffic in ["uniform", "group-shift"] {
-        let extra = ["--route-scoring", "delta", "--traffic", traffic];
+    for (scoring, traffic) in [("delta", "uniform"), ("delta", "group-shift"), ("beta", "uniform")] {
+        let extra = ["--route-scoring", scoring, "--traffic", traffic];
         let seq = run(&conf, &[&extra[..], &["--sync", "sequential"]].concat());
         assert!(seq["model_results"]["delivered_packets"].as_u64().unwrap() > 0);
         for mode in [
@@ -69,20 +70,38 @@ fn delta_commits_one_digest_in_every_mode() {
             &["--sync", "optimistic", "--threads", "2"],
         ] {
             let s = run(&conf, &[&extra[..], mode].concat());
-            assert_eq!(s["digest"], seq["digest"], "{traffic} {mode:?}");
-            assert_eq!(s["model_results"], seq["model_results"], "{traffic} {mode:?}");
+            assert_eq!(s["digest"], seq["digest"], "{scoring} {traffic} {mode:?}");
+            assert_eq!(s["model_results"], seq["model_results"], "{scoring} {traffic} {mode:?}");
         }
     }
 }
 
+/// The file's `route_scoring_metric="beta"` becomes `--route-scoring
+/// beta`, a run of its own.
+#[test]
+fn codes_beta_is_imported() {
+    let conf = data("dfp-test.conf");
+    let dir = format!("{}/tests/data/codes", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&conf).unwrap();
+    let path = tmp("dfp-beta.conf");
+    std::fs::write(&path, text.replace("route_scoring_metric=\"delta\"", "route_scoring_metric=\"beta\"")).unwrap();
+    let p = path.to_str().unwrap();
+    let o = timewarp(&["run", "network", "--codes-config", p, "--connections-dir", &dir, "--end", "500"]);
+    let err = stderr(&o);
+    assert!(o.status.success() && err.contains("--route-scoring beta"), "{err}");
+    let beta = run(p, &["--connections-dir", &dir]);
+    assert_eq!(beta["digest"], run(&conf, &["--route-scoring", "beta"])["digest"]);
+    assert_ne!(beta["digest"], run(&conf, &["--route-scoring", "alpha"])["digest"]);
+}
+
 /// Another topology refuses delta in one line naming the one it is for;
-/// beta (not modelled) is not among the choices.
+/// CODES's gamma ("currently non-functional" there) is not among the choices.
 #[test]
 fn route_scoring_is_refused_off_a_dragonfly_plus() {
     assert_clear_error(
         &["run", "network", "--topology", "dragonfly", "--routing", "par", "--route-scoring", "delta", "--end", "1"],
         "dragonfly-plus",
     );
-    let o = timewarp(&["run", "network", "--topology", "dragonfly-plus", "--route-scoring", "beta", "--end", "1"]);
-    assert!(!o.status.success() && stderr(&o).contains("alpha, delta"), "{}", stderr(&o));
+    let o = timewarp(&["run", "network", "--topology", "dragonfly-plus", "--route-scoring", "gamma", "--end", "1"]);
+    assert!(!o.status.success() && stderr(&o).contains("alpha, beta, delta"), "{}", stderr(&o));
 }

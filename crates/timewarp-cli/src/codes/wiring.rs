@@ -132,7 +132,7 @@ fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
             "alpha" => "CODES's alpha: packets buffered and waiting for the port",
             "delta" if adaptive => "CODES's delta: prog-adaptive's non-minimal score counts double",
             "delta" => "the same as alpha outside prog-adaptive's comparison",
-            "beta" => "scored as alpha: CODES's beta also multiplies by the hops left, which timewarp does not",
+            "beta" => "CODES's beta: packets queued times the hops left from the port's far end",
             other => {
                 return Err(format!(
                     "{}: route_scoring_metric=\"{}\" is not one of CODES's (alpha, beta, delta)",
@@ -142,11 +142,7 @@ fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
             }
         };
         let v = e.values[0].clone();
-        if v != "beta" {
-            m.set("route_scoring_metric", Some(e), "route-scoring", v, "taken", why);
-        } else {
-            m.row("route_scoring_metric", v, "converted", why.into());
-        }
+        m.set("route_scoring_metric", Some(e), "route-scoring", v, "taken", why);
     }
     if let Some((t, e)) = m.num("adaptive_threshold")? {
         if routing.as_deref() == Some("prog-adaptive") {

@@ -259,11 +259,11 @@ pub(crate) struct NetworkArgs {
     /// queued packets × hops: minimal unless q_min·H_min > q_val·H_val + T.
     #[arg(long, value_name = "T", default_value_t = 0.0, allow_negative_numbers = true)]
     pub ugal_threshold: f64,
-    /// Dragonfly-plus: CODES's route_scoring_metric, which matters to par
-    /// (prog-adaptive) only: how the best minimal and non-minimal candidates
-    /// compare, alpha (packets queued at each) or delta (the non-minimal
-    /// count doubled).
-    #[arg(long, default_value = "alpha", value_parser = choice::<Scoring>(&["alpha", "delta"]))]
+    /// Dragonfly-plus: CODES's route_scoring_metric, how candidate ports
+    /// are scored: alpha (packets queued at each), beta (times the hops
+    /// left from its far end) or delta (prog-adaptive's non-minimal
+    /// candidate's count doubled).
+    #[arg(long, default_value = "alpha", value_parser = choice::<Scoring>(&["alpha", "beta", "delta"]))]
     pub route_scoring: Scoring,
     /// Dragonfly, ugal-g: a router sends its global channels' occupancy to
     /// its group when it changes, at most once per NS ns [default: a

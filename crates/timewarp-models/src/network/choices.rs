@@ -229,14 +229,18 @@ impl FromStr for Arrivals {
 /// How a Dragonfly+'s prog-adaptive routing scores its candidates (CODES's
 /// `route_scoring_metric`). Both count the packets in a port's buffers and
 /// downstream ones plus those waiting for it ([`Network::occupancy`](super::Network));
-/// they differ only where the best minimal and the best non-minimal
-/// candidate are compared.
+/// delta differs from alpha only where the best minimal and the best
+/// non-minimal candidate are compared, beta wherever candidates lead to
+/// routers at different distances from the destination.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scoring {
     /// CODES's `alpha`: the count as it is.
     #[default]
     Alpha,
+    /// CODES's `beta`: every candidate's count times the hops left from
+    /// its far end to the destination (1 to 5 on a Dragonfly+).
+    Beta,
     /// CODES's `delta`: the non-minimal candidate's count doubled (a 2:1
     /// bias towards the minimal route).
     Delta,
@@ -247,6 +251,7 @@ impl Scoring {
     pub fn name(self) -> &'static str {
         match self {
             Scoring::Alpha => "alpha",
+            Scoring::Beta => "beta",
             Scoring::Delta => "delta",
         }
     }
@@ -257,8 +262,9 @@ impl FromStr for Scoring {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "alpha" => Ok(Scoring::Alpha),
+            "beta" => Ok(Scoring::Beta),
             "delta" => Ok(Scoring::Delta),
-            _ => Err(format!("unknown route scoring '{s}' (alpha, delta)")),
+            _ => Err(format!("unknown route scoring '{s}' (alpha, beta, delta)")),
         }
     }
 }

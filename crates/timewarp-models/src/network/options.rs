@@ -74,8 +74,8 @@ pub struct Network {
     /// occupancy × hops: minimal unless `q_min · H_min > q_val · H_val + T`
     /// (0: the plain comparison).
     pub ugal_threshold: f64,
-    /// Dragonfly+ prog-adaptive: how the best minimal and non-minimal
-    /// candidates are compared ([`Scoring`]; alpha, the default, as they are).
+    /// Dragonfly+: how candidate ports are scored ([`Scoring`]: CODES's
+    /// alpha, the default, beta or delta).
     pub scoring: Scoring,
     /// UGAL-G (dragonfly): a router broadcasts its global channels'
     /// occupancy to its group when it has changed, at most once per this

@@ -291,9 +291,10 @@ fn prog_adaptive_turns_non_minimal_where_the_minimal_link_is_the_more_congested(
 /// prog-adaptive scored as CODES's `delta`: the non-minimal candidate's
 /// score counts double, so a minimal link a little busier than the
 /// non-minimal one (3 against 2) stays minimal where `alpha` detours, and
-/// only one busier than twice the other's (5 against 2) detours.
+/// only one busier than twice the other's (5 against 2) detours; `beta`
+/// weighs each by the hops left beyond it.
 #[test]
-fn delta_scoring_keeps_minimal_what_alpha_sends_non_minimally() {
+fn delta_and_beta_scoring_keep_minimal_what_alpha_sends_non_minimally() {
     let d = dfp_test();
     let (s, t, via) = (0, 79, 2u16);
     for (scoring, q_min, q_non, hops) in [
@@ -302,6 +303,10 @@ fn delta_scoring_keeps_minimal_what_alpha_sends_non_minimally() {
         (Scoring::Delta, 4, 2, 3),
         (Scoring::Delta, 5, 2, 6),
         (Scoring::Alpha, 2, 2, 3),
+        // beta: the minimal global link's far end is 2 hops from the
+        // destination, the non-minimal one's 3: minimal while 2·q_min <= 3·q_non.
+        (Scoring::Beta, 3, 2, 3),
+        (Scoring::Beta, 4, 2, 6),
     ] {
         let m = Network { scoring, ..net(&d, Routing::Par) };
         m.validate().unwrap();
