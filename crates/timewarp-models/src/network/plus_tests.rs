@@ -325,6 +325,42 @@ fn delta_and_beta_scoring_keep_minimal_what_alpha_sends_non_minimally() {
     }
 }
 
+/// Beta's factor on a network whose spines reach only some groups: a
+/// global port's far spine counts 3 if it has a link to the destination's
+/// group and 5 if not (CODES's `get_min_hops_to_dest_from_conn`), 2 in
+/// that group; a spine's port down to a leaf 4, 1 in that group. Both 3
+/// and 5 occur, so beta ranks one choice's candidates differently from alpha.
+#[test]
+fn beta_weighs_each_port_by_the_hops_left_beyond_it() {
+    let d = sparse();
+    let w = d.wiring.as_deref().unwrap();
+    let m = Network { scoring: Scoring::Beta, ..net(&d, Routing::Par) };
+    let leaves = d.leaves().unwrap() * d.g;
+    let mut seen = [0u32; 6];
+    for r in leaves..d.routers() {
+        let mut node = idle(&m, r);
+        for o in 0..d.ports() {
+            load(&mut node, o, 1);
+        }
+        for (o, (y, _)) in (0..d.ports()).filter_map(|o| d.link(r, o).map(|l| (o, l))) {
+            for dg in 0..d.g {
+                let reaches =
+                    (0..d.ports()).any(|k| d.link(y, k).is_some_and(|(z, _)| d.group(z) == dg && z >= leaves));
+                let hops = match (d.group(y) == dg, y < leaves) {
+                    (true, true) => 1,
+                    (true, false) => 2,
+                    (false, true) => 4,
+                    (false, false) => 5 - 2 * reaches as u32,
+                };
+                let base = m.occupancy(&node, r, o);
+                assert_eq!(m.score((w, dg), &node, r, o as u8), base * hops, "spine {r} port {o} to {y}, group {dg}");
+                seen[hops as usize] += 1;
+            }
+        }
+    }
+    assert!(seen[1..].iter().all(|&k| k > 0), "every factor occurs: {seen:?}");
+}
+
 /// `--route-scoring delta` is a Dragonfly+'s: any of its routings takes it
 /// (as CODES's do), another topology refuses it.
 #[test]
