@@ -89,7 +89,7 @@ fn codes_dragonfly_plus_routing_keys_are_imported() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("--ugal-threshold 4"), "4096 bytes of 1024-byte packets: {err}");
-    assert!(err.contains("route_scoring_metric") && err.contains("alpha"), "{err}");
+    assert!(err.contains("route_scoring_metric") && err.contains("--route-scoring delta"), "{err}");
     let path = conf("dfp-consider.conf", &|t| {
         t.replace("routing=\"prog-adaptive\";", "routing=\"prog-adaptive\"; int_spine_consider_min=\"1\";")
     });

@@ -125,14 +125,14 @@ fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
         m.set("routing", Some(e), "routing", r.into(), status, why);
     }
     if let Some(e) = m.get("route_scoring_metric") {
+        // CODES scores a candidate as non-minimal in prog-adaptive's
+        // comparison only: elsewhere delta is alpha.
+        let adaptive = routing.as_deref() == Some("prog-adaptive");
         let why = match e.values[0].as_str() {
-            "alpha" => "scored as CODES's alpha: packets buffered and waiting for the port",
-            "delta" if routing.as_deref() == Some("prog-adaptive") => {
-                "scored as alpha: CODES's delta also doubles the non-minimal score in prog-adaptive's comparison, \
-                 which timewarp does not"
-            }
-            "delta" => "scored as alpha, which delta equals outside prog-adaptive's comparison",
-            "beta" => "scored as alpha: CODES's beta also multiplies by the hops left, which timewarp does not",
+            "alpha" => "CODES's alpha: packets buffered and waiting for the port",
+            "delta" if adaptive => "CODES's delta: prog-adaptive's non-minimal score counts double",
+            "delta" => "the same as alpha outside prog-adaptive's comparison",
+            "beta" => "CODES's beta: packets queued times the hops left from the port's far end",
             other => {
                 return Err(format!(
                     "{}: route_scoring_metric=\"{}\" is not one of CODES's (alpha, beta, delta)",
@@ -142,7 +142,7 @@ fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
             }
         };
         let v = e.values[0].clone();
-        m.row("route_scoring_metric", v, "converted", why.into());
+        m.set("route_scoring_metric", Some(e), "route-scoring", v, "taken", why);
     }
     if let Some((t, e)) = m.num("adaptive_threshold")? {
         if routing.as_deref() == Some("prog-adaptive") {

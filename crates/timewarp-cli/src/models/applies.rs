@@ -19,9 +19,11 @@ pub(crate) fn network_option_applies(option: &str, model: &Map<String, Value>) -
         "radix" | "levels" | "top-uplinks" | "level-bandwidth" | "level-latency" | "level-buffer-packets" => {
             topology == "fattree"
         }
-        "routers-per-group"
-        | "terminals-per-router"
-        | "global-links"
+        // A Dragonfly+ is a dragonfly of leaves and spines: it has every
+        // dragonfly option but the flat group's size and UGAL-G's.
+        "routers-per-group" | "ugal-g-period" => topology == "dragonfly",
+        "terminals-per-router" => matches!(topology, "dragonfly" | "dragonfly-plus" | "slimfly"),
+        "global-links"
         | "groups"
         | "global-link-latency"
         | "local-bandwidth"
@@ -29,8 +31,8 @@ pub(crate) fn network_option_applies(option: &str, model: &Map<String, Value>) -
         | "local-buffer-packets"
         | "global-bandwidth"
         | "global-buffer-packets"
-        | "ugal-threshold"
-        | "ugal-g-period" => topology == "dragonfly",
+        | "ugal-threshold" => matches!(topology, "dragonfly" | "dragonfly-plus"),
+        "leaves-per-group" | "spines-per-group" | "route-scoring" => topology == "dragonfly-plus",
         "shift" => synthetic && s("traffic") == "shift",
         "hotspot-nodes" | "hotspot-fraction" => synthetic && s("traffic") == "hotspot",
         "permutation-seed" => synthetic && s("traffic") == "permutation",
@@ -61,5 +63,22 @@ mod tests {
         assert!(applies("dims", &torus) && !applies("groups", &torus) && !applies("nodes", &torus));
         assert!(applies("dumpi-time", &torus) && !applies("load", &torus) && !applies("shift", &torus));
         assert!(!applies("halo-bytes", &torus) && applies("rank-mapping", &torus));
+    }
+
+    /// A Dragonfly+ shows the dragonfly options it has (they were hidden
+    /// behind `topology == "dragonfly"`), and its own; a dragonfly not those.
+    #[test]
+    fn dragonfly_plus_shows_its_dragonfly_options() {
+        let m = |v: serde_json::Value| v.as_object().unwrap().clone();
+        let plus = m(json!({"topology": "dragonfly-plus", "workload": "synthetic"}));
+        for o in ["ugal-threshold", "global-links", "groups", "terminals-per-router", "global-link-latency"] {
+            assert!(applies(o, &plus), "{o}");
+        }
+        assert!(applies("leaves-per-group", &plus) && applies("route-scoring", &plus));
+        assert!(!applies("routers-per-group", &plus) && !applies("ugal-g-period", &plus));
+        let dragonfly = m(json!({"topology": "dragonfly", "workload": "synthetic"}));
+        assert!(!applies("route-scoring", &dragonfly) && !applies("spines-per-group", &dragonfly));
+        let slimfly = m(json!({"topology": "slimfly", "workload": "synthetic"}));
+        assert!(applies("terminals-per-router", &slimfly) && !applies("groups", &slimfly));
     }
 }

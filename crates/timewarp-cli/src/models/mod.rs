@@ -5,7 +5,8 @@
 //! [`ModelCli`](crate::ModelCli) impl; here what they share: the bound on
 //! a run's expected events. Beside the network's: `steady.rs` (the note
 //! after a run that ended before steady state) and `applies.rs` (which of
-//! its options apply to a configuration, for the report).
+//! its options apply to a configuration, for the report) and `wired.rs`
+//! (its Dragonfly+ and the dragonflies wired by connection files).
 
 mod applies;
 mod network;
@@ -14,6 +15,7 @@ mod phold;
 mod samples;
 mod steady;
 mod tlm;
+mod wired;
 
 pub(crate) use applies::network_option_applies;
 pub(crate) use network::NetworkArgs;

@@ -1,6 +1,7 @@
 //! The choices of the network's multiple-choice options, each with its
 //! name on the command line (`FromStr`, `name`) and in files (serde):
-//! [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`].
+//! [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`],
+//! [`Scoring`].
 
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -221,6 +222,49 @@ impl FromStr for Arrivals {
             "bursty" | "on-off" => Ok(Arrivals::Bursty { burst: 8 }),
             "bernoulli" => Ok(Arrivals::Bernoulli),
             _ => Err(format!("unknown arrival process '{s}' (poisson, periodic, bursty, bernoulli)")),
+        }
+    }
+}
+
+/// How a Dragonfly+'s prog-adaptive routing scores its candidates (CODES's
+/// `route_scoring_metric`). Both count the packets in a port's buffers and
+/// downstream ones plus those waiting for it ([`Network::occupancy`](super::Network));
+/// delta differs from alpha only where the best minimal and the best
+/// non-minimal candidate are compared, beta wherever candidates lead to
+/// routers at different distances from the destination.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scoring {
+    /// CODES's `alpha`: the count as it is.
+    #[default]
+    Alpha,
+    /// CODES's `beta`: every candidate's count times the hops left from
+    /// its far end to the destination (1 to 5 on a Dragonfly+).
+    Beta,
+    /// CODES's `delta`: the non-minimal candidate's count doubled (a 2:1
+    /// bias towards the minimal route).
+    Delta,
+}
+
+impl Scoring {
+    /// The name on the command line and in CODES's files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scoring::Alpha => "alpha",
+            Scoring::Beta => "beta",
+            Scoring::Delta => "delta",
+        }
+    }
+}
+
+impl FromStr for Scoring {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "alpha" => Ok(Scoring::Alpha),
+            "beta" => Ok(Scoring::Beta),
+            "delta" => Ok(Scoring::Delta),
+            _ => Err(format!("unknown route scoring '{s}' (alpha, beta, delta)")),
         }
     }
 }

@@ -193,7 +193,7 @@
 //! |---|---|
 //! | `mod.rs` | these docs, [`Msg`], the [`Model`] impl: `init`, the event dispatch, `finalize` |
 //! | `options.rs` | [`Network`], [`LinkClass`], validation, the zero-load latency formulas, per-link parameter look-ups |
-//! | `choices.rs` | the choices of the multiple-choice options: [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`] |
+//! | `choices.rs` | the choices of the multiple-choice options: [`Switch`], [`Routing`], [`Selection`], [`Arbitration`], [`Arrivals`], [`Scoring`] |
 //! | `topology/` | [`Topology`] and the cubes (`mod.rs`, with ROMM's minimal quadrant), [`Dragonfly`] (wired by CODES's connection files: [`Wiring`]), [`FatTree`] (with its rails), [`SlimFly`] (with their tests): the constructions, which know nothing of the model |
 //! | `route.rs` | routing a packet at a router: dimension order, Valiant, ROMM, minimal, UGAL-L, PAR, CODES's dragonfly-custom adaptive choice, UGAL-G's entry, up/down, the occupancy adaptive choices measure |
 //! | `plus.rs` | routing on a Dragonfly+ as CODES's `dragonfly-plus.cxx`: the least congested spine, non-minimal-leaf, prog-adaptive |
@@ -245,7 +245,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use timewarp::{Ctx, LpId, Model, Rollback};
 
-pub use choices::{Arbitration, Arrivals, Routing, Selection, Switch};
+pub use choices::{Arbitration, Arrivals, Routing, Scoring, Selection, Switch};
 pub use histogram::Histogram;
 pub use jobs::{Alone, Job, JobResult, Jobs, NO_JOB};
 pub use node::Undo;

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use timewarp::Rollback;
 
-use super::choices::{Arbitration, Arrivals, Routing, Selection, Switch};
+use super::choices::{Arbitration, Arrivals, Routing, Scoring, Selection, Switch};
 use super::node::{Packet, NO_DIM};
 use super::{Jobs, Topology, Traffic, Workload, NO_VIA, PAR_PENDING};
 
@@ -74,6 +74,9 @@ pub struct Network {
     /// occupancy × hops: minimal unless `q_min · H_min > q_val · H_val + T`
     /// (0: the plain comparison).
     pub ugal_threshold: f64,
+    /// Dragonfly+: how candidate ports are scored ([`Scoring`]: CODES's
+    /// alpha, the default, beta or delta).
+    pub scoring: Scoring,
     /// UGAL-G (dragonfly): a router broadcasts its global channels'
     /// occupancy to its group when it has changed, at most once per this
     /// many ns (`None`: the serialisation time of a packet on a global
@@ -130,6 +133,7 @@ impl Default for Network {
             routing: Routing::DimensionOrder,
             selection: Selection::Load,
             ugal_threshold: 0.0,
+            scoring: Scoring::Alpha,
             ugal_g_period: None,
             split_quantiles: false,
             warmup: 0.0,
@@ -432,6 +436,16 @@ impl Network {
             Routing::Par => 4 * dd + 2,
             _ => 3 * dd + 2,
         };
+        // As in CODES, any routing of a Dragonfly+ may name delta; only
+        // prog-adaptive's comparison scores differently.
+        let plus = matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
+        if self.scoring != Scoring::Alpha && !plus {
+            return Err(format!(
+                "--route-scoring {} is for --topology dragonfly-plus (CODES's dragonfly_plus), not a {}: leave it out",
+                self.scoring.name(),
+                self.topology.name()
+            ));
+        }
         if let Topology::Dragonfly(d) = &self.topology {
             if d.leaves().is_none() && self.routing == Routing::NonMinimalLeaf {
                 return Err(

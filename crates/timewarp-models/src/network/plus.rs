@@ -22,8 +22,11 @@
 //! minimal in its intermediate group: minimal unless its best connection's
 //! score exceeds both `--ugal-threshold` and the best non-minimal one's,
 //! with CODES's defaults `source_leaf_consider_nonmin = 1` and
-//! `int_spine_consider_min = 0`). `ugal` decides at the source router as on
-//! the other dragonflies and then routes as `valiant` or `minimal`.
+//! `int_spine_consider_min = 0`; with [`Scoring::Delta`], CODES's `delta`,
+//! the non-minimal score counts double in that comparison, the only place
+//! CODES scores a candidate as non-minimal). `ugal` decides at the source
+//! router as on the other dragonflies and then routes as `valiant` or
+//! `minimal`.
 //!
 //! Every draw is [`pick`] of the packet's routing key (its random byte,
 //! drawn at injection from the model's reversible generator) and the place
@@ -32,7 +35,7 @@
 use super::route::route_key;
 use super::topology::connections::{pick, Wiring};
 use super::topology::{Dragonfly, NO_VIA};
-use super::{Network, Node, Packet, Routing};
+use super::{Network, Node, Packet, Routing, Scoring};
 
 /// The kinds of choice, mixed into each draw's place (with the router) so
 /// that two choices of one packet at one router draw independently.
@@ -46,16 +49,45 @@ const RESELECT: u64 = 7;
 const DOWN: u64 = 8;
 
 impl Network {
-    /// Of router `r`'s `ports`, the least congested ([`Network::occupancy`]),
-    /// ties drawn with `key` at `at`; with its occupancy. `None` if no port.
+    /// Port `o` of router `r`'s score ([`Network::occupancy`]; with
+    /// [`Scoring::Beta`] times the hops left from its far end to group `dg`,
+    /// as CODES's `get_min_hops_to_dest_from_conn` counts them).
     #[inline]
-    pub(crate) fn least_congested<I>(&self, n: &Node, r: u32, ports: I, key: u64, at: u64) -> Option<(u8, u32)>
+    fn score(&self, (w, dg): (&Wiring, u32), n: &Node, r: u32, o: u8) -> u32 {
+        let q = self.occupancy(n, r, o as usize);
+        if self.scoring != Scoring::Beta {
+            return q;
+        }
+        let Some((next, _)) = w.link(r, o as usize) else { return q };
+        let hops = match (w.group(next) == dg, w.is_leaf(next)) {
+            (true, true) => 1,
+            (true, false) => 2,
+            (false, true) => 4,
+            (false, false) if w.exits_to(next, dg).1 > 0 => 3,
+            (false, false) => 5,
+        };
+        q.saturating_mul(hops)
+    }
+
+    /// Of router `r`'s `ports`, the least congested ([`Network::score`]
+    /// toward `to`'s group), ties drawn with `key` at `at`; with its
+    /// score. `None` if no port.
+    #[inline]
+    pub(crate) fn least_congested<I>(
+        &self,
+        to: (&Wiring, u32),
+        n: &Node,
+        r: u32,
+        ports: I,
+        key: u64,
+        at: u64,
+    ) -> Option<(u8, u32)>
     where
         I: Iterator<Item = u8> + Clone,
     {
         let (mut least, mut ties) = (u32::MAX, 0u32);
         for o in ports.clone() {
-            let q = self.occupancy(n, r, o as usize);
+            let q = self.score(to, n, r, o);
             if q < least {
                 (least, ties) = (q, 1);
             } else if q == least {
@@ -66,14 +98,22 @@ impl Network {
             return None;
         }
         let k = pick(key, at, ties);
-        ports.filter(|&o| self.occupancy(n, r, o as usize) == least).nth(k as usize).map(|o| (o, least))
+        ports.filter(|&o| self.score(to, n, r, o) == least).nth(k as usize).map(|o| (o, least))
     }
 
     /// CODES's choice among `count` parallel global ports from `first`: two
     /// drawn (the second by an offset that may be 0), the less congested,
     /// a tie drawn. `None` if no port.
     #[inline]
-    fn best_of_two(&self, n: &Node, r: u32, (first, count): (u8, u8), key: u64, at: u64) -> Option<(u8, u32)> {
+    fn best_of_two(
+        &self,
+        to: (&Wiring, u32),
+        n: &Node,
+        r: u32,
+        (first, count): (u8, u8),
+        key: u64,
+        at: u64,
+    ) -> Option<(u8, u32)> {
         if count == 0 {
             return None;
         }
@@ -81,7 +121,7 @@ impl Network {
         let one = pick(key, at, c);
         let two = (one + pick(key, at ^ 1 << 62, c)) % c;
         let (a, b) = (first + one as u8, first + two as u8);
-        let (qa, qb) = (self.occupancy(n, r, a as usize), self.occupancy(n, r, b as usize));
+        let (qa, qb) = (self.score(to, n, r, a), self.score(to, n, r, b));
         Some(match qa.cmp(&qb) {
             std::cmp::Ordering::Less => (a, qa),
             std::cmp::Ordering::Greater => (b, qb),
@@ -98,22 +138,31 @@ impl Network {
     /// The next hop from router `r` toward group `to` (not `r`'s): a leaf
     /// goes up to its least congested spine with links there; a spine takes
     /// one of its links there (drawn uniformly, or the better of two), or,
-    /// having none, goes down to its least congested leaf.
+    /// having none, goes down to its least congested leaf. `dg`: the
+    /// destination's group, which beta scores by.
     #[inline]
-    fn plus_toward(&self, w: &Wiring, n: &Node, r: u32, to: u32, two: bool, key: u64) -> Option<(u8, u32)> {
+    fn plus_toward(
+        &self,
+        w: &Wiring,
+        n: &Node,
+        r: u32,
+        (to, dg): (u32, u32),
+        two: bool,
+        key: u64,
+    ) -> Option<(u8, u32)> {
         let at = (r as u64) << 8;
         if w.is_leaf(r) {
             let kind = if two { UP_VIA } else { UP_MIN };
-            return self.least_congested(n, r, w.near_ports(r, to).iter().copied(), key, at | kind);
+            return self.least_congested((w, dg), n, r, w.near_ports(r, to).iter().copied(), key, at | kind);
         }
         let exits = w.exits_to(r, to);
         match (exits.1, two) {
-            (0, _) => self.least_congested(n, r, Self::local_ports(w, r), key, at | DOWN),
+            (0, _) => self.least_congested((w, dg), n, r, Self::local_ports(w, r), key, at | DOWN),
             (c, false) => {
                 let o = exits.0 + pick(key, at | GLOBAL_MIN, c as u32) as u8;
                 Some((o, self.occupancy(n, r, o as usize)))
             }
-            (_, true) => self.best_of_two(n, r, exits, key, at | GLOBAL_VIA),
+            (_, true) => self.best_of_two((w, dg), n, r, exits, key, at | GLOBAL_VIA),
         }
     }
 
@@ -132,10 +181,10 @@ impl Network {
             // The destination's group: minimally, whatever the routing.
             p.via = NO_VIA;
             if w.is_leaf(node) {
-                self.least_congested(n, node, Self::local_ports(w, node), key, at | ANY_SPINE)
+                self.least_congested((w, dg), n, node, Self::local_ports(w, node), key, at | ANY_SPINE)
             } else {
                 let (first, k) = w.direct_to(node, dst);
-                self.least_congested(n, node, first..first + k, key, at | TO_LEAF)
+                self.least_congested((w, dg), n, node, first..first + k, key, at | TO_LEAF)
             }
         } else {
             match self.routing {
@@ -146,7 +195,7 @@ impl Network {
                         p.via = NO_VIA;
                     }
                     let to = if p.via == NO_VIA { dg } else { p.via as u32 };
-                    self.plus_toward(w, n, node, to, false, key)
+                    self.plus_toward(w, n, node, (to, dg), false, key)
                 }
             }
         };
@@ -173,17 +222,17 @@ impl Network {
                 p.via = NO_VIA;
             } else {
                 let at = (node as u64) << 8 | DOWN;
-                return self.least_congested(n, node, Self::local_ports(w, node), key, at);
+                return self.least_congested((w, dg), n, node, Self::local_ports(w, node), key, at);
             }
         }
         if p.via == NO_VIA {
-            return self.plus_toward(w, n, node, dg, true, key);
+            return self.plus_toward(w, n, node, (dg, dg), true, key);
         }
         if !w.is_leaf(node) && w.exits_to(node, p.via as u32).1 == 0 {
             self.reselect(w, node, p, ends, key);
         }
         let to = if p.via == NO_VIA { dg } else { p.via as u32 };
-        self.plus_toward(w, n, node, to, true, key)
+        self.plus_toward(w, n, node, (to, dg), true, key)
     }
 
     /// CODES's `prog-adaptive` outside the destination group.
@@ -198,33 +247,45 @@ impl Network {
     ) -> Option<(u8, u32)> {
         let (sg, dg) = ends;
         if p.via == NO_VIA {
-            return self.plus_toward(w, n, node, dg, true, key);
+            return self.plus_toward(w, n, node, (dg, dg), true, key);
         }
         let me = w.group(node);
         let (leaf, intermediate) = (w.is_leaf(node), me != sg);
         let at = (node as u64) << 8;
         let min = match (leaf, w.exits_to(node, dg)) {
-            (true, _) => self.least_congested(n, node, w.near_ports(node, dg).iter().copied(), key, at | UP_MIN),
-            (false, exits) => self.best_of_two(n, node, exits, key, at | GLOBAL_MIN),
+            (true, _) => {
+                self.least_congested((w, dg), n, node, w.near_ports(node, dg).iter().copied(), key, at | UP_MIN)
+            }
+            (false, exits) => self.best_of_two((w, dg), n, node, exits, key, at | GLOBAL_MIN),
         };
         let nonmin = match (intermediate, leaf) {
             (true, true) => None,
-            (true, false) => self.least_congested(n, node, Self::local_ports(w, node), key, at | DOWN),
-            (false, true) => {
-                self.least_congested(n, node, w.near_ports(node, p.via as u32).iter().copied(), key, at | UP_VIA)
-            }
+            (true, false) => self.least_congested((w, dg), n, node, Self::local_ports(w, node), key, at | DOWN),
+            (false, true) => self.least_congested(
+                (w, dg),
+                n,
+                node,
+                w.near_ports(node, p.via as u32).iter().copied(),
+                key,
+                at | UP_VIA,
+            ),
             (false, false) => {
                 if w.exits_to(node, p.via as u32).1 == 0 {
                     self.reselect(w, node, p, ends, key);
                 }
                 match p.via {
                     NO_VIA => None,
-                    via => self.best_of_two(n, node, w.exits_to(node, via as u32), key, at | GLOBAL_VIA),
+                    via => self.best_of_two((w, dg), n, node, w.exits_to(node, via as u32), key, at | GLOBAL_VIA),
                 }
             }
         };
         let q = |c: Option<(u8, u32)>| c.map_or(u64::MAX, |c| c.1 as u64);
-        let (q_min, q_non) = (q(min), q(nonmin));
+        let (q_min, mut q_non) = (q(min), q(nonmin));
+        // CODES's delta scores the non-minimal candidate double; the
+        // threshold is still compared with the minimal one's score alone.
+        if self.scoring == Scoring::Delta {
+            q_non = q_non.saturating_mul(2);
+        }
         let mut minimal = q_min as f64 <= self.ugal_threshold || q_min <= q_non;
         // CODES's int_spine_consider_min = 0: an intermediate spine always goes down.
         if intermediate && !leaf {

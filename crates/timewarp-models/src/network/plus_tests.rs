@@ -10,7 +10,7 @@ use crate::network::histogram::Latencies;
 use crate::network::node::{Counts, Journal, Link, Node, Queues};
 use crate::network::topology::connections::Wiring;
 use crate::network::topology::{Dragonfly, Topology, NO_VIA};
-use crate::network::{Network, Packet, Routing};
+use crate::network::{Network, Packet, Routing, Scoring};
 
 fn dfp_test() -> Dragonfly {
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../timewarp-cli/tests/data/codes");
@@ -286,6 +286,91 @@ fn prog_adaptive_turns_non_minimal_where_the_minimal_link_is_the_more_congested(
             }
         }
     }
+}
+
+/// prog-adaptive scored as CODES's `delta`: the non-minimal candidate's
+/// score counts double, so a minimal link a little busier than the
+/// non-minimal one (3 against 2) stays minimal where `alpha` detours, and
+/// only one busier than twice the other's (5 against 2) detours; `beta`
+/// weighs each by the hops left beyond it.
+#[test]
+fn delta_and_beta_scoring_keep_minimal_what_alpha_sends_non_minimally() {
+    let d = dfp_test();
+    let (s, t, via) = (0, 79, 2u16);
+    for (scoring, q_min, q_non, hops) in [
+        (Scoring::Alpha, 3, 2, 6),
+        (Scoring::Delta, 3, 2, 3),
+        (Scoring::Delta, 4, 2, 3),
+        (Scoring::Delta, 5, 2, 6),
+        (Scoring::Alpha, 2, 2, 3),
+        // beta: the minimal global link's far end is 2 hops from the
+        // destination, the non-minimal one's 3: minimal while 2·q_min <= 3·q_non.
+        (Scoring::Beta, 3, 2, 3),
+        (Scoring::Beta, 4, 2, 6),
+    ] {
+        let m = Network { scoring, ..net(&d, Routing::Par) };
+        m.validate().unwrap();
+        let mut nodes = idle_all(&m);
+        for r in (0..d.routers()).filter(|&r| r >= 20 && d.group(r) == 0) {
+            for o in (0..d.ports()).filter(|&o| d.is_global(o)) {
+                let to = d.group(d.link(r, o).unwrap().0);
+                let q = [(4, q_min), (2, q_non)].iter().find(|c| c.0 == to).map_or(0, |c| c.1);
+                load(&mut nodes[r as usize], o, q);
+            }
+        }
+        for draw in [0, 9, 200] {
+            let path = walk(&m, &nodes, s, t, via, draw);
+            assert_eq!(path.len() - 1, hops, "{scoring:?} q_min {q_min} q_non {q_non}: {path:?}");
+        }
+    }
+}
+
+/// Beta's factor on a network whose spines reach only some groups: a
+/// global port's far spine counts 3 if it has a link to the destination's
+/// group and 5 if not (CODES's `get_min_hops_to_dest_from_conn`), 2 in
+/// that group; a spine's port down to a leaf 4, 1 in that group. Both 3
+/// and 5 occur, so beta ranks one choice's candidates differently from alpha.
+#[test]
+fn beta_weighs_each_port_by_the_hops_left_beyond_it() {
+    let d = sparse();
+    let w = d.wiring.as_deref().unwrap();
+    let m = Network { scoring: Scoring::Beta, ..net(&d, Routing::Par) };
+    let leaves = d.leaves().unwrap() * d.g;
+    let mut seen = [0u32; 6];
+    for r in leaves..d.routers() {
+        let mut node = idle(&m, r);
+        for o in 0..d.ports() {
+            load(&mut node, o, 1);
+        }
+        for (o, (y, _)) in (0..d.ports()).filter_map(|o| d.link(r, o).map(|l| (o, l))) {
+            for dg in 0..d.g {
+                let reaches =
+                    (0..d.ports()).any(|k| d.link(y, k).is_some_and(|(z, _)| d.group(z) == dg && z >= leaves));
+                let hops = match (d.group(y) == dg, y < leaves) {
+                    (true, true) => 1,
+                    (true, false) => 2,
+                    (false, true) => 4,
+                    (false, false) => 5 - 2 * reaches as u32,
+                };
+                let base = m.occupancy(&node, r, o);
+                assert_eq!(m.score((w, dg), &node, r, o as u8), base * hops, "spine {r} port {o} to {y}, group {dg}");
+                seen[hops as usize] += 1;
+            }
+        }
+    }
+    assert!(seen[1..].iter().all(|&k| k > 0), "every factor occurs: {seen:?}");
+}
+
+/// `--route-scoring delta` is a Dragonfly+'s: any of its routings takes it
+/// (as CODES's do), another topology refuses it.
+#[test]
+fn delta_scoring_is_refused_off_a_dragonfly_plus() {
+    let d = dfp_test();
+    Network { scoring: Scoring::Delta, ..net(&d, Routing::Minimal) }.validate().unwrap();
+    let flat = Topology::Dragonfly(Dragonfly::new(4, 2, 2, 9));
+    let m = Network { scoring: Scoring::Delta, topology: flat, routing: Routing::Par, vcs: 4, ..Network::default() };
+    let err = m.validate().unwrap_err();
+    assert!(err.contains("--route-scoring delta") && err.contains("dragonfly-plus"), "{err}");
 }
 
 /// prog-adaptive on a network whose spines reach only some groups: a
