@@ -553,7 +553,9 @@ impl<'a, M: Model> Ctx<'a, M> {
     /// deep inside its state's own methods. Where nothing is ever rolled
     /// back (see [`saving`](Self::saving)) `f` just runs, and what it pushes
     /// is dropped. Replacing the lent value (rather than pushing onto it)
-    /// loses the journal: the run stops with an error.
+    /// loses the journal: the run stops with an error. Inside `f`, save
+    /// only through the lent vector: [`save`](Self::save) and its kin would
+    /// write to the vector the journal holds meanwhile, and be lost.
     ///
     /// ```
     /// use timewarp::{Ctx, Lent, Model};
