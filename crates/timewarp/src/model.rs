@@ -383,6 +383,10 @@ pub struct Ctx<'a, M: Model> {
     /// Where [`Ctx::save`] records (an optimistic or check run of an
     /// incremental model); `None` when nothing can be rolled back.
     pub(crate) journal: Option<&'a mut crate::trail::Trail<M::Undo>>,
+    /// While [`Ctx::save_into`] lends the journal: whether it keeps
+    /// entries (`Some(saving)`), so that saving through `Ctx` meanwhile is
+    /// an error rather than lost.
+    pub(crate) lent: Option<bool>,
 }
 
 impl<'a, M: Model> Ctx<'a, M> {
@@ -507,7 +511,20 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save(&mut self, entry: M::Undo) {
         if let Some(j) = &mut self.journal {
             j.push(entry);
+        } else if self.lent.is_some() {
+            self.saved_while_lent();
         }
+    }
+
+    /// A save through `Ctx` while [`Ctx::save_into`] lends the journal:
+    /// its entry would be lost, so the event fails (in every mode, so
+    /// that the bug shows in a sequential run too).
+    #[cold]
+    #[inline(never)]
+    fn saved_while_lent(&mut self) {
+        self.fail(
+            "saved through Ctx inside Ctx::save_into, which lends the journal: push onto the lent vector instead",
+        );
     }
 
     /// [`save`](Self::save) for each entry, in order (a handler that
@@ -523,6 +540,8 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save_all(&mut self, entries: impl IntoIterator<Item = M::Undo>) {
         if let Some(j) = &mut self.journal {
             j.extend(entries);
+        } else if self.lent.is_some() {
+            self.saved_while_lent();
         }
     }
 
@@ -542,6 +561,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save_vec(&mut self, entries: &mut Vec<M::Undo>) {
         match &mut self.journal {
             Some(j) => j.append(entries),
+            None if self.lent.is_some() && !entries.is_empty() => self.saved_while_lent(),
             None => entries.clear(),
         }
     }
@@ -554,8 +574,8 @@ impl<'a, M: Model> Ctx<'a, M> {
     /// back (see [`saving`](Self::saving)) `f` just runs, and what it pushes
     /// is dropped. Replacing the lent value (rather than pushing onto it)
     /// loses the journal: the run stops with an error. Inside `f`, save
-    /// only through the lent vector: [`save`](Self::save) and its kin would
-    /// write to the vector the journal holds meanwhile, and be lost.
+    /// only through the lent vector: [`save`](Self::save) and its kin, or
+    /// a nested `save_into`, fail the event (their entries would be lost).
     ///
     /// ```
     /// use timewarp::{Ctx, Lent, Model};
@@ -574,17 +594,25 @@ impl<'a, M: Model> Ctx<'a, M> {
         slot: fn(&mut S) -> &mut Lent<M::Undo>,
         f: impl FnOnce(&mut S, &mut Self),
     ) {
-        let Some(j) = self.journal.as_deref_mut() else {
+        if self.lent.is_some() {
+            self.fail("Ctx::save_into inside Ctx::save_into: lend the journal once per handler");
+            return f(s, self);
+        }
+        // Out of `self` while lent: a save through `Ctx` then finds none.
+        let Some(j) = self.journal.take() else {
+            self.lent = Some(false);
             f(s, self);
+            self.lent = None;
             return slot(s).0.clear();
         };
         std::mem::swap(&mut slot(s).0, j.items_mut());
+        self.lent = Some(true);
         // Given back even if `f` panics: the kernel undoes a panicked
         // event of an incremental model from its journal.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(s, self)));
-        if let Some(j) = self.journal.as_deref_mut() {
-            std::mem::swap(&mut slot(s).0, j.items_mut());
-        }
+        self.lent = None;
+        std::mem::swap(&mut slot(s).0, j.items_mut());
+        self.journal = Some(j);
         if let Err(p) = r {
             std::panic::resume_unwind(p);
         }
@@ -594,7 +622,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     /// is ever rolled back, so a handler may skip working out what to save.
     #[inline]
     pub fn saving(&self) -> bool {
-        self.journal.is_some()
+        self.journal.is_some() || self.lent == Some(true)
     }
 
     /// Random stream `s` (`0..rng_streams`) of this LP. Draws are counted and

@@ -129,8 +129,9 @@ fn verify_reports_the_first_lp_and_event_that_differ() {
 }
 
 /// Saves through a journal lent to its state (`Ctx::save_into`); at LP 3
-/// past time 10 it replaces the lent vector (`"replace"`) or panics with
-/// entries pushed (`"panic"`).
+/// past time 10 it replaces the lent vector (`"replace"`), panics with
+/// entries pushed (`"panic"`), saves through `Ctx` meanwhile (`"ctx"`) or
+/// lends it again (`"nested"`).
 struct Lender {
     what: &'static str,
 }
@@ -167,9 +168,15 @@ impl Model for Lender {
         ctx.save_into(
             s,
             |s| &mut s.log,
-            |s, _| {
+            |s, c| {
                 s.log.push(s.x);
                 s.x += 1;
+                if late && what == "ctx" {
+                    c.save(s.x - 1);
+                }
+                if late && what == "nested" {
+                    c.save_into(s, |s| &mut s.log, |s, _| s.log.push(s.x));
+                }
                 if late && what == "replace" {
                     s.log = timewarp::Lent::default();
                 }
@@ -194,6 +201,21 @@ fn a_handler_that_replaces_its_lent_journal_stops_the_run() {
     }
     // Where nothing is saved the value is the state's own: no error.
     run(&Lender { what: "replace" }, &Config { end: 50.0, ..Config::default() }).unwrap();
+}
+
+#[test]
+fn saving_through_ctx_while_the_journal_is_lent_fails_the_run_in_every_mode() {
+    for what in ["ctx", "nested"] {
+        for cfg in configs() {
+            let e = run(&Lender { what }, &cfg).unwrap_err();
+            assert!(e.to_string().contains("inside Ctx::save_into"), "{what} {:?}: {e}", cfg.sync);
+            assert!(e.to_string().contains("LP 3"), "{e}");
+        }
+    }
+    // The same handler without the misuse runs in every mode.
+    for cfg in configs() {
+        run(&Lender { what: "none" }, &cfg).unwrap();
+    }
 }
 
 #[test]
