@@ -9,9 +9,13 @@
 //! while only holds GVT back until some worker runs it again.
 //!
 //! * **fixed**: worker `w` runs PEs `w`, `w + threads`, … and no other; it
-//!   holds their locks for the whole run (no cost per iteration).
+//!   holds their locks for the whole run (no cost per iteration). With
+//!   several, every other iteration goes round robin, the rest to the one
+//!   furthest behind in virtual time (they advance together).
 //! * **dynamic**: every iteration a worker moves round robin to the next PE
 //!   no other worker holds (`try_lock`: a busy PE is skipped, not waited for).
+//!   With one worker, plain turns: PEs run apart as on threads of their own
+//!   (tests use it for that).
 //! * **adaptive**: dynamic, and every `detect` iterations each active worker
 //!   measures its average processing time per event (APTE, wall time of its
 //!   iterations that processed events over those events). A worker the OS
@@ -382,20 +386,42 @@ where
         }
     }
 
-    /// FM: the worker's own PEs, locked for the whole run.
+    /// FM: the worker's own PEs, locked for the whole run. With several,
+    /// every other iteration goes round robin (each PE drains its inbox and
+    /// takes its part in GVT rounds), the rest to the one furthest behind
+    /// in virtual time of those that processed events last time: PEs that
+    /// share a worker then advance together, where round robin alone lets
+    /// a sparse PE race ahead of a dense one and be rolled back.
     fn fixed(&self, me: &mut Worker) -> Result<(), Error> {
         let mut mine: Vec<(usize, Held<'_, 'a, M, Q, N, P>)> =
             self.own(me.w).map(|p| (p, lock(&self.slots[p].pe))).collect();
         let (n, mut live) = (mine.len(), mine.len());
-        let mut i = 0;
+        // Per own PE: its progress time after its latest iteration, if it processed events.
+        let mut at: Vec<Option<f64>> = vec![None; n];
+        let (mut i, mut turn) = (0, false);
         while live > 0 {
-            let (p, guard) = &mut mine[i];
-            i = (i + 1) % n;
+            turn = !turn;
+            let behind = if n > 1 && turn {
+                (0..n).filter_map(|j| at[j].map(|t| (t, j))).min_by(|a, b| a.0.total_cmp(&b.0)).map(|(_, j)| j)
+            } else {
+                None
+            };
+            let j = behind.unwrap_or_else(|| {
+                let j = i;
+                i = (i + 1) % n;
+                j
+            });
+            let (p, guard) = &mut mine[j];
             if self.slots[*p].finished.load(Relaxed) {
+                at[j] = None;
                 continue;
             }
             let pe = guard.as_mut().ok_or_else(|| Error::Internal(format!("PE {p} was not created")))?;
             let r = self.run_one(me, *p, pe)?;
+            at[j] = match r {
+                Iteration::Worked(k) if k > 0 && n > 1 => Some(pe.progress_time()),
+                _ => None,
+            };
             if r == Iteration::Finished {
                 live -= 1;
             }
