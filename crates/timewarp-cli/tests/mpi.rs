@@ -8,83 +8,26 @@
 //! `mpirun` fails these tests rather than skipping them.
 #![cfg(feature = "mpi")]
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::mpi::{bin, finish, fresh as tmp, mpirun, LIMIT};
 use serde_json::Value;
-
-/// No test run takes more than a few seconds here; a hang becomes a failure.
-const LIMIT: Duration = Duration::from_secs(180);
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_timewarp")
-}
-
-/// `mpirun -n np timewarp args...`, run as root if need be.
-fn mpirun(np: usize) -> Command {
-    let mut c = Command::new("mpirun");
-    c.args(["-n", &np.to_string(), "--oversubscribe", bin()])
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        // Shared-memory transport only: no network interfaces needed.
-        .env("OMPI_MCA_btl", "self,vader")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-/// Runs `cmd` to completion, killing it (and failing) after [`LIMIT`].
-/// Its output is read while it runs (a child must never block on a full pipe).
-fn finish(mut cmd: Command) -> Output {
-    let child = cmd.spawn().expect("mpirun starts (is OpenMPI installed? see README)");
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(LIMIT) {
-        Ok(out) => out.expect("output"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("{cmd:?} still running after {LIMIT:?}: a hang");
-        }
-    }
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// A fresh statistics path for one run (tests run in parallel threads).
-fn tmp(what: &str) -> PathBuf {
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("timewarp-mpi-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{what}-{}.json", RUNS.fetch_add(1, Ordering::Relaxed)))
-}
-
 /// Statistics of `timewarp run <args>` in one process.
 fn single(args: &[&str]) -> Value {
-    let path = tmp("single");
-    let mut c = Command::new(bin());
-    c.args(["run"]).args(args).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let o = finish(c);
-    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::mpi::stats(0, args)
 }
 
 /// Statistics of `mpirun -n np timewarp run <args>`.
 fn distributed(np: usize, args: &[&str]) -> Value {
-    let path = tmp(&format!("mpi{np}"));
-    let mut c = mpirun(np);
-    c.args(["run"]).args(args).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
-    let o = finish(c);
-    assert!(o.status.success(), "mpirun -n {np} {args:?}: {}", text(&o.stderr));
-    assert!(o.stdout.is_empty(), "--quiet prints nothing: {}", text(&o.stdout));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::mpi::stats(np, args)
 }
 
 /// Every process count and thread count commits the sequential digest.

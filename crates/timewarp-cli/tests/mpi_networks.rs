@@ -6,52 +6,14 @@
 //! Built only with `--features mpi`, as tests/mpi.rs.
 #![cfg(feature = "mpi")]
 
-use std::process::{Command, Stdio};
+mod common;
 
-use serde_json::Value;
+use common::mpi::assert_same_as_sequential;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_timewarp")
-}
-
-/// A fresh statistics path for one run.
-fn tmp(what: &str) -> std::path::PathBuf {
-    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("timewarp-mpi-networks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{what}-{}.json", RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)))
-}
-
-/// `timewarp run <args>` in one process (`np` 0) or under `mpirun -n np`.
-fn stats(np: usize, args: &[&str]) -> Value {
-    let path = tmp("stats");
-    let mut c = if np == 0 {
-        Command::new(bin())
-    } else {
-        let mut c = Command::new("mpirun");
-        c.args(["-n", &np.to_string(), "--oversubscribe", bin()])
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .env("OMPI_MCA_btl", "self,vader");
-        c
-    };
-    c.args(["run"]).args(args).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
-    let o = c.stdout(Stdio::piped()).stderr(Stdio::piped()).output().expect("mpirun starts (is OpenMPI installed?)");
-    assert!(o.status.success(), "-n {np} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn assert_same_as_sequential(model: &[&str], syncs: &[&str]) {
-    let seq = stats(0, &[model, &["--sync", "sequential"]].concat());
-    for np in [2, 3] {
-        for sync in syncs {
-            let par = stats(np, &[model, &["--sync", sync, "--threads", "2"]].concat());
-            assert_eq!(par["digest"], seq["digest"], "mpirun -n {np} {model:?} {sync}");
-            assert_eq!(par["model_results"], seq["model_results"], "mpirun -n {np} {model:?} {sync}");
-            assert_eq!(par["ranks"], np);
-        }
-    }
-}
+/// Optimistic and conservative on 2 threads.
+const BOTH: &[&[&str]] = &[&["--sync", "optimistic", "--threads", "2"], &["--sync", "conservative", "--threads", "2"]];
+/// Optimistic on 2 threads.
+const OPTIMISTIC: &[&[&str]] = &[&["--sync", "optimistic", "--threads", "2"]];
 
 #[test]
 fn a_slim_fly_matches_sequential_across_processes() {
@@ -69,7 +31,7 @@ fn a_slim_fly_matches_sequential_across_processes() {
             "--end",
             "3000",
         ];
-        assert_same_as_sequential(&m, &["optimistic", "conservative"]);
+        assert_same_as_sequential(&m, BOTH);
     }
 }
 
@@ -97,7 +59,7 @@ fn a_two_rail_fat_tree_matches_sequential_across_processes() {
             "--end",
             "3000",
         ];
-        assert_same_as_sequential(&m, &["optimistic", "conservative"]);
+        assert_same_as_sequential(&m, BOTH);
     }
 }
 
@@ -106,7 +68,7 @@ fn a_yaml_codes_configuration_matches_sequential_across_processes() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let yaml = root.join("tests/data/codes/sfly_3k.yaml");
     let m = ["network", "--end", "3000", "--load", "0.2", "--codes-config", yaml.to_str().unwrap()];
-    assert_same_as_sequential(&m, &["optimistic"]);
+    assert_same_as_sequential(&m, OPTIMISTIC);
 }
 
 #[test]
@@ -130,5 +92,5 @@ fn two_jobs_with_a_time_series_match_sequential_across_processes() {
         "--kps-per-pe",
         "1",
     ];
-    assert_same_as_sequential(&m, &["optimistic", "conservative"]);
+    assert_same_as_sequential(&m, BOTH);
 }

@@ -383,10 +383,9 @@ pub struct Ctx<'a, M: Model> {
     /// Where [`Ctx::save`] records (an optimistic or check run of an
     /// incremental model); `None` when nothing can be rolled back.
     pub(crate) journal: Option<&'a mut crate::trail::Trail<M::Undo>>,
-    /// While [`Ctx::save_into`] lends the journal: whether it keeps
-    /// entries (`Some(saving)`), so that saving through `Ctx` meanwhile is
-    /// an error rather than lost.
-    pub(crate) lent: Option<bool>,
+    /// Whether [`Ctx::save_into`] lends the journal now: saving through
+    /// `Ctx` meanwhile is an error rather than lost.
+    pub(crate) lent: bool,
 }
 
 impl<'a, M: Model> Ctx<'a, M> {
@@ -511,19 +510,18 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save(&mut self, entry: M::Undo) {
         if let Some(j) = &mut self.journal {
             j.push(entry);
-        } else if self.lent.is_some() {
+        } else if self.lent {
             self.saved_while_lent();
         }
     }
 
     /// A save through `Ctx` while [`Ctx::save_into`] lends the journal:
-    /// its entry would be lost, so the event fails (in every mode, so
-    /// that the bug shows in a sequential run too).
+    /// its entry would be lost, so the event fails.
     #[cold]
     #[inline(never)]
     fn saved_while_lent(&mut self) {
         self.fail(
-            "saved through Ctx inside Ctx::save_into, which lends the journal: push onto the lent vector instead",
+            "saved through Ctx (or lent again) inside Ctx::save_into, which lends the journal: push onto the lent vector instead",
         );
     }
 
@@ -540,7 +538,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save_all(&mut self, entries: impl IntoIterator<Item = M::Undo>) {
         if let Some(j) = &mut self.journal {
             j.extend(entries);
-        } else if self.lent.is_some() {
+        } else if self.lent {
             self.saved_while_lent();
         }
     }
@@ -561,7 +559,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save_vec(&mut self, entries: &mut Vec<M::Undo>) {
         match &mut self.journal {
             Some(j) => j.append(entries),
-            None if self.lent.is_some() && !entries.is_empty() => self.saved_while_lent(),
+            None if self.lent && !entries.is_empty() => self.saved_while_lent(),
             None => entries.clear(),
         }
     }
@@ -574,8 +572,9 @@ impl<'a, M: Model> Ctx<'a, M> {
     /// back (see [`saving`](Self::saving)) `f` just runs, and what it pushes
     /// is dropped. Replacing the lent value (rather than pushing onto it)
     /// loses the journal: the run stops with an error. Inside `f`, save
-    /// only through the lent vector: [`save`](Self::save) and its kin, or
-    /// a nested `save_into`, fail the event (their entries would be lost).
+    /// only through the lent vector: where the journal keeps entries,
+    /// [`save`](Self::save) and its kin, or a nested `save_into`, fail the
+    /// event (their entries would be lost).
     ///
     /// ```
     /// use timewarp::{Ctx, Lent, Model};
@@ -594,23 +593,23 @@ impl<'a, M: Model> Ctx<'a, M> {
         slot: fn(&mut S) -> &mut Lent<M::Undo>,
         f: impl FnOnce(&mut S, &mut Self),
     ) {
-        if self.lent.is_some() {
-            self.fail("Ctx::save_into inside Ctx::save_into: lend the journal once per handler");
-            return f(s, self);
+        if self.journal.is_none() {
+            if self.lent {
+                // Lent again from inside: the slot holds the journal, keep it.
+                self.saved_while_lent();
+                return f(s, self);
+            }
+            f(s, self);
+            return slot(s).0.clear();
         }
         // Out of `self` while lent: a save through `Ctx` then finds none.
-        let Some(j) = self.journal.take() else {
-            self.lent = Some(false);
-            f(s, self);
-            self.lent = None;
-            return slot(s).0.clear();
-        };
+        let Some(j) = self.journal.take() else { unreachable!("checked above") };
         std::mem::swap(&mut slot(s).0, j.items_mut());
-        self.lent = Some(true);
+        self.lent = true;
         // Given back even if `f` panics: the kernel undoes a panicked
         // event of an incremental model from its journal.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(s, self)));
-        self.lent = None;
+        self.lent = false;
         std::mem::swap(&mut slot(s).0, j.items_mut());
         self.journal = Some(j);
         if let Err(p) = r {
@@ -622,7 +621,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     /// is ever rolled back, so a handler may skip working out what to save.
     #[inline]
     pub fn saving(&self) -> bool {
-        self.journal.is_some() || self.lent == Some(true)
+        self.journal.is_some() || self.lent
     }
 
     /// Random stream `s` (`0..rng_streams`) of this LP. Draws are counted and

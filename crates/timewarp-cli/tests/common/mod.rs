@@ -4,6 +4,8 @@
 
 use std::process::{Command, Output};
 
+pub mod mpi;
+
 /// Runs the binary with `args`.
 pub fn timewarp(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_timewarp")).args(args).output().expect("binary runs")

@@ -183,7 +183,7 @@ pub(crate) fn init_lp<M: Model>(
         past_end: 0,
         error: None,
         journal: None,
-        lent: None,
+        lent: false,
     };
     let state = model.init(lp, &mut ctx);
     if let Some(e) = ctx.error {
@@ -226,7 +226,7 @@ pub(crate) fn forward<M: Model>(
         past_end: 0,
         error: None,
         journal,
-        lent: None,
+        lent: false,
     };
     model.forward(&mut lp.state, msg, undo, &mut ctx);
     match ctx.error {
