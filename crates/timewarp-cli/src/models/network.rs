@@ -567,9 +567,9 @@ impl NetworkArgs {
         };
         let is_sfly = matches!(topology, Topology::SlimFly(_));
         // A dragonfly's local diameter (D local hops per group; 2 on Aries).
-        let dfly_d = match &topology {
-            Topology::Dragonfly(d) => Some(d.local_diameter()),
-            _ => None,
+        let (dfly_d, via_router) = match &topology {
+            Topology::Dragonfly(d) => (Some(d.local_diameter()), d.via_router()),
+            _ => (None, false),
         };
         let routing = self.routing.unwrap_or(match topology {
             Topology::Dragonfly(_) | Topology::SlimFly(_) => Routing::Minimal,
@@ -594,9 +594,11 @@ impl NetworkArgs {
             global_link_latency: self.global_link_latency.unwrap_or(self.link_latency),
             router_delay: self.router_delay,
             vcs: self.vcs.unwrap_or(match (dfly_d, routing) {
-                // One channel per hop of the longest route.
-                (Some(d), Routing::Par) => 4 * d + 2,
-                (Some(d), _) => 3 * d + 2,
+                // One channel per hop of the longest route (through a
+                // dragonfly_custom intermediate router: D more).
+                (Some(d), Routing::Par) => 4 * d + 2 + via_router as u32 * d,
+                (Some(d), Routing::Minimal) => 3 * d + 2,
+                (Some(d), _) => 3 * d + 2 + via_router as u32 * d,
                 // A Slim Fly: one per hop of a Valiant route, CODES's num_vcs.
                 _ if is_sfly => 4,
                 _ => 2,

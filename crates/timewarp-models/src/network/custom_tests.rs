@@ -14,8 +14,11 @@ fn theta() -> Dragonfly {
     Dragonfly::wired(96, 4, 9, w)
 }
 
-/// From router 0 to a node of group 3 through group 5: the packet's two
-/// draws of each route, their first ports here.
+/// Router 7 of group 5: the intermediate of the tests below.
+const VIA: u16 = 5 * 96 + 7;
+
+/// From router 0 to a node of group 3 through router `via` of group 5: the
+/// packet's two draws of each route, their first ports here.
 fn ports(d: &Dragonfly, p: &Packet, via: u16) -> [u8; 2] {
     [p.dim, p.dim ^ 0x80].map(|dim| d.step_keyed(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap())
 }
@@ -39,8 +42,8 @@ fn codes_custom_adaptive_rule_and_the_draw_kept() {
         };
         let mut checked = 0;
         for draw in 0..=255u8 {
-            let p0 = Packet { src: 1, dst: to, via: 5, dim: draw, ..Packet::default() };
-            let (min, non) = (ports(&d, &p0, NO_VIA), ports(&d, &p0, 5));
+            let p0 = Packet { src: 1, dst: to, via: VIA, dim: draw, ..Packet::default() };
+            let (min, non) = (ports(&d, &p0, NO_VIA), ports(&d, &p0, VIA));
             if min.iter().any(|o| non.contains(o)) || min[0] == min[1] || non[0] == non[1] {
                 continue; // the cases below need four distinct ports
             }
@@ -57,17 +60,62 @@ fn codes_custom_adaptive_rule_and_the_draw_kept() {
                     load(&mut n, *o as usize, q);
                 }
                 let mut p = p0;
-                let got = m.custom_adaptive(&d, &n, 0, &mut p, 5, true);
+                let got = m.custom_adaptive(&d, &n, 0, &mut p, VIA, true);
                 let what = format!("{routing:?} T {threshold} draw {draw} q_min {qm:?} q_non {qn:?}");
                 assert_eq!(got, Some(want_min), "{what}");
                 // The draw kept: the less congested of its pair (the first on a tie).
                 let (ports, qs) = if want_min { (min, qm) } else { (non, qn) };
                 let kept = if qs[0] > qs[1] { 1 } else { 0 };
                 assert_eq!(p.dim, [draw, draw ^ 0x80][kept], "{what}");
-                let via = if want_min { NO_VIA } else { 5 };
+                let via = if want_min { NO_VIA } else { VIA };
                 assert_eq!(d.step_keyed(0, to / d.p, via, key(p.dim, p.src, p.msg)), Some(ports[kept]), "{what}");
             }
         }
         assert!(checked > 50, "{checked} draws with four distinct ports");
     }
+}
+
+/// Within a group (`do_local_adaptive_routing`): one draw of each route,
+/// non-minimal when `q_min > T` and `q_min > q_non`, decided at the source
+/// only: under PAR a minimal packet keeps no pending intermediate.
+#[test]
+fn within_a_group_one_draw_each_and_no_later_reconsideration() {
+    let d = theta();
+    // Router 0 (row 0, column 0) to router 17 (row 1, column 1): two local
+    // hops; the intermediate router 40 (row 2, column 8).
+    let (to, via) = (17 * 4 + 2, 40u16);
+    let mut checked = 0;
+    for routing in [Routing::Ugal, Routing::Par] {
+        let m = Network {
+            topology: Topology::Dragonfly(d.clone()),
+            routing,
+            vcs: 12,
+            buffer_packets: 8,
+            ..Network::default()
+        };
+        for draw in 0..=255u8 {
+            let p0 = Packet { src: 1, dst: to, via, dim: draw, ..Packet::default() };
+            let (min, non) = (ports(&d, &p0, NO_VIA), ports(&d, &p0, via));
+            if min[0] == non[0] || non[1] == non[0] || non[1] == min[0] {
+                continue;
+            }
+            checked += 1;
+            // The packet's own draw only: its second non-minimal draw, idle,
+            // is not weighed (two draws would take it).
+            for (q_min, q_non, want_min) in [(3, 5, true), (3, 2, false), (0, 0, true)] {
+                let mut n = idle(&m, 0);
+                load(&mut n, min[0] as usize, q_min);
+                load(&mut n, non[0] as usize, q_non);
+                let mut p = p0;
+                let what = format!("{routing:?} draw {draw} q_min {q_min} q_non {q_non}");
+                assert_eq!(m.custom_adaptive(&d, &n, 0, &mut p, via, true), Some(want_min), "{what}");
+                assert_eq!(p.dim, draw, "{what}: one draw, the packet's");
+                let mut p = p0;
+                m.ugal(&n, 0, &mut p);
+                assert_eq!(p.via, if want_min { NO_VIA } else { via }, "{what}: no pending mark");
+                assert_eq!(p.out, if want_min { min[0] } else { non[0] }, "{what}");
+            }
+        }
+    }
+    assert!(checked > 50, "{checked} draws with three distinct ports");
 }

@@ -81,6 +81,12 @@
 //!   of the source group while the packet is still minimal (its
 //!   intermediate group kept, marked [`PAR_PENDING`]); once non-minimal,
 //!   or out of the group, final.
+//!
+//!   On CODES's `dragonfly_custom` ([`Dragonfly::via_router`]) the
+//!   intermediate of these three is a router, as CODES draws it
+//!   ([`Network::custom_via`]), reached before the route goes on (up to
+//!   `4D + 2` hops, `D` the local diameter); packets within a group detour
+//!   through another router of it (UGAL and PAR decide at the source only).
 //! * **UGAL-G**: UGAL-L's comparison at the source router with each
 //!   route's `q` plus, when its first output is a local port, the occupancy
 //!   of the global channel it leaves the group on, as its owner last

@@ -426,16 +426,17 @@ impl Network {
         }
         // Virtual channel = hops taken so far: a minimal route has at most 3,
         // a Valiant one 5, PAR's 6 (a local hop before it turns Valiant).
-        // A wired group may need D = 2 local hops (Aries): 2D + 1, 3D + 2, 4D + 2.
-        let dd = match &self.topology {
-            Topology::Dragonfly(d) => d.local_diameter(),
-            _ => 1,
+        // A wired group may need D = 2 local hops (Aries): 2D + 1, 3D + 2, 4D + 2;
+        // through a dragonfly_custom intermediate router, D more (to it).
+        let (dd, via_router) = match &self.topology {
+            Topology::Dragonfly(d) => (d.local_diameter(), d.via_router()),
+            _ => (1, false),
         };
         let need = match self.routing {
             Routing::Minimal => 2 * dd + 1,
             Routing::Par => 4 * dd + 2,
             _ => 3 * dd + 2,
-        };
+        } + if via_router && self.routing != Routing::Minimal { dd } else { 0 };
         // As in CODES, any routing of a Dragonfly+ may name delta; only
         // prog-adaptive's comparison scores differently.
         let plus = matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
@@ -463,10 +464,23 @@ impl Network {
         }
         if self.vcs < need {
             return Err(format!(
-                "--routing {} on a dragonfly needs --vcs {need} or more (one virtual channel per hop of its longest route, against deadlock), got {}",
+                "--routing {} on a dragonfly needs --vcs {need} or more (one virtual channel per hop of its longest route{}, against deadlock), got {}",
                 self.routing.name(),
+                if need > 3 * dd + 2 { ", through an intermediate router" } else { "" },
                 self.vcs
             ));
+        }
+        if let (true, Topology::Dragonfly(d)) = (via_router && self.routing != Routing::Minimal, &self.topology) {
+            // The intermediate router in 16 bits, PAR's pending mark in the top one.
+            let most = if self.routing == Routing::Par { PAR_PENDING - 1 } else { NO_VIA - 1 };
+            if d.routers() > most as u32 {
+                return Err(format!(
+                    "--routing {} on a dragonfly_custom network names its intermediate router in {} bits: at most {most} routers, got {}",
+                    self.routing.name(),
+                    if self.routing == Routing::Par { 15 } else { 16 },
+                    d.routers()
+                ));
+            }
         }
         if self.routing == Routing::Par {
             if let Topology::Dragonfly(d) = &self.topology {

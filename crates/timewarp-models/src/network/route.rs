@@ -7,7 +7,7 @@
 use timewarp::{Ctx, Random};
 
 use super::node::NO_DIM;
-use super::topology::connections::{key, ExitRule};
+use super::topology::connections::key;
 use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING, RAIL_KEPT};
 
 /// Random intermediate routers a Slim Fly's UGAL weighs against the minimal
@@ -77,7 +77,7 @@ impl Network {
                 p.via = NO_VIA;
             } else if p.hops > 0 {
                 let via = p.via & !PAR_PENDING;
-                let minimal = if Self::custom(d) {
+                let minimal = if d.via_router() {
                     self.custom_adaptive(d, n, node, p, via, false)
                 } else {
                     self.ugal_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
@@ -87,7 +87,7 @@ impl Network {
                 }
             }
         }
-        if p.via != NO_VIA && d.group(node) == p.via as u32 {
+        if d.via_reached(node, p.via) {
             p.via = NO_VIA;
         }
         let pending = self.routing == Routing::Par && p.via != NO_VIA && p.via & PAR_PENDING != 0;
@@ -246,13 +246,15 @@ impl Network {
         let via = if par { p.via & !PAR_PENDING } else { p.via };
         let choice = if self.routing == Routing::UgalG {
             self.ugal_g_minimal(d, n, router, p.dst / d.p, via)
-        } else if Self::custom(d) {
+        } else if d.via_router() {
             self.custom_adaptive(d, n, router, p, via, true)
         } else {
             self.ugal_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
         };
         let Some(minimal) = choice else { return };
-        p.via = match (minimal, par) {
+        // CODES's prog-adaptive reconsiders only a route that leaves the group.
+        let stays = d.via_router() && d.group(router) == d.group(p.dst / d.p);
+        p.via = match (minimal, par && !stays) {
             (false, _) => via,
             (true, false) => NO_VIA,
             (true, true) => via | PAR_PENDING,
@@ -282,14 +284,8 @@ impl Network {
         Some(q_min as f64 <= q_val as f64 + self.ugal_threshold)
     }
 
-    /// Whether `d` is CODES's `dragonfly_custom` wired by connection files.
-    #[inline]
-    fn custom(d: &Dragonfly) -> bool {
-        d.wiring.as_deref().is_some_and(|w| w.rule == ExitRule::Custom && w.leaves == 0)
-    }
-
     /// CODES's dragonfly-custom adaptive choice (`do_global_adaptive_routing`,
-    /// a5958cf) at `router` for packet `p` that may go through group `via`:
+    /// a5958cf) at `router` for packet `p` that may go through router `via`:
     /// two draws of each route (the packet's own and a second, which may
     /// name the same channel), each scored by the occupancy of its first
     /// port here, the less congested of each pair (the first on a tie);
@@ -297,7 +293,8 @@ impl Network {
     /// `T` = [`Network::ugal_threshold`]). The draw kept becomes the
     /// packet's (its routing byte), so the route goes by the channel
     /// scored; at a later router (`source` false) a minimal packet keeps its
-    /// own. `None` when a route has no next hop.
+    /// own. A packet for its own group (`do_local_adaptive_routing`) has one
+    /// draw of each route. `None` when a route has no next hop.
     pub(crate) fn custom_adaptive(
         &self,
         d: &Dragonfly,
@@ -309,9 +306,10 @@ impl Network {
     ) -> Option<bool> {
         let to = p.dst / d.p;
         let draws = [p.dim, p.dim ^ 0x80];
+        let draws = &draws[..if d.group(router) == d.group(to) { 1 } else { 2 }];
         let best = |via: u16| -> Option<(u32, u8)> {
             let mut best: Option<(u32, u8)> = None;
-            for dim in draws {
+            for &dim in draws {
                 let port = d.step_keyed(router, to, via, key(dim, p.src, p.msg))?;
                 let q = self.occupancy(n, router, port as usize);
                 if best.map_or(true, |b| q < b.0) {
@@ -333,7 +331,8 @@ impl Network {
     /// The Valiant intermediate of a packet from router `from` to node
     /// `dst`. A dragonfly: a group, uniform over those other than both ends'
     /// ([`NO_VIA`] when the route stays in one group, or no third group
-    /// exists). A torus, mesh or hypercube: a router, uniform over all
+    /// exists); CODES's `dragonfly_custom` ([`Dragonfly::via_router`]): a
+    /// router, as [`Network::custom_via`] draws it. A torus, mesh or hypercube: a router, uniform over all
     /// (Valiant), or over the minimal quadrant of the two ends (ROMM). A
     /// Slim Fly: a router, uniform over all.
     pub(crate) fn via(&self, from: u32, dst: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
@@ -355,6 +354,9 @@ impl Network {
             }
             _ => return NO_VIA,
         };
+        if d.via_router() {
+            return self.custom_via(d, from, dst / d.p, ctx);
+        }
         let (gs, gd) = (d.group(from), d.group(dst / d.p));
         if self.routing == Routing::Minimal || gs == gd || d.g < 3 {
             return NO_VIA;
@@ -365,6 +367,17 @@ impl Network {
             v += (v >= skip) as u32;
         }
         v as u16
+    }
+
+    /// CODES's `dragonfly_custom` intermediate router for a packet from
+    /// router `from` to router `to` ([`Dragonfly::custom_via`] of a draw
+    /// uniform below [`Dragonfly::custom_via_draws`]); none under minimal
+    /// routing or between nodes of one router.
+    pub(crate) fn custom_via(&self, d: &Dragonfly, from: u32, to: u32, ctx: &mut Ctx<'_, Self>) -> u16 {
+        if self.routing == Routing::Minimal || from == to {
+            return NO_VIA;
+        }
+        d.custom_via(from, to, ctx.rng(0).below(d.custom_via_draws(from, to) as u64) as u32)
     }
 }
 

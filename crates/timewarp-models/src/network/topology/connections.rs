@@ -107,6 +107,10 @@ pub(crate) fn pick(key: u64, at: u64, below: u32) -> u32 {
     (mix(key ^ mix(at.wrapping_add(0x9e37_79b9_7f4a_7c15))) % below as u64) as u32
 }
 
+/// Mixed into a packet's key on its leg to a `dragonfly_custom`
+/// intermediate router ([`Wiring::step`]).
+const VIA_KEY: u64 = 0x7a3c_91e5_0d68_b24f;
+
 /// A packet's routing key: its random byte (drawn at injection) and identity.
 #[inline]
 pub(crate) fn key(draw: u8, src: u32, msg: u32) -> u64 {
@@ -482,11 +486,23 @@ impl Wiring {
         first + pick(key, (r as u64) << 32 | to as u64, n as u32) as u8
     }
 
-    /// The next port from router `r` toward router `dst`, through group
-    /// `via` first unless it is `u16::MAX`; `None` at `dst`.
+    /// The next port from router `r` toward router `dst`, through `via`
+    /// first unless it is `u16::MAX`: a group, or under [`ExitRule::Custom`]
+    /// a router (CODES's `dragonfly_custom` routes minimally to its
+    /// intermediate router, then on from it); `None` at `dst`.
     #[inline]
     pub fn step(&self, r: u32, dst: u32, via: u16, key: u64) -> Option<u8> {
         let (r, dst) = (self.int(r), self.int(dst));
+        if self.rule == ExitRule::Custom && via != u16::MAX {
+            // Custom numbers routers as the files do. The leg to the
+            // intermediate draws with its own key: CODES draws its gateway
+            // (and links) apart from those of the route on, and of the
+            // minimal route adaptive routing weighs it against.
+            return match via as u32 {
+                v if v == r => self.step(r, dst, u16::MAX, key),
+                v => self.step(r, v, u16::MAX, key ^ VIA_KEY),
+            };
+        }
         let (grp, i) = (r / self.a, r % self.a);
         let to = if via == u16::MAX { dst / self.a } else { via as u32 };
         if to == grp {

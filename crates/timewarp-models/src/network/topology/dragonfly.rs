@@ -17,14 +17,15 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::connections::Wiring;
+use super::connections::{ExitRule, Wiring};
 
 /// "No intermediate group": a packet routed minimally (or already past its
 /// Valiant intermediate group).
 pub const NO_VIA: u16 = u16::MAX;
 
 /// PAR: the mark on a packet's intermediate group while it still goes
-/// minimally in its source group (`via = PAR_PENDING | group`), so the
+/// minimally in its source group (`via = PAR_PENDING | group`, or router
+/// on a `dragonfly_custom` network), so the
 /// routers after its source there may still send it through the group.
 pub const PAR_PENDING: u16 = 0x8000;
 
@@ -266,7 +267,8 @@ impl Dragonfly {
     /// [`Dragonfly::step`] for a packet of routing key `key`
     /// ([`connections::key`](super::connections::key)): on a wired
     /// dragonfly the key makes the choices among gateways and parallel
-    /// links (it is ignored otherwise).
+    /// links (it is ignored otherwise). With [`Dragonfly::via_router`],
+    /// `via` names a router, not a group.
     #[inline]
     pub fn step_keyed(&self, r: u32, dst: u32, via: u16, key: u64) -> Option<u8> {
         if let Some(w) = &self.wiring {
@@ -292,15 +294,64 @@ impl Dragonfly {
     /// [`Dragonfly::hops`] for a packet of routing key `key` (see [`Dragonfly::step_keyed`]).
     pub fn hops_keyed(&self, mut r: u32, dst: u32, mut via: u16, key: u64) -> u32 {
         let mut h = 0;
+        // Through an intermediate group: D + 1 + D + 1 + D hops at most;
+        // through an intermediate router, D more (within its group, to it).
+        let longest = 3 * self.local_diameter() + 2 + self.via_router() as u32 * self.local_diameter();
         loop {
-            if via != NO_VIA && self.group(r) == via as u32 {
+            if self.via_reached(r, via) {
                 via = NO_VIA;
             }
             let Some(port) = self.step_keyed(r, dst, via, key) else { return h };
             r = self.link(r, port as usize).expect("routes take wired ports").0;
             h += 1;
-            debug_assert!(h <= 3 * self.local_diameter() + 2, "dragonfly routes have at most 3D + 2 hops");
+            debug_assert!(h <= longest, "dragonfly routes have at most 3D + 2 hops (4D + 2 through a router)");
         }
+    }
+
+    /// Whether a packet's Valiant intermediate is a router (CODES's
+    /// `dragonfly_custom`: [`ExitRule::Custom`]) rather than a group.
+    #[inline]
+    pub fn via_router(&self) -> bool {
+        self.wiring.as_deref().is_some_and(|w| w.rule == ExitRule::Custom && w.leaves == 0)
+    }
+
+    /// How many equally likely draws [`Dragonfly::custom_via`] maps: `a − 1`
+    /// for a route within a group, else every router.
+    #[inline]
+    pub fn custom_via_draws(&self, from: u32, to: u32) -> u32 {
+        if self.group(from) == self.group(to) {
+            self.a - 1
+        } else {
+            self.routers()
+        }
+    }
+
+    /// CODES's `dragonfly_custom` intermediate router (`router_packet_receive`,
+    /// a5958cf) for a route from router `from` to router `to` (not `from`),
+    /// of draw `k` (below [`Dragonfly::custom_via_draws`]): within a group,
+    /// the `k + 1`-th router after `from` (one of the `a − 1` others);
+    /// toward another group, router `k`, or if that is in `from`'s group the
+    /// router `a` after `from` (same index, next group, so it has `a + 1`
+    /// chances in `a·g`). It may be in the destination's group, or be the
+    /// destination's router (a minimal route with draws of its own).
+    #[inline]
+    pub fn custom_via(&self, from: u32, to: u32, k: u32) -> u16 {
+        let a = self.a;
+        let v = if self.group(from) == self.group(to) {
+            from - from % a + (from % a + 1 + k) % a
+        } else if self.group(k) == self.group(from) {
+            (from + a) % self.routers()
+        } else {
+            k
+        };
+        v as u16
+    }
+
+    /// Whether router `r` is the intermediate `via` ([`NO_VIA`]: none;
+    /// with the [`PAR_PENDING`] mark: not yet) or in it.
+    #[inline]
+    pub fn via_reached(&self, r: u32, via: u16) -> bool {
+        via != NO_VIA && if self.via_router() { r == via as u32 } else { self.group(r) == via as u32 }
     }
 }
 

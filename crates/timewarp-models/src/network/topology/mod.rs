@@ -18,6 +18,8 @@
 pub(super) mod connections;
 #[cfg(test)]
 mod connections_tests;
+#[cfg(test)]
+mod custom_via_tests;
 mod dragonfly;
 #[cfg(test)]
 mod dragonfly_tests;
