@@ -444,7 +444,10 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 }
             }
             m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));
-            m.ignore("num_vcs", "one virtual channel per hop against deadlock: --vcs 5 (minimal needs 3)");
+            m.ignore(
+                "num_vcs",
+                "one virtual channel per hop of the longest route, against deadlock: --vcs, by default as the routing and the groups' wiring need",
+            );
             m.ignore("minimal-bias", "not modelled");
             m.ignore("df-dally-vc", "one virtual channel per hop, as --vcs");
             m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");

@@ -466,7 +466,7 @@ impl Network {
             return Err(format!(
                 "--routing {} on a dragonfly needs --vcs {need} or more (one virtual channel per hop of its longest route{}, against deadlock), got {}",
                 self.routing.name(),
-                if need > 3 * dd + 2 { ", through an intermediate router" } else { "" },
+                if via_router && self.routing != Routing::Minimal { ", through an intermediate router" } else { "" },
                 self.vcs
             ));
         }
