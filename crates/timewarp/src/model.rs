@@ -383,8 +383,8 @@ pub struct Ctx<'a, M: Model> {
     /// Where [`Ctx::save`] records (an optimistic or check run of an
     /// incremental model); `None` when nothing can be rolled back.
     pub(crate) journal: Option<&'a mut crate::trail::Trail<M::Undo>>,
-    /// Whether [`Ctx::save_into`] lends the journal now: saving through
-    /// `Ctx` meanwhile is an error rather than lost.
+    /// Whether [`Ctx::save_into`] lends the journal now (a nested
+    /// lending is an error).
     pub(crate) lent: bool,
 }
 
@@ -510,13 +510,12 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save(&mut self, entry: M::Undo) {
         if let Some(j) = &mut self.journal {
             j.push(entry);
-        } else if self.lent {
-            self.saved_while_lent();
         }
     }
 
-    /// A save through `Ctx` while [`Ctx::save_into`] lends the journal:
-    /// its entry would be lost, so the event fails.
+    /// What `Ctx::save_into` found wrong: entries saved through `Ctx`
+    /// while it lent the journal (they went to its stand-in and would be
+    /// lost), or a nested lending. The event fails.
     #[cold]
     #[inline(never)]
     fn saved_while_lent(&mut self) {
@@ -538,8 +537,6 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save_all(&mut self, entries: impl IntoIterator<Item = M::Undo>) {
         if let Some(j) = &mut self.journal {
             j.extend(entries);
-        } else if self.lent {
-            self.saved_while_lent();
         }
     }
 
@@ -559,7 +556,6 @@ impl<'a, M: Model> Ctx<'a, M> {
     pub fn save_vec(&mut self, entries: &mut Vec<M::Undo>) {
         match &mut self.journal {
             Some(j) => j.append(entries),
-            None if self.lent && !entries.is_empty() => self.saved_while_lent(),
             None => entries.clear(),
         }
     }
@@ -593,27 +589,31 @@ impl<'a, M: Model> Ctx<'a, M> {
         slot: fn(&mut S) -> &mut Lent<M::Undo>,
         f: impl FnOnce(&mut S, &mut Self),
     ) {
-        if self.journal.is_none() {
-            if self.lent {
-                // Lent again from inside: the slot holds the journal, keep it.
-                self.saved_while_lent();
-                return f(s, self);
-            }
+        if self.lent {
+            // Lent again from inside: the slot holds the journal, keep it.
+            self.saved_while_lent();
+            return f(s, self);
+        }
+        let Some(j) = self.journal.as_deref_mut() else {
             f(s, self);
             return slot(s).0.clear();
-        }
-        // Out of `self` while lent: a save through `Ctx` then finds none.
-        let Some(j) = self.journal.take() else { unreachable!("checked above") };
+        };
         std::mem::swap(&mut slot(s).0, j.items_mut());
         self.lent = true;
         // Given back even if `f` panics: the kernel undoes a panicked
         // event of an incremental model from its journal.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(s, self)));
         self.lent = false;
-        std::mem::swap(&mut slot(s).0, j.items_mut());
-        self.journal = Some(j);
+        if let Some(j) = self.journal.as_deref_mut() {
+            std::mem::swap(&mut slot(s).0, j.items_mut());
+        }
         if let Err(p) = r {
             std::panic::resume_unwind(p);
+        }
+        // What `Ctx::save` put in the journal's stand-in meanwhile.
+        if !slot(s).0.is_empty() {
+            slot(s).0.clear();
+            self.saved_while_lent();
         }
     }
 
@@ -621,7 +621,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     /// is ever rolled back, so a handler may skip working out what to save.
     #[inline]
     pub fn saving(&self) -> bool {
-        self.journal.is_some() || self.lent
+        self.journal.is_some()
     }
 
     /// Random stream `s` (`0..rng_streams`) of this LP. Draws are counted and

@@ -34,6 +34,9 @@
 
 use super::{Entry, PendingQueue};
 use crate::key::Key;
+use sort::{sort_desc, Scratch};
+
+mod sort;
 
 /// A bucket larger than this is spread over a finer rung instead of sorted.
 pub(crate) const THRES: usize = 50;
@@ -45,58 +48,6 @@ pub(crate) const MAX_GROWTH: f64 = 16.0;
 const PREFETCH_SCAN: usize = 64;
 /// Bottom larger than this (after an insert) becomes a rung of its own.
 const BOTTOM_LIMIT: usize = 4 * THRES;
-
-/// Descending key order (the smallest key last).
-#[inline]
-fn sort_desc<P: Copy>(v: &mut [Entry<P>]) {
-    if v.len() <= 16 {
-        // Insertion sort: buckets are small.
-        for i in 1..v.len() {
-            let x = v[i];
-            let k = x.ord();
-            let mut j = i;
-            while j > 0 && v[j - 1].ord() < k {
-                v[j] = v[j - 1];
-                j -= 1;
-            }
-            v[j] = x;
-        }
-    } else if v.len() < 256 {
-        // Small buckets (PHOLD's, a network's) are in no order worth a scan.
-        v.sort_unstable_by_key(|e| std::cmp::Reverse(e.ord()));
-    } else {
-        // Buckets often come in a few sorted runs (events pushed in key
-        // order by a few senders): one run (a sequential TLM step) is only
-        // reversed; a few (TLM on 2 to 16 PEs) go to a merge sort,
-        // O(n log runs), where the pattern-defeating quicksort took 3.5
-        // times as long as on random input. Keys are unique; direction
-        // changes count runs (up to twice over), the scan stopping at the cap
-        // (runs shorter than about 32 on average: short ones cost a full scan).
-        let (n, cap) = (v.len(), v.len() / 64);
-        let mut up = v[0].ord() < v[1].ord();
-        let first_up = up;
-        let mut changes = 0;
-        for i in 2..n {
-            let u = v[i - 1].ord() < v[i].ord();
-            if u != up {
-                changes += 1;
-                up = u;
-                if changes > cap {
-                    break;
-                }
-            }
-        }
-        if changes == 0 {
-            if first_up {
-                v.reverse();
-            }
-        } else if changes <= cap {
-            v.sort_by_key(|e| std::cmp::Reverse(e.ord()));
-        } else {
-            v.sort_unstable_by_key(|e| std::cmp::Reverse(e.ord()));
-        }
-    }
-}
 
 /// Smallest and largest time in `v` (`(inf, -inf)` when empty).
 #[inline]
@@ -257,6 +208,8 @@ pub struct LadderQueue<P = u32> {
     /// The node `warm` last passed (0: none): an event of the next bucket,
     /// [`PendingQueue::upcoming`]'s answer past Bottom's end.
     warmed: Link,
+    /// Buffers Bottom's sort reuses.
+    scratch: Scratch<P>,
 }
 
 /// An entry ordered for a min-heap (`BinaryHeap` is a max-heap).
@@ -298,6 +251,7 @@ impl<P> Default for LadderQueue<P> {
             overflow_max: (0, 0, 0),
             warm: 0,
             warmed: 0,
+            scratch: Scratch::default(),
         }
     }
 }
@@ -431,7 +385,7 @@ impl<P: Copy> LadderQueue<P> {
                 self.nrungs += 1;
             } else {
                 std::mem::swap(&mut self.bottom, &mut self.spill);
-                sort_desc(&mut self.bottom);
+                sort_desc(&mut self.bottom, &mut self.scratch);
             }
             return true;
         }
@@ -444,7 +398,7 @@ impl<P: Copy> LadderQueue<P> {
             self.top_floor = hi;
             if self.top.len() <= THRES || lo >= hi {
                 std::mem::swap(&mut self.bottom, &mut self.top);
-                sort_desc(&mut self.bottom);
+                sort_desc(&mut self.bottom, &mut self.scratch);
             } else {
                 self.ensure_rung(0);
                 let g = self.grow.clamp(1.0, MAX_GROWTH);
@@ -494,7 +448,7 @@ impl<P: Copy> LadderQueue<P> {
                 return true;
             }
         }
-        sort_desc(&mut self.bottom);
+        sort_desc(&mut self.bottom, &mut self.scratch);
         true
     }
 

@@ -269,31 +269,3 @@ fn steady_state_does_not_grow_storage() {
     let c2 = cap(&q);
     assert!(c2 <= c1 + c1 / 50, "{c1} -> {c2}");
 }
-
-#[test]
-fn sort_desc_orders_one_run_a_few_runs_and_random_buckets() {
-    let check = |mut v: Vec<Entry>, what: &str| {
-        let mut want: Vec<_> = v.iter().map(|x| x.ord()).collect();
-        want.sort_unstable_by(|a, b| b.cmp(a));
-        sort_desc(&mut v);
-        assert_eq!(v.iter().map(|x| x.ord()).collect::<Vec<_>>(), want, "{what}");
-    };
-    let n = 1000u64;
-    let asc: Vec<Entry> = (0..n).map(|i| e(5.0, 0, i)).collect();
-    check(asc.clone(), "one ascending run (reversed)");
-    check(asc.iter().rev().copied().collect(), "one descending run (kept)");
-    for runs in [2u64, 3, 16, 64] {
-        // `runs` ascending runs of interleaved ties, as senders push them.
-        let v: Vec<Entry> = (0..runs).flat_map(|r| (0..n / runs).map(move |i| e(5.0, 0, i * runs + r))).collect();
-        check(v, &format!("{runs} runs"));
-    }
-    let mut x = 12345u64;
-    let random: Vec<Entry> = (0..n)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            e(5.0, (x >> 62) as u32, x >> 8)
-        })
-        .collect();
-    check(random, "random");
-    check(vec![e(1.0, 0, 2), e(1.0, 0, 1)], "two");
-}
