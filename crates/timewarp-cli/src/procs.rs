@@ -43,7 +43,10 @@ impl Procs {
     pub(crate) fn alone(&self, e: String) -> String {
         #[cfg(feature = "mpi")]
         if self.size() > 1 {
-            eprintln!("error (rank {}): {e}", self.rank());
+            // One write: a line that the abort banner mpirun prints into
+            // the same pipe cannot split (`eprintln!` writes it in pieces).
+            let line = format!("error (rank {}): {e}\n", self.rank());
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
             self.cluster.abort(1)
         }
         e
