@@ -9,11 +9,11 @@
 //! ```
 
 use timewarp::{Config, SyncMode};
-use timewarp_models::{pcs::Pcs, phold::Phold};
+use timewarp_models::{pcs::Pcs, phold::Phold, tlm::Tlm};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: kernel_cost phold|pcs sequential|optimistic|conservative END";
+    let usage = "usage: kernel_cost phold|pcs|tlm sequential|optimistic|conservative END";
     let (Some(model), Some(sync), Some(end)) = (args.get(1), args.get(2), args.get(3)) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -35,6 +35,11 @@ fn main() {
     let (committed, digest) = match model.as_str() {
         "phold" => timewarp::run(&Phold::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),
         "pcs" => timewarp::run(&Pcs::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),
+        // TLM 2-D 200x200 with the model's own default source.
+        "tlm" => Tlm::new(&[200, 200])
+            .map_err(timewarp::Error::Config)
+            .and_then(|m| timewarp::run(&m, &cfg))
+            .map(|r| (r.stats.committed_events, r.stats.digest)),
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);

@@ -1,29 +1,15 @@
-//! The event record stored in a PE's arena, and where it is.
+//! Events as the kernels keep them: a processed event's record (on its
+//! KP's list until it commits or is undone) and a pending event in a queue.
 
 use crate::key::{Key, LpId};
 
-/// Where an arena record's event is. A pending event lives in its queue
-/// entry; a record is built for it when it is processed and freed when it is
-/// committed or rolled back. Transitions are checked in debug builds (most
-/// Time Warp bugs are an event in two places).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum Owner {
-    /// In the pending queue, not yet processed.
-    Pending,
-    /// Processed, on its KP's processed list (may still be rolled back).
-    Processed,
-}
-
-/// One event record: fixed size, `Copy`, no heap data.
+/// A processed event's record: fixed size, `Copy`, no heap data.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Event<Msg, Undo> {
     /// Position in the total order.
     pub key: Key,
     /// Destination LP.
     pub dst: LpId,
-    /// Where the event is.
-    pub owner: Owner,
     /// Events sent by the forward handler (optimistic kernels).
     pub n_sent: u32,
     /// Random draws made by the forward handler: 16 bits per stream.
@@ -41,30 +27,11 @@ pub(crate) struct Event<Msg, Undo> {
 }
 
 impl<Msg, Undo: Default> Event<Msg, Undo> {
-    /// A pending event.
+    /// The record of pending event `inc` as its handler starts: what the
+    /// handler did is filled in after it.
     #[inline]
-    pub(crate) fn new(key: Key, dst: LpId, msg: Msg) -> Self {
-        Event {
-            key,
-            dst,
-            owner: Owner::Pending,
-            n_sent: 0,
-            draws: 0,
-            past_end: 0,
-            inc: 0,
-            saved: 0,
-            msg,
-            undo: Undo::default(),
-        }
-    }
-}
-
-impl<Msg, Undo> Event<Msg, Undo> {
-    /// Moves the event from `from` to `to`, checking where it was in debug builds.
-    #[inline]
-    pub(crate) fn moved(&mut self, from: Owner, to: Owner) {
-        debug_assert_eq!(self.owner, from, "event {:?} for LP {} is not where the kernel thinks", self.key, self.dst);
-        self.owner = to;
+    pub(crate) fn new(key: Key, dst: LpId, inc: u32, msg: Msg) -> Self {
+        Event { key, dst, n_sent: 0, draws: 0, past_end: 0, inc, saved: 0, msg, undo: Undo::default() }
     }
 }
 

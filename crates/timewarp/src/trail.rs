@@ -44,6 +44,12 @@ impl<T> Trail<T> {
     }
 
     /// Moves every element of `v` to the back (one copy), leaving it empty.
+    /// Room for `n` more items.
+    #[inline]
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+    }
+
     #[inline]
     pub(crate) fn append(&mut self, v: &mut Vec<T>) {
         self.items.append(v);
@@ -114,12 +120,20 @@ impl<T> Trail<T> {
 
     /// Gives back memory a burst left: a list holding less than a quarter
     /// of what it has room for halves its room.
+    #[inline]
     pub(crate) fn trim(&mut self) {
         if self.items.capacity() > 1024 && self.len() * 4 < self.items.capacity() {
-            self.items.drain(..self.head);
-            self.head = 0;
-            self.items.shrink_to(self.items.capacity() / 2);
+            self.shrink();
         }
+    }
+
+    /// [`trim`](Self::trim)'s work, rarely done: kept off the fossil loop.
+    #[cold]
+    #[inline(never)]
+    fn shrink(&mut self) {
+        self.items.drain(..self.head);
+        self.head = 0;
+        self.items.shrink_to(self.items.capacity() / 2);
     }
 }
 

@@ -6,17 +6,19 @@ use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
 use crate::error::Error;
-use crate::event::{Event, Owner, Queued};
+use crate::event::{Event, Queued};
 use crate::key::{Key, LpId};
 use crate::mapping::Place;
 use crate::model::{Model, Outgoing, Rollback, MAX_STREAMS};
 use crate::queue::PendingQueue;
 use crate::timeline::{SpanKind, Trace};
 
-use super::{k3, Pe, WIDE};
+use super::{enqueue, k3, Events, Pe, WIDE};
 use crate::kernel::optimistic::kp::SentRec;
 use crate::kernel::{forward, handler_panic};
-use crate::transport::Network;
+use crate::layout::PeId;
+use crate::stats::PeStats;
+use crate::transport::{Network, Transport};
 
 /// A PE's batches: how many events, the running handler and its sends,
 /// and the time they take.
@@ -136,9 +138,6 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     /// Runs the forward handler of a pending event, kept (with what undoes
     /// it) at the back of its KP's processed list, and routes its sends.
     fn process(&mut self, key: Key, item: Queued<M::Msg>, kp: usize) -> Result<(), Error> {
-        let mut rec = Event::new(key, item.dst, item.msg);
-        rec.moved(Owner::Pending, Owner::Processed);
-        rec.inc = item.inc;
         let lp = &mut self.lps[self.env.lp(item.dst)];
         let k = &mut self.ev.kps[kp];
         if self.env.rollback == Rollback::StateSaving {
@@ -147,7 +146,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let before = lp.counters;
         // If the handler panics, `run_batch` finishes the event from here.
         self.batch.current = Some(Current { kp, before });
-        k.processed.push(rec);
+        k.processed.push(Event::new(key, item.dst, item.inc, item.msg));
         let Some(rec) = k.processed.last_mut() else { unreachable!("just pushed") };
         // What an incremental model saves goes straight to its KP's journal.
         let journal = (self.env.rollback == Rollback::Incremental).then(|| {
@@ -228,29 +227,34 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     /// fossil collection drops sent records without looking at them.
     #[inline(always)]
     fn send_all(&mut self, kp: usize) -> Result<(), Error> {
+        // Field by field: the KP's sent records stay borrowed across the
+        // loop while the queue and the transport take the sends (a send
+        // costs what a sequential one does plus its record).
+        let Pe { env, ev, io, round, stats, batch, .. } = self;
+        let Events { q, kps, next_inc, .. } = ev;
+        let sent = &mut kps[kp].sent;
+        sent.reserve(batch.out.len());
         let mut result = Ok(());
-        // By index: the transport borrows `self.io` (no take and put back).
-        for i in 0..self.batch.out.len() {
-            let o = self.batch.out[i];
-            let inc = match self.env.route(o.dst) {
-                None => self.ev.enqueue(o.key, o.dst, o.msg),
-                Some(pe) if N::ACTIVE && o.key.time >= self.env.s.pause => {
-                    self.count_remote(pe, 1);
-                    self.io.parked.insert(k3(o.key), (o.dst, o.msg));
-                    0
-                }
+        for o in batch.out.iter().copied() {
+            let inc = match env.route(o.dst) {
+                None => enqueue::<M, Q>(q, next_inc, o.key, o.dst, o.msg),
                 Some(pe) => {
-                    self.count_remote(pe, 1);
-                    self.round.part.sent(o.key);
-                    self.io.transport.send_event(pe, o.key, o.dst, o.msg).unwrap_or_else(|e| {
-                        result = Err(e);
+                    count_remote::<M, N>(stats, &io.transport, pe, 1);
+                    if N::ACTIVE && o.key.time >= env.s.pause {
+                        io.parked.insert(k3(o.key), (o.dst, o.msg));
                         0
-                    })
+                    } else {
+                        round.part.sent(o.key);
+                        io.transport.send_event(pe, o.key, o.dst, o.msg).unwrap_or_else(|e| {
+                            result = Err(e);
+                            0
+                        })
+                    }
                 }
             };
-            self.ev.kps[kp].sent.push(SentRec { dst: o.dst, key: o.key, inc });
+            sent.push(SentRec { dst: o.dst, key: o.key, inc });
         }
-        self.batch.out.clear();
+        batch.out.clear();
         result
     }
 
@@ -258,10 +262,16 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     /// send to PE `pe` in the committed-remote statistics.
     #[inline(always)]
     pub(super) fn count_remote(&mut self, pe: crate::layout::PeId, n: i64) {
-        self.stats.remote = self.stats.remote.wrapping_add_signed(n);
-        if N::ACTIVE && self.io.transport.elsewhere(pe) {
-            self.stats.remote_process = self.stats.remote_process.wrapping_add_signed(n);
-        }
+        count_remote::<M, N>(&mut self.stats, &self.io.transport, pe, n);
+    }
+}
+
+/// [`Pe::count_remote`] on the fields it touches.
+#[inline(always)]
+fn count_remote<M: Model, N: Network>(stats: &mut PeStats, transport: &Transport<'_, M::Msg, N>, pe: PeId, n: i64) {
+    stats.remote = stats.remote.wrapping_add_signed(n);
+    if N::ACTIVE && transport.elsewhere(pe) {
+        stats.remote_process = stats.remote_process.wrapping_add_signed(n);
     }
 }
 

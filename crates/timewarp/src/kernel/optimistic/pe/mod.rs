@@ -146,10 +146,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>> Events<M, Q> {
     /// Queues a new pending event; returns its incarnation.
     #[inline]
     pub(super) fn enqueue(&mut self, key: Key, dst: LpId, msg: M::Msg) -> u32 {
-        let inc = self.next_inc;
-        self.next_inc = self.next_inc.wrapping_add(1);
-        self.q.push(Entry::new(key, Queued { dst, inc, msg }));
-        inc
+        enqueue::<M, Q>(&mut self.q, &mut self.next_inc, key, dst, msg)
     }
 
     /// Times of the last processed (not undone) event of each KP.
@@ -157,6 +154,22 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>> Events<M, Q> {
     pub(super) fn latest(&self) -> impl Iterator<Item = f64> + '_ {
         self.kps.iter().filter_map(|k| k.processed.last()).map(|e| e.key.time)
     }
+}
+
+/// [`Events::enqueue`] on the fields it touches (the send loop keeps a KP
+/// borrowed beside them).
+#[inline(always)]
+pub(super) fn enqueue<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
+    q: &mut Q,
+    next_inc: &mut u32,
+    key: Key,
+    dst: LpId,
+    msg: M::Msg,
+) -> u32 {
+    let inc = *next_inc;
+    *next_inc = inc.wrapping_add(1);
+    q.push(Entry::new(key, Queued { dst, inc, msg }));
+    inc
 }
 
 /// A PE's messages to and from other PEs.

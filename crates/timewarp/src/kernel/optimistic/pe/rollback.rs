@@ -4,7 +4,7 @@
 //! back in its pending queue.
 
 use crate::error::Error;
-use crate::event::{Event, Owner, Queued};
+use crate::event::{Event, Queued};
 use crate::key::Key;
 use crate::mapping::Place;
 use crate::model::{Model, Rollback};
@@ -72,7 +72,6 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             let rec = self.ev.kps[kp].sent.pop().expect("a sent record per send");
             self.cancel(rec)?;
         }
-        debug_assert_eq!(ev.owner, Owner::Processed);
         self.ev.q.push(Entry::new(ev.key, Queued { dst: ev.dst, inc: ev.inc, msg: ev.msg }));
         self.ev.uncommitted -= 1;
         self.stats.rolled_back += 1;
