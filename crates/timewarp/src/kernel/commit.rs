@@ -12,6 +12,7 @@ use crate::model::Model;
 use crate::stats::PeStats;
 
 /// Commits events of one PE (or of the sequential loop).
+#[derive(Default)]
 pub(crate) struct Committer {
     /// The LP whose committed keys are traced.
     trace_lp: Option<LpId>,

@@ -25,6 +25,11 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         self.cancels.trim(g.time);
         let before = self.stats.committed;
         let (model, map, first, rollback) = (self.env.model, self.env.map, self.env.first_lp, self.env.rollback);
+        // The statistics on the stack while the loop runs: as a field they
+        // were stored back after every event (the loop may call out to
+        // report an error).
+        let mut stats = std::mem::take(&mut self.stats);
+        let mut commits = std::mem::take(&mut self.commits);
         for k in &mut self.ev.kps {
             // Sent records and journal entries of the committed events,
             // dropped in one go after them.
@@ -35,8 +40,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                 }
                 n += 1;
                 let lp = &mut self.lps[map.local_of(ev.dst, first)];
-                let committed =
-                    self.commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &ev.undo, ev.past_end, &mut self.stats);
+                let committed = commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &ev.undo, ev.past_end, &mut stats);
                 if let Err(e) = committed {
                     // Committed all the same: the other workers stop at their next look.
                     self.env.shared.failure.fail(e);
@@ -61,6 +65,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             k.trim();
             self.ev.uncommitted -= n;
         }
+        self.stats = stats;
+        self.commits = commits;
         self.env.shared.add_committed(self.stats.committed - before);
     }
 
