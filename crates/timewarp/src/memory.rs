@@ -49,20 +49,17 @@ impl Estimate {
         // Per LP: its record, its digest and place in the final report, and
         // the mapping's tables (a few u32s).
         let lp_bytes = size::<Lp<M::State>>() + size::<crate::digest::LpDigest>() + 32;
+        let lps = lps.saturating_mul(lp_bytes).saturating_add(model.state_heap_bytes().div_ceil(ranks));
+        // Twice: a growing queue holds up to twice its length.
+        let events = events.saturating_mul(event_bytes).saturating_mul(2);
         let (kps, rings) = if optimistic {
             let pes = cfg.pes_per_process().saturating_mul(processes.max(1));
             let kps = cfg.kps_in_use(model.num_lps(), pes) as u64;
-            crate::kernel::optimistic::fixed_bytes::<M>(cfg.pes_per_process(), kps)
+            crate::kernel::optimistic::fixed_bytes::<M>(cfg.pes_per_process(), kps, lps.saturating_add(events))
         } else {
             (0, 0)
         };
-        Estimate {
-            lps: lps.saturating_mul(lp_bytes).saturating_add(model.state_heap_bytes().div_ceil(ranks)),
-            // Twice: a growing queue holds up to twice its length.
-            events: events.saturating_mul(event_bytes).saturating_mul(2),
-            kps,
-            rings,
-        }
+        Estimate { lps, events, kps, rings }
     }
 
     /// All parts together.

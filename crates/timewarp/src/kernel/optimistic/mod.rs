@@ -110,28 +110,42 @@ impl Series {
     }
 }
 
-/// Ring slots per (sender, receiver) pair: enough to absorb a batch burst,
-/// small enough that N² rings stay cheap. Up to 64 PEs a PE's incoming rings
-/// hold about 65,536 slots in all; beyond, all the rings of the process hold
-/// about 4 M slots (at least 16 per ring), so their memory stops growing
-/// with the square of the thread count. Sends that do not fit wait in the
-/// sender's FIFO, so a small ring costs speed, never correctness.
-pub(crate) fn ring_capacity(pes: usize) -> usize {
+/// Ring slots per (sender, receiver) pair, each slot `slot` bytes, for a
+/// model whose LPs and events take `model_bytes` in this process. A ring
+/// only absorbs the sends between two drains by its receiver: what does
+/// not fit waits in the sender's FIFO, so a small ring costs speed, never
+/// correctness. Up to 64 PEs a PE's incoming rings hold about 65,536
+/// slots in all; beyond, all the rings of the process hold about 4 M
+/// slots, so their memory stops growing with the square of the thread
+/// count. And all the rings of the process take at most half the model's
+/// own bytes (at least [`RING_BYTES_MIN`]): on 16 PEs a 1,056-node
+/// network's rings held 3–5 times what the whole sequential run did. At
+/// least [`RING_SLOTS_MIN`] slots per ring (a batch's sends).
+pub(crate) fn ring_capacity(pes: usize, slot: u64, model_bytes: u64) -> usize {
     let pes = pes.max(1);
-    if pes <= 64 {
-        (65_536 / pes).clamp(1024, 16_384)
-    } else {
-        (4_194_304 / (pes * pes)).max(16)
-    }
+    let by_pes = if pes <= 64 { (65_536 / pes).clamp(1024, 16_384) } else { (4_194_304 / (pes * pes)).max(16) };
+    let rings = (pes * (pes - 1)).max(1) as u64;
+    let by_bytes = ((model_bytes / 2).max(RING_BYTES_MIN) / rings.saturating_mul(slot.max(1))) as usize;
+    by_pes.min(by_bytes).max(RING_SLOTS_MIN.min(by_pes))
 }
 
+/// The least bytes the rings of a process may take in all (see
+/// [`ring_capacity`]): below it a ring's memory is not worth saving.
+pub(crate) const RING_BYTES_MIN: u64 = 4 << 20;
+
+/// The least slots of a ring (see [`ring_capacity`]).
+pub(crate) const RING_SLOTS_MIN: usize = 64;
+
 /// The bytes of `kps` KPs on each of a process' `pes` PEs and of the rings
-/// between them, for [`Estimate`](crate::memory::Estimate).
-pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64) -> (u64, u64) {
+/// between them, for a model whose LPs and events take `model_bytes`
+/// ([`Estimate`](crate::memory::Estimate)); the ring slots are what the
+/// run uses ([`ring_capacity`]).
+pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64, model_bytes: u64) -> (u64, u64) {
     let n = pes as u64;
     let kp = std::mem::size_of::<kp::Kp<M::State, M::Msg, M::Undo>>() as u64;
     let slot = std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64;
-    let rings = n.saturating_mul(n.saturating_sub(1)).saturating_mul(ring_capacity(pes) as u64 * slot);
+    let rings =
+        n.saturating_mul(n.saturating_sub(1)).saturating_mul(ring_capacity(pes, slot, model_bytes) as u64 * slot);
     (n.saturating_mul(kps).saturating_mul(kp), rings)
 }
 
@@ -151,7 +165,9 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Ne
         let net = x.connect(pes);
         // Only a single process can pause on request (processes would have to agree on when).
         let shared = Shared::new(pes, &s, seg, layout.ranks() == 1);
-        let rings = ring_capacity(pes);
+        let own = crate::memory::Estimate::of(model, cfg, layout.ranks());
+        let slot = std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64;
+        let rings = ring_capacity(pes, slot, own.lps.saturating_add(own.events));
         let Ran { pes: mut done, workers, total, .. } =
             run_pes::<M, Q, N, _>(model, cfg, &s, seg, map, &shared, &net, layout, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
@@ -250,15 +266,35 @@ mod tests {
 
     #[test]
     fn ring_memory_grows_gently_with_threads() {
-        assert_eq!(ring_capacity(2), 16_384);
-        assert_eq!(ring_capacity(16), 4096);
-        assert_eq!(ring_capacity(64), 1024);
-        let slots = |pes: usize| pes * (pes - 1) * ring_capacity(pes);
+        // A model far larger than its rings: the thread count decides.
+        let big = u64::MAX / 4;
+        let cap = |pes| ring_capacity(pes, 64, big);
+        assert_eq!(cap(2), 16_384);
+        assert_eq!(cap(16), 4096);
+        assert_eq!(cap(64), 1024);
+        let slots = |pes: usize| pes * (pes - 1) * cap(pes);
         for pes in [65, 100, 256, 512] {
             assert!(slots(pes) <= 4_194_304, "{pes} PEs: {} slots", slots(pes));
         }
         // Past 512 PEs the floor of 16 slots per ring takes over.
-        assert_eq!(ring_capacity(1000), 16);
+        assert_eq!(cap(1000), 16);
+    }
+
+    #[test]
+    fn a_small_model_keeps_its_rings_within_half_its_own_memory() {
+        let slot = 128u64;
+        let bytes = |pes: usize, model: u64| (pes * (pes - 1)) as u64 * ring_capacity(pes, slot, model) as u64 * slot;
+        // 64 MB of LPs and events on 16 PEs: 32 MB of rings, not 240 x 4096 slots (126 MB).
+        let model = 64 << 20;
+        assert!(bytes(16, model) <= model / 2, "{}", bytes(16, model));
+        assert!(ring_capacity(16, slot, model) >= RING_SLOTS_MIN);
+        // A tiny model gets the floor: RING_BYTES_MIN in all, or RING_SLOTS_MIN a ring.
+        assert!(bytes(4, 1000) <= RING_BYTES_MIN);
+        assert_eq!(ring_capacity(16, slot, 1000), (RING_BYTES_MIN / (240 * slot)) as usize);
+        assert_eq!(ring_capacity(64, slot, 1000), RING_SLOTS_MIN);
+        // Never more than the thread count allows, whatever the model.
+        assert_eq!(ring_capacity(2, 8, 1000), 16_384);
+        assert_eq!(ring_capacity(1000, slot, 1000), 16);
     }
 
     #[test]
