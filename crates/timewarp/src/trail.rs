@@ -13,8 +13,11 @@ pub(crate) struct Trail<T> {
     head: usize,
 }
 
-/// Dropped elements kept before a compaction is worth its move.
-const COMPACT_MIN: usize = 64;
+/// Dropped elements kept before a compaction is worth its move. Small: a
+/// PE has 16 KPs of three trails each, and on 16 PEs of a small network 64
+/// kept a fifth of the run's memory in dropped records (hypercube 1,024 on
+/// 16 PEs: 28 → 23 MB; +0.1 % instructions per event).
+const COMPACT_MIN: usize = 16;
 
 impl<T> Trail<T> {
     pub(crate) fn new() -> Self {
