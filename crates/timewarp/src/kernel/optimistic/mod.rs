@@ -131,7 +131,7 @@ pub(crate) fn ring_capacity(pes: usize, slot: u64, model_bytes: u64) -> usize {
 
 /// The least bytes the rings of a process may take in all (see
 /// [`ring_capacity`]): below it a ring's memory is not worth saving.
-pub(crate) const RING_BYTES_MIN: u64 = 4 << 20;
+pub(crate) const RING_BYTES_MIN: u64 = 1 << 20;
 
 /// The least slots of a ring (see [`ring_capacity`]).
 pub(crate) const RING_SLOTS_MIN: usize = 64;
@@ -290,8 +290,8 @@ mod tests {
         assert!(ring_capacity(16, slot, model) >= RING_SLOTS_MIN);
         // A tiny model gets the floor: RING_BYTES_MIN in all, or RING_SLOTS_MIN a ring.
         assert!(bytes(4, 1000) <= RING_BYTES_MIN);
-        assert_eq!(ring_capacity(16, slot, 1000), (RING_BYTES_MIN / (240 * slot)) as usize);
-        assert_eq!(ring_capacity(64, slot, 1000), RING_SLOTS_MIN);
+        assert_eq!(ring_capacity(4, slot, 1000), (RING_BYTES_MIN / (12 * slot)) as usize);
+        assert_eq!(ring_capacity(16, slot, 1000), RING_SLOTS_MIN);
         // Never more than the thread count allows, whatever the model.
         assert_eq!(ring_capacity(2, 8, 1000), 16_384);
         assert_eq!(ring_capacity(1000, slot, 1000), 16);
