@@ -46,13 +46,13 @@ impl<T> Trail<T> {
         self.items.extend(it);
     }
 
-    /// Moves every element of `v` to the back (one copy), leaving it empty.
     /// Room for `n` more items.
     #[inline]
     pub(crate) fn reserve(&mut self, n: usize) {
         self.items.reserve(n);
     }
 
+    /// Moves every element of `v` to the back (one copy), leaving it empty.
     #[inline]
     pub(crate) fn append(&mut self, v: &mut Vec<T>) {
         self.items.append(v);
