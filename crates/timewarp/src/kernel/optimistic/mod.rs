@@ -143,10 +143,18 @@ pub(crate) const RING_SLOTS_MIN: usize = 64;
 pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64, model_bytes: u64) -> (u64, u64) {
     let n = pes as u64;
     let kp = std::mem::size_of::<kp::Kp<M::State, M::Msg, M::Undo>>() as u64;
-    let slot = std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64;
-    let rings =
-        n.saturating_mul(n.saturating_sub(1)).saturating_mul(ring_capacity(pes, slot, model_bytes) as u64 * slot);
-    (n.saturating_mul(kps).saturating_mul(kp), rings)
+    let ring = ring_slots::<M>(pes, model_bytes) as u64 * ring_slot::<M>();
+    (n.saturating_mul(kps).saturating_mul(kp), n.saturating_mul(n.saturating_sub(1)).saturating_mul(ring))
+}
+
+/// [`ring_capacity`] for `model`'s messages.
+fn ring_slots<M: Model>(pes: usize, model_bytes: u64) -> usize {
+    ring_capacity(pes, ring_slot::<M>(), model_bytes)
+}
+
+/// The bytes of one ring slot for `model`'s messages.
+fn ring_slot<M: Model>() -> u64 {
+    std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64
 }
 
 /// Runs `model` optimistically: `cfg.pes_per_process()` PEs on
@@ -166,8 +174,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Ne
         // Only a single process can pause on request (processes would have to agree on when).
         let shared = Shared::new(pes, &s, seg, layout.ranks() == 1);
         let own = crate::memory::Estimate::of(model, cfg, layout.ranks());
-        let slot = std::mem::size_of::<crate::transport::Wire<M::Msg>>() as u64;
-        let rings = ring_capacity(pes, slot, own.lps.saturating_add(own.events));
+        let rings = ring_slots::<M>(pes, own.lps.saturating_add(own.events));
         let Ran { pes: mut done, workers, total, .. } =
             run_pes::<M, Q, N, _>(model, cfg, &s, seg, map, &shared, &net, layout, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);
