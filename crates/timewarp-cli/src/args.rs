@@ -100,6 +100,12 @@ pub(crate) struct EngineArgs {
     /// unbounded, or a fixed window T in virtual time.
     #[arg(long, value_name = "auto|unbounded|T", default_value = "auto", value_parser = optimism, allow_negative_numbers = true)]
     pub optimism: timewarp::Optimism,
+    /// Keep every event speculative: do not commit at once the events no
+    /// rollback can reach any more (below GVT moved on by the model's
+    /// lookahead). Never changes the results; for measuring what
+    /// speculation costs.
+    #[arg(long)]
+    pub no_safe_events: bool,
     /// Most events in a row at one virtual time (per PE) before the run is
     /// stopped as one whose time cannot advance (0: no limit).
     #[arg(long, value_name = "EVENTS", default_value_t = timewarp::MAX_EVENTS_AT_ONE_TIME,
@@ -203,6 +209,7 @@ impl EngineArgs {
             gvt_interval: self.gvt_interval as usize,
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),
             optimism: self.optimism,
+            safe_events: !self.no_safe_events,
             trace_lp: None,
             timeline: self.trace_out.as_ref().map(|_| self.trace_limit()),
             max_events_at_one_time: self.max_events_at_one_time,

@@ -26,7 +26,8 @@ fn a_budget_sized_by_the_run_stops_the_wavefront_less_and_commits_the_same_diges
     let seq = run(TLM, &["--sync", "sequential"]);
     // Round robin turns (`dynamic` on one worker) let the PEs run apart as
     // they do on threads of their own; the default turns keep them together.
-    let pes = ["--sync", "optimistic", "--threads", "1", "--pes", "2", "--scheduling", "dynamic"];
+    // Every event speculative: a safe event takes no place in the budget.
+    let pes = ["--sync", "optimistic", "--threads", "1", "--pes", "2", "--scheduling", "dynamic", "--no-safe-events"];
     let auto = run(TLM, &pes);
     let fixed = run(TLM, &[&pes[..], &["--event-memory", "2048"]].concat());
     for s in [&auto, &fixed] {

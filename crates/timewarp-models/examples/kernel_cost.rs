@@ -7,13 +7,17 @@
 //! cargo build --release --example kernel_cost -p timewarp-models
 //! valgrind --tool=callgrind target/release/examples/kernel_cost phold optimistic 10
 //! ```
+//!
+//! A fourth argument, `speculative`, keeps every optimistic event
+//! speculative (`Config::safe_events` off): with one PE every event is
+//! safe, so only then does the run measure what speculation costs.
 
 use timewarp::{Config, SyncMode};
 use timewarp_models::{pcs::Pcs, phold::Phold, tlm::Tlm};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: kernel_cost phold|pcs|tlm sequential|optimistic|conservative END";
+    let usage = "usage: kernel_cost phold|pcs|tlm sequential|optimistic|conservative END [speculative]";
     let (Some(model), Some(sync), Some(end)) = (args.get(1), args.get(2), args.get(3)) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -31,7 +35,15 @@ fn main() {
         eprintln!("{usage}");
         std::process::exit(2)
     });
-    let cfg = Config { sync, end, ..Default::default() };
+    let safe_events = match args.get(4).map(String::as_str) {
+        None => true,
+        Some("speculative") => false,
+        Some(_) => {
+            eprintln!("{usage}");
+            std::process::exit(2)
+        }
+    };
+    let cfg = Config { sync, end, safe_events, ..Default::default() };
     let (committed, digest) = match model.as_str() {
         "phold" => timewarp::run(&Phold::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),
         "pcs" => timewarp::run(&Pcs::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),

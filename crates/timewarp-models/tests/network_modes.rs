@@ -356,7 +356,15 @@ fn every_mode_gives_the_same_dumpi_workload_results() {
 fn optimistic_work_per_event_is_flat_in_the_end_time_past_saturation() {
     let m = Network { topology: Topology::Torus(vec![8, 8]), message_bytes: 3, ..Network::default() };
     let per_event = |end: f64| {
-        let cfg = Config { end, sync: SyncMode::Optimistic, threads: 1, pes: Some(2), ..Config::default() };
+        // Every event speculative: a safe one saves nothing.
+        let cfg = Config {
+            end,
+            sync: SyncMode::Optimistic,
+            threads: 1,
+            pes: Some(2),
+            safe_events: false,
+            ..Config::default()
+        };
         let r = run(&m, &cfg).unwrap();
         // Saturated: the source queues grow with the run.
         let queued = r.results.in_flight_packets as f64 / r.results.nodes as f64;

@@ -79,6 +79,13 @@ pub struct Config {
     pub event_memory: Option<usize>,
     /// How far beyond GVT (in virtual time) an optimistic PE may process.
     pub optimism: Optimism,
+    /// Optimistic runs: an event that nothing can roll back any more, being
+    /// below what other PEs can still send (GVT moved on by the model's
+    /// [`lookahead`](crate::Model::lookahead)), is committed as it is
+    /// processed, with nothing kept to undo it. Never changes what is
+    /// committed; `false` keeps every event speculative (to measure what
+    /// speculation costs). Default `true`.
+    pub safe_events: bool,
     /// Record the committed events of this LP in the report (for `verify`).
     pub trace_lp: Option<u32>,
     /// Record a timeline of at most this many spans, all PEs together, in
@@ -330,6 +337,7 @@ impl Default for Config {
             gvt_interval: 16,
             event_memory: None,
             optimism: Optimism::Auto,
+            safe_events: true,
             trace_lp: None,
             timeline: None,
             mapping: Mapping::Block,

@@ -24,6 +24,19 @@
 //! finished its own (ties are ordered by sender); the horizon lets `j`
 //! commit its step at once when `L > 0`.
 //!
+//! Each PE `j` also gets a **safe bound**: no event of another PE, and no
+//! cancellation, can reach it below the minimum of what is in transit,
+//! every other PE's pending minimum moved on by `L`, and its own moved on
+//! by `2L` (to another PE and back). An event `j` processes below it can
+//! never be rolled back, so it is committed as it is processed, with no
+//! record (see `kernel::optimistic::pe::batch`). Proof sketch: every future
+//! event of PE `i` is at least `min(P_i, R_i)` (its pending minimum, or an
+//! arrival, which is at least its own bound `R_i`), so what it sends is at
+//! least `L` later, which is at least `R_j`; an event cancelled later was
+//! sent by an event rolled back later, itself above `min(P_i, R_i)`, so the
+//! cancelled one is above `R_j` too. With one PE nothing can reach it: its
+//! bound is infinite.
+//!
 //! Across processes (MPI) the same round gains two gates, kept by the
 //! process' network and reached through the [`Network`](crate::transport::Network) the PEs use, as [`Gated`] (see
 //! [`mattern`](crate::transport::mattern)): phase B waits until every message sent to this process
@@ -90,6 +103,8 @@ pub(crate) struct Gvt {
     transit: Vec<KeySlot>,
     /// Per PE: commit horizon of the last round (single process only).
     horizons: Vec<KeySlot>,
+    /// Per PE: safe bound of the last round (single process only).
+    safe: Vec<KeySlot>,
     /// The model's lookahead: no send to another LP is sooner.
     lookahead: f64,
     value: KeySlot,
@@ -149,6 +164,7 @@ impl Gvt {
             slots: (0..pes).map(|_| KeySlot::default()).collect(),
             transit: (0..pes).map(|_| KeySlot::default()).collect(),
             horizons: (0..pes).map(|_| KeySlot::default()).collect(),
+            safe: (0..pes).map(|_| KeySlot::default()).collect(),
             lookahead,
             value: KeySlot::default(),
             gate: AtomicU64::new(f64::INFINITY.to_bits()),
@@ -269,8 +285,9 @@ impl Gvt {
             if N::ACTIVE {
                 net.process_min(cur, g);
             } else {
-                for (pe, h) in horizons(&pending, transit, self.lookahead).into_iter().enumerate() {
+                for (pe, (h, safe)) in horizons(&pending, transit, self.lookahead).into_iter().enumerate() {
                     self.horizons[pe].store(h);
+                    self.safe[pe].store(safe);
                 }
                 // Before publishing: every PE reads the gate of this round with its value.
                 self.move_gate(g);
@@ -283,6 +300,12 @@ impl Gvt {
     /// single process only: across processes it is GVT).
     pub(crate) fn horizon(&self, pe: usize) -> Key {
         self.horizons[pe].load()
+    }
+
+    /// Safe bound of PE `pe` in the last round (at least its horizon; in a
+    /// single process only): an event it processes below it is final.
+    pub(crate) fn safe(&self, pe: usize) -> Key {
+        self.safe[pe].load()
     }
 
     /// Publishes `g` as the GVT of round `cur`.
@@ -310,9 +333,11 @@ impl Gvt {
     }
 }
 
-/// Every PE's commit horizon: the smallest of `transit`, its own pending
-/// minimum, and every other PE's pending minimum moved on by `lookahead`.
-fn horizons(pending: &[Key], transit: Key, lookahead: f64) -> Vec<Key> {
+/// Every PE's commit horizon and safe bound. The horizon: the smallest of
+/// `transit`, its own pending minimum, and every other PE's pending minimum
+/// moved on by `lookahead`. The safe bound: the same with its own pending
+/// minimum moved on twice (what it sends another PE may send it back).
+fn horizons(pending: &[Key], transit: Key, lookahead: f64) -> Vec<(Key, Key)> {
     // What PE i may still send to another PE: nothing below this.
     let reach = |k: Key| if lookahead > 0.0 && k != Key::INF { k.max(Key::at(k.time + lookahead)) } else { k };
     // The smallest and second smallest reach, for "every other PE".
@@ -326,12 +351,14 @@ fn horizons(pending: &[Key], transit: Key, lookahead: f64) -> Vec<Key> {
             second = r;
         }
     }
+    let alone = pending.len() == 1;
     pending
         .iter()
         .enumerate()
         .map(|(j, &own)| {
             let others = if j == first.1 { second } else { first.0 };
-            transit.min(own).min(others)
+            let back = if alone { Key::INF } else { reach(reach(own)) };
+            (transit.min(own).min(others), transit.min(back).min(others))
         })
         .collect()
 }
@@ -372,23 +399,52 @@ mod tests {
         Key { time, age: 0, tie }
     }
 
+    /// The commit horizons of `horizons`.
+    fn commit(pending: &[Key], transit: Key, lookahead: f64) -> Vec<Key> {
+        horizons(pending, transit, lookahead).into_iter().map(|(h, _)| h).collect()
+    }
+
+    /// The safe bounds of `horizons`.
+    fn safe(pending: &[Key], transit: Key, lookahead: f64) -> Vec<Key> {
+        horizons(pending, transit, lookahead).into_iter().map(|(_, s)| s).collect()
+    }
+
     #[test]
     fn each_pe_commits_its_own_ties_when_the_others_are_a_lookahead_away() {
         // Two PEs in one step of ties: GVT stops at PE 0's next tie, PE 1
         // may commit all its own (PE 0 can send it nothing before time 6).
         let pending = [k(5.0, 10), k(5.0, 100)];
-        assert_eq!(horizons(&pending, Key::INF, 1.0), vec![k(5.0, 10), k(5.0, 100)]);
+        assert_eq!(commit(&pending, Key::INF, 1.0), vec![k(5.0, 10), k(5.0, 100)]);
         // What is in transit binds everyone.
-        assert_eq!(horizons(&pending, k(5.0, 50), 1.0), vec![k(5.0, 10), k(5.0, 50)]);
+        assert_eq!(commit(&pending, k(5.0, 50), 1.0), vec![k(5.0, 10), k(5.0, 50)]);
         // Without lookahead the horizon is GVT.
-        assert_eq!(horizons(&pending, Key::INF, 0.0), vec![k(5.0, 10), k(5.0, 10)]);
+        assert_eq!(commit(&pending, Key::INF, 0.0), vec![k(5.0, 10), k(5.0, 10)]);
         // Another PE further on in time: its reach is its time plus the lookahead.
-        assert_eq!(horizons(&[k(5.0, 1), k(9.0, 1)], Key::INF, 1.0), vec![k(5.0, 1), Key::at(6.0)]);
+        assert_eq!(commit(&[k(5.0, 1), k(9.0, 1)], Key::INF, 1.0), vec![k(5.0, 1), Key::at(6.0)]);
         // Three PEs: each is bound by the nearest other one.
-        let h = horizons(&[k(5.0, 1), k(5.5, 1), k(7.0, 1)], Key::INF, 1.0);
+        let h = commit(&[k(5.0, 1), k(5.5, 1), k(7.0, 1)], Key::INF, 1.0);
         assert_eq!(h, vec![k(5.0, 1), k(5.5, 1), Key::at(6.0)]);
         // Idle PEs (nothing pending) reach nothing.
-        assert_eq!(horizons(&[Key::INF, k(3.0, 7)], Key::INF, 1.0), vec![Key::at(4.0), k(3.0, 7)]);
-        assert_eq!(horizons(&[Key::INF, Key::INF], Key::INF, 1.0), vec![Key::INF, Key::INF]);
+        assert_eq!(commit(&[Key::INF, k(3.0, 7)], Key::INF, 1.0), vec![Key::at(4.0), k(3.0, 7)]);
+        assert_eq!(commit(&[Key::INF, Key::INF], Key::INF, 1.0), vec![Key::INF, Key::INF]);
+    }
+
+    #[test]
+    fn a_pe_processes_safely_up_to_what_the_others_and_its_own_sends_can_reach() {
+        // PE 0 at 5, PE 1 at 9, lookahead 1: PE 1 can send PE 0 nothing
+        // before 10, but PE 0 may send PE 1 an event at 6 that sends back at
+        // 7; PE 1 is bound by PE 0's reach, 6.
+        assert_eq!(safe(&[k(5.0, 1), k(9.0, 1)], Key::INF, 1.0), vec![Key::at(7.0), Key::at(6.0)]);
+        // What is in transit binds everyone; the safe bound is never below the horizon.
+        let (pending, transit) = ([k(5.0, 1), k(9.0, 1)], k(6.5, 3));
+        assert_eq!(safe(&pending, transit, 1.0), vec![transit, Key::at(6.0)]);
+        for (h, s) in horizons(&pending, transit, 1.0) {
+            assert!(h <= s);
+        }
+        // Without lookahead nothing beyond GVT is safe.
+        assert_eq!(safe(&[k(5.0, 1), k(9.0, 1)], Key::INF, 0.0), vec![k(5.0, 1), k(5.0, 1)]);
+        // A PE alone: nothing can reach it.
+        assert_eq!(safe(&[k(5.0, 1)], Key::INF, 1.0), vec![Key::INF]);
+        assert_eq!(safe(&[k(5.0, 1)], Key::INF, 0.0), vec![Key::INF]);
     }
 }

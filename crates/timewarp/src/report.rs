@@ -108,6 +108,7 @@ pub(crate) fn merge_pe_stats<'a>(stats: &mut Stats, pes: impl Iterator<Item = &'
         stats.committed_events += p.committed;
         stats.processed_events += p.processed;
         stats.rolled_back_events += p.rolled_back;
+        stats.safe_events += p.safe_events;
         stats.saved_entries += p.saved_entries;
         stats.primary_rollbacks += p.primary_rollbacks;
         stats.secondary_rollbacks += p.secondary_rollbacks;
@@ -172,6 +173,7 @@ impl Stats {
         self.committed_events += earlier.committed_events;
         self.processed_events += earlier.processed_events;
         self.rolled_back_events += earlier.rolled_back_events;
+        self.safe_events += earlier.safe_events;
         self.saved_entries += earlier.saved_entries;
         self.events_past_end += earlier.events_past_end;
         self.timestamp_ties += earlier.timestamp_ties;

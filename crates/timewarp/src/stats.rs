@@ -35,6 +35,10 @@ pub struct Stats {
     pub processed_events: u64,
     /// Events whose processing was undone.
     pub rolled_back_events: u64,
+    /// Optimistic runs: events committed as they were processed, being
+    /// below what any other PE could still send (`Config::safe_events`).
+    #[serde(default)]
+    pub safe_events: u64,
     /// Undo-journal entries saved by processed events (`Ctx::save`; models
     /// with `Rollback::Incremental` only): per processed event, the work
     /// incremental state saving adds to each event.
@@ -151,6 +155,10 @@ impl Stats {
         if self.processed_events != self.committed_events || !self.pes.is_empty() {
             rows.push(("processed events", group(self.processed_events)));
             rows.push(("rolled back events", group(self.rolled_back_events)));
+            if self.safe_events > 0 {
+                let share = 100.0 * self.safe_events as f64 / self.committed_events.max(1) as f64;
+                rows.push(("safe events", format!("{} ({share:.1}%) committed as processed", group(self.safe_events))));
+            }
             rows.push((
                 "rollbacks",
                 format!("{} primary, {} secondary", group(self.primary_rollbacks), group(self.secondary_rollbacks)),
@@ -252,6 +260,9 @@ pub struct PeStats {
     pub processed: u64,
     /// Events whose processing was undone.
     pub rolled_back: u64,
+    /// Events committed as they were processed (safe: see `Config::safe_events`).
+    #[serde(default)]
+    pub safe_events: u64,
     /// Rollbacks caused by a straggler.
     pub primary_rollbacks: u64,
     /// Rollbacks caused by cancelling an already processed event.

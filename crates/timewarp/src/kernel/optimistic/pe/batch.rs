@@ -29,6 +29,8 @@ pub(super) struct Batch<M: Model> {
     pub(super) out: Vec<Outgoing<M::Msg>>,
     /// The event whose handler is running.
     current: Option<Current>,
+    /// The safe event whose handler is running (it has no record).
+    safe: Option<(Key, LpId)>,
     /// Whether to time event processing (for the adaptive policies' APTE).
     timed: bool,
     /// Seconds spent processing batches since the scheduler last asked.
@@ -37,7 +39,14 @@ pub(super) struct Batch<M: Model> {
 
 impl<M: Model> Batch<M> {
     pub(super) fn new(cfg: &crate::Config) -> Self {
-        Batch { size: cfg.batch, out: Vec::with_capacity(64), current: None, timed: cfg.scheduling.adapts(), busy: 0.0 }
+        Batch {
+            size: cfg.batch,
+            out: Vec::with_capacity(64),
+            current: None,
+            safe: None,
+            timed: cfg.scheduling.adapts(),
+            busy: 0.0,
+        }
     }
 }
 
@@ -62,6 +71,14 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let (done, throttled) = match std::panic::catch_unwind(AssertUnwindSafe(|| self.process_batch())) {
             Ok(r) => r?,
             Err(p) => {
+                if let Some((key, dst)) = self.batch.safe.take() {
+                    // Final, so committed in the end: its error ends the run
+                    // once GVT passes it (an earlier one may come first).
+                    self.errors.insert(k3(key), (key, handler_panic(dst, key.time, p.as_ref())));
+                    self.batch.out.clear();
+                    self.stats.processed += 1;
+                    return Ok((1, false));
+                }
                 let Some(Current { kp, before }) = self.batch.current.take() else { std::panic::resume_unwind(p) };
                 let Some(&Event { key, dst, .. }) = self.ev.kps[kp].processed.last() else {
                     std::panic::resume_unwind(p)
@@ -85,7 +102,9 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
 
     /// Processes up to `batch` events; returns (processed, throttled).
     ///
-    /// A PE stops early (throttled) at an event past its optimism window,
+    /// An event below the PE's safe bound is final: it is committed as it
+    /// is processed, with no record, whatever the limits. Of the others a
+    /// PE stops early (throttled) at an event past its optimism window,
     /// when its processed events fill the event budget, or when what else
     /// it holds for speculation is too much (see [`pressure`](Self::pressure));
     /// the event GVT names is processed in any case, so the run never stalls.
@@ -111,6 +130,11 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                 self.ev.q.push(e);
                 return Ok((n, true));
             }
+            if key < self.round.safe {
+                self.process_safe(key, e.item)?;
+                n += 1;
+                continue;
+            }
             if (key.time > horizon || full) && key > self.round.gvt {
                 self.ev.q.push(e);
                 self.held_back(full);
@@ -133,6 +157,50 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             n += 1;
         }
         Ok((n, false))
+    }
+
+    /// Runs the forward handler of a safe pending event and commits it, as
+    /// the sequential kernel does; routes its sends. Its KP's processed
+    /// events are all final too (every one below it; later ones are rolled
+    /// back first): they are committed before it, so each LP commits in
+    /// key order.
+    #[inline]
+    fn process_safe(&mut self, key: Key, item: Queued<M::Msg>) -> Result<(), Error> {
+        if self.ev.uncommitted > 0 {
+            let kp = self.env.kp(item.dst);
+            if let Some(last) = self.ev.kps[kp].processed.last() {
+                if last.key > key {
+                    self.stats.primary_rollbacks += 1;
+                    self.throttle.window.rolled_back(key.time);
+                    self.rollback(kp, key, SpanKind::Straggler)?;
+                }
+                if self.ev.kps[kp].processed.last().is_some() {
+                    self.commit_kp(kp);
+                }
+            }
+        }
+        let lp = &mut self.lps[self.env.lp(item.dst)];
+        // If the handler panics, `run_batch` keeps its error from here.
+        self.batch.safe = Some((key, item.dst));
+        let mut undo = M::Undo::default();
+        let r =
+            forward(self.env.model, self.env.s, lp, item.dst, &key, &item.msg, &mut undo, &mut self.batch.out, None);
+        self.batch.safe = None;
+        // Its error ends the run once GVT passes it, as a speculative
+        // event's does: an earlier event elsewhere may still raise one.
+        let past_end = r.unwrap_or_else(|e| {
+            self.errors.insert(k3(key), (key, e));
+            0
+        });
+        let committed =
+            self.commits.commit(self.env.model, lp, item.dst, &key, &item.msg, &undo, past_end, &mut self.stats);
+        if let Err(e) = committed {
+            self.env.shared.failure.fail(e);
+        }
+        self.stats.processed += 1;
+        self.stats.safe_events += 1;
+        self.round.safe_time = key.time;
+        self.send_all::<false>(0)
     }
 
     /// Runs the forward handler of a pending event, kept (with what undoes
@@ -218,22 +286,25 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         }
         self.ev.uncommitted += 1;
         self.stats.processed += 1;
-        self.send_all(kp)
+        self.send_all::<true>(kp)
     }
 
     /// Routes the sends of the event just processed on KP `kp`: queued here,
-    /// parked at the pause, or sent to their PE; keeps a record of each.
+    /// parked at the pause, or sent to their PE; keeps a record of each
+    /// (`RECORD`; a safe event's sends are never cancelled: `kp` unused).
     /// Remote sends are counted here (and uncounted if cancelled), so that
     /// fossil collection drops sent records without looking at them.
     #[inline(always)]
-    fn send_all(&mut self, kp: usize) -> Result<(), Error> {
+    fn send_all<const RECORD: bool>(&mut self, kp: usize) -> Result<(), Error> {
         // Field by field: the KP's sent records stay borrowed across the
         // loop while the queue and the transport take the sends (a send
         // costs what a sequential one does plus its record).
         let Pe { env, ev, io, round, stats, batch, .. } = self;
         let Events { q, kps, next_inc, .. } = ev;
-        let sent = &mut kps[kp].sent;
-        sent.reserve(batch.out.len());
+        let mut sent = RECORD.then(|| &mut kps[kp].sent);
+        if let Some(sent) = &mut sent {
+            sent.reserve(batch.out.len());
+        }
         let mut result = Ok(());
         for o in batch.out.iter().copied() {
             let inc = match env.route(o.dst) {
@@ -252,7 +323,9 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                     }
                 }
             };
-            sent.push(SentRec { dst: o.dst, key: o.key, inc });
+            if let Some(sent) = &mut sent {
+                sent.push(SentRec { dst: o.dst, key: o.key, inc });
+            }
         }
         batch.out.clear();
         result

@@ -10,7 +10,10 @@ use crate::mapping::Place;
 use crate::model::{Model, Rollback};
 use crate::queue::PendingQueue;
 
-use super::{k3, Pe, WIDE};
+use super::{k3, Env, Events, Pe, WIDE};
+use crate::kernel::commit::Committer;
+use crate::lp::Lp;
+use crate::stats::PeStats;
 use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
@@ -23,51 +26,34 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         // Pending (queue) plus processed events, sampled once a round.
         self.stats.peak_events = self.stats.peak_events.max((self.ev.q.len() + self.ev.uncommitted) as u64);
         self.cancels.trim(g.time);
-        let before = self.stats.committed;
-        let (model, map, first, rollback) = (self.env.model, self.env.map, self.env.first_lp, self.env.rollback);
         // The statistics on the stack while the loop runs: as a field they
         // were stored back after every event (the loop may call out to
         // report an error).
         let mut stats = std::mem::take(&mut self.stats);
         let mut commits = std::mem::take(&mut self.commits);
-        for k in &mut self.ev.kps {
-            // Sent records and journal entries of the committed events,
-            // dropped in one go after them.
-            let (mut sent, mut saved, mut n) = (0usize, 0usize, 0usize);
-            for ev in k.processed.as_slice().iter() {
-                if ev.key >= g {
-                    break;
-                }
-                n += 1;
-                let lp = &mut self.lps[map.local_of(ev.dst, first)];
-                let committed = commits.commit(model, lp, ev.dst, &ev.key, &ev.msg, &ev.undo, ev.past_end, &mut stats);
-                if let Err(e) = committed {
-                    // Committed all the same: the other workers stop at their next look.
-                    self.env.shared.failure.fail(e);
-                }
-                sent += ev.n_sent as usize;
-                saved += ev.saved as usize;
-                if ev.draws == WIDE {
-                    self.ev.wide_draws.remove(&k3(ev.key));
-                }
-            }
-            if n == 0 {
-                continue;
-            }
-            k.processed.drop_front(n);
-            k.sent.drop_front(sent);
-            if rollback == Rollback::StateSaving {
-                k.saved.drain(..n);
-            }
-            if saved > 0 {
-                k.journal.drop_front(saved);
-            }
-            k.trim();
-            self.ev.uncommitted -= n;
+        let Pe { env, lps, ev, .. } = self;
+        for k in 0..ev.kps.len() {
+            ev.uncommitted -= commit_front(env, lps, ev, k, g, &mut commits, &mut stats);
         }
         self.stats = stats;
         self.commits = commits;
-        self.env.shared.add_committed(self.stats.committed - before);
+        self.report_committed();
+    }
+
+    /// Every processed event of KP `kp` is final (all are below an event
+    /// that is): commits them, before that event.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn commit_kp(&mut self, kp: usize) {
+        let Pe { env, lps, ev, commits, stats, .. } = self;
+        ev.uncommitted -= commit_front(env, lps, ev, kp, Key::INF, commits, stats);
+    }
+
+    /// Adds what this PE committed since it last did to the run's count
+    /// (of the GVT series).
+    pub(super) fn report_committed(&mut self) {
+        self.env.shared.add_committed(self.stats.committed - self.round.shared_committed);
+        self.round.shared_committed = self.stats.committed;
     }
 
     /// Another PE failed: if this PE holds a committed error of an earlier
@@ -107,4 +93,50 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         }
         Ok(())
     }
+}
+
+/// Commits and frees the processed events of KP `kp` below `g` (its front:
+/// a KP's events are in key order); returns how many. Their sent records
+/// and journal entries are dropped in one go after them.
+#[inline]
+fn commit_front<M: Model, Q, N, P: Place>(
+    env: &Env<'_, M, N, P>,
+    lps: &mut [Lp<M::State>],
+    ev: &mut Events<M, Q>,
+    kp: usize,
+    g: Key,
+    commits: &mut Committer,
+    stats: &mut PeStats,
+) -> usize {
+    let k = &mut ev.kps[kp];
+    let (mut sent, mut saved, mut n) = (0usize, 0usize, 0usize);
+    for e in k.processed.as_slice().iter() {
+        if e.key >= g {
+            break;
+        }
+        n += 1;
+        let lp = &mut lps[env.map.local_of(e.dst, env.first_lp)];
+        if let Err(err) = commits.commit(env.model, lp, e.dst, &e.key, &e.msg, &e.undo, e.past_end, stats) {
+            // Committed all the same: the other workers stop at their next look.
+            env.shared.failure.fail(err);
+        }
+        sent += e.n_sent as usize;
+        saved += e.saved as usize;
+        if e.draws == WIDE {
+            ev.wide_draws.remove(&k3(e.key));
+        }
+    }
+    if n == 0 {
+        return 0;
+    }
+    k.processed.drop_front(n);
+    k.sent.drop_front(sent);
+    if env.rollback == Rollback::StateSaving {
+        k.saved.drain(..n);
+    }
+    if saved > 0 {
+        k.journal.drop_front(saved);
+    }
+    k.trim();
+    n
 }

@@ -223,7 +223,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable f
     /// (LADM helps orphan PEs that are behind). Computed when asked: the
     /// event loop stays as it is for the policies that never ask.
     fn progress_time(&self) -> f64 {
-        self.ev.latest().fold(self.round.gvt.time, f64::max)
+        self.ev.latest().fold(self.round.gvt.time.max(self.round.safe_time), f64::max)
     }
 }
 
@@ -273,7 +273,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             batch: Batch::new(cfg),
             throttle: Throttle::new(cfg),
             stall: Stall::default(),
-            round: Round::new(cfg, id, s.end, shared.gvt.gate()),
+            round: Round::new(cfg, id, s.end, shared.gvt.gate(), layout.pes() == 1),
             stats: PeStats::default(),
             commits: Committer::new(cfg),
             paused: false,

@@ -24,6 +24,16 @@ pub(super) struct Round {
     pub(super) part: Participant,
     /// The last GVT this PE knows (its commit horizon).
     pub(super) gvt: Key,
+    /// Events below this key are final when processed (the PE's safe bound,
+    /// see `gvt`): committed at once. [`NOTHING_SAFE`] when off.
+    pub(super) safe: Key,
+    /// Whether safe events are committed at once (`Config::safe_events`).
+    safe_events: bool,
+    /// The time of the last event committed at once (they are processed in
+    /// order and never undone).
+    pub(super) safe_time: f64,
+    /// This PE's committed count as last added to the run's.
+    pub(super) shared_committed: u64,
     /// Events at or past this time are not processed now (the GVT gate as
     /// this PE last read it).
     pub(super) bound: f64,
@@ -39,12 +49,20 @@ pub(super) struct Round {
     pub(super) progress: Progress,
 }
 
+/// A safe bound no key is below (times are `>= 0`): no event is safe.
+pub(super) const NOTHING_SAFE: Key = Key { time: 0.0, age: 0, tie: 0 };
+
 impl Round {
-    /// For PE `id` of a run to `end` with `cfg`, the gate at `gate`.
-    pub(super) fn new(cfg: &crate::Config, id: PeId, end: f64, gate: f64) -> Self {
+    /// For PE `id` of a run to `end` with `cfg`, the gate at `gate`;
+    /// `alone`: the run's only PE (nothing can ever reach it).
+    pub(super) fn new(cfg: &crate::Config, id: PeId, end: f64, gate: f64, alone: bool) -> Self {
         Round {
             part: Participant::default(),
             gvt: Key::at(0.0),
+            safe: if cfg.safe_events && alone { Key::INF } else { NOTHING_SAFE },
+            safe_events: cfg.safe_events,
+            safe_time: 0.0,
+            shared_committed: 0,
             bound: gate,
             since: 0,
             interval: cfg.gvt_interval,
@@ -101,7 +119,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let t = Instant::now();
         self.drain()?;
         let (pending, transit) = self.local_min();
-        let lvt = self.ev.latest().fold(0.0, f64::max);
+        let lvt = self.ev.latest().fold(self.round.safe_time, f64::max);
         gvt.report(self.env.local, &mut self.round.part, pending, transit, lvt, self.env.net);
         self.stats.gvt_seconds += t.elapsed().as_secs_f64();
         self.timeline.span(mark, SpanKind::GvtReport, 0, 0.0);
@@ -117,7 +135,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         // This PE commits up to its horizon (GVT across processes).
         let h = if N::ACTIVE { g } else { gvt.horizon(self.env.local) };
         self.round.gvt = h;
-        let before = self.stats.committed;
+        if self.round.safe_events && !N::ACTIVE {
+            self.round.safe = gvt.safe(self.env.local);
+        }
+        let (before, since) = (self.stats.committed, self.round.shared_committed);
         let mark = self.timeline.mark();
         self.fossil_collect(h);
         self.timeline.span(mark, SpanKind::FossilCollection, self.stats.committed - before, h.time);
@@ -125,7 +146,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let pending = self.ev.q.len().saturating_sub(self.cancels.cancelled.len());
         let (done, undone) =
             self.throttle.adapt(self.stats.throttled, self.stats.processed, self.stats.rolled_back, pending);
-        self.throttle.window.new_gvt(h.time, self.stats.committed - before, done, undone);
+        // Events committed at once count as committed in this round.
+        self.throttle.window.new_gvt(h.time, self.stats.committed - since, done, undone);
         self.stats.event_memory_peak = self.stats.event_memory_peak.max(self.throttle.budget as u64);
         self.round.since = 0;
         self.stats.gvt_seconds += t.elapsed().as_secs_f64();
