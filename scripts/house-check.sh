@@ -54,6 +54,8 @@ phold --end 20 --sync optimistic --threads 2 --checkpoint-dir $tmp/ck1 --checkpo
 phold --end 20 --sync conservative --threads 2 --checkpoint-dir $tmp/ck2 --checkpoint-every 5
 phold --end 20 --sync sequential --checkpoint-dir $tmp/ck3 --checkpoint-every 5
 network --topology hypercube --dims 6 --load 0.5 --end 2000 --sync optimistic --threads 2 --checkpoint-dir $tmp/ck4 --checkpoint-every 500
+phold --end 20 --sync optimistic --threads 2 --pes 4 --no-safe-events
+tlm --end 20 --sync optimistic --threads 1 --pes 4
 TABLE
   ;;
 callgrind)
@@ -72,13 +74,17 @@ callgrind)
   }
   per_event "phold sequential" 5 10 phold --sync sequential
   per_event "phold optimistic 1 thread" 5 10 phold --sync optimistic --threads 1
+  per_event "phold optimistic 1 thread, every event speculative" 5 10 phold --sync optimistic --threads 1 --no-safe-events
   per_event "phold conservative 1 thread" 5 10 phold --sync conservative --threads 1
   per_event "hypercube 1024 sequential" 5000 10000 network --topology hypercube --dims 10 --load 0.3 --sync sequential
   per_event "hypercube 1024 optimistic 1 thread" 5000 10000 network --topology hypercube --dims 10 --load 0.3 --sync optimistic --threads 1
+  per_event "hypercube 1024 optimistic 1 thread, every event speculative" 5000 10000 network --topology hypercube --dims 10 --load 0.3 --sync optimistic --threads 1 --no-safe-events
   per_event "tlm 2-D sequential" 10 20 tlm --size 200x200 --sources 20 --sync sequential
   per_event "tlm 2-D optimistic 1 thread" 10 20 tlm --size 200x200 --sources 20 --sync optimistic --threads 1
+  per_event "tlm 2-D optimistic 1 thread, every event speculative" 10 20 tlm --size 200x200 --sources 20 --sync optimistic --threads 1 --no-safe-events
   per_event "pcs sequential" 100 200 pcs --sync sequential
   per_event "pcs optimistic 1 thread" 100 200 pcs --sync optimistic --threads 1
+  per_event "pcs optimistic 1 thread, every event speculative" 100 200 pcs --sync optimistic --threads 1 --no-safe-events
   ;;
 *) sed -n 2,10p "$0"; exit 2 ;;
 esac

@@ -17,9 +17,10 @@ use crate::stats::PeStats;
 use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
-    /// Commits and frees every processed event below GVT `g`; the error of
-    /// a committed event that raised one ends the run.
-    pub(super) fn fossil_collect(&mut self, g: Key) {
+    /// Commits and frees every processed event below `upto` (GVT `g` or,
+    /// where they are known to be final, more); the error of an event
+    /// below GVT ends the run.
+    pub(super) fn fossil_collect(&mut self, g: Key, upto: Key) {
         if !self.errors.is_empty() && self.fail_below(g) {
             return;
         }
@@ -33,7 +34,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let mut commits = std::mem::take(&mut self.commits);
         let Pe { env, lps, ev, .. } = self;
         for k in 0..ev.kps.len() {
-            ev.uncommitted -= commit_front(env, lps, ev, k, g, &mut commits, &mut stats);
+            ev.uncommitted -= commit_front(env, lps, ev, k, upto, &mut commits, &mut stats);
         }
         self.stats = stats;
         self.commits = commits;

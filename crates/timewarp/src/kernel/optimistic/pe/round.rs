@@ -140,7 +140,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         }
         let (before, since) = (self.stats.committed, self.round.shared_committed);
         let mark = self.timeline.mark();
-        self.fossil_collect(h);
+        // Processed events below both the safe bound and every event still
+        // pending here are final too: nothing can reach them any more.
+        let upto = h.max(self.round.safe.min(self.ev.q.peek().unwrap_or(Key::INF)));
+        self.fossil_collect(h, upto);
         self.timeline.span(mark, SpanKind::FossilCollection, self.stats.committed - before, h.time);
         self.timeline.span(self.round.start.take(), SpanKind::GvtRound, self.round.part.current() - 1, g.time);
         let pending = self.ev.q.len().saturating_sub(self.cancels.cancelled.len());
