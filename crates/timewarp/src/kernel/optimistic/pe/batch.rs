@@ -109,7 +109,17 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     /// it holds for speculation is too much (see [`pressure`](Self::pressure));
     /// the event GVT names is processed in any case, so the run never stalls.
     fn process_batch(&mut self) -> Result<(usize, bool), Error> {
+        // Safe events first: within a batch none comes after an event that
+        // is not (the queue gives keys in order; what this PE sends, and
+        // what a rollback puts back, comes later than the event doing it).
         let mut n = 0;
+        if self.ev.q.peek().is_some_and(|k| k.time_bits() < self.round.safe.time_bits()) {
+            let (done, gate) = self.safe_batch()?;
+            if gate {
+                return Ok((done, true));
+            }
+            n = done;
+        }
         let full = self.pressure();
         let horizon = self.throttle.window.horizon();
         while n < self.batch.size {
@@ -130,11 +140,6 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                 self.ev.q.push(e);
                 return Ok((n, true));
             }
-            if key < self.round.safe {
-                self.process_safe(key, e.item)?;
-                n += 1;
-                continue;
-            }
             if (key.time > horizon || full) && key > self.round.gvt {
                 self.ev.q.push(e);
                 self.held_back(full);
@@ -154,6 +159,40 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                 return Ok((n, true));
             }
             self.process(key, e.item, kp)?;
+            n += 1;
+        }
+        Ok((n, false))
+    }
+
+    /// Processes the safe events at the head of the queue, up to a batch;
+    /// returns (processed, stopped at the gate). Safe below the bound's
+    /// time: an event at it may be below the bound too, but a time is one
+    /// compare. A loop of its own, called once a batch: the speculative
+    /// loop keeps its shape.
+    #[inline(never)]
+    fn safe_batch(&mut self) -> Result<(usize, bool), Error> {
+        let safe = self.round.safe.time_bits();
+        let mut n = 0;
+        while n < self.batch.size {
+            let Some(e) = self.ev.q.pop() else { break };
+            if let Some(next) = self.ev.q.upcoming(4) {
+                if let Some(lp) = self.lps.get(self.env.lp(next.dst)) {
+                    crate::prefetch::prefetch(lp);
+                }
+            }
+            let key = e.key();
+            if self.cancels.dropped(e.item.inc, key) {
+                continue;
+            }
+            if key.time >= self.round.bound {
+                self.ev.q.push(e);
+                return Ok((n, true));
+            }
+            if key.time_bits() >= safe {
+                self.ev.q.push(e);
+                break;
+            }
+            self.process_safe(key, e.item)?;
             n += 1;
         }
         Ok((n, false))
@@ -291,7 +330,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
 
     /// Routes the sends of the event just processed on KP `kp`: queued here,
     /// parked at the pause, or sent to their PE; keeps a record of each
-    /// (`RECORD`; a safe event's sends are never cancelled: `kp` unused).
+    /// (`RECORD`; a safe event's sends are never cancelled: `kp` is not
+    /// used, and 0 will do).
     /// Remote sends are counted here (and uncounted if cancelled), so that
     /// fossil collection drops sent records without looking at them.
     #[inline(always)]
@@ -301,8 +341,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         // costs what a sequential one does plus its record).
         let Pe { env, ev, io, round, stats, batch, .. } = self;
         let Events { q, kps, next_inc, .. } = ev;
-        let mut sent = RECORD.then(|| &mut kps[kp].sent);
-        if let Some(sent) = &mut sent {
+        let sent = &mut kps[kp].sent;
+        if RECORD {
             sent.reserve(batch.out.len());
         }
         let mut result = Ok(());
@@ -323,7 +363,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                     }
                 }
             };
-            if let Some(sent) = &mut sent {
+            if RECORD {
                 sent.push(SentRec { dst: o.dst, key: o.key, inc });
             }
         }

@@ -27,17 +27,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         // Pending (queue) plus processed events, sampled once a round.
         self.stats.peak_events = self.stats.peak_events.max((self.ev.q.len() + self.ev.uncommitted) as u64);
         self.cancels.trim(g.time);
-        // The statistics on the stack while the loop runs: as a field they
-        // were stored back after every event (the loop may call out to
-        // report an error).
-        let mut stats = std::mem::take(&mut self.stats);
-        let mut commits = std::mem::take(&mut self.commits);
-        let Pe { env, lps, ev, .. } = self;
-        for k in 0..ev.kps.len() {
-            ev.uncommitted -= commit_front(env, lps, ev, k, upto, &mut commits, &mut stats);
-        }
-        self.stats = stats;
-        self.commits = commits;
+        let Pe { env, lps, ev, commits, stats, .. } = self;
+        ev.uncommitted -= commit_front(env, lps, ev, 0..ev.kps.len(), upto, commits, stats);
         self.report_committed();
     }
 
@@ -47,7 +38,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     #[inline(never)]
     pub(super) fn commit_kp(&mut self, kp: usize) {
         let Pe { env, lps, ev, commits, stats, .. } = self;
-        ev.uncommitted -= commit_front(env, lps, ev, kp, Key::INF, commits, stats);
+        ev.uncommitted -= commit_front(env, lps, ev, kp..kp + 1, Key::INF, commits, stats);
     }
 
     /// Adds what this PE committed since it last did to the run's count
@@ -96,48 +87,59 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     }
 }
 
-/// Commits and frees the processed events of KP `kp` below `g` (its front:
-/// a KP's events are in key order); returns how many. Their sent records
-/// and journal entries are dropped in one go after them.
-#[inline]
+/// Commits and frees the processed events of KPs `kps` below `g` (their
+/// fronts: a KP's events are in key order); returns how many. Their sent
+/// records and journal entries are dropped in one go after them.
+#[inline(always)]
 fn commit_front<M: Model, Q, N, P: Place>(
     env: &Env<'_, M, N, P>,
     lps: &mut [Lp<M::State>],
     ev: &mut Events<M, Q>,
-    kp: usize,
+    kps: std::ops::Range<usize>,
     g: Key,
     commits: &mut Committer,
     stats: &mut PeStats,
 ) -> usize {
-    let k = &mut ev.kps[kp];
-    let (mut sent, mut saved, mut n) = (0usize, 0usize, 0usize);
-    for e in k.processed.as_slice().iter() {
-        if e.key >= g {
-            break;
+    // On the stack while the loop runs, as locals: through a reference they
+    // were stored back after every event (the loop may call out to report
+    // an error); so are what `env` gives, which reaches shared state.
+    let mut st = std::mem::take(stats);
+    let mut com = std::mem::take(commits);
+    let (model, map, first) = (env.model, env.map, env.first_lp);
+    let mut total = 0;
+    for k in &mut ev.kps[kps] {
+        let (mut sent, mut saved, mut n) = (0usize, 0usize, 0usize);
+        for e in k.processed.as_slice().iter() {
+            if e.key >= g {
+                break;
+            }
+            n += 1;
+            let lp = &mut lps[map.local_of(e.dst, first)];
+            if let Err(err) = com.commit(model, lp, e.dst, &e.key, &e.msg, &e.undo, e.past_end, &mut st) {
+                // Committed all the same: the other workers stop at their next look.
+                env.shared.failure.fail(err);
+            }
+            sent += e.n_sent as usize;
+            saved += e.saved as usize;
+            if e.draws == WIDE {
+                ev.wide_draws.remove(&k3(e.key));
+            }
         }
-        n += 1;
-        let lp = &mut lps[env.map.local_of(e.dst, env.first_lp)];
-        if let Err(err) = commits.commit(env.model, lp, e.dst, &e.key, &e.msg, &e.undo, e.past_end, stats) {
-            // Committed all the same: the other workers stop at their next look.
-            env.shared.failure.fail(err);
+        if n == 0 {
+            continue;
         }
-        sent += e.n_sent as usize;
-        saved += e.saved as usize;
-        if e.draws == WIDE {
-            ev.wide_draws.remove(&k3(e.key));
+        k.processed.drop_front(n);
+        k.sent.drop_front(sent);
+        if env.rollback == Rollback::StateSaving {
+            k.saved.drain(..n);
         }
+        if saved > 0 {
+            k.journal.drop_front(saved);
+        }
+        k.trim();
+        total += n;
     }
-    if n == 0 {
-        return 0;
-    }
-    k.processed.drop_front(n);
-    k.sent.drop_front(sent);
-    if env.rollback == Rollback::StateSaving {
-        k.saved.drain(..n);
-    }
-    if saved > 0 {
-        k.journal.drop_front(saved);
-    }
-    k.trim();
-    n
+    *stats = st;
+    *commits = com;
+    total
 }
