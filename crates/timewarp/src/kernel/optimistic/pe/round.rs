@@ -147,8 +147,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         self.timeline.span(mark, SpanKind::FossilCollection, self.stats.committed - before, h.time);
         self.timeline.span(self.round.start.take(), SpanKind::GvtRound, self.round.part.current() - 1, g.time);
         let pending = self.ev.q.len().saturating_sub(self.cancels.cancelled.len());
-        let (done, undone) =
-            self.throttle.adapt(self.stats.throttled, self.stats.processed, self.stats.rolled_back, pending);
+        // Speculation is judged on the events that were speculative: a safe
+        // event is never undone, and would make any share of waste look small.
+        let speculative = self.stats.processed - self.stats.safe_events;
+        let (done, undone) = self.throttle.adapt(self.stats.throttled, speculative, self.stats.rolled_back, pending);
         // Events committed at once count as committed in this round.
         self.throttle.window.new_gvt(h.time, self.stats.committed - since, done, undone);
         self.stats.event_memory_peak = self.stats.event_memory_peak.max(self.throttle.budget as u64);
