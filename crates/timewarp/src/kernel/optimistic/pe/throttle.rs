@@ -51,8 +51,8 @@ impl Throttle {
     }
 
     /// After a GVT round, sizes the event budget from what the round
-    /// measured (`throttled`, `processed`, `rolled_back`: this PE's totals
-    /// so far) when no budget was given: a round in which more than half of
+    /// measured (`throttled`, `processed` speculatively, `rolled_back`:
+    /// this PE's totals so far) when no budget was given: a round in which more than half of
     /// what was processed was undone halves it (speculation is wasted, and
     /// memory with it); a round in which the budget stopped the PE doubles
     /// it, up to the PE's live pending events (`pending`) — what a
