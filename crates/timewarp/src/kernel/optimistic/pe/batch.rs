@@ -114,13 +114,32 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         // what a rollback puts back, comes later than the event doing it).
         let mut n = 0;
         if self.ev.q.peek().is_some_and(|k| k.time_bits() < self.round.safe.time_bits()) {
-            let (done, gate) = self.safe_batch()?;
-            if gate {
+            let (done, stop) = self.safe_batch()?;
+            if stop {
                 return Ok((done, true));
             }
             n = done;
         }
-        let full = self.pressure();
+        self.batch_loop::<false>(n)
+    }
+
+    /// The safe events at the head of the queue, up to a batch: a loop of
+    /// its own, called once a batch, so the speculative one keeps its shape.
+    #[inline(never)]
+    fn safe_batch(&mut self) -> Result<(usize, bool), Error> {
+        self.batch_loop::<true>(0)
+    }
+
+    /// Processes events until the batch holds `batch` (`n` done already);
+    /// returns (processed, stopped early). `SAFE`: the safe events at the
+    /// head of the queue only, committed as processed, up to the first
+    /// that is not; safe below the bound's time (an event at it may be
+    /// below the bound too, but a time is one compare). Otherwise the
+    /// speculative events, with their limits.
+    #[inline(always)]
+    fn batch_loop<const SAFE: bool>(&mut self, mut n: usize) -> Result<(usize, bool), Error> {
+        let safe = self.round.safe.time_bits();
+        let full = !SAFE && self.pressure();
         let horizon = self.throttle.window.horizon();
         while n < self.batch.size {
             let Some(e) = self.ev.q.pop() else { break };
@@ -139,6 +158,15 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                 // Past the gate (a pause for a checkpoint): wait for GVT.
                 self.ev.q.push(e);
                 return Ok((n, true));
+            }
+            if SAFE {
+                if key.time_bits() >= safe {
+                    self.ev.q.push(e);
+                    break;
+                }
+                self.process_safe(key, e.item)?;
+                n += 1;
+                continue;
             }
             if (key.time > horizon || full) && key > self.round.gvt {
                 self.ev.q.push(e);
@@ -159,40 +187,6 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                 return Ok((n, true));
             }
             self.process(key, e.item, kp)?;
-            n += 1;
-        }
-        Ok((n, false))
-    }
-
-    /// Processes the safe events at the head of the queue, up to a batch;
-    /// returns (processed, stopped at the gate). Safe below the bound's
-    /// time: an event at it may be below the bound too, but a time is one
-    /// compare. A loop of its own, called once a batch: the speculative
-    /// loop keeps its shape.
-    #[inline(never)]
-    fn safe_batch(&mut self) -> Result<(usize, bool), Error> {
-        let safe = self.round.safe.time_bits();
-        let mut n = 0;
-        while n < self.batch.size {
-            let Some(e) = self.ev.q.pop() else { break };
-            if let Some(next) = self.ev.q.upcoming(4) {
-                if let Some(lp) = self.lps.get(self.env.lp(next.dst)) {
-                    crate::prefetch::prefetch(lp);
-                }
-            }
-            let key = e.key();
-            if self.cancels.dropped(e.item.inc, key) {
-                continue;
-            }
-            if key.time >= self.round.bound {
-                self.ev.q.push(e);
-                return Ok((n, true));
-            }
-            if key.time_bits() >= safe {
-                self.ev.q.push(e);
-                break;
-            }
-            self.process_safe(key, e.item)?;
             n += 1;
         }
         Ok((n, false))
