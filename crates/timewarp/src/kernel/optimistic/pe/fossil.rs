@@ -17,9 +17,9 @@ use crate::stats::PeStats;
 use crate::transport::Network;
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, Q, N, P> {
-    /// Commits and frees every processed event below `upto` (GVT `g` or,
-    /// where they are known to be final, more); the error of an event
-    /// below GVT ends the run.
+    /// Commits and frees every processed event below `upto` (the PE's
+    /// horizon or, where they are known to be final, more; at least GVT
+    /// `g`); the error of an event below GVT ends the run.
     pub(super) fn fossil_collect(&mut self, g: Key, upto: Key) {
         if !self.errors.is_empty() && self.fail_below(g) {
             return;

@@ -143,7 +143,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         // Processed events below both the safe bound and every event still
         // pending here are final too: nothing can reach them any more.
         let upto = h.max(self.round.safe.min(self.ev.q.peek().unwrap_or(Key::INF)));
-        self.fossil_collect(h, upto);
+        // Errors only below GVT itself: every PE has processed every event
+        // below it, so the earliest error of all is among those (below the
+        // horizon another PE may not yet have met an earlier one).
+        self.fossil_collect(g, upto);
         self.timeline.span(mark, SpanKind::FossilCollection, self.stats.committed - before, h.time);
         self.timeline.span(self.round.start.take(), SpanKind::GvtRound, self.round.part.current() - 1, g.time);
         let pending = self.ev.q.len().saturating_sub(self.cancels.cancelled.len());
