@@ -29,7 +29,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         self.cancels.trim(g.time);
         let Pe { env, lps, ev, commits, stats, .. } = self;
         ev.uncommitted -= commit_front(env, lps, ev, 0..ev.kps.len(), upto, commits, stats);
-        self.report_committed();
+        // What this PE committed since it last said so, safe events
+        // included, goes into the run's count (of the GVT series).
+        self.env.shared.add_committed(self.stats.committed - self.round.shared_committed);
+        self.round.shared_committed = self.stats.committed;
     }
 
     /// Every processed event of KP `kp` is final (all are below an event
@@ -39,13 +42,6 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     pub(super) fn commit_kp(&mut self, kp: usize) {
         let Pe { env, lps, ev, commits, stats, .. } = self;
         ev.uncommitted -= commit_front(env, lps, ev, kp..kp + 1, Key::INF, commits, stats);
-    }
-
-    /// Adds what this PE committed since it last did to the run's count
-    /// (of the GVT series).
-    pub(super) fn report_committed(&mut self) {
-        self.env.shared.add_committed(self.stats.committed - self.round.shared_committed);
-        self.round.shared_committed = self.stats.committed;
     }
 
     /// Another PE failed: if this PE holds a committed error of an earlier

@@ -223,7 +223,15 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable f
     /// (LADM helps orphan PEs that are behind). Computed when asked: the
     /// event loop stays as it is for the policies that never ask.
     fn progress_time(&self) -> f64 {
-        self.ev.latest().fold(self.round.gvt.time.max(self.round.safe_time), f64::max)
+        self.latest_time().max(self.round.gvt.time)
+    }
+}
+
+impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N, P> Pe<'_, M, Q, N, P> {
+    /// The time of the latest event this PE processed and has not undone,
+    /// a safe one included (0 before the first).
+    fn latest_time(&self) -> f64 {
+        self.ev.latest().fold(self.round.safe_time, f64::max)
     }
 }
 

@@ -119,7 +119,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         let t = Instant::now();
         self.drain()?;
         let (pending, transit) = self.local_min();
-        let lvt = self.ev.latest().fold(self.round.safe_time, f64::max);
+        let lvt = self.latest_time();
         gvt.report(self.env.local, &mut self.round.part, pending, transit, lvt, self.env.net);
         self.stats.gvt_seconds += t.elapsed().as_secs_f64();
         self.timeline.span(mark, SpanKind::GvtReport, 0, 0.0);
