@@ -75,8 +75,8 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
         }
     }
 
-    /// Once per batch: moves waiting messages into their rings, and hands
-    /// what waits for other processes to the courier (if it is free).
+    /// Once per batch: moves messages that wait for room into their rings,
+    /// and hands what waits for other processes to the courier (if it is free).
     #[inline]
     pub(crate) fn flush(&mut self, gvt: &Gvt) -> Result<(), Error> {
         self.links.flush();
@@ -117,22 +117,22 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
         self.links.spilled_min()
     }
 
-    /// Appends every message that arrived for this PE, from the rings and
-    /// from other processes, to `into`, each with the global PE it came
+    /// Hands every message that arrived for this PE, from the rings and
+    /// from other processes, to `take`, each with the global PE it came
     /// from; returns how many.
     #[inline]
-    pub(crate) fn drain_into(&mut self, into: &mut Vec<(PeId, Wire<Msg>)>) -> Result<usize, Error> {
-        let before = into.len();
-        self.links.drain_into(into);
+    pub(crate) fn drain_with(&mut self, mut take: impl FnMut(PeId, Wire<Msg>)) -> Result<usize, Error> {
+        let mut n = self.links.drain_with(&mut take);
         if N::ACTIVE {
             self.net.collect(self.local, &mut self.port);
             for sec in self.port.inbound.drain(..) {
                 let from = sec.head.src_pe;
                 for w in sec.records::<Msg>() {
-                    into.push((from, w?));
+                    take(from, w?);
+                    n += 1;
                 }
             }
         }
-        Ok(into.len() - before)
+        Ok(n)
     }
 }

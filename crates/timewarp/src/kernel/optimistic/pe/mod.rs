@@ -176,8 +176,9 @@ pub(super) fn enqueue<M: Model, Q: PendingQueue<Queued<M::Msg>>>(
 pub(super) struct Io<'a, M: Model, N> {
     /// The way to every other PE, in this process or another.
     pub(super) transport: Transport<'a, M::Msg, N>,
-    /// What the last drain took in (kept for its capacity).
-    pub(super) inbox: Vec<(PeId, Wire<M::Msg>)>,
+    /// The anti-messages the last drain took in (kept for its capacity):
+    /// sender, channel number, key, destination.
+    pub(super) antis: Vec<(PeId, u32, Key, LpId)>,
     /// Across processes: events for other PEs at or past the pause, kept
     /// here instead of sent (they would be in flight at the cut), by key.
     pub(super) parked: FxHashMap<(u64, u32, u64), (LpId, M::Msg)>,
@@ -273,7 +274,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             },
             io: Io {
                 transport: Transport::new(local, layout, links, net),
-                inbox: Vec::new(),
+                antis: Vec::new(),
                 parked: FxHashMap::default(),
             },
             cancels: Cancels::new(map.pes()),
@@ -344,20 +345,24 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
         Ok(if idle { Iteration::Idle } else { Iteration::Worked(done) })
     }
 
-    /// Takes in messages from other PEs (of this process or another).
+    /// Takes in messages from other PEs (of this process or another):
+    /// events straight from the transport into the queue, anti-messages
+    /// after them (each follows its event on its channel, so the event is
+    /// in by then, and cancelling may roll back, which needs the whole PE).
     pub(super) fn drain(&mut self) -> Result<usize, Error> {
-        let mut inbox = std::mem::take(&mut self.io.inbox);
-        let n = self.io.transport.drain_into(&mut inbox)?;
-        for (from, w) in inbox.drain(..) {
-            match w {
-                Wire::Event { key, dst, cseq, msg } => {
-                    let inc = self.ev.enqueue(key, dst, msg);
-                    self.cancels.received(from, cseq, key.time, inc);
-                }
-                Wire::Anti { key, dst, cseq } => self.annihilate(from, cseq, key, dst)?,
+        let mut antis = std::mem::take(&mut self.io.antis);
+        let (ev, cancels) = (&mut self.ev, &mut self.cancels);
+        let n = self.io.transport.drain_with(|from, w| match w {
+            Wire::Event { key, dst, cseq, msg } => {
+                let inc = ev.enqueue(key, dst, msg);
+                cancels.received(from, cseq, key.time, inc);
             }
+            Wire::Anti { key, dst, cseq } => antis.push((from, cseq, key, dst)),
+        })?;
+        for (from, cseq, key, dst) in antis.drain(..) {
+            self.annihilate(from, cseq, key, dst)?;
         }
-        self.io.inbox = inbox;
+        self.io.antis = antis;
         Ok(n)
     }
 
