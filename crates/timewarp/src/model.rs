@@ -121,6 +121,76 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     /// How speculative events are undone.
     const ROLLBACK: Rollback = Rollback::Reverse;
 
+    /// Under [`Rollback::Incremental`]: whether a rollback also hands the
+    /// event's own undo record — the forward handler's third argument,
+    /// `Undo::default()` unless it writes one — to
+    /// [`restore`](Self::restore), after the event's journal entries.
+    /// The record is kept for every speculative event anyway; a model that
+    /// saves one entry in every event writes it there, and its journal
+    /// holds one entry fewer per event. Off by default: the record is then
+    /// ignored under `Incremental`. With it on, restoring the default
+    /// record must change nothing.
+    ///
+    /// ```
+    /// use timewarp::{Config, Ctx, LpId, Model, Random, Rollback, SyncMode};
+    ///
+    /// /// Counts visits (in the record) and keeps the latest time (in the journal).
+    /// struct Visits;
+    /// #[derive(Clone, Copy, Debug, Default)]
+    /// enum Old { #[default] Nothing, Visit, Last(f64) }
+    /// impl Model for Visits {
+    ///     type State = (u64, f64);
+    ///     type Msg = ();
+    ///     type Undo = Old;
+    ///     type Results = u64;
+    ///     const ROLLBACK: Rollback = Rollback::Incremental;
+    ///     const RESTORE_RECORD: bool = true;
+    ///     fn name(&self) -> &str { "visits" }
+    ///     fn num_lps(&self) -> u32 { 4 }
+    ///     fn lookahead(&self) -> f64 { 0.5 }
+    ///     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) -> (u64, f64) {
+    ///         ctx.send(lp, 1.0, ());
+    ///         (0, 0.0)
+    ///     }
+    ///     fn forward(&self, s: &mut (u64, f64), _: &(), undo: &mut Old, ctx: &mut Ctx<'_, Self>) {
+    ///         if ctx.saving() {
+    ///             *undo = Old::Visit; // restored after the journal's entries
+    ///             ctx.save(Old::Last(s.1));
+    ///         }
+    ///         s.0 += 1;
+    ///         s.1 = ctx.now();
+    ///         let next = (ctx.lp() + 1) % 4;
+    ///         let delay = 0.5 + ctx.rng(0).exponential(1.0);
+    ///         ctx.send(next, delay, ());
+    ///     }
+    ///     fn reverse(&self, _: &mut (u64, f64), _: &(), _: &Old, _: LpId, _: f64) {}
+    ///     fn restore(&self, s: &mut (u64, f64), old: &Old) {
+    ///         match *old {
+    ///             Old::Nothing => {}
+    ///             Old::Visit => s.0 -= 1,
+    ///             Old::Last(t) => s.1 = t,
+    ///         }
+    ///     }
+    ///     fn finalize(&self, _: LpId, s: &(u64, f64), _: f64, total: &mut u64) { *total += s.0; }
+    /// }
+    ///
+    /// let seq = timewarp::run(&Visits, &Config { end: 50.0, ..Config::default() }).unwrap();
+    /// let check = Config { end: 50.0, sync: SyncMode::Check, ..Config::default() };
+    /// assert_eq!(timewarp::run(&Visits, &check).unwrap().stats.digest, seq.stats.digest);
+    /// let opt = Config {
+    ///     end: 50.0,
+    ///     sync: SyncMode::Optimistic,
+    ///     threads: 2,
+    ///     safe_events: false,
+    ///     ..Config::default()
+    /// };
+    /// let r = timewarp::run(&Visits, &opt).unwrap();
+    /// assert_eq!(r.stats.digest, seq.stats.digest);
+    /// // One journal entry per processed event: the other is in the record.
+    /// assert_eq!(r.stats.saved_entries, r.stats.processed_events);
+    /// ```
+    const RESTORE_RECORD: bool = false;
+
     /// How speculative events are undone in this run (default
     /// [`ROLLBACK`](Self::ROLLBACK)): a model that implements more than one
     /// way (reverse handlers and [`Ctx::save`] calls, say) can let its user

@@ -312,6 +312,8 @@ impl Model for Network {
     type Undo = Undo;
     type Results = Results;
     const ROLLBACK: Rollback = Rollback::Incremental;
+    /// Every event's first entry (`events += 1`) goes in its record.
+    const RESTORE_RECORD: bool = true;
 
     fn rollback(&self) -> Rollback {
         self.rollback
@@ -387,9 +389,13 @@ impl Model for Network {
         }
     }
 
-    fn forward(&self, n: &mut Node, msg: &Msg, _: &mut Undo, ctx: &mut Ctx<'_, Self>) {
+    fn forward(&self, n: &mut Node, msg: &Msg, undo: &mut Undo, ctx: &mut Ctx<'_, Self>) {
         // Writes are saved only where they may be rolled back (journal.rs).
         n.log.on = ctx.saving();
+        if n.log.on {
+            // `handle` counts the event: undone from the record, not the journal.
+            *undo = Undo(Saved::Event);
+        }
         // The node's writes go straight into the engine's journal.
         ctx.save_into(n, |n| &mut n.log.entries, |n, ctx| self.handle(n, msg, ctx));
     }
@@ -414,7 +420,6 @@ impl Network {
     #[inline(always)]
     fn handle(&self, n: &mut Node, msg: &Msg, ctx: &mut Ctx<'_, Self>) {
         n.counts.events += 1;
-        n.log.save(|| Saved::Event);
         // The model's option first: a run without a time series reads nothing of the node.
         if let Some(t) = self.sample_every {
             if ctx.now() >= n.samples.as_deref().map_or(0, |s| s.rows.len()) as f64 * t {

@@ -50,6 +50,9 @@ pub(crate) fn checked_forward<M: Model>(
             while let Some(entry) = journal.pop() {
                 model.restore(&mut lp.state, &entry);
             }
+            if M::RESTORE_RECORD {
+                model.restore(&mut lp.state, &first_undo);
+            }
         }
     }
     lp.seq = seq;

@@ -62,6 +62,9 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
                     let entry = journal.pop().expect("the entries a processed event saved");
                     self.env.model.restore(&mut lp.state, &entry);
                 }
+                if M::RESTORE_RECORD {
+                    self.env.model.restore(&mut lp.state, &ev.undo);
+                }
             }
         }
         for (c, d) in lp.counters.iter_mut().zip(draws) {
