@@ -136,8 +136,11 @@ fn every_mode_commits_the_same_time_series() {
         seq.extend(["--sync", "sequential"]);
         let s = stats(&seq);
         assert!(!s["model_results"]["samples"].as_array().unwrap().is_empty());
-        for (sync, threads) in [("conservative", "1"), ("conservative", "2"), ("optimistic", "1"), ("optimistic", "2")]
-        {
+        // Check mode undoes and redoes every event: each journal entry of
+        // the series (and of the ranks) is restored exactly, or it fails.
+        let modes =
+            [("check", "1"), ("conservative", "1"), ("conservative", "2"), ("optimistic", "1"), ("optimistic", "2")];
+        for (sync, threads) in modes {
             let mut args = base.clone();
             args.extend(["--sync", sync, "--threads", threads, "--kps-per-pe", "1", "--batch", "4"]);
             let p = stats(&args);

@@ -38,7 +38,7 @@ impl Network {
         if adaptive || h.ready != n.inject[nic].queue[0].ready {
             n.nic_set_head(nic, h);
         }
-        n.link_mut(h.out as usize).heads += 1;
+        n.link_heads(h.out as usize, 1);
     }
 
     /// Whether NIC `nic` of router `lp` creates synthetic messages: every
@@ -185,7 +185,8 @@ impl Network {
             let lat = now - p.created;
             let (sum, queue, max, min) = (c.lat_sum, c.queue_sum, c.lat_max, c.lat_min);
             let (hist_first, hist_len) = c.hist.all.span();
-            n.log.save(|| Saved::Latency { lat, hops: p.hops, sum, queue, max, min, hist_first, hist_len });
+            n.log.save(|| Saved::Latency { lat, hops: p.hops, min, hist_first, hist_len });
+            n.log.save(|| Saved::LatencySums { sum, queue, max });
             c.lat_n += 1;
             c.lat_sum += lat;
             c.queue_sum += p.entered - p.created;
@@ -198,7 +199,8 @@ impl Network {
                 for (i, x) in [p.entered - p.created, now - p.entered].into_iter().enumerate() {
                     let (first, len) = sp.parts[i].span();
                     let (min, max) = (sp.min[i], sp.max[i]);
-                    n.log.save(|| Saved::Split { part: i as u8, x, first, len, min, max });
+                    n.log.save(|| Saved::Split { part: i as u8, x, first, len });
+                    n.log.save(|| Saved::SplitExtremes { part: i as u8, min, max });
                     sp.add(i, x);
                 }
             }

@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use super::node::{Journal, Lane, Link, ListOp, Node, Packet, Queues, Saved, NIL};
+use super::node::{Journal, Lane, ListOp, Node, Packet, Queues, Saved, NIL};
 use super::samples::{Row, Samples};
 use super::workload::{Rank, EXPECT, POSTED, REQS, UNEXPECTED};
 
@@ -176,7 +176,8 @@ impl Node {
     pub(crate) fn restore(&mut self, e: &Saved) {
         match *e {
             Saved::Nothing => {}
-            Saved::Slot { out, s, old } => self.queues(out).slots[s as usize] = old,
+            Saved::SlotFront { out, s, f } => self.queues(out).slots[s as usize].restore_front(f),
+            Saved::SlotBack { out, s, next, b } => self.queues(out).slots[s as usize].restore_back(next, b),
             Saved::Lane { out, q, old } => self.queues(out).lanes[q as usize] = old,
             Saved::Push { out, q, lane, free, tail_next } => {
                 let qs = self.queues(out);
@@ -191,18 +192,40 @@ impl Node {
                 (qs.lanes[q as usize], qs.free) = (lane, free);
             }
             Saved::Grew { out } => drop(self.queues(out).slots.pop()),
-            Saved::Link { o, old } => self.links[o as usize] = old,
+            Saved::Heads { o, delta } => {
+                let l = &mut self.links[o as usize];
+                l.heads = l.heads.wrapping_add_signed(-(delta as i32));
+            }
+            Saved::Waiting { o, delta, waiting, waiting_last } => {
+                let l = &mut self.links[o as usize];
+                l.heads = l.heads.wrapping_add_signed(-(delta as i32));
+                (l.waiting, l.waiting_last) = (waiting, waiting_last);
+            }
+            Saved::Wake { o, wake } => self.links[o as usize].wake = wake,
+            Saved::Sent { o, last_input, free, busy } => {
+                let l = &mut self.links[o as usize];
+                l.packets -= 1;
+                (l.last_input, l.free, l.busy) = (last_input, free, busy);
+            }
+            Saved::LastInput { o, old } => self.links[o as usize].last_input = old,
             Saved::Nic { nic, wake, next, next_msg } => {
                 let q = &mut self.inject[nic as usize];
                 (q.wake, q.next, q.next_msg) = (wake, next, next_msg);
             }
             Saved::NicPush { nic } => drop(self.inject[nic as usize].queue.pop_back()),
-            Saved::NicPop { nic, p, counted } => {
-                let q = &mut self.inject[nic as usize];
-                q.sent_bytes_w -= if counted { p.bytes as u64 } else { 0 };
-                q.queue.push_front(p);
+            // Saved back then front: the front, restored first, puts the packet back.
+            Saved::NicPopFront { nic, f } => {
+                let mut p = Packet::default();
+                p.set_front(f);
+                self.inject[nic as usize].queue.push_front(p);
             }
-            Saved::NicHead { nic, p } => self.inject[nic as usize].queue[0] = p,
+            Saved::NicPopBack { nic, counted, b } => {
+                let q = &mut self.inject[nic as usize];
+                q.sent_bytes_w -= if counted { b.bytes() as u64 } else { 0 };
+                q.queue[0].set_back(b);
+            }
+            Saved::NicHeadFront { nic, f } => self.inject[nic as usize].queue[0].set_front(f),
+            Saved::NicHeadBack { nic, b } => self.inject[nic as usize].queue[0].set_back(b),
             Saved::Event => self.counts.events -= 1,
             Saved::Maxes { input, output, credits } => {
                 let c = &mut self.counts;
@@ -224,19 +247,25 @@ impl Node {
                 c.last_delivery = last;
                 c.delivered_bytes_w -= if in_window { bytes as u64 } else { 0 };
             }
-            Saved::Latency { lat, hops, sum, queue, max, min, hist_first, hist_len } => {
+            Saved::Latency { lat, hops, min, hist_first, hist_len } => {
                 let c = &mut self.counts;
                 c.lat_n -= 1;
-                (c.lat_sum, c.queue_sum, c.lat_max, c.lat_min) = (sum, queue, max, min);
+                c.lat_min = min;
                 c.hist.all.unadd(lat, hist_first, hist_len);
                 c.hop_sum -= hops as u64;
                 c.hop_sq -= hops as u64 * hops as u64;
             }
-            Saved::Split { part, x, first, len, min, max } => {
+            Saved::LatencySums { sum, queue, max } => {
+                let c = &mut self.counts;
+                (c.lat_sum, c.queue_sum, c.lat_max) = (sum, queue, max);
+            }
+            Saved::Split { part, x, first, len } => {
                 let sp = self.counts.hist.split.as_deref_mut().expect("split histograms to undo");
-                let i = part as usize;
-                sp.parts[i].unadd(x, first, len);
-                (sp.min[i], sp.max[i]) = (min, max);
+                sp.parts[part as usize].unadd(x, first, len);
+            }
+            Saved::SplitExtremes { part, min, max } => {
+                let sp = self.counts.hist.split.as_deref_mut().expect("split histograms to undo");
+                (sp.min[part as usize], sp.max[part as usize]) = (min, max);
             }
             Saved::Batch { b, bytes, measured, lat } => {
                 let c = &mut self.counts;
@@ -257,7 +286,8 @@ impl Node {
                 let last = self.partial.len() - 1;
                 self.partial.swap(i as usize, last);
             }
-            Saved::Rank { nic, scalars } => self.ranks[nic as usize].set_scalars(scalars),
+            Saved::RankCounters { nic, c } => self.ranks[nic as usize].set_counters(c),
+            Saved::RankTimes { nic, t } => self.ranks[nic as usize].set_times(t),
             Saved::RankList { nic, list, op, i, v } => self.ranks[nic as usize].undo_list(list, op, i, v),
             Saved::Seen { k, old } => self.global.as_deref_mut().expect("a UGAL-G table").seen[k as usize] = old,
             Saved::Publish { last, pending } => {
@@ -270,12 +300,16 @@ impl Node {
                 rows[from as usize - 1].occ.clear();
             }
             Saved::SampleInjected => self.open_row().injected -= 1,
-            Saved::SampleDelivered { lat, bytes, sum, min, max, first, len } => {
+            Saved::SampleDelivered { lat, bytes, sum, first, len } => {
                 let r = self.open_row();
                 r.delivered -= 1;
                 r.bytes -= bytes as u64;
-                (r.lat_sum, r.lat_min, r.lat_max) = (sum, min, max);
+                r.lat_sum = sum;
                 r.hist.unadd(lat, first, len);
+            }
+            Saved::SampleExtremes { min, max } => {
+                let r = self.open_row();
+                (r.lat_min, r.lat_max) = (min, max);
             }
             Saved::SampleJob { job, bytes, sum } => {
                 let c = &mut self.open_row().jobs[job as usize];
@@ -295,12 +329,55 @@ impl Node {
 
     // Writing methods: each saves what it overwrites, then writes.
 
-    /// Output link `o`, to be changed.
+    // A link's writes, each saving only the fields it changes.
+
+    /// Output link `o` gains (`delta` 1) or loses (−1) an input head routed to it.
     #[inline(always)]
-    pub(crate) fn link_mut(&mut self, o: usize) -> &mut Link {
-        let old = self.links[o];
-        self.log.save(|| Saved::Link { o: o as u16, old });
-        &mut self.links[o]
+    pub(crate) fn link_heads(&mut self, o: usize, delta: i8) {
+        self.log.save(|| Saved::Heads { o: o as u16, delta });
+        let l = &mut self.links[o];
+        l.heads = l.heads.wrapping_add_signed(delta as i32);
+    }
+
+    /// Sets output link `o`'s pending wake-up.
+    #[inline(always)]
+    pub(crate) fn link_wake(&mut self, o: usize, wake: f64) {
+        let old = self.links[o].wake;
+        self.log.save(|| Saved::Wake { o: o as u16, wake: old });
+        self.links[o].wake = wake;
+    }
+
+    /// Output link `o` sends a packet (of input `from`, if any): busy until
+    /// `free`, its busy time grown by `busy`.
+    #[inline(always)]
+    pub(crate) fn link_send(&mut self, o: usize, from: Option<usize>, free: f64, busy: f64) {
+        let l = &mut self.links[o];
+        let (last_input, old_free, old_busy) = (l.last_input, l.free, l.busy);
+        self.log.save(|| Saved::Sent { o: o as u16, last_input, free: old_free, busy: old_busy });
+        if let Some(i) = from {
+            l.last_input = i as u16;
+        }
+        l.free = free;
+        l.packets += 1;
+        l.busy += busy;
+    }
+
+    /// Output link `o`'s last input (round-robin arbitration) becomes `i`.
+    #[inline(always)]
+    pub(crate) fn link_last_input(&mut self, o: usize, i: usize) {
+        let old = self.links[o].last_input;
+        self.log.save(|| Saved::LastInput { o: o as u16, old });
+        self.links[o].last_input = i as u16;
+    }
+
+    /// Output link `o`'s waiting list is about to change, and its heads by `delta`.
+    #[inline(always)]
+    fn save_waiting(&mut self, o: usize, delta: i8) {
+        let l = &self.links[o];
+        let (waiting, waiting_last) = (l.waiting, l.waiting_last);
+        self.log.save(|| Saved::Waiting { o: o as u16, delta, waiting, waiting_last });
+        let l = &mut self.links[o];
+        l.heads = l.heads.wrapping_add_signed(delta as i32);
     }
 
     /// Input queue `q`'s lane (its credits), to be changed.
@@ -363,15 +440,18 @@ impl Node {
         let q = &mut self.inject[nic];
         let p = q.queue.pop_front().expect("a packet at the head of the injection queue");
         q.sent_bytes_w += if counted { p.bytes as u64 } else { 0 };
-        self.log.save(|| Saved::NicPop { nic: nic as u8, p, counted });
+        let (f, b) = p.halves();
+        self.log.save(|| Saved::NicPopBack { nic: nic as u8, counted, b });
+        self.log.save(|| Saved::NicPopFront { nic: nic as u8, f });
         p
     }
 
     /// Replaces the head of NIC `nic`'s injection queue (routed again).
     #[inline]
     pub(crate) fn nic_set_head(&mut self, nic: usize, h: Packet) {
-        let p = self.inject[nic].queue[0];
-        self.log.save(|| Saved::NicHead { nic: nic as u8, p });
+        let (f, b) = self.inject[nic].queue[0].halves();
+        self.log.save(|| Saved::NicHeadFront { nic: nic as u8, f });
+        self.log.save(|| Saved::NicHeadBack { nic: nic as u8, b });
         self.inject[nic].queue[0] = h;
     }
 
@@ -466,7 +546,8 @@ impl Node {
             c.lat_sum += lat;
             sum
         });
-        self.log.save(|| Saved::SampleDelivered { lat, bytes, sum, min, max, first, len });
+        self.log.save(|| Saved::SampleDelivered { lat, bytes, sum, first, len });
+        self.log.save(|| Saved::SampleExtremes { min, max });
         if let (Some(j), Some(sum)) = (job, old) {
             self.log.save(|| Saved::SampleJob { job: j as u16, bytes, sum });
         }
@@ -491,8 +572,8 @@ impl Node {
         if last != NIL {
             self.save_lane(last as usize);
         }
-        let l = self.link_mut(out);
-        l.heads += 1;
+        self.save_waiting(out, 1);
+        let l = &mut self.links[out];
         let last = std::mem::replace(&mut l.waiting_last, q as u16);
         match last {
             NIL => l.waiting = q as u16,
@@ -504,7 +585,7 @@ impl Node {
     /// Input queue `q`'s head (routed to `out`) leaves.
     #[inline]
     pub(crate) fn done_waiting(&mut self, q: usize, out: usize) {
-        self.link_mut(out).heads -= 1;
+        self.save_waiting(out, -1);
         let next = self.input.lanes[q].wait;
         let (mut prev, mut at) = (NIL, self.links[out].waiting);
         while at as usize != q {

@@ -473,7 +473,7 @@ impl Network {
                 if n.links[port as usize].wake != ctx.now() {
                     return;
                 }
-                n.link_mut(port as usize).wake = -1.0;
+                n.link_wake(port as usize, -1.0);
                 self.try_output(n, port as usize, None, ctx);
             }
             Msg::Ready { nic } => {

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::histogram::Latencies;
 use super::samples::Samples;
 use super::topology::Dragonfly;
-use super::workload::{Rank, Scalars};
+use super::workload::{Counters, Rank, Times};
 
 /// "No dimension yet": a packet that has not left its source router.
 pub(crate) const NO_DIM: u8 = u8::MAX;
@@ -71,7 +71,68 @@ pub struct Header {
     pub via: u16,
 }
 
+/// A packet's first 24 bytes, as a journal entry saves them (see [`Saved`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Front {
+    created: f64,
+    ready: f64,
+    src: u32,
+    dst: u32,
+}
+
+/// The rest of a packet, as a journal entry saves it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Back {
+    msg: u32,
+    npkts: u32,
+    bytes: u32,
+    hops: u16,
+    dim: u8,
+    class: u8,
+    out: u8,
+    via: u16,
+}
+
+impl Back {
+    /// Bytes in the packet.
+    pub(crate) fn bytes(&self) -> u32 {
+        self.bytes
+    }
+}
+
 impl Packet {
+    /// The packet's two halves, for two journal entries.
+    #[inline(always)]
+    pub(crate) fn halves(&self) -> (Front, Back) {
+        let p = *self;
+        (
+            Front { created: p.created, ready: p.ready, src: p.src, dst: p.dst },
+            Back {
+                msg: p.msg,
+                npkts: p.npkts,
+                bytes: p.bytes,
+                hops: p.hops,
+                dim: p.dim,
+                class: p.class,
+                out: p.out,
+                via: p.via,
+            },
+        )
+    }
+
+    /// Puts the front half back.
+    #[inline]
+    pub(crate) fn set_front(&mut self, f: Front) {
+        (self.created, self.ready, self.src, self.dst) = (f.created, f.ready, f.src, f.dst);
+    }
+
+    /// Puts the back half back.
+    #[inline]
+    pub(crate) fn set_back(&mut self, b: Back) {
+        (self.msg, self.npkts, self.bytes, self.hops) = (b.msg, b.npkts, b.bytes, b.hops);
+        (self.dim, self.class, self.out, self.via) = (b.dim, b.class, b.out, b.via);
+    }
+
     /// What travels to the next router or NIC.
     #[inline]
     pub fn header(&self) -> Header {
@@ -143,6 +204,21 @@ pub(crate) struct Slot {
     pub(crate) next: u16,
 }
 
+impl Slot {
+    /// Puts the packet's front half back (a journal entry's undo).
+    #[inline]
+    pub(crate) fn restore_front(&mut self, f: Front) {
+        self.p.set_front(f);
+    }
+
+    /// Puts the packet's back half and the link back.
+    #[inline]
+    pub(crate) fn restore_back(&mut self, next: u16, b: Back) {
+        self.p.set_back(b);
+        self.next = next;
+    }
+}
+
 /// Bounded FIFO queues (`cap` packets each) sharing one pool of packet
 /// slots, linked per queue. A router has dozens of queues of a few packets
 /// and most are empty: a slot per (queue, position) would be KBs per node,
@@ -185,7 +261,7 @@ impl Queues {
         }
         let (lane, free) = (self.lanes[q], self.free);
         let tail_next = if lane.tail == NIL { NIL } else { self.slots[lane.tail as usize].next };
-        // One entry for the positions, one for the slot taken (two, not four: journal.rs).
+        // One entry for the positions, two for the slot taken (three, not five: journal.rs).
         let s = match free {
             NIL => {
                 // At most every queue full: queues × cap slots, below u16::MAX (`Network::validate` checks it).
@@ -195,7 +271,9 @@ impl Queues {
             }
             s => {
                 let old = self.slots[s as usize];
-                log.save(|| Saved::Slot { out, s, old });
+                let (f, b) = old.p.halves();
+                log.save(|| Saved::SlotFront { out, s, f });
+                log.save(|| Saved::SlotBack { out, s, next: old.next, b });
                 self.free = old.next;
                 self.slots[s as usize] = Slot { p, next: NIL };
                 s
@@ -384,89 +462,268 @@ pub struct Node {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Undo(pub(crate) Saved);
 
-/// What one write changed, and what undoes it.
+/// What one write changed, and what undoes it: 32 bytes (the assertion
+/// below keeps it so). Every speculative event keeps its entries until it
+/// commits, so their size is most of an optimistic run's memory beyond the
+/// state, and the bytes each event writes: a packet, a link or a rank's
+/// scalars, larger than one entry, are saved as two halves (each restores
+/// its own fields, in either order), and a link's writes save only the
+/// fields they change.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) enum Saved {
     /// Nothing (the per-event undo record, unused).
     #[default]
     Nothing,
-    /// Packet slot `s` of the input (`out` false) or output queues, as it was.
-    Slot { out: bool, s: u16, old: Slot },
+    /// Packet slot `s` of the input (`out` false) or output queues, as it
+    /// was: its packet's front half, and (`SlotBack`) its back half and link.
+    SlotFront {
+        out: bool,
+        s: u16,
+        f: Front,
+    },
+    SlotBack {
+        out: bool,
+        s: u16,
+        next: u16,
+        b: Back,
+    },
     /// Queue `q`'s positions (and credits, waiting link) as they were.
-    Lane { out: bool, q: u16, old: Lane },
+    Lane {
+        out: bool,
+        q: u16,
+        old: Lane,
+    },
     /// A packet went into queue `q`: its positions, the free-slot list's
     /// head and (if the queue was not empty) its tail slot's link as they were.
-    Push { out: bool, q: u16, lane: Lane, free: u16, tail_next: u16 },
+    Push {
+        out: bool,
+        q: u16,
+        lane: Lane,
+        free: u16,
+        tail_next: u16,
+    },
     /// Queue `q`'s head slot left it: the queue's positions, the free-slot
     /// list's head and the slot's link as they were.
-    Pop { out: bool, q: u16, lane: Lane, free: u16, next: u16 },
+    Pop {
+        out: bool,
+        q: u16,
+        lane: Lane,
+        free: u16,
+        next: u16,
+    },
     /// A slot was appended to the pool.
-    Grew { out: bool },
-    /// Output link `o` as it was.
-    Link { o: u16, old: Link },
+    Grew {
+        out: bool,
+    },
+    /// Output link `o`'s count of input heads routed to it went up by
+    /// `delta` (±1).
+    Heads {
+        o: u16,
+        delta: i8,
+    },
+    /// Output link `o`'s waiting list, as it was; its heads went up by `delta`.
+    Waiting {
+        o: u16,
+        delta: i8,
+        waiting: u16,
+        waiting_last: u16,
+    },
+    /// Output link `o`'s pending wake-up, as it was.
+    Wake {
+        o: u16,
+        wake: f64,
+    },
+    /// Output link `o` took input `last_input`'s packet; its last input,
+    /// when it frees and its busy time were these (`packets += 1`).
+    Sent {
+        o: u16,
+        last_input: u16,
+        free: f64,
+        busy: f64,
+    },
+    /// Output link `o`'s last input (round-robin arbitration), as it was.
+    LastInput {
+        o: u16,
+        old: u16,
+    },
     /// NIC `nic`'s scalars as they were.
-    Nic { nic: u8, wake: f64, next: f64, next_msg: u32 },
+    Nic {
+        nic: u8,
+        wake: f64,
+        next: f64,
+        next_msg: u32,
+    },
     /// A packet was appended to NIC `nic`'s injection queue.
-    NicPush { nic: u8 },
-    /// NIC `nic`'s head `p` left its injection queue (`counted`: in the
-    /// measured window, its bytes added to the NIC's accepted bytes).
-    NicPop { nic: u8, p: Packet, counted: bool },
-    /// NIC `nic`'s head was routed again; it was `p`.
-    NicHead { nic: u8, p: Packet },
+    NicPush {
+        nic: u8,
+    },
+    /// NIC `nic`'s head left its injection queue (`counted`: in the
+    /// measured window, its bytes added to the NIC's accepted bytes): its
+    /// back half, then (restored first, putting the packet back) its front.
+    NicPopBack {
+        nic: u8,
+        counted: bool,
+        b: Back,
+    },
+    NicPopFront {
+        nic: u8,
+        f: Front,
+    },
+    /// NIC `nic`'s head was routed again; its halves were these.
+    NicHeadFront {
+        nic: u8,
+        f: Front,
+    },
+    NicHeadBack {
+        nic: u8,
+        b: Back,
+    },
     /// `events += 1`.
     Event,
     /// The buffer maxima as they were.
-    Maxes { input: u16, output: u16, credits: u16 },
+    Maxes {
+        input: u16,
+        output: u16,
+        credits: u16,
+    },
     /// A router-to-router hop started (`hops += 1`), or (`hop` false) a
     /// packet went to the ejection link; `on_link`: it was still on its link at the end.
-    Launch { hop: bool, on_link: bool },
+    Launch {
+        hop: bool,
+        on_link: bool,
+    },
     /// A packet of `bytes` was created; `measured`: in the window.
-    Injected { bytes: u32, measured: bool },
+    Injected {
+        bytes: u32,
+        measured: bool,
+    },
     /// A packet of `bytes` was delivered (`in_window`: its bytes counted)
     /// and the last delivery time was `last`.
-    Delivered { bytes: u16, in_window: bool, last: f64 },
-    /// A measured packet's latency `lat` and `hops` were counted: the sums,
-    /// extremes and histogram span as they were.
-    Latency { lat: f64, hops: u16, sum: f64, queue: f64, max: f64, min: f64, hist_first: u32, hist_len: u32 },
+    Delivered {
+        bytes: u16,
+        in_window: bool,
+        last: f64,
+    },
+    /// A measured packet's latency `lat` and `hops` were counted: the
+    /// histogram span and minimum as they were, then (`LatencySums`) the
+    /// sums and maximum.
+    Latency {
+        lat: f64,
+        hops: u16,
+        min: f64,
+        hist_first: u32,
+        hist_len: u32,
+    },
+    LatencySums {
+        sum: f64,
+        queue: f64,
+        max: f64,
+    },
     /// Part `part` (0 source queueing, 1 network latency) of a measured
     /// packet's latency, `x`, was counted: the split histogram's span and
     /// the part's extremes as they were.
-    Split { part: u8, x: f64, first: u32, len: u32, min: f64, max: f64 },
+    Split {
+        part: u8,
+        x: f64,
+        first: u32,
+        len: u32,
+    },
+    /// The extremes of part `part`, as they were.
+    SplitExtremes {
+        part: u8,
+        min: f64,
+        max: f64,
+    },
     /// A delivery counted in batch `b`: its bytes, and (`measured`) the
     /// batch's latency sum as it was.
-    Batch { b: u8, bytes: u16, measured: bool, lat: f64 },
+    Batch {
+        b: u8,
+        bytes: u16,
+        measured: bool,
+        lat: f64,
+    },
     /// A measured message completed; its latency sum was `sum`.
-    Message { sum: f64 },
+    Message {
+        sum: f64,
+    },
     /// A message entry was appended to the reassembly list.
     PartialPush,
     /// Reassembly entry `i` counted a packet (`.2 -= 1`).
-    PartialCount { i: u32 },
+    PartialCount {
+        i: u32,
+    },
     /// Reassembly entry `i` (swap-removed) was `old`.
-    PartialRemove { i: u32, old: (u32, u32, u32, f64) },
-    /// Rank `nic`'s scalars as they were.
-    Rank { nic: u8, scalars: Scalars },
+    PartialRemove {
+        i: u32,
+        old: (u32, u32, u32, f64),
+    },
+    /// Rank `nic`'s scalars as they were: its counters and phase, then its times.
+    RankCounters {
+        nic: u8,
+        c: Counters,
+    },
+    RankTimes {
+        nic: u8,
+        t: Times,
+    },
     /// One change to a list of rank `nic` (see [`ListOp`]).
-    RankList { nic: u8, list: u8, op: ListOp, i: u32, v: [u32; 4] },
+    RankList {
+        nic: u8,
+        list: u8,
+        op: ListOp,
+        i: u32,
+        v: [u32; 4],
+    },
     /// UGAL-G: the occupancy known of the group's global channel `k` was `old`.
-    Seen { k: u32, old: u16 },
+    Seen {
+        k: u32,
+        old: u16,
+    },
     /// UGAL-G: the last broadcast's time and the pending one's were these.
-    Publish { last: f64, pending: f64 },
+    Publish {
+        last: f64,
+        pending: f64,
+    },
     /// Time series: rows were opened; there were `from`, the last of them
     /// open (its occupancy not yet read).
-    SampleGrow { from: u32 },
+    SampleGrow {
+        from: u32,
+    },
     /// Time series: a packet was created in the open row.
     SampleInjected,
     /// Time series: a packet of `bytes` and latency `lat` was delivered in
     /// the open row; its latency sum, extremes and histogram span as they were.
-    SampleDelivered { lat: f64, bytes: u16, sum: f64, min: f64, max: f64, first: u32, len: u32 },
+    SampleDelivered {
+        lat: f64,
+        bytes: u16,
+        sum: f64,
+        first: u32,
+        len: u32,
+    },
+    /// Time series: the open row's latency extremes, as they were.
+    SampleExtremes {
+        min: f64,
+        max: f64,
+    },
     /// Time series: job `job`'s cell of the open row counted a packet of
     /// `bytes`; its latency sum was `sum`.
-    SampleJob { job: u16, bytes: u16, sum: f64 },
+    SampleJob {
+        job: u16,
+        bytes: u16,
+        sum: f64,
+    },
     /// Time series: network port `o`'s busy time in the open row was `old`.
-    SampleBusy { o: u16, old: f64 },
+    SampleBusy {
+        o: u16,
+        old: f64,
+    },
     /// Several jobs: job `job`'s run totals here counted a packet of
     /// `bytes`; its latency sum was `sum`.
-    JobTotal { job: u16, bytes: u16, sum: f64 },
+    JobTotal {
+        job: u16,
+        bytes: u16,
+        sum: f64,
+    },
 }
 
 /// A change to a list, and how it is undone.
@@ -492,6 +749,8 @@ pub(crate) struct Journal {
     /// The engine's journal while lent (earlier events' entries first); empty otherwise.
     pub(crate) entries: timewarp::Lent<Undo>,
 }
+
+const _: () = assert!(std::mem::size_of::<Saved>() == 32, "a journal entry must stay 32 bytes");
 
 impl PartialEq for Journal {
     fn eq(&self, _: &Self) -> bool {

@@ -55,8 +55,9 @@ impl Node {
     /// Rank `nic`, whose scalars are saved first: the caller may change them.
     #[inline]
     fn rank_mut(&mut self, nic: usize) -> &mut Rank {
-        let scalars = self.ranks[nic].scalars();
-        self.log.save(|| Saved::Rank { nic: nic as u8, scalars });
+        let (c, t) = self.ranks[nic].scalars();
+        self.log.save(|| Saved::RankCounters { nic: nic as u8, c });
+        self.log.save(|| Saved::RankTimes { nic: nic as u8, t });
         &mut self.ranks[nic]
     }
 

@@ -153,9 +153,9 @@ impl Network {
     pub(crate) fn ensure_wake(&self, n: &mut Node, o: usize, ctx: &mut Ctx<'_, Self>) {
         let l = &n.links[o];
         if l.wake != l.free {
-            let l = n.link_mut(o);
-            l.wake = l.free;
-            ctx.send(ctx.lp(), l.free - ctx.now(), Msg::Wake { port: o as u8 });
+            let free = l.free;
+            n.link_wake(o, free);
+            ctx.send(ctx.lp(), free - ctx.now(), Msg::Wake { port: o as u8 });
         }
     }
 
@@ -178,7 +178,7 @@ impl Network {
         if i >= inject {
             let p = n.nic_pop(i - inject, ctx.now() >= self.warmup);
             self.injection_head(n, i - inject, ctx);
-            n.link_mut(p.out as usize).heads -= 1;
+            n.link_heads(p.out as usize, -1);
             return p;
         }
         let p = n.pop(false, i);
@@ -214,13 +214,7 @@ impl Network {
             _ => s,
         };
         let (end, w) = (ctx.end_time(), self.warmup);
-        let l = n.link_mut(o);
-        if let Some(i) = from {
-            l.last_input = i as u16;
-        }
-        l.free = now + busy;
-        l.packets += 1;
-        l.busy += ((now + busy).min(end) - now.max(w)).max(0.0);
+        n.link_send(o, from, now + busy, ((now + busy).min(end) - now.max(w)).max(0.0));
         if o >= self.ports() {
             let delay = self.class_latency(0) + s;
             let on_link = now + delay >= end;
@@ -308,7 +302,7 @@ impl Network {
                     };
                     let Some((o, vc)) = to else { return };
                     if self.arbitration == Arbitration::RoundRobin {
-                        n.link_mut(o).last_input = i as u16;
+                        n.link_last_input(o, i);
                     }
                     let p = self.take_input(n, i, ctx);
                     let len = n.push(true, o * v + vc, p).expect("room in the output buffer was checked");

@@ -23,7 +23,7 @@ use std::path::Path;
 use timewarp::text::printable;
 
 pub use dumpi::{DumpiOptions, DumpiTime};
-pub(crate) use state::{Phase, Posted, Rank, Req, Scalars, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
+pub(crate) use state::{Counters, Phase, Posted, Rank, Req, Times, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
 pub use traffic::Traffic;
 
 /// Tags at or above this are reserved for the messages of collectives.

@@ -54,16 +54,22 @@ pub(crate) type Req = (u32, bool, u32);
 /// A posted receive: (source, tag, request, operation).
 pub(crate) type Posted = (u32, u32, u32, u32);
 
-/// A rank's scalar fields, as a journal entry saves them.
+/// A rank's counters and phase, as a journal entry saves them (its times
+/// are another: an entry holds 24 bytes).
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Scalars {
+pub(crate) struct Counters {
     pc: u32,
     phase: Phase,
+    next_req: u32,
+    next_send: u32,
+}
+
+/// A rank's times, as a journal entry saves them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Times {
     since: f64,
     comm: f64,
     finish: f64,
-    next_req: u32,
-    next_send: u32,
 }
 
 /// The rank's lists, by number in a journal entry.
@@ -74,20 +80,19 @@ pub(crate) const EXPECT: u8 = 3;
 pub(crate) const EARLY: u8 = 4;
 
 impl Rank {
-    pub(crate) fn set_scalars(&mut self, s: Scalars) {
-        (self.pc, self.phase, self.since, self.comm, self.finish) = (s.pc, s.phase, s.since, s.comm, s.finish);
-        (self.next_req, self.next_send) = (s.next_req, s.next_send);
+    pub(crate) fn set_counters(&mut self, c: Counters) {
+        (self.pc, self.phase, self.next_req, self.next_send) = (c.pc, c.phase, c.next_req, c.next_send);
     }
 
-    pub(crate) fn scalars(&self) -> Scalars {
-        Scalars {
-            pc: self.pc,
-            phase: self.phase,
-            since: self.since,
-            comm: self.comm,
-            finish: self.finish,
-            next_req: self.next_req,
-            next_send: self.next_send,
-        }
+    pub(crate) fn set_times(&mut self, t: Times) {
+        (self.since, self.comm, self.finish) = (t.since, t.comm, t.finish);
+    }
+
+    /// The scalar fields, in the two parts two journal entries save.
+    pub(crate) fn scalars(&self) -> (Counters, Times) {
+        (
+            Counters { pc: self.pc, phase: self.phase, next_req: self.next_req, next_send: self.next_send },
+            Times { since: self.since, comm: self.comm, finish: self.finish },
+        )
     }
 }
