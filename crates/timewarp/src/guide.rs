@@ -178,7 +178,14 @@
 //! collection drops them with their event, and sequential and conservative
 //! runs save nothing ([`Ctx::saving`] says whether to bother).
 //! [`SyncMode::Check`] restores every event's entries and compares the state
-//! with a snapshot, so a write without a `save` is found at once.
+//! with a snapshot, so a write without a `save` is found at once. A model
+//! that saves one entry in every event can keep it in the event's own undo
+//! record instead (the handler's third argument, kept for every speculative
+//! event anyway) with [`Model::RESTORE_RECORD`]: the journal then holds one
+//! entry fewer per event. Entries are kept until their event commits, so
+//! their size is most of what speculation costs in memory: keep
+//! [`Model::Undo`] small (the network's is 32 bytes; what is larger is
+//! saved as two entries).
 //! [`Stats::saved_entries`] counts the entries of processed events.
 //!
 //! ```
