@@ -392,8 +392,10 @@ impl Model for Network {
     fn forward(&self, n: &mut Node, msg: &Msg, undo: &mut Undo, ctx: &mut Ctx<'_, Self>) {
         // Writes are saved only where they may be rolled back (journal.rs).
         n.log.on = ctx.saving();
+        // The event's count, undone from its record, not the journal: set
+        // together, so a handler that panics later leaves them consistent.
+        n.counts.events += 1;
         if n.log.on {
-            // `handle` counts the event: undone from the record, not the journal.
             *undo = Undo(Saved::Event);
         }
         // The node's writes go straight into the engine's journal.
@@ -419,7 +421,6 @@ impl Network {
     /// One event: [`Model::forward`] less the journal's set-up and hand-over.
     #[inline(always)]
     fn handle(&self, n: &mut Node, msg: &Msg, ctx: &mut Ctx<'_, Self>) {
-        n.counts.events += 1;
         // The model's option first: a run without a time series reads nothing of the node.
         if let Some(t) = self.sample_every {
             if ctx.now() >= n.samples.as_deref().map_or(0, |s| s.rows.len()) as f64 * t {
