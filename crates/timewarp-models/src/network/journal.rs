@@ -196,10 +196,22 @@ impl Node {
                 let l = &mut self.links[o as usize];
                 l.heads = l.heads.wrapping_add_signed(-(delta as i32));
             }
-            Saved::Waiting { o, delta, waiting, waiting_last } => {
+            Saved::WaitFor { o, q, q_wait, last_wait, waiting, waiting_last } => {
                 let l = &mut self.links[o as usize];
-                l.heads = l.heads.wrapping_add_signed(-(delta as i32));
+                l.heads = l.heads.wrapping_sub(1);
                 (l.waiting, l.waiting_last) = (waiting, waiting_last);
+                if waiting_last != NIL {
+                    self.input.lanes[waiting_last as usize].wait = last_wait;
+                }
+                self.input.lanes[q as usize].wait = q_wait;
+            }
+            Saved::DoneWaiting { o, q, prev, waiting, waiting_last } => {
+                let l = &mut self.links[o as usize];
+                l.heads = l.heads.wrapping_add(1);
+                (l.waiting, l.waiting_last) = (waiting, waiting_last);
+                if prev != NIL {
+                    self.input.lanes[prev as usize].wait = q;
+                }
             }
             Saved::Wake { o, wake } => self.links[o as usize].wake = wake,
             Saved::Sent { o, last_input, free, busy } => {
@@ -368,16 +380,6 @@ impl Node {
         let old = self.links[o].last_input;
         self.log.save(|| Saved::LastInput { o: o as u16, old });
         self.links[o].last_input = i as u16;
-    }
-
-    /// Output link `o`'s waiting list is about to change, and its heads by `delta`.
-    #[inline(always)]
-    fn save_waiting(&mut self, o: usize, delta: i8) {
-        let l = &self.links[o];
-        let (waiting, waiting_last) = (l.waiting, l.waiting_last);
-        self.log.save(|| Saved::Waiting { o: o as u16, delta, waiting, waiting_last });
-        let l = &mut self.links[o];
-        l.heads = l.heads.wrapping_add_signed(delta as i32);
     }
 
     /// Input queue `q`'s lane (its credits), to be changed.
@@ -567,13 +569,13 @@ impl Node {
     /// Input queue `q`'s head (routed to `out`) starts waiting for its output.
     #[inline]
     pub(crate) fn wait_for(&mut self, q: usize, out: usize) {
-        self.save_lane(q);
-        let last = self.links[out].waiting_last;
-        if last != NIL {
-            self.save_lane(last as usize);
-        }
-        self.save_waiting(out, 1);
+        let l = &self.links[out];
+        let (waiting, waiting_last) = (l.waiting, l.waiting_last);
+        let q_wait = self.input.lanes[q].wait;
+        let last_wait = if waiting_last != NIL { self.input.lanes[waiting_last as usize].wait } else { NIL };
+        self.log.save(|| Saved::WaitFor { o: out as u16, q: q as u16, q_wait, last_wait, waiting, waiting_last });
         let l = &mut self.links[out];
+        l.heads = l.heads.wrapping_add(1);
         let last = std::mem::replace(&mut l.waiting_last, q as u16);
         match last {
             NIL => l.waiting = q as u16,
@@ -585,31 +587,23 @@ impl Node {
     /// Input queue `q`'s head (routed to `out`) leaves.
     #[inline]
     pub(crate) fn done_waiting(&mut self, q: usize, out: usize) {
-        self.save_waiting(out, -1);
         let next = self.input.lanes[q].wait;
-        let (mut prev, mut at) = (NIL, self.links[out].waiting);
+        let (waiting, waiting_last) = (self.links[out].waiting, self.links[out].waiting_last);
+        let (mut prev, mut at) = (NIL, waiting);
         while at as usize != q {
             debug_assert!(at != NIL, "input {q} was not waiting for output {out}");
             prev = at;
             at = self.input.lanes[at as usize].wait;
         }
+        self.log.save(|| Saved::DoneWaiting { o: out as u16, q: q as u16, prev, waiting, waiting_last });
+        self.links[out].heads = self.links[out].heads.wrapping_sub(1);
         match prev {
             NIL => self.links[out].waiting = next,
-            p => {
-                self.save_lane(p as usize);
-                self.input.lanes[p as usize].wait = next
-            }
+            p => self.input.lanes[p as usize].wait = next,
         }
         if next == NIL {
             self.links[out].waiting_last = prev;
         }
-    }
-
-    /// Saves input lane `q` before a write to it.
-    #[inline(always)]
-    fn save_lane(&mut self, q: usize) {
-        let old = self.input.lanes[q];
-        self.log.save(|| Saved::Lane { out: false, q: q as u16, old });
     }
 
     /// The network input queues whose heads wait for output `o`.

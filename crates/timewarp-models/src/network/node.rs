@@ -521,10 +521,25 @@ pub(crate) enum Saved {
         o: u16,
         delta: i8,
     },
-    /// Output link `o`'s waiting list, as it was; its heads went up by `delta`.
-    Waiting {
+    /// Input queue `q` joined output link `o`'s waiting list (at its end):
+    /// the list's ends, `q`'s link and the old last queue's link as they
+    /// were; the link's heads went up by one. One entry where a lane, the
+    /// old last lane and the list took three.
+    WaitFor {
         o: u16,
-        delta: i8,
+        q: u16,
+        q_wait: u16,
+        last_wait: u16,
+        waiting: u16,
+        waiting_last: u16,
+    },
+    /// Input queue `q` left output link `o`'s waiting list: the list's ends
+    /// as they were, and the queue before it (`prev`, or `NIL`), whose link
+    /// was `q`; the link's heads went down by one.
+    DoneWaiting {
+        o: u16,
+        q: u16,
+        prev: u16,
         waiting: u16,
         waiting_last: u16,
     },
