@@ -633,3 +633,71 @@ impl Rank {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::node::{Counts, Link};
+
+    /// A node with `queues` input queues and `outs` output links, saving.
+    fn node(queues: usize, outs: usize) -> Node {
+        Node {
+            input: Queues::new(queues, 4),
+            links: vec![Link::default(); outs],
+            counts: Counts::default(),
+            inject: Vec::new(),
+            output: Queues::new(0, 1),
+            partial: Vec::new(),
+            ranks: Vec::new(),
+            global: None,
+            samples: None,
+            log: Journal { on: true, entries: timewarp::Lent::default() },
+        }
+    }
+
+    #[test]
+    fn a_waiting_list_undone_from_its_journal_is_the_list_it_was() {
+        // Six input queues join and leave two outputs' waiting lists in a
+        // fixed pseudo-random order (heads, middles and tails leave, and a
+        // queue that left keeps a stale link); every change, undone from
+        // the entries it saved, gives back the node exactly, links included.
+        let mut n = node(6, 2);
+        let mut on: Vec<Option<usize>> = vec![None; 6];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut left_stale = 0;
+        for step in 0..2_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let q = (x % 6) as usize;
+            let before = n.clone();
+            let mark = n.log.entries.len();
+            match on[q] {
+                None => {
+                    let o = ((x >> 8) % 2) as usize;
+                    n.wait_for(q, o);
+                    on[q] = Some(o);
+                }
+                Some(o) => {
+                    let stale = n.input.lanes[q].wait != NIL;
+                    n.done_waiting(q, o);
+                    on[q] = None;
+                    left_stale += stale as usize;
+                }
+            }
+            for o in 0..2 {
+                let mut listed: Vec<usize> = n.waiting(o).collect();
+                listed.sort_unstable();
+                let expected: Vec<usize> = (0..6).filter(|&q| on[q] == Some(o)).collect();
+                assert_eq!(listed, expected, "step {step}: output {o}'s list");
+                assert_eq!(n.links[o].heads as usize, expected.len(), "step {step}: output {o}'s heads");
+            }
+            let mut undone = n.clone();
+            for e in n.log.entries.as_slice()[mark..].iter().rev() {
+                undone.restore(&e.0);
+            }
+            assert!(undone.input == before.input && undone.links == before.links, "step {step}: not undone");
+        }
+        assert!(left_stale > 100, "queues left the middle of a list only {left_stale} times");
+    }
+}
