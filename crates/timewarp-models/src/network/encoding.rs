@@ -8,7 +8,8 @@ use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::node::{Counts, Global, Journal, Link, Nic, Node, Queues};
+use super::global_table::Global;
+use super::node::{Counts, Journal, Link, Nic, Node, Queues};
 use super::samples::Samples;
 use super::workload::Rank;
 

@@ -11,7 +11,8 @@ use std::mem::size_of;
 
 use timewarp::Model;
 
-use super::node::{Global, Lane, Link, Nic, Packet, Slot};
+use super::global_table::Global;
+use super::node::{Lane, Link, Nic, Packet, Slot};
 use super::{Network, Routing, Switch, Topology};
 
 /// What the allocator adds to each block (glibc: a 16-byte header, sizes

@@ -5,7 +5,7 @@
 //!
 //! Every router of a dragonfly routed `ugal-g` keeps a table of the latest
 //! occupancy ([`Network::occupancy`]) of each of its group's `a·h` global
-//! channels ([`Global`](super::node::Global)). After each of its events it compares its own
+//! channels ([`Global`](super::global_table::Global)). After each of its events it compares its own
 //! global ports' occupancy with what it last broadcast; when one differs by
 //! a packet or more it sends the changed entries to the other `a − 1`
 //! routers of its group (a [`Msg::Occupancy`] each, over the local link:
@@ -23,7 +23,7 @@
 //! Nothing of this exists unless the routing is `ugal-g`: the node's table
 //! is `None`, and the node's encoding is byte for byte the one without it
 //! ([`Tail`](super::encoding::Tail)), so every other run keeps its state
-//! digest. The table is part of the node's state ([`Global`](super::node::Global), node.rs); its
+//! digest. The table is part of the node's state ([`Global`](super::global_table::Global), global_table.rs); its
 //! writes are journalled here, through the journal's records.
 
 use timewarp::Ctx;
@@ -129,8 +129,9 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::global_table::Global;
     use crate::network::histogram::Latencies;
-    use crate::network::node::{Counts, Global, Journal, Link, Nic, Queues};
+    use crate::network::node::{Counts, Journal, Link, Nic, Queues};
     use timewarp::digest::hash_value;
 
     fn node(global: Option<Box<Global>>) -> Node {

@@ -229,6 +229,7 @@ mod choices;
 mod encoding;
 mod footprint;
 mod global;
+mod global_table;
 mod histogram;
 mod injection;
 mod jobs;
@@ -381,7 +382,9 @@ impl Model for Network {
             counts: Counts { max_credits: b, hist: Latencies::new(self.split_quantiles), ..Counts::default() },
             ranks: if self.workload.is_some() { self.start_ranks(lp, ctx) } else { Vec::new() },
             global: match &self.topology {
-                Topology::Dragonfly(d) if self.routing == Routing::UgalG => Some(Box::new(node::Global::new(d))),
+                Topology::Dragonfly(d) if self.routing == Routing::UgalG => {
+                    Some(Box::new(global_table::Global::new(d)))
+                }
                 _ => None,
             },
             samples: (self.sample_every.is_some() || self.job_count() > 0).then(|| Box::new(self.new_series())),

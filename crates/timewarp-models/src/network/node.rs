@@ -1,5 +1,5 @@
 //! The state of one network node (router + NIC) and the bounded packet
-//! queues it is built from, UGAL-G's table ([`Global`]), and the records of
+//! queues it is built from, UGAL-G's table ([`Global`], global_table.rs), and the records of
 //! the node's journal: [`Saved`] (what one write changed) and [`Journal`]
 //! (the current event's). How writes are saved and undone is journal.rs's,
 //! which depends on this file; the node's encoding is encoding.rs's.
@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+use super::global_table::Global;
 use super::histogram::Latencies;
 use super::samples::Samples;
-use super::topology::Dragonfly;
 use super::workload::{Counters, Rank, Times};
 
 /// "No dimension yet": a packet that has not left its source router.
@@ -779,25 +779,5 @@ impl Journal {
         if self.on {
             self.entries.push(Undo(e()));
         }
-    }
-}
-
-/// What one router knows of its group's global channels.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Global {
-    /// The latest occupancy heard of each global channel of the group, by
-    /// link number in the group (`k = i·h + port − (a − 1)`); the router's
-    /// own entries hold what it last broadcast.
-    pub(crate) seen: Vec<u16>,
-    /// When it last broadcast (−∞: never).
-    pub(crate) last: f64,
-    /// When its pending [`Msg::Publish`](super::Msg::Publish) fires, or −1 (none).
-    pub(crate) pending: f64,
-}
-
-impl Global {
-    /// A router's table at the start: every channel empty, nothing sent.
-    pub(crate) fn new(d: &Dragonfly) -> Self {
-        Global { seen: vec![0; (d.a * d.h) as usize], last: f64::NEG_INFINITY, pending: -1.0 }
     }
 }
