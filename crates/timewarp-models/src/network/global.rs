@@ -130,23 +130,16 @@ impl Network {
 mod tests {
     use super::*;
     use crate::network::global_table::Global;
-    use crate::network::histogram::Latencies;
-    use crate::network::node::{Counts, Journal, Link, Nic, Queues};
+    use crate::network::node::{Nic, Queues};
     use timewarp::digest::hash_value;
 
     fn node(global: Option<Box<Global>>) -> Node {
-        Node {
-            input: Queues::new(6, 2),
-            links: vec![Link::default(); 3],
-            counts: Counts { events: 7, hist: Latencies::new(false), ..Counts::default() },
-            inject: vec![Nic::default(); 2],
-            output: Queues::new(0, 1),
-            partial: vec![(1, 2, 3, 4.5)],
-            ranks: Vec::new(),
-            global,
-            samples: None,
-            log: Journal::default(),
-        }
+        let mut n = Node::bare(Queues::new(6, 2), 3);
+        n.counts.events = 7;
+        n.inject = vec![Nic::default(); 2];
+        n.partial = vec![(1, 2, 3, 4.5)];
+        n.global = global;
+        n
     }
 
     #[test]

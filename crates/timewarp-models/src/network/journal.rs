@@ -635,25 +635,28 @@ impl Rank {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::network::node::{Counts, Link};
-
-    /// A node with `queues` input queues and `outs` output links, saving.
-    fn node(queues: usize, outs: usize) -> Node {
+impl Node {
+    /// For tests: a router with `input` queues and `links` output links,
+    /// and nothing else (no NIC, rank, table or series; not saving).
+    pub(crate) fn bare(input: Queues, links: usize) -> Node {
         Node {
-            input: Queues::new(queues, 4),
-            links: vec![Link::default(); outs],
-            counts: Counts::default(),
+            input,
+            links: vec![super::node::Link::default(); links],
+            counts: super::node::Counts { hist: super::histogram::Latencies::new(false), ..Default::default() },
             inject: Vec::new(),
             output: Queues::new(0, 1),
             partial: Vec::new(),
             ranks: Vec::new(),
             global: None,
             samples: None,
-            log: Journal { on: true, entries: timewarp::Lent::default() },
+            log: Journal::default(),
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn a_waiting_list_undone_from_its_journal_is_the_list_it_was() {
@@ -661,7 +664,8 @@ mod tests {
         // fixed pseudo-random order (heads, middles and tails leave, and a
         // queue that left keeps a stale link); every change, undone from
         // the entries it saved, gives back the node exactly, links included.
-        let mut n = node(6, 2);
+        let mut n = Node::bare(Queues::new(6, 4), 2);
+        n.log.on = true;
         let mut on: Vec<Option<usize>> = vec![None; 6];
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut left_stale = 0;

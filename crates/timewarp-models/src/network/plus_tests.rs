@@ -6,8 +6,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use crate::network::histogram::Latencies;
-use crate::network::node::{Counts, Journal, Link, Node, Queues};
+use crate::network::node::{Node, Queues};
 use crate::network::topology::connections::Wiring;
 use crate::network::topology::{Dragonfly, Topology, NO_VIA};
 use crate::network::{Network, Packet, Routing, Scoring};
@@ -35,18 +34,7 @@ pub(crate) fn idle(m: &Network, r: u32) -> Node {
     for (i, lane) in input.lanes.iter_mut().enumerate() {
         lane.credits = m.buffer_of(r, i / v) as u16;
     }
-    Node {
-        input,
-        links: vec![Link::default(); m.ports() + 8],
-        counts: Counts { hist: Latencies::new(false), ..Counts::default() },
-        inject: Vec::new(),
-        output: Queues::new(0, 1),
-        partial: Vec::new(),
-        ranks: Vec::new(),
-        global: None,
-        samples: None,
-        log: Journal::default(),
-    }
+    Node::bare(input, m.ports() + 8)
 }
 
 fn idle_all(m: &Network) -> Vec<Node> {
