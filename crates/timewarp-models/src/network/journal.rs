@@ -214,10 +214,15 @@ impl Node {
                 }
             }
             Saved::Wake { o, wake } => self.links[o as usize].wake = wake,
-            Saved::Sent { o, last_input, free, busy } => {
+            Saved::Launched { o, lane, last_input, on_link, free, busy } => {
                 let l = &mut self.links[o as usize];
                 l.packets -= 1;
                 (l.last_input, l.free, l.busy) = (last_input, free, busy);
+                if lane != NIL {
+                    self.input.lanes[lane as usize].credits += 1;
+                    self.counts.hops -= 1;
+                }
+                self.counts.on_links -= on_link as u64;
             }
             Saved::LastInput { o, old } => self.links[o as usize].last_input = old,
             Saved::Nic { nic, wake, next, next_msg } => {
@@ -242,10 +247,6 @@ impl Node {
             Saved::Maxes { input, output, credits } => {
                 let c = &mut self.counts;
                 (c.max_input, c.max_output, c.max_credits) = (input, output, credits);
-            }
-            Saved::Launch { hop, on_link } => {
-                self.counts.hops -= hop as u64;
-                self.counts.on_links -= on_link as u64;
             }
             Saved::Injected { bytes, measured } => {
                 let c = &mut self.counts;
@@ -359,19 +360,42 @@ impl Node {
         self.links[o].wake = wake;
     }
 
-    /// Output link `o` sends a packet (of input `from`, if any): busy until
-    /// `free`, its busy time grown by `busy`.
+    /// Output link `o` launches a packet (of input `from`, if any): busy
+    /// until `free`, its busy time grown by `busy`; a hop takes a credit of
+    /// the downstream buffer, kept at input lane `lane` (`None`: the
+    /// ejection link); `on_link`: it is still on the link at the end.
     #[inline(always)]
-    pub(crate) fn link_send(&mut self, o: usize, from: Option<usize>, free: f64, busy: f64) {
-        let l = &mut self.links[o];
+    pub(crate) fn launch_on(
+        &mut self,
+        o: usize,
+        from: Option<usize>,
+        (free, busy): (f64, f64),
+        lane: Option<usize>,
+        on_link: bool,
+    ) {
+        let l = &self.links[o];
         let (last_input, old_free, old_busy) = (l.last_input, l.free, l.busy);
-        self.log.save(|| Saved::Sent { o: o as u16, last_input, free: old_free, busy: old_busy });
+        let lane16 = lane.map_or(NIL, |q| q as u16);
+        self.log.save(|| Saved::Launched {
+            o: o as u16,
+            lane: lane16,
+            last_input,
+            on_link,
+            free: old_free,
+            busy: old_busy,
+        });
+        let l = &mut self.links[o];
         if let Some(i) = from {
             l.last_input = i as u16;
         }
         l.free = free;
         l.packets += 1;
         l.busy += busy;
+        if let Some(q) = lane {
+            self.input.lanes[q].credits -= 1;
+            self.counts.hops += 1;
+        }
+        self.counts.on_links += on_link as u64;
     }
 
     /// Output link `o`'s last input (round-robin arbitration) becomes `i`.

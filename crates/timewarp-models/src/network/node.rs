@@ -548,11 +548,16 @@ pub(crate) enum Saved {
         o: u16,
         wake: f64,
     },
-    /// Output link `o` took input `last_input`'s packet; its last input,
-    /// when it frees and its busy time were these (`packets += 1`).
-    Sent {
+    /// Output link `o` launched a packet (`packets += 1`): its last input,
+    /// when it frees and its busy time were these; a hop (`hops += 1`)
+    /// took a credit of input lane `lane`, or (`lane` `NIL`) the packet went
+    /// to the ejection link; `on_link`: it was still on its link at the
+    /// end. One entry where the link, the lane and the counts took three.
+    Launched {
         o: u16,
+        lane: u16,
         last_input: u16,
+        on_link: bool,
         free: f64,
         busy: f64,
     },
@@ -600,12 +605,6 @@ pub(crate) enum Saved {
         input: u16,
         output: u16,
         credits: u16,
-    },
-    /// A router-to-router hop started (`hops += 1`), or (`hop` false) a
-    /// packet went to the ejection link; `on_link`: it was still on its link at the end.
-    Launch {
-        hop: bool,
-        on_link: bool,
     },
     /// A packet of `bytes` was created; `measured`: in the window.
     Injected {

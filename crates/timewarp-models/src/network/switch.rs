@@ -4,7 +4,6 @@
 
 use timewarp::Ctx;
 
-use super::node::Saved;
 use super::node::NO_DIM;
 use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology, NO_VIA};
 
@@ -214,12 +213,10 @@ impl Network {
             _ => s,
         };
         let (end, w) = (ctx.end_time(), self.warmup);
-        n.link_send(o, from, now + busy, ((now + busy).min(end) - now.max(w)).max(0.0));
+        let link = (now + busy, ((now + busy).min(end) - now.max(w)).max(0.0));
         if o >= self.ports() {
             let delay = self.class_latency(0) + s;
-            let on_link = now + delay >= end;
-            n.counts.on_links += on_link as u64;
-            n.log.save(|| Saved::Launch { hop: false, on_link });
+            n.launch_on(o, from, link, None, now + delay >= end);
             ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
@@ -227,8 +224,8 @@ impl Network {
             n.sample_busy(o, ((now + s).min(end) - now).max(0.0));
         }
         let v = self.vcs as usize;
-        n.lane_mut(o * v + vc).credits -= 1;
-        n.counts.hops += 1;
+        let delay = self.latency(ctx.lp(), o) + self.router_delay;
+        n.launch_on(o, from, link, Some(o * v + vc), now + delay >= end);
         p.hops += 1;
         if vc >= self.escape_vcs() && self.routing == Routing::Adaptive {
             // An adaptive hop: should the packet take the escape channels
@@ -247,10 +244,6 @@ impl Network {
             // Remember the classes crossed, for `lag` downstream.
             p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
         }
-        let delay = self.latency(ctx.lp(), o) + self.router_delay;
-        let on_link = now + delay >= end;
-        n.counts.on_links += on_link as u64;
-        n.log.save(|| Saved::Launch { hop: true, on_link });
         let next = self.topology.neighbour(ctx.lp(), o).expect("a route takes existing links");
         let port = self.topology.peer_port(ctx.lp(), o) as u8;
         ctx.send(next, delay, Msg::Arrive { pkt: p.header(), port, vc: vc as u8 });
