@@ -151,15 +151,9 @@ impl Network {
                 via,
             };
             self.route(n, router, &mut p);
-            n.nic_push(nic, p);
-            n.log.save(|| Saved::Injected { bytes, measured });
-            n.counts.injected += 1;
+            n.nic_inject(nic, p, measured);
             if self.sample_every.is_some() {
                 n.sample_injected();
-            }
-            if measured {
-                n.counts.injected_w += 1;
-                n.counts.injected_bytes_w += bytes as u64;
             }
         }
         if was_empty {

@@ -229,7 +229,6 @@ impl Node {
                 let q = &mut self.inject[nic as usize];
                 (q.wake, q.next, q.next_msg) = (wake, next, next_msg);
             }
-            Saved::NicPush { nic } => drop(self.inject[nic as usize].queue.pop_back()),
             // Saved back then front: the front, restored first, puts the packet back.
             Saved::NicPopFront { nic, f } => {
                 let mut p = Packet::default();
@@ -248,7 +247,8 @@ impl Node {
                 let c = &mut self.counts;
                 (c.max_input, c.max_output, c.max_credits) = (input, output, credits);
             }
-            Saved::Injected { bytes, measured } => {
+            Saved::Injected { nic, bytes, measured } => {
+                self.inject[nic as usize].queue.pop_back();
                 let c = &mut self.counts;
                 c.injected -= 1;
                 c.injected_w -= measured as u64;
@@ -453,11 +453,19 @@ impl Node {
         }
     }
 
-    /// Appends `p` to NIC `nic`'s injection queue.
+    /// Appends the new packet `p` to NIC `nic`'s injection queue and
+    /// counts it (`measured`: in the window). One entry for both.
     #[inline]
-    pub(crate) fn nic_push(&mut self, nic: usize, p: Packet) {
-        self.log.save(|| Saved::NicPush { nic: nic as u8 });
+    pub(crate) fn nic_inject(&mut self, nic: usize, p: Packet, measured: bool) {
+        let bytes = p.bytes;
+        self.log.save(|| Saved::Injected { nic: nic as u8, bytes, measured });
         self.inject[nic].queue.push_back(p);
+        let c = &mut self.counts;
+        c.injected += 1;
+        if measured {
+            c.injected_w += 1;
+            c.injected_bytes_w += bytes as u64;
+        }
     }
 
     /// Takes the head of NIC `nic`'s injection queue.

@@ -573,10 +573,6 @@ pub(crate) enum Saved {
         next: f64,
         next_msg: u32,
     },
-    /// A packet was appended to NIC `nic`'s injection queue.
-    NicPush {
-        nic: u8,
-    },
     /// NIC `nic`'s head left its injection queue (`counted`: in the
     /// measured window, its bytes added to the NIC's accepted bytes): its
     /// back half, then (restored first, putting the packet back) its front.
@@ -606,8 +602,10 @@ pub(crate) enum Saved {
         output: u16,
         credits: u16,
     },
-    /// A packet of `bytes` was created; `measured`: in the window.
+    /// A packet of `bytes` was created and appended to NIC `nic`'s
+    /// injection queue; `measured`: in the window.
     Injected {
+        nic: u8,
         bytes: u32,
         measured: bool,
     },
