@@ -78,7 +78,8 @@ pub(crate) struct EngineArgs {
     #[arg(long, value_enum, default_value_t = QueueArg::Ladder)]
     pub queue: QueueArg,
     /// Kernel processes per PE (rollback and fossil-collection unit; at most
-    /// one per LP of a PE is used) [default: 16].
+    /// one per LP of a PE is used) [default: 16, fewer where a KP would
+    /// serve fewer than 16 LPs].
     #[arg(long, value_name = "KPS", value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub kps_per_pe: Option<u32>,
     /// Events a PE processes between looks at its inboxes and GVT.
@@ -205,6 +206,8 @@ impl EngineArgs {
             },
             progress: !self.quiet,
             kps_per_pe: self.kps_per_pe.map_or(timewarp::Config::default().kps_per_pe, |k| k as usize),
+            // Asked for: exactly that many (at most one per LP).
+            min_lps_per_kp: if self.kps_per_pe.is_some() { 1 } else { timewarp::Config::default().min_lps_per_kp },
             batch: self.batch as usize,
             gvt_interval: self.gvt_interval as usize,
             event_memory: self.event_memory.map(|m| m.min(usize::MAX as u64) as usize),

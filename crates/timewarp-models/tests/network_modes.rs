@@ -6,6 +6,35 @@ use timewarp_models::network::{
     Arbitration, Arrivals, Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic,
 };
 
+/// A PE of few LPs uses fewer KPs by default (each serves at least
+/// `MIN_LPS_PER_KP` LPs), as many as asked with `min_lps_per_kp: 1`, and
+/// the count never changes what is committed.
+#[test]
+fn a_pe_of_few_lps_uses_fewer_kps_and_commits_the_same() {
+    let m = Network { topology: Topology::Torus(vec![8, 8]), load: 0.5, ..Network::default() };
+    let end = 2_000.0;
+    let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+    // 64 routers: (PEs, KPs per PE by default, asked for 16 exactly)
+    for (pes, default_kps, exact_kps) in [(1, 4, 16), (2, 2, 16), (4, 1, 16), (8, 1, 8)] {
+        for (min_lps_per_kp, kps) in [(timewarp::MIN_LPS_PER_KP, default_kps), (1, exact_kps)] {
+            let cfg = Config {
+                end,
+                sync: SyncMode::Optimistic,
+                threads: 1,
+                pes: Some(pes),
+                kps_per_pe: 16,
+                min_lps_per_kp,
+                ..Config::default()
+            };
+            let what = format!("{pes} PEs, at least {min_lps_per_kp} LPs a KP");
+            assert_eq!(cfg.kps_in_use(64, pes), kps, "{what}");
+            let r = run(&m, &cfg).unwrap();
+            assert_eq!(r.stats.kps_per_pe, kps as u64, "{what}");
+            assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
+        }
+    }
+}
+
 #[test]
 fn every_mode_commits_the_same_network_history_and_results() {
     let models = [
@@ -168,7 +197,16 @@ fn every_mode_commits_the_same_network_history_and_results() {
         assert_eq!(r.injected_packets, r.delivered_packets + r.in_flight_packets, "{m:?}");
         // One worker running 4 PEs in turn rolls back the same events every
         // time: the undo path (Rollback::Incremental) is exercised whatever the timing.
-        let turns = Config { end, sync: SyncMode::Optimistic, threads: 1, pes: Some(4), ..Config::default() };
+        // One KP per LP (the default gives these small PEs one KP): rollbacks
+        // of a KP's few LPs among others that go on.
+        let turns = Config {
+            end,
+            sync: SyncMode::Optimistic,
+            threads: 1,
+            pes: Some(4),
+            min_lps_per_kp: 1,
+            ..Config::default()
+        };
         let r = run(&m, &turns).unwrap();
         rolled_back += r.stats.rolled_back_events;
         assert_eq!(r.stats.digest, seq.stats.digest, "{:?}: 1 thread, 4 PEs", m.topology);

@@ -30,8 +30,15 @@ fn optimistic_matches_sequential_across_threads_kps_batch_and_remote() {
         for threads in [1, 2, 3, 4, 8] {
             for kps_per_pe in [1, 16] {
                 for batch in [1, 16] {
-                    let cfg =
-                        Config { sync: SyncMode::Optimistic, end, threads, kps_per_pe, batch, ..Config::default() };
+                    let cfg = Config {
+                        sync: SyncMode::Optimistic,
+                        end,
+                        threads,
+                        kps_per_pe,
+                        min_lps_per_kp: 1,
+                        batch,
+                        ..Config::default()
+                    };
                     let par = stats(&m, cfg);
                     assert_same(
                         &seq,
@@ -112,6 +119,8 @@ fn random_configurations_stress() {
             pes: Some(threads * (1 + next(3) as usize)),
             scheduling: timewarp::Scheduling::ALL[next(4) as usize],
             kps_per_pe: 1 + next(8) as usize,
+            // Exactly those KPs, or the default's fewer on a PE of few LPs.
+            min_lps_per_kp: if next(2) == 0 { 1 } else { timewarp::MIN_LPS_PER_KP },
             batch: 1 + next(32) as usize,
             gvt_interval: 1 + next(32) as usize,
             event_memory: if next(2) == 0 { None } else { Some(1 + next(64) as usize) },

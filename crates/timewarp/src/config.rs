@@ -66,8 +66,19 @@ pub struct Config {
     pub queue: QueueKind,
     /// Show progress (virtual time / end time) on stderr when it is a terminal.
     pub progress: bool,
-    /// Kernel processes per PE (the unit of rollback and fossil collection).
+    /// Kernel processes per PE (the unit of rollback and fossil collection):
+    /// the most a PE uses (see [`min_lps_per_kp`](Self::min_lps_per_kp)).
     pub kps_per_pe: usize,
+    /// The fewest LPs a KP serves: a PE of few LPs uses fewer than
+    /// [`kps_per_pe`](Self::kps_per_pe) KPs, at least one. ROSS sizes a KP
+    /// at 16 to 256 LPs ("ROSS: A High-Performance, Low Memory, Modular Time
+    /// Warp System", §3.4: fewer, longer lists cost fossil collection less); below 16 LPs a KP is
+    /// nearly an LP's own list, and a PE's many short lists, each written
+    /// at its own place, cost it its cache (the 1,056-node dragonfly on 16
+    /// PEs, 16.5 LPs each: 16 KPs 1.59 × sequential time, 1 KP 1.47 ×; see
+    /// docs/performance.md). 1: exactly `kps_per_pe` (at most one per LP),
+    /// what `--kps-per-pe` asks for.
+    pub min_lps_per_kp: usize,
     /// Events a PE processes between two looks at its inboxes and GVT.
     pub batch: usize,
     /// Scheduler iterations (batches) between GVT rounds a PE asks for.
@@ -314,6 +325,9 @@ impl Adaptivity {
     }
 }
 
+/// Default [`Config::min_lps_per_kp`]: ROSS's smallest KP.
+pub const MIN_LPS_PER_KP: usize = 16;
+
 /// Default optimistic memory is this many times `batch × gvt_interval` (ROSS's C).
 pub const EVENT_MEMORY_FACTOR: usize = 8;
 
@@ -333,6 +347,7 @@ impl Default for Config {
             queue: QueueKind::default(),
             progress: false,
             kps_per_pe: 16,
+            min_lps_per_kp: MIN_LPS_PER_KP,
             batch: 16,
             gvt_interval: 16,
             event_memory: None,
@@ -371,8 +386,9 @@ impl Config {
     /// optimistic, one when conservative (it never rolls back). The one
     /// place a kernel's placement is built.
     pub(crate) fn placement(&self, num_lps: u32, layout: &Layout) -> Result<Placement, Error> {
-        let kps = if self.sync == SyncMode::Optimistic { self.kps_per_pe } else { 1 };
-        Placement::new(&self.mapping, num_lps, layout.pes(), kps, self.seed)
+        let (kps, min_lps) =
+            if self.sync == SyncMode::Optimistic { (self.kps_per_pe, self.min_lps_per_kp) } else { (1, 1) };
+        Placement::new(&self.mapping, num_lps, layout.pes(), kps, min_lps, self.seed)
     }
 
     /// The optimistic event memory per PE this configuration gives.
@@ -382,10 +398,24 @@ impl Config {
     }
 
     /// The KPs per PE an optimistic run of `num_lps` LPs on `pes` PEs (over
-    /// all processes) uses under the block mapping: `kps_per_pe`, capped at
-    /// the LPs of a PE (a KP without LPs would only cost memory).
+    /// all processes) uses under the block mapping: `kps_per_pe`, or fewer
+    /// where a PE holds fewer than `min_lps_per_kp` LPs per KP; at least one.
+    ///
+    /// ```
+    /// let cfg = timewarp::Config::default();
+    /// assert_eq!(cfg.kps_in_use(1 << 18, 16), 16); // 16,384 LPs a PE
+    /// assert_eq!(cfg.kps_in_use(1024, 16), 4); // 64 LPs a PE: 16 a KP
+    /// assert_eq!(cfg.kps_in_use(264, 16), 1); // 16.5 LPs a PE
+    /// let exact = timewarp::Config { kps_per_pe: 16, min_lps_per_kp: 1, ..cfg };
+    /// assert_eq!(exact.kps_in_use(264, 16), 16);
+    /// assert_eq!(exact.kps_in_use(64, 16), 4); // one KP per LP at most
+    /// ```
     pub fn kps_in_use(&self, num_lps: u32, pes: usize) -> usize {
-        crate::mapping::kps_capped(self.kps_per_pe, crate::mapping::max_lps_per_pe(num_lps, pes) as usize)
+        crate::mapping::kps_capped(
+            self.kps_per_pe,
+            self.min_lps_per_kp,
+            crate::mapping::max_lps_per_pe(num_lps, pes) as usize,
+        )
     }
 
     /// Checks the values that do not depend on the model.
@@ -420,8 +450,12 @@ impl Config {
             }
         }
         self.adaptivity.check().map_err(|(option, problem)| Error::Option { option, problem })?;
-        for (option, v) in [("kps_per_pe", self.kps_per_pe), ("batch", self.batch), ("gvt_interval", self.gvt_interval)]
-        {
+        for (option, v) in [
+            ("kps_per_pe", self.kps_per_pe),
+            ("min_lps_per_kp", self.min_lps_per_kp),
+            ("batch", self.batch),
+            ("gvt_interval", self.gvt_interval),
+        ] {
             if v == 0 {
                 return bad(option, "must be at least 1".into());
             }

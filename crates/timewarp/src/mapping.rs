@@ -130,24 +130,26 @@ pub(crate) fn max_lps_per_pe(num_lps: u32, pes: usize) -> u32 {
     num_lps.div_ceil(pes.clamp(1, u32::MAX as usize) as u32).max(1)
 }
 
-/// The KPs per PE a run uses when `kps_per_pe` are asked for and a PE
-/// holds at most `lps` LPs: a KP without LPs would only cost memory, so at
-/// most one per LP, and at least one.
-pub(crate) fn kps_capped(kps_per_pe: usize, lps: usize) -> usize {
-    kps_per_pe.min(lps).max(1)
+/// The KPs per PE a run uses when `kps_per_pe` are asked for, each KP to
+/// serve at least `min_lps` LPs, and a PE holds at most `lps` LPs: a KP
+/// without LPs would only cost memory, so at most one per LP, and at least one.
+pub(crate) fn kps_capped(kps_per_pe: usize, min_lps: usize, lps: usize) -> usize {
+    kps_per_pe.min(lps / min_lps.max(1)).max(1)
 }
 
 impl Placement {
-    /// Places `num_lps` LPs on `pes` PEs with `kps_per_pe` KPs each.
-    /// `seed` draws the random mapping.
+    /// Places `num_lps` LPs on `pes` PEs with `kps_per_pe` KPs each, or
+    /// fewer where a KP would serve fewer than `min_lps` LPs (see
+    /// [`kps_capped`]). `seed` draws the random mapping.
     pub(crate) fn new(
         mapping: &Mapping,
         num_lps: u32,
         pes: usize,
         kps_per_pe: usize,
+        min_lps: usize,
         seed: u64,
     ) -> Result<Self, Error> {
-        let kps_per_pe = kps_capped(kps_per_pe, max_lps_per_pe(num_lps, pes) as usize);
+        let kps_per_pe = kps_capped(kps_per_pe, min_lps, max_lps_per_pe(num_lps, pes) as usize);
         let table: Vec<u32> = match mapping {
             Mapping::Block => return Ok(Placement::Block(BlockMapping::new(num_lps, pes, kps_per_pe))),
             Mapping::Random => random_table(num_lps, pes, seed),
@@ -174,7 +176,7 @@ impl Placement {
             local[lp] = lps[p as usize].len() as u32;
             lps[p as usize].push(lp as LpId);
         }
-        let kps_per_pe = kps_capped(kps_per_pe, lps.iter().map(Vec::len).max().unwrap_or(1));
+        let kps_per_pe = kps_capped(kps_per_pe, min_lps, lps.iter().map(Vec::len).max().unwrap_or(1));
         let kp = (0..num_lps as usize)
             .map(|lp| {
                 let n = lps[table[lp] as usize].len() as u64;
@@ -350,10 +352,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_kp_serves_at_least_min_lps_and_a_pe_has_one_to_kps_per_pe() {
+        // (kps asked, fewest LPs a KP, LPs of the fullest PE) -> KPs used
+        for (kps, min, lps, used) in [
+            (16, 16, 16_384, 16),
+            (16, 16, 64, 4),
+            (16, 16, 31, 1),
+            (16, 16, 32, 2),
+            (16, 16, 3, 1),
+            (16, 1, 17, 16),
+            (16, 1, 5, 5),
+            (4, 16, 1_000, 4),
+            (16, 0, 5, 5), // 0 reads as 1 (validate refuses it)
+        ] {
+            assert_eq!(kps_capped(kps, min, lps), used, "kps {kps} min {min} lps {lps}");
+        }
+        // The block and table placements use the same count.
+        for mapping in [Mapping::Block, Mapping::Random] {
+            let p = Placement::new(&mapping, 264, 16, 16, 16, 3).unwrap();
+            with_place!(p, p => assert_eq!(p.kps_per_pe(), 1));
+            let p = Placement::new(&mapping, 1024, 16, 16, 16, 3).unwrap();
+            with_place!(p, p => assert_eq!(p.kps_per_pe(), 4));
+        }
+    }
+
+    #[test]
     fn every_mapping_places_every_lp_once_with_consistent_indices() {
         for mapping in [Mapping::Block, Mapping::Random, Mapping::Table(vec![2, 0, 2, 1, 0, 2, 2].into())] {
             for kps in [1, 2, 16] {
-                let placement = Placement::new(&mapping, 7, 3, kps, 9).unwrap();
+                let placement = Placement::new(&mapping, 7, 3, kps, 1, 9).unwrap();
                 with_place!(placement, p => check(p, &mapping, kps));
             }
         }
@@ -375,7 +402,7 @@ mod tests {
             }
         }
         // Random: balanced, and a permutation that depends on the seed.
-        let table = |seed| match Placement::new(&Mapping::Random, 1000, 4, 1, seed).unwrap() {
+        let table = |seed| match Placement::new(&Mapping::Random, 1000, 4, 1, 1, seed).unwrap() {
             Placement::Table(t) => t,
             Placement::Block(_) => unreachable!("random is a table"),
         };
@@ -388,7 +415,7 @@ mod tests {
 
     #[test]
     fn bad_tables_are_errors_naming_the_line() {
-        let err = |t: Vec<u32>| Placement::new(&Mapping::Table(t.into()), 3, 2, 1, 1).err().unwrap().to_string();
+        let err = |t: Vec<u32>| Placement::new(&Mapping::Table(t.into()), 3, 2, 1, 1, 1).err().unwrap().to_string();
         let short = err(vec![0, 1]);
         assert!(short.contains("2 entries") && short.contains("3 LPs"), "{short}");
         let far = err(vec![0, 1, 5]);

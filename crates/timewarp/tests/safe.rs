@@ -95,6 +95,7 @@ fn same_history<const R: u8>() {
                         threads,
                         pes,
                         kps_per_pe,
+                        min_lps_per_kp: 1,
                         safe_events,
                         ..Config::default()
                     };

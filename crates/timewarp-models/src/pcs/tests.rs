@@ -200,7 +200,8 @@ fn check_and_optimistic_modes_match_sequential() {
             Arrivals::Poisson => &[(2, 1), (4, 4)],
         };
         for &(threads, kps_per_pe) in combos {
-            let cfg = Config { sync: SyncMode::Optimistic, threads, kps_per_pe, batch: 8, ..base.clone() };
+            let cfg =
+                Config { sync: SyncMode::Optimistic, threads, kps_per_pe, min_lps_per_kp: 1, batch: 8, ..base.clone() };
             let opt = run_ok(&m, &cfg);
             let what = format!("{arrivals:?} threads {threads} kps {kps_per_pe}");
             assert_eq!(opt.stats.digest, seq.stats.digest, "{what}");

@@ -61,7 +61,17 @@ impl Model for Hop {
 const MODEL: Hop = Hop { lps: 24, last: 0 };
 
 fn cfg(sync: SyncMode, threads: usize) -> Config {
-    Config { sync, threads, end: 30.0, seed: 5, batch: 4, gvt_interval: 2, kps_per_pe: 4, ..Config::default() }
+    Config {
+        sync,
+        threads,
+        end: 30.0,
+        seed: 5,
+        batch: 4,
+        gvt_interval: 2,
+        kps_per_pe: 4,
+        min_lps_per_kp: 1,
+        ..Config::default()
+    }
 }
 
 fn modes() -> Vec<Config> {
