@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use super::node::{Journal, Lane, ListOp, Node, Packet, Queues, Saved, NIL};
+use super::node::{Journal, ListOp, Node, Packet, Queues, Saved, Undo, NIL};
 use super::samples::{Row, Samples};
 use super::workload::{Rank, EXPECT, POSTED, REQS, UNEXPECTED};
 
@@ -178,7 +178,6 @@ impl Node {
             Saved::Nothing => {}
             Saved::SlotFront { out, s, f } => self.queues(out).slots[s as usize].restore_front(f),
             Saved::SlotBack { out, s, next, b } => self.queues(out).slots[s as usize].restore_back(next, b),
-            Saved::Lane { out, q, old } => self.queues(out).lanes[q as usize] = old,
             Saved::Push { out, q, lane, free, tail_next } => {
                 let qs = self.queues(out);
                 if lane.tail != NIL {
@@ -243,6 +242,14 @@ impl Node {
             Saved::NicHeadFront { nic, f } => self.inject[nic as usize].queue[0].set_front(f),
             Saved::NicHeadBack { nic, b } => self.inject[nic as usize].queue[0].set_back(b),
             Saved::Event => self.counts.events -= 1,
+            Saved::CreditEvent { q } => {
+                self.counts.events -= 1;
+                self.input.lanes[q as usize].credits -= 1;
+            }
+            Saved::WakeEvent { o, wake } => {
+                self.counts.events -= 1;
+                self.links[o as usize].wake = wake;
+            }
             Saved::Maxes { input, output, credits } => {
                 let c = &mut self.counts;
                 (c.max_input, c.max_output, c.max_credits) = (input, output, credits);
@@ -406,12 +413,24 @@ impl Node {
         self.links[o].last_input = i as u16;
     }
 
-    /// Input queue `q`'s lane (its credits), to be changed.
+    /// A credit event gives input queue `q` a credit back: undone from the
+    /// event's record (`undo`), as is the event's count.
     #[inline(always)]
-    pub(crate) fn lane_mut(&mut self, q: usize) -> &mut Lane {
-        let old = self.input.lanes[q];
-        self.log.save(|| Saved::Lane { out: false, q: q as u16, old });
-        &mut self.input.lanes[q]
+    pub(crate) fn credit_event(&mut self, q: usize, undo: &mut Undo) {
+        if self.log.on {
+            *undo = Undo(Saved::CreditEvent { q: q as u16 });
+        }
+        self.input.lanes[q].credits += 1;
+    }
+
+    /// A wake-up event at `now` clears output link `o`'s pending wake-up:
+    /// undone from the event's record (`undo`), as is the event's count.
+    #[inline(always)]
+    pub(crate) fn wake_event(&mut self, o: usize, now: f64, undo: &mut Undo) {
+        if self.log.on {
+            *undo = Undo(Saved::WakeEvent { o: o as u16, wake: now });
+        }
+        self.links[o].wake = -1.0;
     }
 
     /// NIC `nic`'s scalars are about to change.
@@ -735,5 +754,32 @@ mod tests {
             assert!(undone == before, "step {step}: not undone");
         }
         assert!(left_stale > 100, "queues left the middle of a list only {left_stale} times");
+    }
+
+    #[test]
+    fn a_credit_or_a_wake_up_is_undone_from_its_record_alone() {
+        // What `Network::forward` does for these events: the count, then
+        // the event's one write, recorded in the event's own undo record;
+        // nothing goes in the journal, and the record gives the node back.
+        let mut n = Node::bare(Queues::new(4, 4), 3);
+        n.log.on = true;
+        n.input.lanes[2].credits = 3;
+        n.links[1].wake = 7.5;
+        for event in 0..2 {
+            let before = n.clone();
+            n.counts.events += 1;
+            let mut undo = Undo(Saved::Event);
+            if event == 0 {
+                n.credit_event(2, &mut undo);
+                assert_eq!(n.input.lanes[2].credits, 4);
+            } else {
+                n.wake_event(1, 7.5, &mut undo);
+                assert_eq!(n.links[1].wake, -1.0);
+            }
+            assert_eq!(n.log.entries.len(), 0, "event {event}: a journal entry");
+            let mut undone = n.clone();
+            undone.restore(&undo.0);
+            assert!(undone == before, "event {event}: not undone");
+        }
     }
 }

@@ -402,7 +402,7 @@ impl Model for Network {
             *undo = Undo(Saved::Event);
         }
         // The node's writes go straight into the engine's journal.
-        ctx.save_into(n, |n| &mut n.log.entries, |n, ctx| self.handle(n, msg, ctx));
+        ctx.save_into(n, |n| &mut n.log.entries, |n, ctx| self.handle(n, msg, undo, ctx));
     }
 
     fn restore(&self, n: &mut Node, e: &Undo) {
@@ -423,7 +423,7 @@ impl Model for Network {
 impl Network {
     /// One event: [`Model::forward`] less the journal's set-up and hand-over.
     #[inline(always)]
-    fn handle(&self, n: &mut Node, msg: &Msg, ctx: &mut Ctx<'_, Self>) {
+    fn handle(&self, n: &mut Node, msg: &Msg, undo: &mut Undo, ctx: &mut Ctx<'_, Self>) {
         // The model's option first: a run without a time series reads nothing of the node.
         if let Some(t) = self.sample_every {
             if ctx.now() >= n.samples.as_deref().map_or(0, |s| s.rows.len()) as f64 * t {
@@ -460,7 +460,7 @@ impl Network {
                         "flow control violated: more credits than buffer slots at output port {port}, virtual channel {vc}"
                     ));
                 }
-                n.lane_mut(q).credits = c + 1;
+                n.credit_event(q, undo);
                 if c + 1 > n.counts.max_credits {
                     n.save_maxes();
                     n.counts.max_credits = c + 1;
@@ -477,7 +477,7 @@ impl Network {
                 if n.links[port as usize].wake != ctx.now() {
                     return;
                 }
-                n.link_wake(port as usize, -1.0);
+                n.wake_event(port as usize, ctx.now(), undo);
                 self.try_output(n, port as usize, None, ctx);
             }
             Msg::Ready { nic } => {

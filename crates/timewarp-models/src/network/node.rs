@@ -487,12 +487,6 @@ pub(crate) enum Saved {
         next: u16,
         b: Back,
     },
-    /// Queue `q`'s positions (and credits, waiting link) as they were.
-    Lane {
-        out: bool,
-        q: u16,
-        old: Lane,
-    },
     /// A packet went into queue `q`: its positions, the free-slot list's
     /// head and (if the queue was not empty) its tail slot's link as they were.
     Push {
@@ -596,6 +590,18 @@ pub(crate) enum Saved {
     },
     /// `events += 1`.
     Event,
+    /// A credit event: `events += 1` and input lane `q`'s `credits += 1`
+    /// (undone by computation; kept in the event's record, not the
+    /// journal, where a whole lane was saved for it).
+    CreditEvent {
+        q: u16,
+    },
+    /// A wake-up event: `events += 1`, and output link `o`'s pending
+    /// wake-up, `wake` (the event's time), cleared (kept in the record).
+    WakeEvent {
+        o: u16,
+        wake: f64,
+    },
     /// The buffer maxima as they were.
     Maxes {
         input: u16,
