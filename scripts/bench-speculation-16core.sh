@@ -23,6 +23,8 @@ for i in 1 2; do r t-opt16 tw-base $T --sync optimistic --threads 16; r t-opt16 
 say "== dfly $(date +%T)"
 r d-seq tw-new $D; r d-con16 tw-new $D --sync conservative --threads 16
 for i in 1 2; do r d-opt16 tw-base $D --sync optimistic --threads 16; r d-opt16 tw-new $D --sync optimistic --threads 16; done
+# KPs: the default gives this 16.5-LP PE one KP; 16 as before (false rollbacks against list count).
+for i in 1 2; do r d-opt16-16kp tw-new $D --sync optimistic --threads 16 --kps-per-pe 16; r d-opt16 tw-new $D --sync optimistic --threads 16; done
 r d-1x16 tw-base $D --sync optimistic --threads 1 --pes 16; r d-1x16 tw-new $D --sync optimistic --threads 1 --pes 16
 say "== phold $(date +%T)"
 r p-seq tw-new $PH; r p-con16 tw-new $PH --sync conservative --threads 16
@@ -30,4 +32,5 @@ for i in 1 2; do r p-opt16 tw-base $PH --sync optimistic --threads 16; r p-opt16
 say "== hypercube $(date +%T)"
 r h-seq tw-new $H; r h-con16 tw-new $H --sync conservative --threads 16
 r h-opt16 tw-base $H --sync optimistic --threads 16; r h-opt16 tw-new $H --sync optimistic --threads 16
+r h-opt16-16kp tw-new $H --sync optimistic --threads 16 --kps-per-pe 16  # the default: 4 KPs of 16 LPs
 say "== done $(date +%T)"
