@@ -242,6 +242,10 @@ impl Node {
             Saved::NicHeadFront { nic, f } => self.inject[nic as usize].queue[0].set_front(f),
             Saved::NicHeadBack { nic, b } => self.inject[nic as usize].queue[0].set_back(b),
             Saved::Event => self.counts.events -= 1,
+            Saved::Arrived { q, lane, free, tail_next } => {
+                self.counts.events -= 1;
+                self.restore(&Saved::Push { out: false, q, lane, free, tail_next });
+            }
             Saved::CreditEvent { q } => {
                 self.counts.events -= 1;
                 self.input.lanes[q as usize].credits -= 1;
@@ -454,7 +458,14 @@ impl Node {
     #[inline]
     pub(crate) fn push(&mut self, out: bool, q: usize, p: Packet) -> Option<usize> {
         let (queues, log) = if out { (&mut self.output, &mut self.log) } else { (&mut self.input, &mut self.log) };
-        queues.push(q, p, out, log)
+        queues.push(q, p, out, log, None)
+    }
+
+    /// An arrival puts its packet into input queue `q`: the positions'
+    /// entry goes into the event's record (`undo`), with the event's count.
+    #[inline]
+    pub(crate) fn arrive(&mut self, q: usize, p: Packet, undo: &mut Undo) -> Option<usize> {
+        self.input.push(q, p, false, &mut self.log, Some(undo))
     }
 
     /// Takes the head of input (`out` false) or output queue `q`.
@@ -708,6 +719,7 @@ impl Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::node::Header;
 
     #[test]
     fn a_waiting_list_undone_from_its_journal_is_the_list_it_was() {
@@ -754,6 +766,44 @@ mod tests {
             assert!(undone == before, "step {step}: not undone");
         }
         assert!(left_stale > 100, "queues left the middle of a list only {left_stale} times");
+    }
+
+    #[test]
+    fn an_arrival_is_undone_from_its_journal_then_its_record() {
+        // Arrivals into empty and non-empty queues, into a reused slot
+        // (whose old packet the journal keeps) and into a new one (the pool
+        // grows); each, undone from its journal entries and then its
+        // record, as the engine does, gives the node back exactly.
+        let mut n = Node::bare(Queues::new(3, 4), 1);
+        let pkt = |i: u32| Packet::arrived(&Header { created: i as f64, src: i, dst: 2 * i, ..Header::default() });
+        let mut grew = 0;
+        for step in 0..40u32 {
+            let q = (step % 3) as usize;
+            if step % 4 == 3 && n.input.len(q) > 0 {
+                // Frees a slot (not undone: the node's history before the event).
+                n.log.on = false;
+                n.pop(false, q);
+            }
+            if n.input.len(q) == 4 {
+                continue;
+            }
+            n.log.on = true;
+            let before = n.clone();
+            let mark = n.log.entries.len();
+            let slots = n.input.slots.len();
+            n.counts.events += 1;
+            let mut undo = Undo(Saved::Event);
+            assert!(n.arrive(q, pkt(step), &mut undo).is_some());
+            grew += (n.input.slots.len() > slots) as usize;
+            assert!(matches!(undo.0, Saved::Arrived { .. }), "step {step}: {undo:?}");
+            let mut undone = n.clone();
+            for e in n.log.entries.as_slice()[mark..].iter().rev() {
+                undone.restore(&e.0);
+            }
+            undone.restore(&undo.0);
+            assert!(undone == before, "step {step}: not undone");
+        }
+        assert!(grew > 0 && grew < 30, "the pool grew {grew} times");
     }
 
     #[test]

@@ -438,7 +438,7 @@ impl Network {
                 self.route(n, ctx.lp(), &mut pkt);
                 let q = port as usize * v + vc as usize;
                 let full = n.input.len(q) >= self.buffer_of(ctx.lp(), port as usize) as usize;
-                let Some(len) = (if full { None } else { n.push(false, q, pkt) }) else {
+                let Some(len) = (if full { None } else { n.arrive(q, pkt, undo) }) else {
                     return ctx.fail(format!(
                         "flow control violated: a packet arrived at the full buffer of input port {port}, virtual channel {vc}"
                     ));

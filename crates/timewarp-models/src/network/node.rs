@@ -255,7 +255,16 @@ impl Queues {
     /// queue is full (a flow-control error, which the caller reports).
     /// What it overwrites is saved in `log` (`out`: these are output queues).
     #[inline]
-    pub(crate) fn push(&mut self, q: usize, p: Packet, out: bool, log: &mut Journal) -> Option<usize> {
+    /// `record`: an arrival's own undo record, which takes the positions'
+    /// entry (see [`Saved::Arrived`]).
+    pub(crate) fn push(
+        &mut self,
+        q: usize,
+        p: Packet,
+        out: bool,
+        log: &mut Journal,
+        record: Option<&mut Undo>,
+    ) -> Option<usize> {
         if self.lanes[q].len >= self.cap {
             return None;
         }
@@ -279,7 +288,12 @@ impl Queues {
                 s
             }
         };
-        log.save(|| Saved::Push { out, q: q as u16, lane, free, tail_next });
+        if log.on {
+            match record {
+                Some(u) => *u = Undo(Saved::Arrived { q: q as u16, lane, free, tail_next }),
+                None => log.entries.push(Undo(Saved::Push { out, q: q as u16, lane, free, tail_next })),
+            }
+        }
         let l = &mut self.lanes[q];
         match l.tail {
             NIL => l.head = s,
@@ -590,6 +604,16 @@ pub(crate) enum Saved {
     },
     /// `events += 1`.
     Event,
+    /// An arrival event: `events += 1`, and its packet went into input
+    /// queue `q` (as in `Push`). Kept in the event's record, restored after
+    /// the journal: the queue's other writes in the event (the slot, a
+    /// later pop) touch other fields or are undone before it.
+    Arrived {
+        q: u16,
+        lane: Lane,
+        free: u16,
+        tail_next: u16,
+    },
     /// A credit event: `events += 1` and input lane `q`'s `credits += 1`
     /// (undone by computation; kept in the event's record, not the
     /// journal, where a whole lane was saved for it).
