@@ -71,13 +71,13 @@ pub struct Config {
     pub kps_per_pe: usize,
     /// The fewest LPs a KP serves: a PE of few LPs uses fewer than
     /// [`kps_per_pe`](Self::kps_per_pe) KPs, at least one. ROSS sizes a KP
-    /// at 16 to 256 LPs ("ROSS: A High-Performance, Low Memory, Modular Time
-    /// Warp System", §3.4: fewer, longer lists cost fossil collection less); below 16 LPs a KP is
-    /// nearly an LP's own list, and a PE's many short lists, each written
-    /// at its own place, cost it its cache (the 1,056-node dragonfly on 16
-    /// PEs, 16.5 LPs each: 16 KPs 1.59 × sequential time, 1 KP 1.47 ×; see
-    /// docs/performance.md). 1: exactly `kps_per_pe` (at most one per LP),
-    /// what `--kps-per-pe` asks for.
+    /// at 16 to 256 LPs ("ROSS: A High-Performance, Low Memory, Modular
+    /// Time Warp System", §3.4: fewer, longer lists cost fossil collection
+    /// less). Below 16 LPs a KP is nearly an LP's own list, and a PE's many
+    /// short lists, each written at its own place, cost it its cache (the
+    /// 1,056-node dragonfly on 16 PEs, 16.5 LPs each: 16 KPs 1.59 ×
+    /// sequential time, 1 KP 1.47 ×; see docs/performance.md). 1: exactly
+    /// `kps_per_pe` (at most one per LP), what `--kps-per-pe` asks for.
     pub min_lps_per_kp: usize,
     /// Events a PE processes between two looks at its inboxes and GVT.
     pub batch: usize,

@@ -253,10 +253,10 @@ impl Queues {
 
     /// Appends `p` to queue `q`; returns its new length, or `None` if the
     /// queue is full (a flow-control error, which the caller reports).
-    /// What it overwrites is saved in `log` (`out`: these are output queues).
-    #[inline]
+    /// What it overwrites is saved in `log` (`out`: these are output queues);
     /// `record`: an arrival's own undo record, which takes the positions'
     /// entry (see [`Saved::Arrived`]).
+    #[inline]
     pub(crate) fn push(
         &mut self,
         q: usize,
