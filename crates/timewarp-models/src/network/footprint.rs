@@ -12,7 +12,8 @@ use std::mem::size_of;
 use timewarp::Model;
 
 use super::global_table::Global;
-use super::node::{Lane, Link, Nic, Packet, Slot};
+use super::node::{Lane, Link, Nic, Slot};
+use super::packet::Packet;
 use super::{Network, Routing, Switch, Topology};
 
 /// What the allocator adds to each block (glibc: a 16-byte header, sizes

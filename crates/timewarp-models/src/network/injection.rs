@@ -5,7 +5,8 @@
 use timewarp::{Ctx, Random};
 
 use super::node::Saved;
-use super::node::{BATCHES, NO_DIM};
+use super::node::BATCHES;
+use super::packet::NO_DIM;
 use super::{Header, Msg, Network, Node, Packet, RailSelect, Routing, Topology};
 
 impl Network {

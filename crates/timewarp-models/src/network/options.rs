@@ -8,7 +8,7 @@ use std::sync::Arc;
 use timewarp::Rollback;
 
 use super::choices::{Arbitration, Arrivals, Routing, Scoring, Selection, Switch};
-use super::node::{Packet, NO_DIM};
+use super::packet::{Packet, NO_DIM};
 use super::{Jobs, Topology, Traffic, Workload, NO_VIA, PAR_PENDING};
 
 /// One class of links' own parameters; `None`: the network-wide default

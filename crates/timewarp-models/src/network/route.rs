@@ -6,7 +6,7 @@
 
 use timewarp::{Ctx, Random};
 
-use super::node::NO_DIM;
+use super::packet::NO_DIM;
 use super::topology::connections::key;
 use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING, RAIL_KEPT};
 

@@ -4,7 +4,7 @@
 
 use timewarp::Ctx;
 
-use super::node::NO_DIM;
+use super::packet::NO_DIM;
 use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology, NO_VIA};
 
 impl Network {
