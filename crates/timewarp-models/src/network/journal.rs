@@ -422,9 +422,7 @@ impl Node {
     /// event's record (`undo`), as is the event's count.
     #[inline(always)]
     pub(crate) fn credit_event(&mut self, q: usize, undo: &mut Undo) {
-        if self.log.on {
-            *undo = Undo(Saved::CreditEvent { q: q as u16 });
-        }
+        self.log.record(undo, || Saved::CreditEvent { q: q as u16 });
         self.input.lanes[q].credits += 1;
     }
 
@@ -432,9 +430,7 @@ impl Node {
     /// undone from the event's record (`undo`), as is the event's count.
     #[inline(always)]
     pub(crate) fn wake_event(&mut self, o: usize, now: f64, undo: &mut Undo) {
-        if self.log.on {
-            *undo = Undo(Saved::WakeEvent { o: o as u16, wake: now });
-        }
+        self.log.record(undo, || Saved::WakeEvent { o: o as u16, wake: now });
         self.links[o].wake = -1.0;
     }
 

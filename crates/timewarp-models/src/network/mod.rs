@@ -400,9 +400,7 @@ impl Model for Network {
         // The event's count, undone from its record, not the journal: set
         // together, so a handler that panics later leaves them consistent.
         n.counts.events += 1;
-        if n.log.on {
-            *undo = Undo(Saved::Event);
-        }
+        n.log.record(undo, || Saved::Event);
         // The node's writes go straight into the engine's journal.
         ctx.save_into(n, |n| &mut n.log.entries, |n, ctx| self.handle(n, msg, undo, ctx));
     }

@@ -130,11 +130,9 @@ impl Queues {
                 s
             }
         };
-        if log.on {
-            match record {
-                Some(u) => *u = Undo(Saved::Arrived { q: q as u16, lane, free, tail_next }),
-                None => log.entries.push(Undo(Saved::Push { out, q: q as u16, lane, free, tail_next })),
-            }
+        match record {
+            Some(u) => log.record(u, || Saved::Arrived { q: q as u16, lane, free, tail_next }),
+            None => log.save(|| Saved::Push { out, q: q as u16, lane, free, tail_next }),
         }
         let l = &mut self.lanes[q];
         match l.tail {
@@ -647,6 +645,16 @@ impl Journal {
     pub(crate) fn save(&mut self, e: impl FnOnce() -> Saved) {
         if self.on {
             self.entries.push(Undo(e()));
+        }
+    }
+
+    /// Puts `e` in the event's own record `undo` instead (restored after
+    /// the journal's entries, `Model::RESTORE_RECORD`): one entry an event
+    /// may keep there, its count and at most one write made with it.
+    #[inline(always)]
+    pub(crate) fn record(&self, undo: &mut Undo, e: impl FnOnce() -> Saved) {
+        if self.on {
+            *undo = Undo(e());
         }
     }
 }
