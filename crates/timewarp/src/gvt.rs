@@ -327,6 +327,13 @@ impl Gvt {
         self.done.load(Acquire) < self.round.load(Acquire)
     }
 
+    /// Where the rounds stand: changes whenever a round starts, a PE
+    /// enters or reports, or a value is published.
+    #[inline]
+    pub(crate) fn progress(&self) -> (u64, u64, u64) {
+        (self.round.load(Acquire), self.a_done.load(Acquire), self.b_done.load(Acquire))
+    }
+
     /// Rounds completed so far.
     pub(crate) fn rounds(&self) -> u64 {
         self.done.load(Acquire)

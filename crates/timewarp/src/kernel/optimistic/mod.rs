@@ -12,6 +12,7 @@
 mod kp;
 pub(crate) mod pe;
 mod scheduling;
+mod shared_worker;
 mod window;
 
 use std::sync::atomic::{AtomicU64, Ordering::*};

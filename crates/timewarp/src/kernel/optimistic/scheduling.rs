@@ -11,7 +11,9 @@
 //! * **fixed**: worker `w` runs PEs `w`, `w + threads`, … and no other; it
 //!   holds their locks for the whole run (no cost per iteration). With
 //!   several, every other iteration goes round robin, the rest to the one
-//!   furthest behind in virtual time (they advance together).
+//!   furthest behind in virtual time (they advance together), and the
+//!   worker asks for the GVT rounds and steps all of them through an open
+//!   one at once ([`SharedWorker`]).
 //! * **dynamic**: every iteration a worker moves round robin to the next PE
 //!   no other worker holds (`try_lock`: a busy PE is skipped, not waited for).
 //!   With one worker, plain turns: PEs run apart as on threads of their own
@@ -47,6 +49,7 @@ use crate::stats::WorkerStats;
 
 use super::super::workers::{Clocks, CONTENDED};
 use super::pe::{Iteration, Pe, Runnable};
+use super::shared_worker::SharedWorker;
 use super::Shared;
 
 /// One PE, and what workers read of it without taking its lock.
@@ -96,6 +99,8 @@ pub(crate) struct Pool<'a, M: Model, Q, N, P> {
     reactivate: u64,
     /// Events of a full batch: only full batches are timed.
     full_batch: usize,
+    /// `--gvt-interval` (a worker running several PEs asks for the rounds).
+    gvt_interval: usize,
     shared: &'a Shared,
     /// PEs finished (or lost to a panic).
     finished: AtomicUsize,
@@ -188,6 +193,7 @@ where
             detect: cfg.adaptivity.detect_every(cfg.gvt_interval, cfg.batch) as u64,
             reactivate: cfg.adaptivity.reactivate_every(cfg.gvt_interval, cfg.batch) as u64,
             full_batch: cfg.batch,
+            gvt_interval: cfg.gvt_interval,
             shared,
             finished: AtomicUsize::new(0),
             active: (0..workers).map(|_| AtomicBool::new(true)).collect(),
@@ -399,7 +405,32 @@ where
         // Per own PE: its progress time after its latest iteration, if it processed events.
         let mut at: Vec<Option<f64>> = vec![None; n];
         let (mut i, mut turn) = (0, false);
+        let gvt = &self.shared.gvt;
+        let mut shared = SharedWorker::new(self.gvt_interval, n, gvt);
+        if shared.is_some() {
+            for (_, g) in mine.iter_mut() {
+                if let Some(pe) = g.as_mut() {
+                    pe.rounds_by_worker();
+                }
+            }
+        }
         while live > 0 {
+            if let Some(sw) = shared.as_mut().filter(|sw| sw.pass_due(gvt)) {
+                // The round waits for each PE: step them all now.
+                for (j, (p, guard)) in mine.iter_mut().enumerate() {
+                    if self.slots[*p].finished.load(Relaxed) {
+                        continue;
+                    }
+                    let pe = guard.as_mut().ok_or_else(|| Error::Internal(format!("PE {p} was not created")))?;
+                    if pe.gvt_turn()? {
+                        self.finish(*p);
+                        at[j] = None;
+                        live -= 1;
+                    }
+                }
+                sw.passed(gvt);
+                continue;
+            }
             turn = !turn;
             let behind = if n > 1 && turn {
                 (0..n).filter_map(|j| at[j].map(|t| (t, j))).min_by(|a, b| a.0.total_cmp(&b.0)).map(|(_, j)| j)
@@ -418,6 +449,9 @@ where
             }
             let pe = guard.as_mut().ok_or_else(|| Error::Internal(format!("PE {p} was not created")))?;
             let r = self.run_one(me, *p, pe)?;
+            if let Some(sw) = &mut shared {
+                sw.iterated(gvt);
+            }
             at[j] = match r {
                 Iteration::Worked(k) if k > 0 && n > 1 => Some(pe.progress_time()),
                 _ => None,

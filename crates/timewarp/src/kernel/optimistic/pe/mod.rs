@@ -202,6 +202,12 @@ pub(crate) trait Runnable {
     fn count_foreign(&mut self);
     /// How far it has got in virtual time.
     fn progress_time(&self) -> f64;
+    /// Its step through the GVT round under way, and no events; true when
+    /// the PE is done.
+    fn gvt_turn(&mut self) -> Result<bool, Error>;
+    /// Its worker asks for the GVT rounds (it runs other PEs too): the PE
+    /// asks only when it cannot go on.
+    fn rounds_by_worker(&mut self);
 }
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable for Pe<'_, M, Q, N, P> {
@@ -225,6 +231,23 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable f
     /// event loop stays as it is for the policies that never ask.
     fn progress_time(&self) -> f64 {
         self.latest_time().max(self.round.gvt.time)
+    }
+
+    #[inline]
+    fn gvt_turn(&mut self) -> Result<bool, Error> {
+        if self.env.shared.failed() {
+            return Ok(false); // its next iteration reports it
+        }
+        let t0 = *self.round.t0.get_or_insert_with(Instant::now);
+        let done = self.gvt_step(t0)?;
+        if done {
+            self.stall.end(&mut self.stats);
+        }
+        Ok(done)
+    }
+
+    fn rounds_by_worker(&mut self) {
+        self.round.by_worker();
     }
 }
 

@@ -72,6 +72,11 @@ impl Round {
         }
     }
 
+    /// Leaves the periodic requests to the worker (see `rounds_by_worker`).
+    pub(super) fn by_worker(&mut self) {
+        self.interval = usize::MAX;
+    }
+
     /// After an iteration: asks for a round every `interval` iterations, or
     /// at once when the PE cannot go on (`stuck`: throttled or idle).
     #[inline]
