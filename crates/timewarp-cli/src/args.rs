@@ -85,7 +85,9 @@ pub(crate) struct EngineArgs {
     /// Events a PE processes between looks at its inboxes and GVT.
     #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub batch: u32,
-    /// Batches between GVT rounds.
+    /// Batches between GVT rounds (a worker running several PEs asks once
+    /// its PEs hold 128 KiB of records, and at the latest after this many
+    /// batches per PE).
     #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub gvt_interval: u32,
     /// Optimistic event buffers per PE beyond the sequential need

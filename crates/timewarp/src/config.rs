@@ -81,7 +81,9 @@ pub struct Config {
     pub min_lps_per_kp: usize,
     /// Events a PE processes between two looks at its inboxes and GVT.
     pub batch: usize,
-    /// Scheduler iterations (batches) between GVT rounds a PE asks for.
+    /// Scheduler iterations (batches) between GVT rounds a PE asks for (a
+    /// worker running several PEs asks for them: once its PEs hold 128 KiB
+    /// of records, and at the latest after this many iterations per PE).
     pub gvt_interval: usize,
     /// Optimistic event memory per PE: how many processed, not yet committed
     /// events a PE may hold beyond what the model needs sequentially. When it

@@ -427,6 +427,7 @@ where
                         at[j] = None;
                         live -= 1;
                     }
+                    sw.holds(j, pe.held());
                 }
                 sw.passed(gvt);
                 continue;
@@ -450,7 +451,8 @@ where
             let pe = guard.as_mut().ok_or_else(|| Error::Internal(format!("PE {p} was not created")))?;
             let r = self.run_one(me, *p, pe)?;
             if let Some(sw) = &mut shared {
-                sw.iterated(gvt);
+                sw.holds(j, pe.held());
+                sw.iterated(gvt, !matches!(r, Iteration::Worked(k) if k > 0), live);
             }
             at[j] = match r {
                 Iteration::Worked(k) if k > 0 && n > 1 => Some(pe.progress_time()),

@@ -4,23 +4,40 @@
 //!
 //! A round waits for each PE to enter it and report. Taken at each PE's own
 //! turn, a round on one worker running 16 PEs lasted about 90 iterations,
-//! so rounds could come no closer than about 1,400 events; and each PE
-//! asking after `--gvt-interval` iterations of its own put 16 times as many
-//! events between rounds as on a worker of its own. Those events' records,
-//! sends and journal entries outgrew the core's cache: on the 1,056-node
-//! dragonfly, 1 worker × 16 PEs missed the last-level cache 7.4 times per
-//! committed event (a 2 MB one, simulated) where the sequential kernel
-//! misses it 0.2 times. Stepping every PE through an open round when the
-//! rounds move on, and asking every `--gvt-interval` × ⌈√n⌉ iterations of
-//! the worker (`n` PEs: what a round costs grows with them, what it holds
-//! with the iterations between), it misses 1.6 times.
+//! and each PE asked for one after `--gvt-interval` iterations of its own:
+//! about 3,100 events between rounds, 16 times what a PE on a worker of its
+//! own runs. Their records, sends, journal entries and queue nodes outgrew
+//! the core's cache: on the 1,056-node dragonfly, 1 worker × 16 PEs missed
+//! a 2 MB last-level cache (simulated) 7.4 times per committed event where
+//! the sequential kernel misses it 0.2 times. Now a pass over the PEs each
+//! time the round moves on (a PE entered or reported) ends a round within
+//! three passes, and the worker asks for one once its PEs hold
+//! [`ROUND_BYTES`] of records (about 1,000 events there: 1.5 misses per
+//! event, and fresher safe bounds commit 7.5 % of events as processed,
+//! none before), when none of its PEs can go on, and at the latest every
+//! `--gvt-interval` × `n` iterations (`n` PEs: what the PEs asked before).
 
 use crate::gvt::Gvt;
 
+/// Bytes of records of processed, uncommitted events a worker's PEs hold
+/// before it asks for a round: with their sends, journal entries and
+/// queue nodes, a few hundred KB, a share of a core's 1–2 MB cache.
+/// (Dragonfly 1,056, 1 × 16 PEs: 64 KB ran twice the rounds for the same
+/// time; 256 KB and more held twice the events per round and missed more.)
+pub(super) const ROUND_BYTES: usize = 128 << 10;
+
 /// The GVT bookkeeping of a worker that runs several PEs.
 pub(super) struct SharedWorker {
-    /// Worker iterations between the rounds it asks for.
+    /// Worker iterations between the rounds it asks for, at most.
     every: u64,
+    /// ... and at least (one PE's `--gvt-interval`).
+    least: u64,
+    /// Per PE: bytes of records it held after its latest iteration.
+    held: Vec<usize>,
+    /// Their sum.
+    total: usize,
+    /// Iterations in a row that processed no event.
+    stuck: usize,
     /// Iterations since the last round ended.
     since: u64,
     /// Rounds completed, as it last saw them.
@@ -33,14 +50,15 @@ impl SharedWorker {
     /// For a worker running `pes` PEs of a run with `gvt_interval`; `None`
     /// for one PE (it asks for its own rounds and steps at each iteration).
     pub(super) fn new(gvt_interval: usize, pes: usize, gvt: &Gvt) -> Option<Self> {
-        (pes > 1).then(|| {
-            let root = (1..).find(|r: &u64| r * r >= pes as u64).unwrap_or(1);
-            SharedWorker {
-                every: (gvt_interval as u64).saturating_mul(root).max(1),
-                since: 0,
-                rounds: gvt.rounds(),
-                seen: None,
-            }
+        (pes > 1).then(|| SharedWorker {
+            every: (gvt_interval as u64).saturating_mul(pes as u64).max(1),
+            least: (gvt_interval as u64).max(1),
+            held: vec![0; pes],
+            total: 0,
+            stuck: 0,
+            since: 0,
+            rounds: gvt.rounds(),
+            seen: None,
         })
     }
 
@@ -57,15 +75,25 @@ impl SharedWorker {
         self.seen = Some(gvt.progress());
     }
 
-    /// After an iteration of one of its PEs: asks for a round every `every`.
+    /// Its `j`-th PE now holds `bytes` of records.
     #[inline]
-    pub(super) fn iterated(&mut self, gvt: &Gvt) {
+    pub(super) fn holds(&mut self, j: usize, bytes: usize) {
+        self.total = self.total - self.held[j] + bytes;
+        self.held[j] = bytes;
+    }
+
+    /// After an iteration of one of its `live` PEs, which processed no event
+    /// (`stuck`) or some: asks for a round when it is time.
+    #[inline]
+    pub(super) fn iterated(&mut self, gvt: &Gvt, stuck: bool, live: usize) {
         let done = gvt.rounds();
         if done != self.rounds {
             (self.rounds, self.since) = (done, 0);
         }
         self.since += 1;
-        if self.since >= self.every {
+        self.stuck = if stuck { self.stuck + 1 } else { 0 };
+        let early = self.total >= ROUND_BYTES || self.stuck >= live;
+        if self.since >= self.every || (self.since >= self.least && early) {
             gvt.request();
         }
     }
@@ -76,23 +104,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_worker_asks_for_rounds_by_its_own_iterations() {
+    fn one_pe_asks_for_its_own_rounds() {
+        assert!(SharedWorker::new(16, 1, &Gvt::new(1, 0.0)).is_none());
+    }
+
+    #[test]
+    fn a_worker_asks_every_interval_times_its_pes_at_the_latest() {
         let gvt = Gvt::new(4, 0.0);
-        assert!(SharedWorker::new(16, 1, &gvt).is_none());
-        // 4 PEs: every 16 × 2 iterations; 5 PEs: 16 × 3.
-        assert_eq!(SharedWorker::new(16, 4, &gvt).map(|w| w.every), Some(32));
-        assert_eq!(SharedWorker::new(16, 5, &gvt).map(|w| w.every), Some(48));
         let mut w = SharedWorker::new(2, 4, &gvt).expect("several PEs");
-        assert!(!gvt.round_open());
-        for _ in 0..3 {
-            w.iterated(&gvt);
+        for _ in 0..7 {
+            w.iterated(&gvt, false, 4);
         }
         assert!(!gvt.round_open());
-        w.iterated(&gvt);
+        w.iterated(&gvt, false, 4);
         assert!(gvt.round_open());
         // A pass is due once per move of the round.
         assert!(w.pass_due(&gvt));
         w.passed(&gvt);
         assert!(!w.pass_due(&gvt));
+    }
+
+    #[test]
+    fn held_records_or_stuck_pes_ask_early_but_not_before_the_interval() {
+        let gvt = Gvt::new(4, 0.0);
+        let mut w = SharedWorker::new(4, 4, &gvt).expect("several PEs");
+        w.holds(0, ROUND_BYTES / 2);
+        w.holds(1, ROUND_BYTES / 2);
+        w.holds(0, ROUND_BYTES / 2 - 1);
+        assert_eq!(w.total, ROUND_BYTES - 1);
+        w.holds(2, 1);
+        for _ in 0..3 {
+            w.iterated(&gvt, false, 4);
+        }
+        assert!(!gvt.round_open(), "not before --gvt-interval iterations");
+        w.iterated(&gvt, false, 4);
+        assert!(gvt.round_open(), "the records fill the budget");
+
+        let gvt = Gvt::new(4, 0.0);
+        let mut w = SharedWorker::new(4, 4, &gvt).expect("several PEs");
+        for stuck in [true, true, false, true, true, true] {
+            w.iterated(&gvt, stuck, 4);
+            assert!(!gvt.round_open(), "some PE went on");
+        }
+        w.iterated(&gvt, true, 4);
+        assert!(gvt.round_open(), "no PE could go on");
     }
 }

@@ -208,6 +208,8 @@ pub(crate) trait Runnable {
     /// Its worker asks for the GVT rounds (it runs other PEs too): the PE
     /// asks only when it cannot go on.
     fn rounds_by_worker(&mut self);
+    /// Bytes of the records of its processed, uncommitted events.
+    fn held(&self) -> usize;
 }
 
 impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable for Pe<'_, M, Q, N, P> {
@@ -248,6 +250,11 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Runnable f
 
     fn rounds_by_worker(&mut self) {
         self.round.by_worker();
+    }
+
+    #[inline]
+    fn held(&self) -> usize {
+        self.ev.uncommitted * std::mem::size_of::<crate::event::Event<M::Msg, M::Undo>>()
     }
 }
 

@@ -41,6 +41,8 @@ pub(super) struct Round {
     since: usize,
     /// Iterations between the rounds it asks for (`--gvt-interval`).
     interval: usize,
+    /// Its worker asks for the rounds (it runs several PEs).
+    by_worker: bool,
     /// When this PE entered the GVT round under way (while recording).
     start: Option<u64>,
     /// When this PE's first iteration ran (GVT series times count from it).
@@ -66,23 +68,25 @@ impl Round {
             bound: gate,
             since: 0,
             interval: cfg.gvt_interval,
+            by_worker: false,
             start: None,
             t0: None,
             progress: Progress::new(cfg.progress && id.index() == 0, end),
         }
     }
 
-    /// Leaves the periodic requests to the worker (see `rounds_by_worker`).
+    /// Leaves the requests to the worker (see `rounds_by_worker`).
     pub(super) fn by_worker(&mut self) {
-        self.interval = usize::MAX;
+        self.by_worker = true;
     }
 
     /// After an iteration: asks for a round every `interval` iterations, or
-    /// at once when the PE cannot go on (`stuck`: throttled or idle).
+    /// at once when the PE cannot go on (`stuck`: throttled or idle),
+    /// unless its worker asks for them.
     #[inline]
     pub(super) fn iterated(&mut self, gvt: &Gvt, stuck: bool) {
         self.since += 1;
-        if self.since >= self.interval || stuck {
+        if (self.since >= self.interval || stuck) && !self.by_worker {
             gvt.request();
         }
     }
