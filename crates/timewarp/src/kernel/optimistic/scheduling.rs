@@ -427,7 +427,7 @@ where
                         at[j] = None;
                         live -= 1;
                     }
-                    sw.holds(j, pe.held());
+                    sw.holds(j, pe.held_records());
                 }
                 sw.passed(gvt);
                 continue;
@@ -451,7 +451,7 @@ where
             let pe = guard.as_mut().ok_or_else(|| Error::Internal(format!("PE {p} was not created")))?;
             let r = self.run_one(me, *p, pe)?;
             if let Some(sw) = &mut shared {
-                sw.holds(j, pe.held());
+                sw.holds(j, pe.held_records());
                 sw.iterated(gvt, !matches!(r, Iteration::Worked(k) if k > 0), live);
             }
             at[j] = match r {
