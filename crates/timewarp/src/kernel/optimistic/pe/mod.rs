@@ -204,8 +204,8 @@ pub(crate) trait Runnable {
     fn count_foreign(&mut self);
     /// How far it has got in virtual time.
     fn progress_time(&self) -> f64;
-    /// Its step through the GVT round under way, and no events; true when
-    /// the PE is done.
+    /// An iteration without its batch: takes in messages and its step
+    /// through the GVT round under way; true when the PE is done.
     fn gvt_turn(&mut self) -> Result<bool, Error>;
     /// Its worker asks for the GVT rounds (it runs other PEs too): the PE
     /// asks only when it cannot go on.
