@@ -63,7 +63,7 @@ pub struct Header {
     pub via: u16,
 }
 
-/// A packet's first 24 bytes, as a journal entry saves them (see [`Saved`]).
+/// A packet's first 24 bytes, as a journal entry saves them (see [`Saved`](super::node::Saved)).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Front {
     created: f64,

@@ -12,7 +12,7 @@
 //! the sequential kernel misses it 0.2 times. Now a pass over the PEs each
 //! time the round moves on (a PE entered or reported) ends a round within
 //! three passes, and the worker asks for one once its PEs hold
-//! [`ROUND_BYTES`] of records (about 1,000 events there: 1.6 misses per
+//! [`ROUND_BYTES`] of records (about 1,000 events there: 1.5 misses per
 //! event, and fresher safe bounds commit 7.3 % of events as processed,
 //! none before) or when none of its PEs can go on, but not before
 //! `--gvt-interval` × ⌈√n⌉ iterations (`n` PEs: a round's cost grows with
