@@ -34,6 +34,16 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The inverse of [`mix64`].
+#[inline]
+fn unmix64(mut z: u64) -> u64 {
+    z ^= (z >> 31) ^ (z >> 62);
+    z = z.wrapping_mul(0x3196_42b2_d24d_8ec3);
+    z ^= (z >> 27) ^ (z >> 54);
+    z = z.wrapping_mul(0x96de_1b17_3f11_9089);
+    z ^ (z >> 30) ^ (z >> 60)
+}
+
 /// Folds `x` into the running hash `h` (order-dependent).
 #[inline]
 pub fn fold(h: u64, x: u64) -> u64 {
@@ -46,6 +56,16 @@ pub(crate) fn fold_event(h: u64, key: &crate::Key) -> u64 {
     // Two mixes, not three: age is folded into the tie-breaker word with an
     // odd multiplier (distinct (tie, age) pairs collide only by 2^-64 chance).
     fold(fold(h, key.time.to_bits()), key.tie ^ (key.age as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// Takes the newest event, `key`, back out of an LP's history hash `h`:
+/// `unfold_event(fold_event(h, key), key) == h`. The optimistic kernel
+/// folds an event when it processes it and unfolds it if it is undone,
+/// so that committing needs no look at the event.
+#[inline]
+pub(crate) fn unfold_event(h: u64, key: &crate::Key) -> u64 {
+    let unfold = |h: u64, x: u64| (unmix64(h) ^ x.wrapping_add(0x9e37_79b9_7f4a_7c15)).rotate_right(23);
+    unfold(unfold(h, key.tie ^ (key.age as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)), key.time.to_bits())
 }
 
 /// A `std::io::Write` sink that hashes what is written to it.
@@ -118,6 +138,29 @@ pub(crate) fn run_digest<I: IntoIterator<Item = LpDigest>>(lps: I) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_event_unfolds_out_of_a_history() {
+        // The inverse constants are the multipliers' inverses modulo 2^64.
+        assert_eq!(0xbf58_476d_1ce4_e5b9u64.wrapping_mul(0x96de_1b17_3f11_9089), 1);
+        assert_eq!(0x94d0_49bb_1331_11ebu64.wrapping_mul(0x3196_42b2_d24d_8ec3), 1);
+        let mut h = 0x1234_5678_9abc_def0u64;
+        let mut keys = Vec::new();
+        for i in 0..1000u64 {
+            let k =
+                crate::Key { time: i as f64 * 0.37, age: (i % 7) as u32, tie: i.wrapping_mul(0x9e37_79b9_7f4a_7c15) };
+            let before = h;
+            h = super::fold_event(h, &k);
+            assert_eq!(super::unmix64(super::mix64(i.wrapping_mul(h))), i.wrapping_mul(h));
+            assert_eq!(super::unfold_event(h, &k), before);
+            keys.push((before, k));
+        }
+        // Undone newest first, as a rollback does.
+        for (before, k) in keys.iter().rev() {
+            h = super::unfold_event(h, k);
+            assert_eq!(h, *before);
+        }
+    }
+
     use super::*;
 
     #[test]

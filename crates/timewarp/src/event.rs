@@ -10,16 +10,22 @@ pub(crate) struct Event<Msg, Undo> {
     pub key: Key,
     /// Destination LP.
     pub dst: LpId,
-    /// Events sent by the forward handler (optimistic kernels).
-    pub n_sent: u32,
+    /// Position of its first send in its KP's list of sent records (see
+    /// [`Trail::start`](crate::trail::Trail::start)): the sends of the
+    /// events after it start where its own end.
+    pub sent_at: u32,
     /// Random draws made by the forward handler: 16 bits per stream.
     pub draws: u64,
     /// Sends the forward handler dropped for being past the end time.
     pub past_end: u32,
     /// Incarnation: which pending event this record was (see [`Queued`]).
     pub inc: u32,
-    /// Entries the forward handler saved in its KP's journal (incremental models).
-    pub saved: u32,
+    /// Position of its first entry in its KP's journal (incremental
+    /// models; as `sent_at`).
+    pub saved_at: u32,
+    /// Its LP's `last_time` before it: the LP's history records the event
+    /// as it is processed, and a rollback restores this.
+    pub prev_time: f64,
     /// The model's message.
     pub msg: Msg,
     /// The model's undo record, written by the forward handler.
@@ -31,7 +37,18 @@ impl<Msg, Undo: Default> Event<Msg, Undo> {
     /// handler did is filled in after it.
     #[inline]
     pub(crate) fn new(key: Key, dst: LpId, inc: u32, msg: Msg) -> Self {
-        Event { key, dst, n_sent: 0, draws: 0, past_end: 0, inc, saved: 0, msg, undo: Undo::default() }
+        Event {
+            key,
+            dst,
+            sent_at: 0,
+            draws: 0,
+            past_end: 0,
+            inc,
+            saved_at: 0,
+            prev_time: 0.0,
+            msg,
+            undo: Undo::default(),
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Per-LP records: model state, send counter, random stream counters, and the
 //! committed-history digest that `verify` compares across modes.
 
-use crate::digest::{fold_event, hash_value, LpDigest};
+use crate::digest::{fold_event, hash_value, unfold_event, LpDigest};
 use crate::key::Key;
 use crate::model::MAX_STREAMS;
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,19 @@ impl<S: Serialize> Lp<S> {
         let tie = key.time == self.last_time;
         self.last_time = key.time;
         tie
+    }
+
+    /// Takes back [`record_commit`](Self::record_commit) of its newest
+    /// event `key` (the optimistic kernel records an event as it processes
+    /// it, and undoes it here if the event is undone); `previous`: the
+    /// time of the LP's event before it, as `last_time` was. Returns
+    /// whether `key` had been counted as a tie.
+    #[inline]
+    pub(crate) fn unrecord(&mut self, key: &Key, previous: f64) -> bool {
+        self.history = unfold_event(self.history, key);
+        self.committed -= 1;
+        self.last_time = previous;
+        key.time == previous
     }
 
     /// This LP's contribution to the run digest.

@@ -273,9 +273,12 @@ pub struct PeStats {
     pub remote_process: u64,
     /// Anti-messages sent to other PEs.
     pub anti_messages: u64,
-    /// Committed events whose timestamp ties the previous one of their LP.
+    /// Committed events whose timestamp ties the previous one of their LP
+    /// (an optimistic PE counts an event as it processes it and uncounts
+    /// it if it is undone: at the end, committed events only).
     pub ties: u64,
-    /// Sends dropped for being past the end time (committed events only).
+    /// Sends dropped for being past the end time (committed events only,
+    /// counted as `ties` is).
     pub past_end: u64,
     /// Times the optimistic memory was full and the PE stopped speculating.
     pub throttled: u64,

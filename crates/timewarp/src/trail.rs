@@ -15,6 +15,9 @@ pub(crate) struct Trail<T> {
     /// was dropped, decaying by a sixteenth at each [`trim`](Self::trim):
     /// what the list needed at its fullest of late.
     peak: usize,
+    /// The position of the first live element among all ever pushed
+    /// (wrapping): what a record names its first element by.
+    start: u32,
 }
 
 /// Dropped elements kept before a compaction is worth its move. Small: a
@@ -25,7 +28,7 @@ const COMPACT_MIN: usize = 16;
 
 impl<T> Trail<T> {
     pub(crate) fn new() -> Self {
-        Trail { items: Vec::new(), head: 0, peak: 0 }
+        Trail { items: Vec::new(), head: 0, peak: 0, start: 0 }
     }
 
     /// The live elements, oldest first.
@@ -62,6 +65,28 @@ impl<T> Trail<T> {
         self.items.append(v);
     }
 
+    /// The position the next pushed element will have (see [`start`](Self::start)).
+    #[inline]
+    pub(crate) fn end_pos(&self) -> u32 {
+        self.start.wrapping_add(self.len() as u32)
+    }
+
+    /// The position of the first live element: positions count every
+    /// element ever pushed and not popped (wrapping), so they stay put
+    /// when the front is dropped.
+    #[inline]
+    pub(crate) fn start(&self) -> u32 {
+        self.start
+    }
+
+    /// Drops the live elements before position `pos` (at most all).
+    #[inline]
+    pub(crate) fn drop_to(&mut self, pos: u32) {
+        let n = pos.wrapping_sub(self.start) as usize;
+        debug_assert!(n <= self.len(), "position {pos} is not live (start {}, {} live)", self.start, self.len());
+        self.drop_front(n);
+    }
+
     /// The live elements' count, `None` if the vector was replaced by a
     /// shorter one while lent (see `items_mut`).
     #[inline]
@@ -80,6 +105,7 @@ impl<T> Trail<T> {
     #[inline]
     pub(crate) fn clear(&mut self) {
         self.peak = self.peak.max(self.items.len());
+        self.start = self.start.wrapping_add(self.len() as u32);
         self.items.clear();
         self.head = 0;
     }
@@ -117,7 +143,9 @@ impl<T> Trail<T> {
     #[inline]
     pub(crate) fn drop_front(&mut self, n: usize) {
         self.peak = self.peak.max(self.items.len());
-        self.head = (self.head + n).min(self.items.len());
+        let n = n.min(self.len());
+        self.start = self.start.wrapping_add(n as u32);
+        self.head += n;
         if self.head == self.items.len() {
             self.items.clear();
             self.head = 0;
@@ -195,6 +223,28 @@ mod tests {
     }
 
     #[test]
+    fn positions_name_elements_whatever_the_front_dropped() {
+        let mut t = Trail::new();
+        let mut at = Vec::new();
+        for v in 0..40u32 {
+            at.push(t.end_pos());
+            t.push(v);
+        }
+        t.drop_front(3);
+        assert_eq!(t.start(), at[3]);
+        // Compacted (the dropped front outgrows the live part): positions stay.
+        t.drop_to(at[25]);
+        assert_eq!((t.start(), t.as_slice()[0]), (at[25], 25));
+        assert_eq!(t.pop(), Some(39));
+        assert_eq!(t.end_pos(), at[39]);
+        t.clear();
+        assert_eq!((t.start(), t.end_pos()), (at[39], at[39]));
+        t.push(100);
+        t.drop_to(at[39].wrapping_add(1));
+        assert_eq!(t.len(), 0);
+    }
+
+    #[test]
     fn behaves_as_a_deque_popped_at_the_back_and_dropped_at_the_front() {
         let mut t = Trail::new();
         let mut model = std::collections::VecDeque::new();
@@ -215,6 +265,7 @@ mod tests {
                 }
             }
             assert_eq!(t.len(), model.len());
+            assert_eq!(t.end_pos().wrapping_sub(t.start()) as usize, t.len());
             assert_eq!(t.last(), model.back());
             assert!(t.as_slice().iter().eq(model.iter()));
             if step % 1000 == 0 {

@@ -6,6 +6,7 @@
 //! a new effect of committing (an output stream, a checkpoint) is added once.
 
 use crate::error::Error;
+use crate::event::Event;
 use crate::key::{Key, LpId};
 use crate::lp::Lp;
 use crate::model::Model;
@@ -56,6 +57,13 @@ impl Committer {
         }
         stats.past_end += past_end as u64;
         stats.committed += 1;
+        self.advance(dst, key)
+    }
+
+    /// Counts one more committed event, `key` of LP `dst`, towards the
+    /// events in a row at one time.
+    #[inline(always)]
+    fn advance(&mut self, dst: LpId, key: &Key) -> Result<(), Error> {
         if key.time == self.at {
             self.run += 1;
             if self.run >= self.limit {
@@ -66,5 +74,141 @@ impl Committer {
             self.run = 1;
         }
         Ok(())
+    }
+
+    /// Commits the processed events `done` of an optimistic KP, in key
+    /// order, whose LPs took them into their history as they were
+    /// processed ([`Lp::record_commit`], undone by a rollback), as were
+    /// the statistics of ties and of sends past the end. So only the model's
+    /// commit handler looks at each event, and the default one, which does
+    /// nothing, leaves the loop empty: the records are not read again (on a
+    /// 1,056-node dragonfly on 16 PEs, reading them back missed the cache
+    /// about 1.6 times an event). The events in a row at one time are
+    /// counted from their keys' first and last runs.
+    #[inline(always)]
+    pub(crate) fn commit_processed<M: Model>(
+        &mut self,
+        model: &M,
+        done: &[Event<M::Msg, M::Undo>],
+        stats: &mut PeStats,
+    ) -> Result<(), Error> {
+        let (Some(first), Some(last)) = (done.first(), done.last()) else { return Ok(()) };
+        for e in done {
+            model.commit(&e.msg, &e.undo, e.dst, e.key.time);
+        }
+        if let Some(lp) = self.trace_lp {
+            self.trace.extend(done.iter().filter(|e| e.dst == lp).map(|e| e.key));
+        }
+        stats.committed += done.len() as u64;
+        let n = done.len() as u64;
+        if n >= self.limit {
+            // A run inside may reach the limit: count event by event (rare).
+            let mut error = Ok(());
+            for e in done {
+                if let (Err(x), Ok(())) = (self.advance(e.dst, &e.key), &error) {
+                    error = Err(x);
+                }
+            }
+            return error;
+        }
+        // Keys in order: the events at one time are together, and only the
+        // first run, which may go on from the last commit, can be as long
+        // as the limit (any other is shorter than `done`).
+        let carried = if first.key.time == self.at { self.run } else { 0 };
+        let head = done.partition_point(|e| e.key.time == first.key.time) as u64;
+        let mut error = Ok(());
+        // As `advance` counts: the event that makes the run `limit` long,
+        // and never the first of a run.
+        let limit = self.limit.max(2);
+        if carried + head >= limit {
+            let i = (limit - 1).saturating_sub(carried);
+            let e = &done[i as usize];
+            error = Err(Error::Stalled { lp: e.dst, src: e.key.src(), time: e.key.time, events: carried + i + 1 });
+        }
+        if head == n {
+            (self.at, self.run) = (first.key.time, carried + n);
+        } else {
+            let tail = n - done.partition_point(|e| e.key.time < last.key.time) as u64;
+            (self.at, self.run) = (last.key.time, tail);
+        }
+        error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Ctx;
+
+    struct Nil;
+    impl Model for Nil {
+        type State = ();
+        type Msg = ();
+        type Undo = ();
+        type Results = ();
+        fn name(&self) -> &str {
+            "nil"
+        }
+        fn num_lps(&self) -> u32 {
+            1
+        }
+        fn init(&self, _: LpId, _: &mut Ctx<'_, Self>) {}
+        fn forward(&self, _: &mut (), _: &(), _: &mut (), _: &mut Ctx<'_, Self>) {}
+    }
+
+    #[test]
+    fn committing_a_slice_stops_where_event_by_event_would() {
+        // Key order with long runs at one time, committed in slices of
+        // random length: the first error and the count carried on must be
+        // those of committing one event at a time.
+        let mut x = 7u64;
+        let mut rand = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        for limit in [1, 2, 3, 5, 17, 40] {
+            for round in 0..50 {
+                let (mut t, mut events) = (0.0, Vec::new());
+                for i in 0..400u64 {
+                    if rand(4 + round % 20) == 0 {
+                        t += 1.0;
+                    }
+                    events.push(Event::<(), ()>::new(Key::new(t, 0, i as u32, 0), (i % 5) as u32, 0, ()));
+                }
+                let cfg = crate::Config { max_events_at_one_time: limit, ..crate::Config::default() };
+                let (mut one, mut slices) = (Committer::new(&cfg), Committer::new(&cfg));
+                let (mut by_one, mut by_slice) = (None, None);
+                let mut stats = PeStats::default();
+                for e in &events {
+                    if let (Err(err), None) = (one.advance(e.dst, &e.key), &by_one) {
+                        by_one = Some(err.to_string());
+                    }
+                }
+                let mut rest = &events[..];
+                while !rest.is_empty() {
+                    let n = 1 + rand(60) as usize;
+                    let (done, more) = rest.split_at(n.min(rest.len()));
+                    if let (Err(err), None) = (slices.commit_processed(&Nil, done, &mut stats), &by_slice) {
+                        by_slice = Some(err.to_string());
+                    }
+                    assert_eq!((slices.at, slices.run), (one_at(&events, done), run_at(&events, done)));
+                    rest = more;
+                }
+                assert_eq!(by_slice, by_one, "limit {limit}, round {round}");
+                assert_eq!(stats.committed, 400);
+            }
+        }
+    }
+
+    /// Time of the last event of `done` (a slice of `all`).
+    fn one_at(_: &[Event<(), ()>], done: &[Event<(), ()>]) -> f64 {
+        done[done.len() - 1].key.time
+    }
+
+    /// Events in a row at that time up to the end of `done`, in `all`.
+    fn run_at(all: &[Event<(), ()>], done: &[Event<(), ()>]) -> u64 {
+        let end = (done.as_ptr() as usize - all.as_ptr() as usize) / std::mem::size_of::<Event<(), ()>>() + done.len();
+        let t = all[end - 1].key.time;
+        all[..end].iter().rev().take_while(|e| e.key.time == t).count() as u64
     }
 }

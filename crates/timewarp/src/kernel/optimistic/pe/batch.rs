@@ -288,7 +288,7 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         past_end: u32,
         error: Option<Error>,
     ) -> Result<(), Error> {
-        let lp = &self.lps[self.env.lp(dst)];
+        let lp = &mut self.lps[self.env.lp(dst)];
         let k = &mut self.ev.kps[kp];
         let mut draws = 0u64;
         let mut wide = false;
@@ -297,19 +297,26 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             wide |= d >= 0xFFFF;
             draws |= (d & 0xFFFF) << (16 * s);
         }
-        let saved = if self.env.rollback == Rollback::Incremental {
+        let (saved, saved_at) = if self.env.rollback == Rollback::Incremental {
             match k.journal.checked_len().and_then(|n| n.checked_sub(k.journal_mark)) {
-                Some(n) => n as u32,
+                Some(n) => (n as u32, k.journal.start().wrapping_add(k.journal_mark as u32)),
                 None => return Err(lost_journal(&mut k.journal, dst, key)),
             }
         } else {
-            0
+            (0, k.journal.end_pos())
         };
+        // The LP's history takes the event now, while its record is at
+        // hand: committing then needs no look at the event (a rollback
+        // takes it back out).
+        let prev_time = lp.last_time;
+        self.stats.ties += lp.record_commit(&key) as u64;
+        self.stats.past_end += past_end as u64;
         let Some(rec) = k.processed.last_mut() else { unreachable!("the event is on its list") };
         rec.draws = if wide { WIDE } else { draws };
-        rec.n_sent = self.batch.out.len() as u32;
+        rec.sent_at = k.sent.end_pos();
         rec.past_end = past_end;
-        rec.saved = saved;
+        rec.saved_at = saved_at;
+        rec.prev_time = prev_time;
         self.stats.saved_entries += saved as u64;
         if wide {
             self.ev.wide_draws.insert(k3(key), std::array::from_fn(|s| lp.counters[s] - before[s]));

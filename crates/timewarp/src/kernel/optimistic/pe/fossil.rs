@@ -12,7 +12,6 @@ use crate::queue::PendingQueue;
 
 use super::{k3, Env, Events, Pe, WIDE};
 use crate::kernel::commit::Committer;
-use crate::lp::Lp;
 use crate::stats::PeStats;
 use crate::transport::Network;
 
@@ -27,8 +26,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         // Pending (queue) plus processed events, sampled once a round.
         self.stats.peak_events = self.stats.peak_events.max((self.ev.q.len() + self.ev.uncommitted) as u64);
         self.cancels.trim(g.time);
-        let Pe { env, lps, ev, commits, stats, .. } = self;
-        ev.uncommitted -= commit_front(env, lps, ev, 0..ev.kps.len(), upto, commits, stats);
+        let Pe { env, ev, commits, stats, .. } = self;
+        ev.uncommitted -= commit_front(env, ev, 0..ev.kps.len(), upto, commits, stats);
         // What this PE committed since it last said so, safe events
         // included, goes into the run's count (of the GVT series).
         self.env.shared.add_committed(self.stats.committed - self.round.shared_committed);
@@ -40,8 +39,8 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     #[cold]
     #[inline(never)]
     pub(super) fn commit_kp(&mut self, kp: usize) {
-        let Pe { env, lps, ev, commits, stats, .. } = self;
-        ev.uncommitted -= commit_front(env, lps, ev, kp..kp + 1, Key::INF, commits, stats);
+        let Pe { env, ev, commits, stats, .. } = self;
+        ev.uncommitted -= commit_front(env, ev, kp..kp + 1, Key::INF, commits, stats);
     }
 
     /// Another PE failed: if this PE holds a committed error of an earlier
@@ -84,58 +83,57 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
 }
 
 /// Commits and frees the processed events of KPs `kps` below `g` (their
-/// fronts: a KP's events are in key order); returns how many. Their sent
-/// records and journal entries are dropped in one go after them.
+/// fronts: a KP's events are in key order); returns how many. Their LPs
+/// took them into their history as they were processed, so the records are
+/// not read again (see [`Committer::commit_processed`]): how many are below
+/// `g` is one look at the newest or a binary search, and their sent records
+/// and journal entries end where the first event left starts its own.
 #[inline(always)]
 fn commit_front<M: Model, Q, N, P: Place>(
     env: &Env<'_, M, N, P>,
-    lps: &mut [Lp<M::State>],
     ev: &mut Events<M, Q>,
     kps: std::ops::Range<usize>,
     g: Key,
     commits: &mut Committer,
     stats: &mut PeStats,
 ) -> usize {
-    // On the stack while the loop runs, as locals: through a reference they
-    // were stored back after every event (the loop may call out to report
-    // an error); so are what `env` gives, which reaches shared state.
-    let mut st = std::mem::take(stats);
-    let mut com = std::mem::take(commits);
-    let (model, map, first) = (env.model, env.map, env.first_lp);
     let mut total = 0;
     for k in &mut ev.kps[kps] {
-        let (mut sent, mut saved, mut n) = (0usize, 0usize, 0usize);
-        for e in k.processed.as_slice().iter() {
-            if e.key >= g {
-                break;
-            }
-            n += 1;
-            let lp = &mut lps[map.local_of(e.dst, first)];
-            if let Err(err) = com.commit(model, lp, e.dst, &e.key, &e.msg, &e.undo, e.past_end, &mut st) {
-                // Committed all the same: the other workers stop at their next look.
-                env.shared.failure.fail(err);
-            }
-            sent += e.n_sent as usize;
-            saved += e.saved as usize;
-            if e.draws == WIDE {
-                ev.wide_draws.remove(&k3(e.key));
-            }
-        }
+        let events = k.processed.as_slice();
+        let n = match events.last() {
+            None => continue,
+            Some(e) if e.key < g => events.len(),
+            Some(_) => events.partition_point(|e| e.key < g),
+        };
         if n == 0 {
             continue;
         }
+        if let Err(err) = commits.commit_processed(env.model, &events[..n], stats) {
+            // Committed all the same: the other workers stop at their next look.
+            env.shared.failure.fail(err);
+        }
+        if !ev.wide_draws.is_empty() {
+            for e in events[..n].iter().filter(|e| e.draws == WIDE) {
+                ev.wide_draws.remove(&k3(e.key));
+            }
+        }
+        match events.get(n) {
+            Some(next) => {
+                let (sent_at, saved_at) = (next.sent_at, next.saved_at);
+                k.sent.drop_to(sent_at);
+                k.journal.drop_to(saved_at);
+            }
+            None => {
+                k.sent.clear();
+                k.journal.clear();
+            }
+        }
         k.processed.drop_front(n);
-        k.sent.drop_front(sent);
         if env.rollback == Rollback::StateSaving {
             k.saved.drain(..n);
-        }
-        if saved > 0 {
-            k.journal.drop_front(saved);
         }
         k.trim();
         total += n;
     }
-    *stats = st;
-    *commits = com;
     total
 }

@@ -51,14 +51,14 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
             std::array::from_fn(|s| (ev.draws >> (16 * s)) & 0xFFFF)
         };
         let lp = &mut self.lps[self.env.lp(ev.dst)];
+        let k = &mut self.ev.kps[kp];
+        let n_sent = k.sent.end_pos().wrapping_sub(ev.sent_at);
         match self.env.rollback {
             Rollback::Reverse => self.env.model.reverse(&mut lp.state, &ev.msg, &ev.undo, ev.dst, ev.key.time),
-            Rollback::StateSaving => {
-                lp.state = self.ev.kps[kp].saved.pop_back().expect("a saved state per processed event")
-            }
+            Rollback::StateSaving => lp.state = k.saved.pop_back().expect("a saved state per processed event"),
             Rollback::Incremental => {
-                let journal = &mut self.ev.kps[kp].journal;
-                for _ in 0..ev.saved {
+                let journal = &mut k.journal;
+                for _ in 0..journal.end_pos().wrapping_sub(ev.saved_at) {
                     let entry = journal.pop().expect("the entries a processed event saved");
                     self.env.model.restore(&mut lp.state, &entry);
                 }
@@ -70,8 +70,10 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         for (c, d) in lp.counters.iter_mut().zip(draws) {
             *c -= d;
         }
-        lp.seq = lp.seq.wrapping_sub(ev.n_sent);
-        for _ in 0..ev.n_sent {
+        self.stats.ties -= lp.unrecord(&ev.key, ev.prev_time) as u64;
+        self.stats.past_end -= ev.past_end as u64;
+        lp.seq = lp.seq.wrapping_sub(n_sent);
+        for _ in 0..n_sent {
             let rec = self.ev.kps[kp].sent.pop().expect("a sent record per send");
             self.cancel(rec)?;
         }
