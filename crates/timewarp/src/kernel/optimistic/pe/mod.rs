@@ -204,8 +204,8 @@ pub(crate) trait Runnable {
     fn count_foreign(&mut self);
     /// How far it has got in virtual time.
     fn progress_time(&self) -> f64;
-    /// An iteration without its batch: takes in messages and its step
-    /// through the GVT round under way; true when the PE is done.
+    /// An iteration without its batch and its drain: its step through the
+    /// GVT round under way; true when the PE is done.
     fn gvt_turn(&mut self) -> Result<bool, Error>;
     /// Its worker asks for the GVT rounds (it runs other PEs too): the PE
     /// asks only when it cannot go on.
@@ -363,7 +363,10 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             self.round.progress.finish();
             return Ok(Iteration::Finished);
         }
-        let received = self.drain()?;
+        // A GVT-only turn takes in nothing: phase B drains in its report,
+        // and the rest waits for the PE's own iteration (on 1 worker × 16
+        // PEs these turns were 42 % of the looks at the 15 incoming rings).
+        let received = if self.gvt_only { 0 } else { self.drain()? };
         if self.gvt_step(t0)? {
             self.stall.end(&mut self.stats);
             return Ok(Iteration::Finished);
