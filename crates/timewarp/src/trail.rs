@@ -105,7 +105,8 @@ impl<T> Trail<T> {
     #[inline]
     pub(crate) fn clear(&mut self) {
         self.peak = self.peak.max(self.items.len());
-        self.start = self.start.wrapping_add(self.len() as u32);
+        // (Saturating: a journal a handler replaced may be shorter than its dropped front.)
+        self.start = self.start.wrapping_add(self.items.len().saturating_sub(self.head) as u32);
         self.items.clear();
         self.head = 0;
     }
