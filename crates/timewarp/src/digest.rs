@@ -55,7 +55,13 @@ pub fn fold(h: u64, x: u64) -> u64 {
 pub(crate) fn fold_event(h: u64, key: &crate::Key) -> u64 {
     // Two mixes, not three: age is folded into the tie-breaker word with an
     // odd multiplier (distinct (tie, age) pairs collide only by 2^-64 chance).
-    fold(fold(h, key.time.to_bits()), key.tie ^ (key.age as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    fold(fold(h, key.time.to_bits()), tie_word(key))
+}
+
+/// What [`fold_event`] folds of a key besides its time.
+#[inline]
+fn tie_word(key: &crate::Key) -> u64 {
+    key.tie ^ (key.age as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// Takes the newest event, `key`, back out of an LP's history hash `h`:
@@ -65,7 +71,7 @@ pub(crate) fn fold_event(h: u64, key: &crate::Key) -> u64 {
 #[inline]
 pub(crate) fn unfold_event(h: u64, key: &crate::Key) -> u64 {
     let unfold = |h: u64, x: u64| (unmix64(h) ^ x.wrapping_add(0x9e37_79b9_7f4a_7c15)).rotate_right(23);
-    unfold(unfold(h, key.tie ^ (key.age as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)), key.time.to_bits())
+    unfold(unfold(h, tie_word(key)), key.time.to_bits())
 }
 
 /// A `std::io::Write` sink that hashes what is written to it.
@@ -138,6 +144,8 @@ pub(crate) fn run_digest<I: IntoIterator<Item = LpDigest>>(lps: I) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn an_event_unfolds_out_of_a_history() {
         // The inverse constants are the multipliers' inverses modulo 2^64.
@@ -149,19 +157,17 @@ mod tests {
             let k =
                 crate::Key { time: i as f64 * 0.37, age: (i % 7) as u32, tie: i.wrapping_mul(0x9e37_79b9_7f4a_7c15) };
             let before = h;
-            h = super::fold_event(h, &k);
-            assert_eq!(super::unmix64(super::mix64(i.wrapping_mul(h))), i.wrapping_mul(h));
-            assert_eq!(super::unfold_event(h, &k), before);
+            h = fold_event(h, &k);
+            assert_eq!(unmix64(mix64(i.wrapping_mul(h))), i.wrapping_mul(h));
+            assert_eq!(unfold_event(h, &k), before);
             keys.push((before, k));
         }
         // Undone newest first, as a rollback does.
         for (before, k) in keys.iter().rev() {
-            h = super::unfold_event(h, k);
+            h = unfold_event(h, k);
             assert_eq!(h, *before);
         }
     }
-
-    use super::*;
 
     #[test]
     fn digest_depends_on_order_history_and_state() {

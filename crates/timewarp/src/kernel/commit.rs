@@ -184,31 +184,21 @@ mod tests {
                         by_one = Some(err.to_string());
                     }
                 }
-                let mut rest = &events[..];
-                while !rest.is_empty() {
-                    let n = 1 + rand(60) as usize;
-                    let (done, more) = rest.split_at(n.min(rest.len()));
+                let mut end = 0;
+                while end < events.len() {
+                    let done = &events[end..(end + 1 + rand(60) as usize).min(events.len())];
+                    end += done.len();
                     if let (Err(err), None) = (slices.commit_processed(&Nil, done, &mut stats), &by_slice) {
                         by_slice = Some(err.to_string());
                     }
-                    assert_eq!((slices.at, slices.run), (one_at(&events, done), run_at(&events, done)));
-                    rest = more;
+                    // The run carried on: the events up to `end` at the last one's time.
+                    let t = events[end - 1].key.time;
+                    let run = events[..end].iter().rev().take_while(|e| e.key.time == t).count() as u64;
+                    assert_eq!((slices.at, slices.run), (t, run));
                 }
                 assert_eq!(by_slice, by_one, "limit {limit}, round {round}");
                 assert_eq!(stats.committed, 400);
             }
         }
-    }
-
-    /// Time of the last event of `done` (a slice of `all`).
-    fn one_at(_: &[Event<(), ()>], done: &[Event<(), ()>]) -> f64 {
-        done[done.len() - 1].key.time
-    }
-
-    /// Events in a row at that time up to the end of `done`, in `all`.
-    fn run_at(all: &[Event<(), ()>], done: &[Event<(), ()>]) -> u64 {
-        let end = (done.as_ptr() as usize - all.as_ptr() as usize) / std::mem::size_of::<Event<(), ()>>() + done.len();
-        let t = all[end - 1].key.time;
-        all[..end].iter().rev().take_while(|e| e.key.time == t).count() as u64
     }
 }
