@@ -99,8 +99,8 @@ impl Committer {
         if let Some(lp) = self.trace_lp {
             self.trace.extend(done.iter().filter(|e| e.dst == lp).map(|e| e.key));
         }
-        stats.committed += done.len() as u64;
         let n = done.len() as u64;
+        stats.committed += n;
         if n >= self.limit {
             // A run inside may reach the limit: count event by event (rare).
             let mut error = Ok(());
