@@ -224,8 +224,10 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>
 ) -> Result<Ran<Pe<'a, M, Q, N, P>>, Error> {
     let pes = layout.pes_per_process();
     let t0 = Instant::now();
+    // Doorbells where a worker runs several PEs (see `transport::ring`).
+    let shared_workers = cfg.threads < pes;
     let links: Vec<Mutex<Option<Links<M::Msg>>>> =
-        Links::<M::Msg>::mesh(&layout, rings).into_iter().map(|l| Mutex::new(Some(l))).collect();
+        Links::<M::Msg>::mesh(&layout, rings, shared_workers).into_iter().map(|l| Mutex::new(Some(l))).collect();
     let pool = Pool::<M, Q, N, P>::new(pes, cfg, shared);
     let inits: Vec<f64> = (0..pes).map(|_| 0.0).collect();
     let inits = Mutex::new(inits);
