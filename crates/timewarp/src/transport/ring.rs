@@ -84,7 +84,7 @@ impl<Msg: Copy> Links<Msg> {
                 let knock = (0..pes)
                     .map(|to| {
                         // `from`'s place among `to`'s incoming rings.
-                        let bit = if from < to { from } else { from.wrapping_sub(1) };
+                        let bit = if from < to { from } else { from - 1 };
                         links[to].bell.clone().filter(|_| to != from).map(|b| (b, 1u64 << bit))
                     })
                     .collect();
@@ -92,15 +92,6 @@ impl<Msg: Copy> Links<Msg> {
             }
         }
         links
-    }
-
-    /// Rings `to`'s doorbell for this PE's ring, after a message went in
-    /// (release: whoever sees the bit sees the message).
-    #[inline(always)]
-    fn ring_bell(&self, to: usize) {
-        if let Some(Some((bell, bit))) = self.knock.get(to) {
-            bell.0.fetch_or(*bit, Ordering::Release);
-        }
     }
 
     /// Sends a new event to local PE `to`; returns its number on that channel,
@@ -125,7 +116,7 @@ impl<Msg: Copy> Links<Msg> {
         // core its header was a cache miss on every send.
         let w = match &mut self.tx[to] {
             Some(p) if self.spilled == 0 || self.spill[to].is_empty() => match p.push(w) {
-                Ok(()) => return self.ring_bell(to),
+                Ok(()) => return ring_bell(&self.knock, to),
                 Err(PushError::Full(w)) => w,
             },
             _ => w,
@@ -150,9 +141,7 @@ impl<Msg: Copy> Links<Msg> {
                     if let Ok(chunk) = p.write_chunk_uninit(n) {
                         chunk.fill_from_iter(q.drain(..n));
                         self.spilled -= n;
-                        if let Some(Some((bell, bit))) = self.knock.get(to) {
-                            bell.0.fetch_or(*bit, Ordering::Release);
-                        }
+                        ring_bell(&self.knock, to);
                     }
                 }
             }
@@ -197,6 +186,15 @@ impl<Msg: Copy> Links<Msg> {
             }
         }
         taken
+    }
+}
+
+/// Rings `to`'s doorbell (from a sender's `knock`) after a message went in
+/// its ring (release: whoever sees the bit sees the message).
+#[inline(always)]
+fn ring_bell(knock: &[Option<(Arc<Bell>, u64)>], to: usize) {
+    if let Some(Some((bell, bit))) = knock.get(to) {
+        bell.0.fetch_or(*bit, Ordering::Release);
     }
 }
 
