@@ -83,9 +83,12 @@ impl<Msg: Copy> Links<Msg> {
             for from in 0..pes {
                 let knock = (0..pes)
                     .map(|to| {
+                        if to == from {
+                            return None;
+                        }
                         // `from`'s place among `to`'s incoming rings.
                         let bit = if from < to { from } else { from - 1 };
-                        links[to].bell.clone().filter(|_| to != from).map(|b| (b, 1u64 << bit))
+                        links[to].bell.clone().map(|b| (b, 1u64 << bit))
                     })
                     .collect();
                 links[from].knock = knock;
