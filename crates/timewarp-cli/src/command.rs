@@ -190,12 +190,13 @@ fn parse(
             return Err(ExitCode::from(2));
         }
     };
-    // `run network --codes-config FILE.conf`: its options go in before the
-    // command line's; a bad file is bad input (exit 1), not a bad command line.
+    // `run network --codes-config FILE.conf` (and `verify`): its options go
+    // in before the command line's; a bad file is bad input (exit 1), not a
+    // bad command line.
     #[cfg(feature = "models")]
     let expanded = {
         let mut expanded = expanded;
-        if expanded.argv.get(1).map(String::as_str) == Some("run") {
+        if config::runs_a_model(&expanded.argv) {
             let tokens = expanded.argv.split_off(2);
             match codes::put_in(models, tokens, &mut expanded.origins) {
                 Ok(t) => expanded.argv.extend(t),

@@ -30,8 +30,10 @@ use crate::args::EngineArgs;
 use crate::registry::Models;
 
 /// Options that name where a run's output goes (or how it is shown), not
-/// what is simulated: a statistics file's `config` leaves them out.
-const OUTPUTS: &[&str] = &[
+/// what is simulated: a statistics file's `config` leaves them out, so that
+/// a replay never overwrites the first run's files (the registry's tests
+/// check that every option naming a file a run writes is here).
+pub(crate) const OUTPUTS: &[&str] = &[
     "stats-json",
     "stats-csv",
     "gvt-csv",
@@ -48,6 +50,7 @@ const OUTPUTS: &[&str] = &[
     "image-at",
     "image-layer",
     "receivers-csv",
+    "samples-csv",
 ];
 
 /// How an option takes its value.
@@ -405,13 +408,25 @@ impl Expanded {
     }
 }
 
+/// The commands that run a model from its options (`run` and `verify`):
+/// each reads run files and CODES configurations the same way, so that
+/// `verify` checks exactly the configuration `run` would run.
+pub(crate) fn runs_a_model(argv: &[String]) -> bool {
+    matches!(argv.get(1).map(String::as_str), Some("run" | "verify"))
+}
+
 /// Takes `--config FILE` and `--print-config` out of `timewarp run ...`
-/// and puts the file's options in. Other commands pass through.
+/// (or `verify ...`) and puts the file's options in. Other commands pass
+/// through.
 pub(crate) fn expand(models: &Models, argv: Vec<String>) -> Result<Expanded, String> {
-    if argv.get(1).map(String::as_str) != Some("run") {
+    if !runs_a_model(&argv) {
         return Ok(Expanded::plain(argv));
     }
     let (file, print, rest) = take_config(&argv[2..])?;
+    if print && argv[1] == "verify" {
+        let p = crate::program();
+        return Err(format!("--print-config prints a run's configuration: use `{p} run ... --print-config`"));
+    }
     let mut x = Expanded { print, ..Expanded::default() };
     let tokens = match file {
         None => rest,
@@ -672,6 +687,33 @@ mod tests {
         assert!(text.contains("hierarchy = [3, 4, 2]"), "{text}");
         let file: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(file["model"]["name"].as_str(), Some("phold"));
+    }
+
+    /// A number a run file or statistics file records reads back with the
+    /// same bits through both forms (a derived latency such as
+    /// 1907.3486328124998 once read back as 1907.3486328125).
+    #[test]
+    fn numbers_written_to_run_files_read_back_exactly() {
+        let back = |f: f64| {
+            let json = serde_json::to_string(&toml_to_json(&Value::Float(f))).unwrap();
+            let from_json = json_to_toml(&serde_json::from_str(&json).unwrap()).unwrap().unwrap();
+            let text = format!("x = {}", Value::Float(f));
+            let from_toml = toml::from_str::<toml::Table>(&text).unwrap()["x"].clone();
+            [from_json, from_toml].map(|v| scalar(&v).unwrap().parse::<f64>().unwrap().to_bits())
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut cases = vec![1907.3486328124998, 0.1, 1.0 / 3.0, 2.0 / 1.0737418240, 5e-324, 1.7976931348623157e308];
+        for _ in 0..20_000 {
+            // splitmix64: bit patterns over every exponent.
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            cases.push(f64::from_bits(z ^ (z >> 31)));
+        }
+        for f in cases.into_iter().filter(|f| f.is_finite()) {
+            assert_eq!(back(f), [f.to_bits(); 2], "{f:?}");
+        }
     }
 
     #[test]

@@ -298,19 +298,9 @@ mod tests {
         "inter-connections",
         "connections-dir",
     ];
-    /// Options whose value names a file or directory a run writes.
-    const OUTPUTS: &[&str] = &[
-        "stats-json",
-        "stats-csv",
-        "gvt-csv",
-        "trace-out",
-        "checkpoint-dir",
-        "profile-out",
-        "link-stats",
-        "image",
-        "receivers-csv",
-        "samples-csv",
-    ];
+    // Options whose value names a file or directory a run writes: the run
+    // file's list, which a replay leaves out.
+    use crate::config::OUTPUTS;
 
     /// The options `A`'s inputs name, given `args` after the model's name.
     fn named<A: ModelCli>(args: &[&str]) -> Vec<String> {

@@ -637,6 +637,16 @@ impl ModelCli for NetworkArgs {
     const END: &'static str = "20000";
     const END_HELP: &'static str = "Virtual end time in ns; events at or after it are not processed";
     fn build(&self, run: &RunInfo) -> Result<Network, String> {
+        // The file is read into options before parsing (`run` and `verify`):
+        // a path still here was never read, and a run without it would be
+        // another network than the one asked for.
+        if let Some(file) = &self.codes_config {
+            return Err(format!(
+                "--codes-config {}: this command does not read CODES configurations; use `{} run` or `verify`",
+                file.display(),
+                crate::program()
+            ));
+        }
         let mut m = self.model()?;
         if !self.workload.jobs.is_empty() {
             self.jobs(&mut m, run)?;
