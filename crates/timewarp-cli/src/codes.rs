@@ -250,7 +250,24 @@ pub(crate) fn import(path: &Path) -> Result<Import, String> {
             .find(|l| !l.is_empty() && !l.starts_with('#'))
             .is_some_and(|l| l.starts_with("schema_version"));
     let conf = if yaml { yaml::parse(&file, &text)? } else { conf::parse(&file, &text)? };
+    filled(&conf)?;
     map(&conf, path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Refuses an entry without a value, or with an empty one (`key: []`,
+/// `key: [[]]`, `key: ""`, `key = "";`): every reader of an entry may then
+/// take its first value as there.
+fn filled(conf: &Conf) -> Result<(), String> {
+    let entries = conf.groups.iter().flat_map(|g| &g.2).chain(&conf.params);
+    match entries.into_iter().find(|e| e.values.is_empty() || e.values.iter().any(|v| v.trim().is_empty())) {
+        Some(e) => Err(format!(
+            "{}:{}: {} has an empty value: give it a value (or remove the line for its default)",
+            conf.file,
+            e.line,
+            printable(&e.key)
+        )),
+        None => Ok(()),
+    }
 }
 
 fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
@@ -569,10 +586,27 @@ pub(crate) fn put_in(
             ));
         }
     }
+    // The file's adaptive threshold goes with an adaptive routing: another
+    // routing on the command line drops it (it would be refused).
+    let routing = named.iter().find(|(n, _)| n.as_deref() == Some("routing")).and_then(|(_, t)| t.last());
+    let routing = routing.map(|t| t.strip_prefix("--routing=").unwrap_or(t));
+    let adaptive = |r: &str| matches!(r, "ugal" | "ugal-l" | "par" | "progressive-adaptive" | "prog-adaptive");
+    // So does the file's rail selection limit with adaptive rail selection.
+    let rails = named.iter().find(|(n, _)| n.as_deref() == Some("rail-select")).and_then(|(_, t)| t.last());
+    let rails = rails.map(|t| t.strip_prefix("--rail-select=").unwrap_or(t));
+    let kept = |long: &str| match long {
+        "ugal-threshold" => routing.map_or(true, adaptive),
+        "rail-select-limit" => rails.map_or(true, |r| r == "adaptive"),
+        _ => true,
+    };
     let mut import = import;
     for r in import.rows.iter_mut().filter(|r| r.option.as_ref().is_some_and(|o| given.contains(o))) {
         r.from = "command line";
         r.note = format!("{} (replaced by the command line's --{})", r.note, r.option.as_deref().unwrap_or(""));
+    }
+    for r in import.rows.iter_mut().filter(|r| r.option.as_deref().is_some_and(|o| !kept(o))) {
+        r.status = "ignored";
+        r.note = format!("{} (dropped: the command line's choice does not use it)", r.note);
     }
     if !rest.iter().any(|t| t == "--quiet" || t == "-q") {
         eprint!("{}", import.table(&file));
@@ -582,14 +616,8 @@ pub(crate) fn put_in(
             eprintln!("  the command line's {} replace(s) the file's", names.join(", "));
         }
     }
-    // The file's adaptive threshold goes with an adaptive routing: another
-    // routing on the command line drops it (it would be refused).
-    let routing = named.iter().find(|(n, _)| n.as_deref() == Some("routing")).and_then(|(_, t)| t.last());
-    let routing = routing.map(|t| t.strip_prefix("--routing=").unwrap_or(t));
-    let adaptive = |r: &str| matches!(r, "ugal" | "ugal-l" | "par" | "progressive-adaptive" | "prog-adaptive");
-    let kept = |o: &(String, String, String)| o.0 != "ugal-threshold" || routing.map_or(true, adaptive);
     let mut out = vec![rest[0].clone()];
-    for (long, value, place) in import.options.into_iter().filter(|o| !given.contains(&o.0) && kept(o)) {
+    for (long, value, place) in import.options.into_iter().filter(|o| !given.contains(&o.0) && kept(&o.0)) {
         out.push(format!("--{long}={value}"));
         origins.push((long, place));
     }
@@ -600,6 +628,70 @@ pub(crate) fn put_in(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every key line of every shipped YAML twin with its value replaced by
+    /// an empty one (`[]`, `[[]]`, `{}`, `""`): the import refuses it with
+    /// a message naming the file, or reads it (a block left empty), and
+    /// never panics; a key that had a value of its own is always refused.
+    #[test]
+    fn empty_yaml_values_are_refused_not_panicked_on() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes");
+        let mut twins = Vec::new();
+        let mut dirs = vec![data];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "yaml") {
+                    twins.push(p);
+                }
+            }
+        }
+        assert!(twins.len() >= 10, "{twins:?}");
+        let tmp = std::env::temp_dir().join(format!("timewarp-yaml-empty-{}", std::process::id()));
+        let (mut lines, mut refused) = (0, 0);
+        for twin in &twins {
+            // A copy beside copies of its connection files.
+            let _ = std::fs::remove_dir_all(&tmp);
+            std::fs::create_dir_all(&tmp).unwrap();
+            for e in std::fs::read_dir(twin.parent().unwrap()).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_file() {
+                    std::fs::copy(&p, tmp.join(p.file_name().unwrap())).unwrap();
+                }
+            }
+            let text = std::fs::read_to_string(twin).unwrap();
+            let all: Vec<&str> = text.lines().collect();
+            for (i, line) in all.iter().enumerate() {
+                let code = line.split('#').next().unwrap_or("");
+                let Some((key, value)) = code.split_once(':') else { continue };
+                if key.trim().is_empty() || key.trim().starts_with('-') {
+                    continue;
+                }
+                lines += 1;
+                let leaf = !value.trim().is_empty() && !value.trim().starts_with('{');
+                for empty in ["[]", "[[]]", "{}", "\"\""] {
+                    let mut changed = all.clone();
+                    let new = format!("{key}: {empty}");
+                    changed[i] = &new;
+                    let file = tmp.join("changed.yaml");
+                    std::fs::write(&file, changed.join("\n")).unwrap();
+                    let what = format!("{}:{} set to {empty}", twin.display(), i + 1);
+                    match std::panic::catch_unwind(|| import(&file)) {
+                        Err(_) => panic!("{what}: panicked"),
+                        Ok(Err(e)) => {
+                            refused += 1;
+                            assert!(e.contains("changed.yaml") && !e.contains('\n'), "{what}: {e}");
+                        }
+                        Ok(Ok(_)) => assert!(!leaf, "{what}: an empty value was taken"),
+                    }
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+        assert!(lines >= 150 && refused >= 4 * lines / 2, "{lines} lines, {refused} refused");
+    }
 
     #[test]
     fn gib_per_s_is_two_to_the_thirty_bytes_per_second() {

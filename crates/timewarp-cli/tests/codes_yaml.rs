@@ -145,3 +145,16 @@ fn mistakes_of_the_yaml_form_are_refused_in_one_line() {
         &format!("line.yaml:{line}:"),
     );
 }
+
+#[test]
+fn an_empty_value_is_one_line_naming_its_key_and_line() {
+    // (codes.rs's unit test sets every key of every twin to [], [[]], {} and "".)
+    let text = std::fs::read_to_string(data().join("modelnet-mpi-test-torus.yaml")).unwrap();
+    for empty in ["[]", "[[]]", "\"\""] {
+        let f = tmp(&format!("empty-{}.yaml", empty.len()));
+        std::fs::write(&f, text.replace("packet_size: 512", &format!("packet_size: {empty}"))).unwrap();
+        let f = f.to_str().unwrap();
+        assert_clear_error(&["run", "network", "--codes-config", f, "--end", "10"], "packet_size");
+        assert_clear_error(&["verify", "network", "--codes-config", f, "--end", "10"], "packet_size");
+    }
+}

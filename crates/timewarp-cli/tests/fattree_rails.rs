@@ -122,3 +122,21 @@ fn rail_mistakes_and_tapering_are_refused_in_one_line() {
         "num_injection_queues=\"1\" but num_rails is 2",
     );
 }
+
+#[test]
+fn a_command_line_rail_selection_drops_the_file_s_adaptive_limit() {
+    // The file selects adaptively with rail_select_limit 8192; the limit
+    // only weighs adaptive selections, so --rail-select dedicated drops it.
+    let f = data("dual-plane-fattree.conf");
+    let f = f.to_str().unwrap();
+    let base = ["run", "network", "--codes-config", f, "--end", "2000", "--load", "0.3"];
+    let s = json(&[&base[..], &["--rail-select", "dedicated"]].concat());
+    let m = &s["config"]["model"];
+    assert_eq!((m["rail-select"].as_str(), &m["rail-select-limit"]), (Some("dedicated"), &Value::Null), "{m}");
+    let o = timewarp(&[&base[..], &["--rail-select", "dedicated"]].concat());
+    let table = stderr(&o);
+    assert!(o.status.success() && table.contains("dropped"), "{table}");
+    // Adaptive from the command line keeps it.
+    let s = json(&[&base[..], &["--rail-select", "adaptive"]].concat());
+    assert_eq!(s["config"]["model"]["rail-select-limit"].as_u64(), Some(8192));
+}

@@ -189,3 +189,21 @@ fn a_dumpi_job_alone_is_its_dumpi_run_and_slows_down_beside_traffic() {
     assert_eq!(j["alone"]["finish_ns"], mapped["model_results"]["app_time_ns"]);
     assert!(j["slowdown"].as_f64().unwrap() > 1.0, "{j}");
 }
+
+#[test]
+fn a_node_list_file_takes_several_numbers_on_a_line() {
+    // `file:PATH`: numbers separated by white space or lines, `#` comments.
+    let list = tmp("several-a-line.txt");
+    std::fs::write(&list, "# job 0\n15 14\t13\n12 # last\n").unwrap();
+    let r = stats(&[
+        "run",
+        "network",
+        "--dims",
+        "4,4",
+        "--end",
+        "1e9",
+        "--job",
+        &format!("allreduce:ranks=4@file:{}", list.to_str().unwrap()),
+    ]);
+    assert_eq!(nodes_of(&r["model_results"], 0, 4), vec![15, 14, 13, 12]);
+}

@@ -61,6 +61,17 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
+/// A key's values: a scalar, or a list of scalars (`None` for anything
+/// else: a mapping, or a list holding a list or a mapping, which CODES's
+/// compiler has no `.conf` form for). Empty ones are refused by the caller
+/// of every reader ([`super::import`]).
+fn values(v: &Value) -> Option<Vec<String>> {
+    match v {
+        Value::Sequence(s) => s.iter().map(scalar).collect(),
+        v => scalar(v).map(|x| vec![x]),
+    }
+}
+
 /// What a key's value measures, for its units (CODES's per-model tables).
 #[derive(Clone, Copy, PartialEq)]
 enum Quantity {
@@ -225,10 +236,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Conf, String> {
             for (k, v) in topo.get("params").and_then(Value::as_mapping).into_iter().flatten() {
                 let k = scalar(k).unwrap_or_default();
                 let l = line_of(text, &["topology", "params", &k]);
-                let values = match v {
-                    Value::Sequence(s) => s.iter().filter_map(scalar).collect(),
-                    v => vec![scalar(v).ok_or_else(|| format!("{file}:{l}: {} must be a value", printable(&k)))?],
-                };
+                let values = values(v)
+                    .ok_or_else(|| format!("{file}:{l}: {} must be a value or a list of values", printable(&k)))?;
                 conf.params.push(entry(&k, values, l));
             }
         }
@@ -353,7 +362,16 @@ fn parametric(
                 printable(&host)
             )
         })?;
-    let workload = comp.get("model").and_then(scalar).unwrap_or_else(|| "nw-lp".into());
+    let workload = match comp.get("model") {
+        None => "nw-lp".to_string(),
+        Some(v) => scalar(v).filter(|m| !m.trim().is_empty()).ok_or_else(|| {
+            format!(
+                "{file}:{}: the model of component {} must be a name",
+                at(&["components", &host, "model"]),
+                printable(&host)
+            )
+        })?,
+    };
     let count = |n: i64| vec![n.to_string()];
     let mut lps = vec![
         Entry { key: "repetitions".into(), values: count(reps), line: fl },
@@ -373,10 +391,8 @@ fn parametric(
     conf.params.push(Entry { key: "modelnet_order".into(), values: order, line: fl });
     let mut push = |key: String, v: &Value, path: &[&str]| -> Result<(), String> {
         let l = at(path);
-        let raw: Vec<String> = match v {
-            Value::Sequence(s) => s.iter().filter_map(scalar).collect(),
-            v => vec![scalar(v).ok_or_else(|| format!("{file}:{l}: {} must be a value or a list", printable(&key)))?],
-        };
+        let raw =
+            values(v).ok_or_else(|| format!("{file}:{l}: {} must be a value or a list of values", printable(&key)))?;
         if key == "modelnet_order" {
             return Err(format!("{file}:{l}: modelnet_order is derived from the fabric model: remove it"));
         }

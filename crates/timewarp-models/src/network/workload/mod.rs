@@ -615,19 +615,17 @@ pub fn grid3(p: u32) -> [u32; 3] {
     best
 }
 
-/// A `--rank-mapping` file: one node per line (`#` comments).
+/// A `--rank-mapping` file: node numbers in rank order, separated by white
+/// space or lines (`#` comments).
 pub fn read_mapping(path: &Path) -> Result<Vec<u32>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("--rank-mapping {}: {e}", path.display()))?;
     let mut out = vec![];
     for (i, raw) in text.lines().enumerate() {
-        let w = raw.split('#').next().unwrap_or("").trim();
-        if w.is_empty() {
-            continue;
+        for w in raw.split('#').next().unwrap_or("").split_whitespace() {
+            out.push(w.parse().map_err(|_| {
+                format!("{}:{}: expected a node number, got '{}'", path.display(), i + 1, printable(w))
+            })?);
         }
-        out.push(
-            w.parse()
-                .map_err(|_| format!("{}:{}: expected a node number, got '{}'", path.display(), i + 1, printable(w)))?,
-        );
     }
     Ok(out)
 }
