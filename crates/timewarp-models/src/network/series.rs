@@ -69,6 +69,13 @@ impl Network {
         }
         // The open row, and every interval after it, ends in the final state.
         let last = self.occupancies(n, lp);
+        // The open row holds the whole of a packet still on its link at the
+        // end (rows move the part past their end on only when the next row
+        // opens): that part goes to the intervals it falls in, so no
+        // interval counts more busy time than its length.
+        let t = self.sample_every.expect("a sampling run");
+        let open_end = rows.len() as f64 * t;
+        let spill: Vec<f64> = n.links[..self.ports()].iter().map(|l| (l.free.min(end) - open_end).max(0.0)).collect();
         for (k, row) in rows.iter().enumerate() {
             let g = &mut r.series[k];
             g.add(row);
@@ -76,7 +83,22 @@ impl Network {
                 let Some(to) = self.topology.neighbour(lp, o) else { continue };
                 let occupancy = row.occ.get(o).map_or(fin, |&q| q as u32);
                 let link = SampleLink { node: lp, port: o as u32, neighbour: to, utilisation: 0.0, occupancy };
-                g.link(row.busy[o], link);
+                let busy = if k + 1 == rows.len() { row.busy[o] - spill[o] } else { row.busy[o] };
+                g.link(busy, link);
+            }
+        }
+        for (o, &fin) in last.iter().enumerate() {
+            let Some(to) = self.topology.neighbour(lp, o) else { continue };
+            let mut k = rows.len();
+            while (k as f64) * t < open_end + spill[o] {
+                let busy = ((k + 1) as f64 * t).min(open_end + spill[o]) - k as f64 * t;
+                if r.series.len() <= k {
+                    r.series.resize(k + 1, Gathered::default());
+                    r.series_tail.resize(k + 1, 0);
+                }
+                let link = SampleLink { node: lp, port: o as u32, neighbour: to, utilisation: 0.0, occupancy: fin };
+                r.series[k].link(busy, link);
+                k += 1;
             }
         }
         let tail = &mut r.series_tail[rows.len() - 1];
