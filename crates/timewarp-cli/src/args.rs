@@ -100,7 +100,8 @@ pub(crate) struct EngineArgs {
     #[arg(long, value_name = "block|random|FILE", default_value = "block")]
     pub mapping: String,
     /// How far beyond GVT a PE may speculate: auto (adaptive window),
-    /// unbounded, or a fixed window T in virtual time.
+    /// unbounded, or a fixed window T in virtual time (widened to 4 of the
+    /// PE's events' virtual time where narrower).
     #[arg(long, value_name = "auto|unbounded|T", default_value = "auto", value_parser = optimism, allow_negative_numbers = true)]
     pub optimism: timewarp::Optimism,
     /// Keep every event speculative: do not commit at once the events no

@@ -139,7 +139,10 @@ pub enum Optimism {
     Auto,
     /// No window: a PE processes any pending event (memory still bounded).
     Unbounded,
-    /// A fixed window: only events at most this far beyond GVT are processed.
+    /// A fixed window: only events at most this far beyond GVT are
+    /// processed; a PE widens it to the virtual time of a few of its
+    /// events where it is narrower (a window of less than an event's time
+    /// would cost a GVT round per event).
     Window(f64),
 }
 

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::event::Inline;
+use crate::key::Key;
 use crate::layout::{Layout, PeId};
 use crate::lp::Lp;
 use crate::mapping::{with_place, Place};
@@ -191,6 +192,9 @@ pub(crate) struct Pe<'a, M: Model, Q, W, P> {
     windows: u64,
     /// The event being processed (LP, time), for the error if a handler panics.
     at: (u32, f64),
+    /// The key of the event whose handler failed: PEs that fail in the same
+    /// window report the earliest, as sequential does, whichever is first.
+    failed_at: Option<Key>,
     /// Most events queued at once.
     peak: usize,
     pub(crate) commits: Committer,
@@ -384,7 +388,8 @@ impl<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, P: Place> Pe<'_, M
             self.at = (dst, key.time);
             let lp = &mut self.lps[self.env.map.local_of(dst, self.env.first_lp)];
             let mut undo = M::Undo::default();
-            let dropped = forward(self.env.model, self.env.s, lp, dst, &key, &msg, &mut undo, &mut self.out, None)?;
+            let dropped = forward(self.env.model, self.env.s, lp, dst, &key, &msg, &mut undo, &mut self.out, None)
+                .inspect_err(|_| self.failed_at = Some(key))?;
             self.commits.commit(self.env.model, lp, dst, &key, &msg, &undo, dropped, &mut self.stats)?;
             for o in &self.out {
                 let pe = self.env.map.pe_of(o.dst);
@@ -556,6 +561,7 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
             stats: PeStats::default(),
             windows: 0,
             at: (0, 0.0),
+            failed_at: None,
             commits: Committer::new(cfg),
             paused: false,
             timeline: Recorder::new(cfg, s.started, layout.pes(), layout.rank(), id),
@@ -567,6 +573,15 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
         let clocks = Clocks::start();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pe.run(&sh, seg, &mut progress)))
             .unwrap_or_else(|p| Err(handler_panic(pe.at.0, pe.at.1, p.as_ref())));
+        // Every PE finishes the window it is in before it sees the failure,
+        // so the earliest event's error of the window is among those recorded.
+        let r = match (r, pe.failed_at) {
+            (Err(e), Some(key)) => {
+                sh.failure.fail_at(key, e);
+                Ok(())
+            }
+            (r, _) => r,
+        };
         clocks.finish(&mut pe.worker);
         pe.worker.iterations = pe.windows;
         progress.finish();

@@ -134,7 +134,12 @@ impl Window {
         if self.squeezed {
             // Keep the squeezed width for one more round.
         } else if !self.adaptive {
-            self.width = self.configured;
+            // A fixed window narrower than a few of the PE's events would
+            // make every GVT round, not every event, the cost of the run
+            // (a 2.04 ns window on a dragonfly whose PE commits an event
+            // every 33 ns: a round per 1.3 events, 12× the run's time,
+            // 10,000× under mpirun): it is widened to auto's floor.
+            self.width = self.configured.max(MIN_EVENTS * self.per_event);
         } else {
             let tolerated = self.spare && 4 * undone <= processed;
             if self.rollbacks > 0 && !tolerated {
@@ -212,6 +217,11 @@ mod tests {
         w.rolled_back(50.0);
         w.new_gvt(5.0, 0, 0, 0);
         assert_eq!(w.horizon(), 7.0);
+        // ... but a fixed window is never narrower than a few events' time.
+        w.new_gvt(105.0, 10, 0, 0); // 10.5 time units per committed event since 0
+        assert_eq!(w.horizon(), 105.0 + MIN_EVENTS * 10.5);
+        w.new_gvt(106.0, 100, 0, 0); // per event 0.875 · 10.5 + 0.125 · 0.01
+        assert_eq!(w.horizon(), 106.0 + MIN_EVENTS * (0.875 * 10.5 + 0.125 * 0.01));
         let mut u = Window::new(Optimism::Unbounded, false);
         u.rolled_back(1.0);
         u.new_gvt(5.0, 0, 0, 0);

@@ -140,7 +140,14 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
     fn batch_loop<const SAFE: bool>(&mut self, mut n: usize) -> Result<(usize, bool), Error> {
         let safe = self.round.safe.time_bits();
         let full = !SAFE && self.pressure();
-        let horizon = self.throttle.window.horizon();
+        let mut horizon = self.throttle.window.horizon();
+        if !SAFE && !self.errors.is_empty() {
+            // An event this PE processed failed: what lies beyond it is lost
+            // if the error holds, so the PE waits for GVT to reach it (and
+            // the run ends as soon as sequential would end it) instead of
+            // speculating on.
+            horizon = horizon.min(self.earliest_error_time());
+        }
         while n < self.batch.size {
             let Some(e) = self.ev.q.pop() else { break };
             // The kernel is memory-bound: start loading the LP of an event a

@@ -52,6 +52,13 @@ impl<M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'_, M, 
         }
     }
 
+    /// The time of the earliest processed event that raised an error
+    /// (infinite if none did).
+    #[cold]
+    pub(super) fn earliest_error_time(&self) -> f64 {
+        self.errors.values().map(|(k, _)| k.time).fold(f64::INFINITY, f64::min)
+    }
+
     /// Ends the run with the error of the earliest processed event below
     /// `bound` that raised one, if any; true if there was one.
     fn fail_below(&mut self, bound: Key) -> bool {
