@@ -250,16 +250,7 @@ fn a_tapered_tree_matches_sequential_across_processes() {
     ];
     let run = |np: usize, extra: &[&str]| {
         let path = tmp(&format!("mpi-taper-{np}.json"));
-        let mut c = if np == 0 {
-            Command::new(env!("CARGO_BIN_EXE_timewarp"))
-        } else {
-            let mut c = Command::new("mpirun");
-            c.args(["-n", &np.to_string(), "--oversubscribe", env!("CARGO_BIN_EXE_timewarp")])
-                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-                .env("OMPI_MCA_btl", "self,vader");
-            c
-        };
+        let mut c = if np == 0 { Command::new(env!("CARGO_BIN_EXE_timewarp")) } else { common::mpi::mpirun(np) };
         c.arg("run").args(model).args(extra).args(["--quiet", "--stats-json", path.to_str().unwrap()]);
         let o = c.stdout(Stdio::piped()).stderr(Stdio::piped()).output().expect("mpirun starts");
         assert!(o.status.success(), "-n {np}: {}", String::from_utf8_lossy(&o.stderr));

@@ -217,22 +217,15 @@ fn a_custom_dragonflys_minimal_bias_is_refused() {
 #[cfg(feature = "mpi")]
 #[test]
 fn every_routing_matches_sequential_across_processes() {
-    use std::process::{Command, Stdio};
     let conf = data("dfp-test.conf");
     for routing in ["minimal", "non-minimal-leaf", "prog-adaptive"] {
         let model = ["run", "network", "--codes-config", &conf, "--routing", routing, "--load", "0.4", "--end", "3000"];
         let seq = stats(&[&model[..], &["--sync", "sequential"]].concat());
-        for (np, sync, threads) in [("2", "optimistic", "2"), ("3", "conservative", "1")] {
+        for (np, sync, threads) in [(2, "optimistic", "2"), (3, "conservative", "1")] {
             let path = tmp(&format!("mpi-{routing}-{np}.json"));
-            let o = Command::new("mpirun")
-                .args(["-n", np, "--oversubscribe", env!("CARGO_BIN_EXE_timewarp")])
-                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-                .env("OMPI_MCA_btl", "self,vader")
+            let o = common::mpi::mpirun(np)
                 .args(model)
                 .args(["--quiet", "--sync", sync, "--threads", threads, "--stats-json", path.to_str().unwrap()])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
                 .output()
                 .expect("runs (is OpenMPI installed? see README)");
             assert!(o.status.success(), "{routing} -n {np}: {}", stderr(&o));

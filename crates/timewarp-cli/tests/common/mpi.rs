@@ -18,13 +18,25 @@ pub fn bin() -> &'static str {
 }
 
 /// `mpirun -n np timewarp`, its output piped; the caller adds the arguments.
+/// Each `mpirun` gets a temporary folder of its own (`TMPDIR`), where
+/// OpenMPI makes its session directory: `mpirun`s started at once by
+/// parallel tests once raced to create a shared one ("mkdir
+/// .../ompi.vm.0: File exists" in orte_init).
 pub fn mpirun(np: usize) -> Command {
+    static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+    let session = std::env::temp_dir().join(format!(
+        "timewarp-mpirun-{}-{}",
+        std::process::id(),
+        SESSIONS.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&session).expect("a session folder");
     let mut c = Command::new("mpirun");
     c.args(["-n", &np.to_string(), "--oversubscribe", bin()])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         // Shared-memory transport only: no network interfaces needed.
         .env("OMPI_MCA_btl", "self,vader")
+        .env("TMPDIR", &session)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     c
