@@ -64,6 +64,18 @@ const SUMMARY: [&str; 15] = [
     "digest",
 ];
 
+/// The MPI figures of a run across processes, above its per-rank table.
+const MPI: [&str; 8] = [
+    "remote_process_fraction",
+    "mpi_messages",
+    "mpi_events_per_message",
+    "mpi_bytes",
+    "mpi_flushes",
+    "polls",
+    "successful_polls",
+    "mpi_seconds",
+];
+
 /// `timewarp report`.
 pub(crate) fn run(a: &ReportArgs) -> Result<(), String> {
     let output = a.output.clone().unwrap_or_else(|| a.input.with_extension("html"));
@@ -110,6 +122,19 @@ fn show(key: &str, v: &Value) -> String {
                 group(f)
             } else {
                 format!("{}", (f * 1e6).round() / 1e6)
+            }
+        }
+        // A set of counts (why MPI messages left): the ones that occurred.
+        Value::Object(m) if m.values().all(Value::is_u64) => {
+            let seen: Vec<String> = m
+                .iter()
+                .filter(|(_, n)| n.as_u64() != Some(0))
+                .map(|(k, n)| format!("{} {}", name(k), group(n.as_u64().unwrap_or_default() as f64)))
+                .collect();
+            if seen.is_empty() {
+                "–".into()
+            } else {
+                seen.join(", ")
             }
         }
         other => other.to_string(),
@@ -374,7 +399,9 @@ fn page(run: &Run) -> Result<String, String> {
             "<p class=\"note\" id=\"ranks-table\">One process: no per-rank figures (those come from MPI runs).</p>\n",
         );
     } else {
-        rows(&mut out, "ranks-table", "#", ranks, &[]);
+        pairs(&mut out, "mpi-table", map, &MPI);
+        let sent_for = |r: &Value| show("mpi_flushes", r.get("mpi_flushes").unwrap_or(&Value::Null));
+        rows(&mut out, "ranks-table", "#", ranks, &[("messages sent for", &sent_for)]);
     }
     out.push_str("</div>\n");
 
@@ -455,6 +482,21 @@ mod tests {
         let table = &p[p.find("id=\"workers-table\"").unwrap()..];
         let table = &table[..table.find("</table>").unwrap()];
         assert!(table.contains("<td>0.125 s</td>") && table.contains("<td>–</td>"), "{table}");
+    }
+
+    #[test]
+    fn an_mpi_run_says_why_its_messages_left() {
+        let flushes = json!({"size": 4, "age": 1200, "idle": 30, "window": 0});
+        let p = page_of(
+            Path::new("m.json"),
+            json!({"model": "phold", "sync": "optimistic", "committed_events": 5, "processed_events": 5,
+                   "pes": [], "gvt_series": [], "mpi_messages": 1234, "mpi_flushes": flushes,
+                   "rank_stats": [{"rank": 0, "mpi_messages": 1234, "mpi_flushes": flushes}]}),
+        );
+        let table = &p[p.find("id=\"mpi-table\"").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        assert!(table.contains("<td>age 1,200, idle 30, size 4</td>"), "{table}");
+        assert!(p[p.find("id=\"ranks-table\"").unwrap()..].contains("age 1,200, idle 30, size 4"));
     }
 
     #[test]

@@ -55,3 +55,26 @@ fn the_traffic_between_processes_is_counted_in_bytes() {
         }
     }
 }
+
+/// Each MPI message is counted under the one reason it left for (size,
+/// time, age, idle; a conservative window), per process and in all.
+#[test]
+fn the_reasons_messages_left_for_add_up_to_the_messages() {
+    let total = |f: &serde_json::Value| {
+        ["size", "time", "age", "idle", "window"].iter().map(|k| f[k].as_u64().unwrap()).sum::<u64>()
+    };
+    for np in [2, 3] {
+        for (sync, pes) in [("optimistic", "2"), ("optimistic", "5"), ("conservative", "2")] {
+            let m = ["phold", "--lps", "2048", "--end", "10", "--remote", "0.5", "--sync", sync, "--threads", "2"];
+            let pes = if sync == "optimistic" { vec!["--pes", pes] } else { vec![] };
+            let s = stats(np, &[&m[..], &pes].concat());
+            let what = format!("-n {np} {sync} {pes:?}");
+            assert_eq!(total(&s["mpi_flushes"]), s["mpi_messages"].as_u64().unwrap(), "{what}: {s}");
+            for r in s["rank_stats"].as_array().unwrap() {
+                assert_eq!(total(&r["mpi_flushes"]), r["mpi_messages"].as_u64().unwrap(), "{what}: rank {r}");
+            }
+            let windows = s["mpi_flushes"]["window"].as_u64().unwrap();
+            assert_eq!(windows == s["mpi_messages"].as_u64().unwrap(), sync == "conservative", "{what}: {s}");
+        }
+    }
+}

@@ -60,7 +60,7 @@ pub use model::{Ctx, Lent, Model, Rollback, MAX_STREAMS};
 pub use queue::QueueKind;
 pub use report::Report;
 pub use rng::{Random, ReversibleRng, Stream};
-pub use stats::{GvtPoint, PeStats, RankStats, Stats, WorkerStats};
+pub use stats::{Flushes, GvtPoint, PeStats, RankStats, Stats, WorkerStats};
 
 use event::Inline;
 use queue::{heap::QuadHeap, ladder::LadderQueue};

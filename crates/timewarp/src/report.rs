@@ -152,6 +152,7 @@ pub(crate) fn merge_processes<M: Model>(model: &M, cfg: &Config, all: &[(&Stats,
     for (_, r) in all {
         t.mpi_messages += r.mpi_messages;
         t.mpi_bytes += r.mpi_bytes;
+        t.mpi_flushes.add(&r.mpi_flushes);
         t.polls += r.polls;
         t.successful_polls += r.successful_polls;
         t.mpi_seconds += r.mpi_seconds;
@@ -185,6 +186,7 @@ impl Stats {
         self.gvt_rounds += earlier.gvt_rounds;
         self.mpi_messages += earlier.mpi_messages;
         self.mpi_bytes += earlier.mpi_bytes;
+        self.mpi_flushes.add(&earlier.mpi_flushes);
         self.polls += earlier.polls;
         self.successful_polls += earlier.successful_polls;
         self.mpi_seconds += earlier.mpi_seconds;

@@ -117,6 +117,9 @@ pub struct Stats {
     /// Bytes of those messages (all ranks; section headers and records).
     #[serde(default)]
     pub mpi_bytes: u64,
+    /// Why those messages left, each counted once (all ranks).
+    #[serde(default)]
+    pub mpi_flushes: Flushes,
     /// Times a courier looked for incoming MPI messages (all ranks).
     pub polls: u64,
     /// Polls that found at least one message.
@@ -202,10 +205,11 @@ impl Stats {
             rows.push((
                 "MPI messages",
                 format!(
-                    "{} ({:.1} events, {} bytes each)",
+                    "{} ({:.1} events, {} bytes each; sent for {})",
                     group(self.mpi_messages),
                     self.mpi_events_per_message,
-                    group(self.mpi_bytes / self.mpi_messages.max(1))
+                    group(self.mpi_bytes / self.mpi_messages.max(1)),
+                    self.mpi_flushes.describe()
                 ),
             ));
             rows.push(("polls", format!("{} ({} successful)", group(self.polls), group(self.successful_polls))));
@@ -362,6 +366,53 @@ pub struct WorkerStats {
     pub descheduled_seconds: Option<f64>,
 }
 
+/// Why a process' MPI messages left (the courier's flush rules): each
+/// message counts under one reason, so they add up to the messages sent.
+///
+/// ```
+/// let mut f = timewarp::Flushes { size: 1, age: 2, ..Default::default() };
+/// f.add(&timewarp::Flushes { idle: 3, ..Default::default() });
+/// assert_eq!((f.total(), f.describe()), (6, "size 1, age 2, idle 3".to_string()));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flushes {
+    /// The destination's message reached its size limit.
+    pub size: u64,
+    /// It held a record no later than the time this process' PEs had got
+    /// to: its receivers are likely there too, and would roll back on it.
+    pub time: u64,
+    /// Its oldest record had waited the flush age.
+    pub age: u64,
+    /// The PE at the courier could go no further (nothing to process, or
+    /// held back): it would wait on the others, and they on what it holds.
+    pub idle: u64,
+    /// A conservative window ended: one message per other process.
+    pub window: u64,
+}
+
+impl Flushes {
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &Flushes) {
+        self.size += other.size;
+        self.time += other.time;
+        self.age += other.age;
+        self.idle += other.idle;
+        self.window += other.window;
+    }
+
+    /// Messages counted.
+    pub fn total(&self) -> u64 {
+        self.size + self.time + self.age + self.idle + self.window
+    }
+
+    /// `size 3, age 10, ...` with the reasons that occurred.
+    pub fn describe(&self) -> String {
+        let all =
+            [("size", self.size), ("time", self.time), ("age", self.age), ("idle", self.idle), ("window", self.window)];
+        all.iter().filter(|(_, n)| *n > 0).map(|(w, n)| format!("{w} {n}")).collect::<Vec<_>>().join(", ")
+    }
+}
+
 /// One process of an MPI run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RankStats {
@@ -382,6 +433,9 @@ pub struct RankStats {
     /// Bytes of those messages.
     #[serde(default)]
     pub mpi_bytes: u64,
+    /// Why those messages left.
+    #[serde(default)]
+    pub mpi_flushes: Flushes,
     /// Polls for incoming messages, and those that found some.
     pub polls: u64,
     /// Polls that found at least one message.

@@ -238,6 +238,7 @@ impl RankPart {
             mpi_messages: fig.messages,
             mpi_events: fig.events,
             mpi_bytes: fig.bytes,
+            mpi_flushes: fig.flushes,
             polls: fig.polls,
             successful_polls: fig.successful_polls,
             mpi_seconds: fig.mpi_seconds,

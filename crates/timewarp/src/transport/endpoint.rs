@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::gvt::Gvt;
 use crate::key::{Key, LpId};
 
-use super::network::Network;
+use super::network::{Network, Visit};
 use super::port::Port;
 use super::ring::Links;
 use super::wire::Wire;
@@ -76,12 +76,13 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
     }
 
     /// Once per batch: moves messages that wait for room into their rings,
-    /// and hands what waits for other processes to the courier (if it is free).
+    /// and hands what waits for other processes to the courier (if it is
+    /// free), saying how the batch went (`visit`).
     #[inline]
-    pub(crate) fn flush(&mut self, gvt: &Gvt) -> Result<(), Error> {
+    pub(crate) fn flush(&mut self, gvt: &Gvt, visit: Visit) -> Result<(), Error> {
         self.links.flush();
         if N::ACTIVE {
-            self.net.exchange(self.local, &mut self.port, gvt, false)?;
+            self.net.exchange(self.local, &mut self.port, gvt, visit)?;
         }
         Ok(())
     }
@@ -91,7 +92,7 @@ impl<'a, Msg: Copy + Serialize + DeserializeOwned, N: Network> Transport<'a, Msg
     /// sends from now on carries `round`.
     pub(crate) fn enter_round(&mut self, gvt: &Gvt, round: u64) -> Result<(), Error> {
         if N::ACTIVE {
-            self.net.exchange(self.local, &mut self.port, gvt, true)?;
+            self.net.exchange(self.local, &mut self.port, gvt, Visit::Round)?;
             self.port.epoch = round;
             self.net.snapshot(self.local, &self.port.sent);
         }

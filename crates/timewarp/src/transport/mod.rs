@@ -32,7 +32,7 @@ pub(crate) mod ring;
 pub(crate) mod wire;
 
 pub(crate) use endpoint::Transport;
-pub(crate) use network::{Alone, Network, NoNet, WindowNet};
+pub(crate) use network::{Alone, Network, NoNet, Visit, WindowNet};
 pub(crate) use received::Received;
 pub(crate) use ring::Links;
 pub(crate) use wire::Wire;

@@ -20,14 +20,29 @@ use crate::key::Key;
 
 use super::port::Port;
 
+/// Why a PE visits the courier.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Visit {
+    /// After a batch that processed events, its next event at this time
+    /// (how far it got): what is due leaves.
+    Busy(f64),
+    /// After a batch that processed none (no event, or held back): the PE
+    /// would wait on the others, and they may wait on what it holds, so
+    /// everything waiting leaves.
+    Idle,
+    /// Entering a GVT round: the PE waits for the courier, and everything
+    /// leaves when the round starts.
+    Round,
+}
+
 /// A process' link to the others, shared by its PEs; its [`Gated`] are
 /// what a GVT round asks of it.
 pub(crate) trait Network: Gated + Sync {
     /// Hands the sections waiting in `port` (of local PE `pe`) to the
     /// courier, lets it do its work (send, poll, GVT), and moves the
-    /// sections that arrived for `pe` into `port.inbound`. Without `force`
-    /// it gives up at once when another PE holds the courier.
-    fn exchange(&self, pe: usize, port: &mut Port, gvt: &Gvt, force: bool) -> Result<(), Error>;
+    /// sections that arrived for `pe` into `port.inbound`. Unless the PE is
+    /// entering a round it gives up at once when another PE holds the courier.
+    fn exchange(&self, pe: usize, port: &mut Port, gvt: &Gvt, visit: Visit) -> Result<(), Error>;
 
     /// Moves what arrived for local PE `pe` into `port.inbound` (everything
     /// the courier counted as received before this call).
@@ -52,7 +67,7 @@ impl Gated for NoNet {
 }
 
 impl Network for NoNet {
-    fn exchange(&self, _: usize, _: &mut Port, _: &Gvt, _: bool) -> Result<(), Error> {
+    fn exchange(&self, _: usize, _: &mut Port, _: &Gvt, _: Visit) -> Result<(), Error> {
         unreachable!("a single-process run has no network")
     }
     fn collect(&self, _: usize, _: &mut Port) {

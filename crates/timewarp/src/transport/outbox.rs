@@ -3,6 +3,8 @@
 //! process sends one message per destination rather than one per pair of
 //! PEs (the multicore report's optimisation 1).
 
+use std::time::Instant;
+
 use super::wire::{open, push_section, Head};
 
 /// The messages this process is building for the others.
@@ -10,6 +12,10 @@ pub(crate) struct Outbox {
     /// Per destination process: the message, and the records it holds.
     msgs: Vec<Vec<u8>>,
     counts: Vec<u64>,
+    /// Per destination process: when its message got its first section,
+    /// and the earliest timestamp of its records.
+    born: Vec<Option<Instant>>,
+    first: Vec<f64>,
     /// Buffers of messages already sent, emptied, for reuse.
     pool: Vec<Vec<u8>>,
 }
@@ -17,7 +23,13 @@ pub(crate) struct Outbox {
 impl Outbox {
     /// Empty messages for each of `ranks` processes.
     pub(crate) fn new(ranks: usize) -> Self {
-        Outbox { msgs: vec![Vec::new(); ranks], counts: vec![0; ranks], pool: Vec::new() }
+        Outbox {
+            msgs: vec![Vec::new(); ranks],
+            counts: vec![0; ranks],
+            born: vec![None; ranks],
+            first: vec![f64::INFINITY; ranks],
+            pool: Vec::new(),
+        }
     }
 
     /// Processes there are messages for (this one included).
@@ -26,9 +38,14 @@ impl Outbox {
         self.msgs.len()
     }
 
-    /// Appends a section of `head.count` encoded `records` to the message
-    /// for process `q`.
-    pub(crate) fn push_section(&mut self, q: usize, head: Head, records: &[u8]) {
+    /// Appends a section of `head.count` encoded `records`, the earliest at
+    /// time `first`, to the message for process `q`.
+    pub(crate) fn push_section(&mut self, q: usize, head: Head, records: &[u8], first: f64) {
+        if self.born[q].is_none() {
+            self.born[q] = Some(Instant::now());
+            self.first[q] = f64::INFINITY;
+        }
+        self.first[q] = self.first[q].min(first);
         push_section(&mut self.msgs[q], head, records);
         self.counts[q] += u64::from(head.count);
     }
@@ -44,7 +61,16 @@ impl Outbox {
         }
         let fresh = self.pool.pop().unwrap_or_default();
         let msg = std::mem::replace(&mut self.msgs[q], fresh);
+        self.born[q] = None;
         Some((msg, std::mem::take(&mut self.counts[q])))
+    }
+
+    /// The message for process `q`, if it holds a section: its bytes, when
+    /// it got its first section, and its earliest record's timestamp.
+    #[inline]
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn waiting(&self, q: usize) -> Option<(usize, Instant, f64)> {
+        self.born[q].map(|t| (self.msgs[q].len(), t, self.first[q]))
     }
 
     /// Keeps the buffer of a message that was sent, for a later one.
@@ -61,6 +87,7 @@ impl Outbox {
         self.msgs.iter_mut().for_each(open);
         let n = self.counts.iter().sum();
         self.counts.fill(0);
+        self.born.fill(None);
         (&mut self.msgs, n)
     }
 }
@@ -75,17 +102,22 @@ mod tests {
     fn sections_from_any_pe_share_their_process_message() {
         let mut o = Outbox::new(3);
         let h = |src_pe, count| Head { dst_pe: PeId::new(4), src_pe: PeId::new(src_pe), epoch: 1, count };
-        o.push_section(2, h(0, 2), &[1, 2]);
-        o.push_section(2, h(1, 1), &[3]);
-        assert!(o.take(0, 0).is_none(), "nothing for process 0");
+        o.push_section(2, h(0, 2), &[1, 2], 7.5);
+        let before = Instant::now();
+        o.push_section(2, h(1, 1), &[3], 2.5);
+        assert!(
+            o.waiting(2).is_some_and(|(bytes, born, first)| bytes > 3 && born <= before && first == 2.5),
+            "born with its first section, the earliest record's time"
+        );
+        assert!(o.take(0, 0).is_none() && o.waiting(0).is_none(), "nothing for process 0");
         assert!(o.take(2, 1 << 20).is_none(), "below the size asked for");
         let (msg, n) = o.take(2, 0).unwrap();
         assert_eq!(n, 3);
         let secs = sections(msg.clone()).unwrap();
         assert_eq!(secs.iter().map(|s| s.head.src_pe.index()).collect::<Vec<_>>(), [0, 1]);
-        assert!(o.take(2, 0).is_none(), "taken");
+        assert!(o.take(2, 0).is_none() && o.waiting(2).is_none(), "taken");
         o.recycle(msg);
-        o.push_section(1, h(0, 1), &[5]);
+        o.push_section(1, h(0, 1), &[5], 1.0);
         let (msgs, n) = o.seal();
         assert_eq!(n, 1);
         assert!(msgs.iter().all(|m| sections(m.clone()).is_ok()), "every message is started");

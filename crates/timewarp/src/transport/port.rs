@@ -21,9 +21,11 @@ pub(crate) struct Port {
     /// What sections carry in their `epoch` field: the GVT round this PE
     /// last entered phase A of (the colour of its sends), or the window.
     pub(crate) epoch: u64,
-    /// Encoded records per destination PE, and their counts.
+    /// Encoded records per destination PE, their counts, and the earliest
+    /// timestamp among them.
     out: Vec<Vec<u8>>,
     out_n: Vec<u32>,
+    first: Vec<f64>,
     /// Destination PEs with records waiting.
     dirty: Vec<PeId>,
     /// Events sent so far on the channel to each PE (numbers them).
@@ -44,6 +46,7 @@ impl Port {
             epoch: 0,
             out: vec![Vec::new(); pes],
             out_n: vec![0; pes],
+            first: vec![f64::INFINITY; pes],
             dirty: Vec::new(),
             seq: vec![0; pes],
             sent: vec![0; layout.ranks()],
@@ -73,7 +76,9 @@ impl Port {
         let t = to.index();
         if self.out_n[t] == 0 {
             self.dirty.push(to);
+            self.first[t] = f64::INFINITY;
         }
+        self.first[t] = self.first[t].min(w.key().time);
         push_record(&mut self.out[t], w)?;
         self.out_n[t] += 1;
         self.sent[self.layout.process_of(to)] += 1;
@@ -86,7 +91,7 @@ impl Port {
         for to in self.dirty.drain(..) {
             let t = to.index();
             let head = Head { dst_pe: to, src_pe: self.me, epoch: self.epoch, count: self.out_n[t] };
-            outbox.push_section(self.layout.process_of(to), head, &self.out[t]);
+            outbox.push_section(self.layout.process_of(to), head, &self.out[t], self.first[t]);
             self.out[t].clear();
             self.out_n[t] = 0;
         }

@@ -27,6 +27,7 @@ use crate::lp::Lp;
 use crate::mapping::Place;
 use crate::model::{Model, Rollback, MAX_STREAMS};
 use crate::queue::{Entry, PendingQueue};
+use crate::transport::Visit;
 
 use super::super::{restore_events, start_lp, Segment, Setup};
 use super::kp::Kp;
@@ -375,7 +376,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
             return Ok(Iteration::Idle);
         }
         let (done, throttled) = self.run_batch()?;
-        self.flush()?;
+        self.flush(done == 0)?;
         let idle = done == 0 && received == 0;
         self.stall.iterated(&mut self.stats, done, throttled, idle && !throttled);
         self.round.iterated(&self.env.shared.gvt, throttled || idle);
@@ -404,10 +405,14 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     }
 
     /// Moves what waits for another PE on (only flushes that hand something
-    /// to another process are exchanges in the timeline).
-    fn flush(&mut self) -> Result<(), Error> {
+    /// to another process are exchanges in the timeline); `idle`: the batch
+    /// processed nothing.
+    fn flush(&mut self, idle: bool) -> Result<(), Error> {
         let exchange = if N::ACTIVE && self.io.transport.waiting() { self.timeline.mark() } else { None };
-        self.io.transport.flush(&self.env.shared.gvt)?;
+        // (Read only across processes: one process never visits a courier.)
+        let next = if N::ACTIVE && !idle { self.ev.q.peek() } else { None };
+        let visit = next.map_or(Visit::Idle, |k| Visit::Busy(k.time));
+        self.io.transport.flush(&self.env.shared.gvt, visit)?;
         self.timeline.span(exchange, SpanKind::Exchange, 0, 0.0);
         Ok(())
     }
@@ -417,7 +422,7 @@ impl<'a, M: Model, Q: PendingQueue<Queued<M::Msg>>, N: Network, P: Place> Pe<'a,
     /// moved (the caller repeats over all PEs until nothing does).
     pub(crate) fn settle(&mut self) -> Result<bool, Error> {
         let spilled = self.io.transport.spilled();
-        self.io.transport.flush(&self.env.shared.gvt)?;
+        self.io.transport.flush(&self.env.shared.gvt, Visit::Idle)?;
         let received = self.drain()?;
         Ok(spilled > 0 || received > 0)
     }
