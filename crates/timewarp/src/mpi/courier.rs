@@ -322,17 +322,17 @@ impl Mpi {
     }
 
     /// Sends each message that is due at `now`, this process' PEs having
-    /// got to virtual time `front`: full, holding a record no later than
-    /// `front` (its receivers are likely there too), old, or (`idle`) any.
+    /// got to virtual time `front`: full, any (`idle`), holding a record no
+    /// later than `front` (its receivers are likely there too), or old.
     fn send_due(&mut self, now: Instant, idle: bool, front: f64) {
         for to in 0..self.outbox.ranks() {
             let Some((bytes, born, first)) = self.outbox.waiting(to) else { continue };
             let why = if bytes >= SEND_BYTES {
                 &mut self.fig.flushes.size
-            } else if first <= front {
-                &mut self.fig.flushes.time
             } else if idle {
                 &mut self.fig.flushes.idle
+            } else if first <= front {
+                &mut self.fig.flushes.time
             } else if now.saturating_duration_since(born) >= FLUSH_AGE {
                 &mut self.fig.flushes.age
             } else {
