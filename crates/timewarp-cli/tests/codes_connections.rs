@@ -208,3 +208,35 @@ fn the_dally_3k_network_accepts_load_0_3_wired_by_its_files() {
         assert!((accepted - offered).abs() <= 0.05 * offered, "{routing}: accepted {accepted} of {offered}: {r}");
     }
 }
+
+/// A CODES configuration named relative to the working directory records
+/// its connection files' folder as an absolute path, so the run file that
+/// `--print-config` writes runs from any other folder (it once wrote
+/// `connections-dir = "."`).
+#[test]
+fn a_printed_run_file_finds_the_connection_files_from_another_folder() {
+    let dir = data("");
+    let here = std::path::Path::new(&dir);
+    let bin = env!("CARGO_BIN_EXE_timewarp");
+    let print = std::process::Command::new(bin)
+        .current_dir(here)
+        .args(["run", "network", "--codes-config", "dfdally_72.conf", "--end", "1000", "-q", "--print-config"])
+        .output()
+        .unwrap();
+    assert!(print.status.success(), "{}", stderr(&print));
+    let text = String::from_utf8(print.stdout).unwrap();
+    let line = text.lines().find(|l| l.starts_with("connections-dir")).unwrap_or_else(|| panic!("{text}"));
+    assert!(!line.contains("\".\"") && line.contains(dir.trim_end_matches('/')), "{line}");
+    let file = tmp("dally-from-elsewhere.toml");
+    std::fs::write(&file, &text).unwrap();
+    let elsewhere = file.parent().unwrap();
+    let run = |cwd: &std::path::Path, args: &[&str]| {
+        let o = std::process::Command::new(bin).current_dir(cwd).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let replayed = run(elsewhere, &["run", "--config", file.to_str().unwrap(), "-q", "--stats-json", "-"]);
+    let first =
+        run(here, &["run", "network", "--codes-config", "dfdally_72.conf", "--end", "1000", "-q", "--stats-json", "-"]);
+    assert_eq!(replayed["digest"], first["digest"]);
+}

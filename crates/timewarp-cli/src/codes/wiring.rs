@@ -34,7 +34,10 @@ pub(super) fn connections(m: &mut Map<'_>, model: &str, dir: &Path) -> Result<bo
         }
         return Ok(false);
     };
+    // Absolute: a run file or checkpoint that records the folder must find
+    // it from any working directory ("." once sent a replay elsewhere astray).
     let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let dir = &std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let mut beside = false;
     for (e, long) in [(intra, "intra-connections"), (inter, "inter-connections")] {
         let named = Path::new(&e.values[0]);
