@@ -89,9 +89,10 @@ impl Network {
         }
         for (o, &fin) in last.iter().enumerate() {
             let Some(to) = self.topology.neighbour(lp, o) else { continue };
+            let until = open_end + spill[o];
             let mut k = rows.len();
-            while (k as f64) * t < open_end + spill[o] {
-                let busy = ((k + 1) as f64 * t).min(open_end + spill[o]) - k as f64 * t;
+            while (k as f64) * t < until {
+                let busy = ((k + 1) as f64 * t).min(until) - k as f64 * t;
                 if r.series.len() <= k {
                     r.series.resize(k + 1, Gathered::default());
                     r.series_tail.resize(k + 1, 0);

@@ -75,7 +75,6 @@ impl WindowNet for Windows {
         }
         let mut g = f64::INFINITY;
         comm.all_reduce_into(&local_min, &mut g, SystemOperation::min());
-        fig.messages += (self.ranks - 1) as u64;
         fig.flushes.window += (self.ranks - 1) as u64;
         fig.polls += (self.ranks - 1) as u64;
         fig.successful_polls += received.iter().filter(|b| !b.is_empty()).count() as u64;

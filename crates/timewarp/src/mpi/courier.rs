@@ -11,13 +11,13 @@
 //!    optimisation 1).
 //! 2. Messages go out as one non-blocking send each, for one of four
 //!    reasons counted in [`Flushes`]: *size*, the message reached
-//!    [`SEND_BYTES`]; *time*, it holds a record no later than the time of
-//!    the next event of this process' most advanced PE (the receivers,
+//!    [`SEND_BYTES`]; *idle*, the PE at the courier processed nothing in
+//!    its last batch (it would wait on the others, and they may wait on
+//!    what this process holds); *time*, it holds a record no later than the
+//!    next event of this process' least advanced busy PE (the receivers,
 //!    running at about the same pace, are likely there: it would be a
 //!    straggler if it waited); *age*, its first section has waited
-//!    [`FLUSH_AGE`]; *idle*, the PE at the courier processed nothing in its
-//!    last batch (it would wait on the others, and they may wait on what
-//!    this process holds). So records needed soon leave at once (a
+//!    [`FLUSH_AGE`]. So records needed soon leave at once (a
 //!    network's next hop) and those far ahead of every PE wait and share
 //!    messages (PHOLD's). A GVT round forces nothing out: its white records leave by
 //!    these rules and the round waits for them (a PE entering the round
@@ -82,7 +82,6 @@ pub(crate) const MAX_INTERVAL: u32 = 64;
 /// What a courier counted.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Figures {
-    pub(crate) messages: u64,
     pub(crate) events: u64,
     pub(crate) bytes: u64,
     pub(crate) polls: u64,
@@ -245,7 +244,7 @@ impl Inner {
     /// One visit: finish sends, send what is due (everything if `idle`),
     /// poll when due, advance GVT. A visit that had to wait for the lock (a
     /// PE entering a GVT round) is no different: its records are in the
-    /// outbox, and they leave with everyone else's when the round starts
+    /// outbox, and they leave with everyone else's by the sending rules
     /// (one message per process, not one per PE).
     fn work(&mut self, c: &Courier, gvt: &Gvt, idle: bool) -> Result<(), Error> {
         let t = Instant::now();
@@ -343,10 +342,10 @@ impl Mpi {
         }
     }
 
-    /// Sends the message for process `to` (it holds something).
+    /// Sends the message for process `to` (it holds something); the caller
+    /// counts why.
     fn send(&mut self, to: usize) {
-        if let Some((buf, records)) = self.outbox.take(to, 0) {
-            self.fig.messages += 1;
+        if let Some((buf, records)) = self.outbox.take(to) {
             self.fig.events += records;
             self.fig.bytes += buf.len() as u64;
             // SAFETY: the heap bytes of `buf` stay put and unchanged until

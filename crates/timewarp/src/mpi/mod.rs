@@ -235,7 +235,7 @@ impl RankPart {
             processed_events: stats.processed_events,
             wall_seconds: stats.wall_seconds,
             init_seconds: stats.init_seconds,
-            mpi_messages: fig.messages,
+            mpi_messages: fig.flushes.total(),
             mpi_events: fig.events,
             mpi_bytes: fig.bytes,
             mpi_flushes: fig.flushes,

@@ -51,12 +51,11 @@ impl Outbox {
     }
 
     /// The message for process `q` and the records it holds, if it holds
-    /// something and at least `min_bytes`; an empty buffer takes its place.
+    /// something; an empty buffer takes its place.
     #[inline]
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) fn take(&mut self, q: usize, min_bytes: usize) -> Option<(Vec<u8>, u64)> {
-        let len = self.msgs[q].len();
-        if len == 0 || len < min_bytes {
+    pub(crate) fn take(&mut self, q: usize) -> Option<(Vec<u8>, u64)> {
+        if self.msgs[q].is_empty() {
             return None;
         }
         let fresh = self.pool.pop().unwrap_or_default();
@@ -109,13 +108,12 @@ mod tests {
             o.waiting(2).is_some_and(|(bytes, born, first)| bytes > 3 && born <= before && first == 2.5),
             "born with its first section, the earliest record's time"
         );
-        assert!(o.take(0, 0).is_none() && o.waiting(0).is_none(), "nothing for process 0");
-        assert!(o.take(2, 1 << 20).is_none(), "below the size asked for");
-        let (msg, n) = o.take(2, 0).unwrap();
+        assert!(o.take(0).is_none() && o.waiting(0).is_none(), "nothing for process 0");
+        let (msg, n) = o.take(2).unwrap();
         assert_eq!(n, 3);
         let secs = sections(msg.clone()).unwrap();
         assert_eq!(secs.iter().map(|s| s.head.src_pe.index()).collect::<Vec<_>>(), [0, 1]);
-        assert!(o.take(2, 0).is_none() && o.waiting(2).is_none(), "taken");
+        assert!(o.take(2).is_none() && o.waiting(2).is_none(), "taken");
         o.recycle(msg);
         o.push_section(1, h(0, 1), &[5], 1.0);
         let (msgs, n) = o.seal();

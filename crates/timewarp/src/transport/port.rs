@@ -117,8 +117,8 @@ mod tests {
         let mut outbox = Outbox::new(2);
         p.epoch = 5;
         p.hand_over(&mut outbox);
-        assert!(outbox.take(0, 0).is_none() && !p.waiting());
-        let (msg, count) = outbox.take(1, 0).unwrap();
+        assert!(outbox.take(0).is_none() && !p.waiting());
+        let (msg, count) = outbox.take(1).unwrap();
         assert_eq!(count, 4);
         let secs = sections(msg).unwrap();
         assert_eq!(
