@@ -49,7 +49,7 @@ pub(crate) struct EngineArgs {
           help_heading = "Scheduling (optimistic)")]
     pub scheduling: timewarp::Scheduling,
     /// Adaptive policies: a worker whose time per event is this many times
-    /// the fastest worker's deactivates.
+    /// the median of the other workers', twice in a row, deactivates.
     #[arg(long, value_name = "RATIO", default_value_t = 1.8, value_parser = positive_f64,
           allow_negative_numbers = true, help_heading = "Scheduling (optimistic)")]
     pub apte_threshold: f64,

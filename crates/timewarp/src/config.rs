@@ -267,8 +267,9 @@ impl std::str::FromStr for Scheduling {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Adaptivity {
-    /// A worker whose average processing time per event (APTE) is more
-    /// than this many times the smallest active worker's deactivates.
+    /// A worker whose average processing time per event (APTE) is the
+    /// largest and more than this many times the median of the other
+    /// active workers', two measurements in a row, deactivates.
     pub threshold: f64,
     /// Scheduler iterations between two APTE measurements of a worker
     /// (`None`: see [`Adaptivity::detect_every`]).

@@ -21,10 +21,12 @@
 //! * **adaptive**: dynamic, and every `detect` iterations each active worker
 //!   measures its average processing time per event (APTE, wall time of its
 //!   iterations that processed events over those events). A worker the OS
-//!   descheduled shows it: if the largest APTE of the active workers is
-//!   more than `threshold` times the smallest, the worker with the largest
-//!   deactivates (sleeps), so the simulation stops competing with the other
-//!   process for the cores. Once every active worker has run `reactivate`
+//!   descheduled shows it: if its APTE is the largest of the active
+//!   workers' and more than `threshold` times the median of the others', in
+//!   [`STRIKES`] measurements in a row, it deactivates (sleeps), so the
+//!   simulation stops competing with the other process for the cores. (The
+//!   smallest APTE, once the yardstick, made one slow period of any of 16
+//!   workers look like interference: LADM alone ran 7× slower than fixed.) Once every active worker has run `reactivate`
 //!   iterations since, one inactive worker is woken to try again (a period
 //!   that doubles while woken workers deactivate again at once, up to 1,024
 //!   times, and is back to `reactivate` once one stays). At least one
@@ -61,6 +63,11 @@ pub(crate) struct Slot<'a, M: Model, Q, N, P> {
     /// after its latest iteration (f64 bits).
     lvt: AtomicU64,
 }
+
+/// Measurements in a row in which a worker must be the slow one before it
+/// deactivates: one slow period (a page fault storm, a timer tick on its
+/// core) is not interference; a hog on its core shows in every period.
+const STRIKES: u32 = 2;
 
 /// Most doublings of the reactivation period (2^10 = 1,024 times `reactivate`).
 const MAX_BACKOFF: u32 = 10;
@@ -145,6 +152,10 @@ struct Worker {
     probation: u64,
     /// Measurement periods still to skip (see [`WARMUP`]).
     warmup: u32,
+    /// Measurements in a row in which it was the slow one (see [`STRIKES`]).
+    strikes: u32,
+    /// The other active workers' APTEs at a measurement (kept for reuse).
+    others: Vec<f64>,
     /// When its current idle stretch passed the spins (None: not idle).
     waiting: Option<Instant>,
     /// Its next park's length while idle.
@@ -171,6 +182,20 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// inbox) held GVT back until the helper's PE caught up or its worker
 /// woke, while every other PE, and under MPI every other process,
 /// speculated on (issue 42: 15 times slower than `fixed`).
+/// ADM and LADM: whether a worker of APTE `mine` is the slow one among
+/// the active workers, whose other APTEs are `others` (reordered): the
+/// largest of all, and more than `threshold` times the median of the
+/// others. The median, not the smallest: among 16 workers one is always
+/// lucky, and measured against it any other looked descheduled.
+fn slowest_by(mine: f64, others: &mut [f64], threshold: f64) -> bool {
+    if others.is_empty() || others.iter().any(|&a| a > mine) {
+        return false;
+    }
+    let mid = others.len() / 2;
+    let (_, &mut median, _) = others.select_nth_unstable_by(mid, f64::total_cmp);
+    mine > threshold * median
+}
+
 #[inline]
 fn worth_helping(worked: bool, round_open: bool, orphan: f64, ahead: f64) -> bool {
     !worked || round_open || orphan < ahead
@@ -254,6 +279,8 @@ where
             period_iters: 0,
             probation: 0,
             warmup: WARMUP,
+            strikes: 0,
+            others: Vec::with_capacity(self.workers),
             period_seconds: 0.0,
             period_events: 0,
             active_since: now,
@@ -606,18 +633,16 @@ where
         } else if me.period_events > 0 {
             let apte = me.period_seconds / me.period_events as f64;
             self.apte[me.w].store(apte.to_bits(), Relaxed);
-            let (mut lo, mut hi, mut slowest) = (f64::INFINITY, 0.0, usize::MAX);
-            for v in 0..self.workers {
+            me.others.clear();
+            for v in (0..self.workers).filter(|&v| v != me.w) {
                 let a = f64::from_bits(self.apte[v].load(Relaxed));
                 if a > 0.0 && self.active[v].load(Relaxed) {
-                    lo = lo.min(a);
-                    if a > hi {
-                        hi = a;
-                        slowest = v;
-                    }
+                    me.others.push(a);
                 }
             }
-            if slowest == me.w && hi > self.adapt.threshold * lo && self.deactivate(me.w) {
+            me.strikes = if slowest_by(apte, &mut me.others, self.adapt.threshold) { me.strikes + 1 } else { 0 };
+            if me.strikes >= STRIKES && self.deactivate(me.w) {
+                me.strikes = 0;
                 me.stats.deactivations += 1;
                 me.period_seconds = 0.0;
                 me.period_events = 0;
@@ -706,6 +731,7 @@ where
             me.probation = self.reactivate;
         }
         me.warmup = WARMUP;
+        me.strikes = 0;
         let now = Instant::now();
         me.stats.wait_seconds += now.duration_since(asleep).as_secs_f64();
         me.active_since = now;
@@ -717,7 +743,20 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::worth_helping;
+    use super::{slowest_by, worth_helping};
+
+    #[test]
+    fn the_slow_worker_is_measured_against_the_median_of_the_others() {
+        // A hog on one core: its worker takes about twice as long per event.
+        assert!(slowest_by(2.0, &mut [1.0], 1.8), "two workers: the other is the median");
+        assert!(slowest_by(2.0, &mut [1.0, 1.1, 0.9, 1.05, 0.95], 1.8));
+        // Sixteen workers alone: one lucky period is no yardstick.
+        let mut alone = [1.0, 1.1, 0.5, 1.2, 0.9, 1.05, 0.95, 1.15, 1.0, 1.1, 0.98, 1.02, 1.1, 0.97, 1.0];
+        assert!(!slowest_by(1.3, &mut alone, 1.8), "1.3 is 2.6 × the smallest but 1.3 × the median");
+        assert!(!slowest_by(2.0, &mut [1.0, 2.5], 1.8), "not the slowest");
+        assert!(!slowest_by(5.0, &mut [], 1.8), "alone: nobody to compare with");
+        assert!(!slowest_by(1.7, &mut [1.0, 1.0, 1.0], 1.8), "within the threshold");
+    }
     use crate::gvt::Gvt;
 
     #[test]
