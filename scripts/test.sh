@@ -45,10 +45,9 @@ if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 && ! ha
 elif command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1; then
   echo "== MPI tests (cargo feature mpi, mpirun -n 2 and -n 3)"
   cargo test -p timewarp --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --doc 2>&1 | tee -a "$log" || status=1
-  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi 2>&1 | tee -a "$log" || status=1
-  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_networks 2>&1 | tee -a "$log" || status=1
-  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_connections 2>&1 | tee -a "$log" || status=1
-  cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test mpi_hybrid 2>&1 | tee -a "$log" || status=1
+  for t in mpi mpi_networks mpi_connections mpi_hybrid mpi_emulated_link; do
+    cargo test -p timewarp-cli --features mpi --target-dir "${CARGO_TARGET_DIR:-target}/mpi" --no-fail-fast --test "$t" 2>&1 | tee -a "$log" || status=1
+  done
 elif [ "${TIMEWARP_REQUIRE_MPI:-0}" = 1 ]; then
   echo "error: TIMEWARP_REQUIRE_MPI=1 but mpirun/mpicc are not installed (see README: MPI)" | tee -a "$log"
   status=1

@@ -115,6 +115,17 @@ pub(crate) struct EngineArgs {
     #[arg(long, value_name = "EVENTS", default_value_t = timewarp::MAX_EVENTS_AT_ONE_TIME,
           value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub max_events_at_one_time: u64,
+    /// For measurement, not production: hold each message between MPI
+    /// processes back by this one-way latency, emulating a cluster's links
+    /// on one machine (optimistic runs of 2 or more processes; see
+    /// docs/scaling.md). Never changes the results.
+    #[arg(long, value_name = "MICROSECONDS", allow_negative_numbers = true, help_heading = "Measurement (MPI)")]
+    pub emulate_latency: Option<f64>,
+    /// For measurement: cap each MPI process' outbound bandwidth at this
+    /// many GB/s (messages leave one after another), with or without
+    /// --emulate-latency.
+    #[arg(long, value_name = "GB_PER_S", allow_negative_numbers = true, help_heading = "Measurement (MPI)")]
+    pub emulate_bandwidth: Option<f64>,
     /// Write statistics and model results as JSON to this file (`-`: standard
     /// output; the summary then goes to standard error).
     #[arg(long, value_name = "FILE")]
@@ -220,6 +231,10 @@ impl EngineArgs {
             timeline: self.trace_out.as_ref().map(|_| self.trace_limit()),
             max_events_at_one_time: self.max_events_at_one_time,
             mapping: self.mapping(model, lps)?,
+            link: timewarp::LinkEmulation {
+                latency_us: self.emulate_latency.unwrap_or(0.0),
+                bandwidth_gbs: self.emulate_bandwidth,
+            },
         };
         cfg.validate().map_err(|e| describe(&e))?;
         Ok(cfg)

@@ -115,6 +115,56 @@ pub struct Config {
     /// stopped advancing would otherwise never end. 0: no limit. In a
     /// parallel run the count is per PE.
     pub max_events_at_one_time: u64,
+    /// For measurement only: an optimistic run across MPI processes holds
+    /// each message between processes back as a link of this latency and
+    /// bandwidth would (a cluster emulated on one machine). Never changes
+    /// what is committed. Default: off.
+    pub link: LinkEmulation,
+}
+
+/// A cluster's link, emulated between the MPI processes of one machine
+/// (`--emulate-latency`, `--emulate-bandwidth`; for measurement, not for
+/// production runs): a message of `n` bytes arrives `latency + n /
+/// bandwidth` after it left, each process' messages leaving one after
+/// another.
+///
+/// ```
+/// let ib = timewarp::LinkEmulation { latency_us: 2.0, bandwidth_gbs: Some(12.5) };
+/// assert!(ib.is_on() && !timewarp::LinkEmulation::default().is_on());
+/// let cfg = timewarp::Config { link: ib, sync: timewarp::SyncMode::Optimistic, ..Default::default() };
+/// assert!(cfg.validate().is_ok());
+/// // Only the optimistic courier holds messages back.
+/// assert!(timewarp::Config { link: ib, ..Default::default() }.validate().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct LinkEmulation {
+    /// One-way latency of a message, in microseconds (0: none).
+    pub latency_us: f64,
+    /// Outbound bandwidth of each process, in GB/s (`None`: no cap).
+    pub bandwidth_gbs: Option<f64>,
+}
+
+impl LinkEmulation {
+    /// Whether it delays anything.
+    pub fn is_on(&self) -> bool {
+        self.latency_us > 0.0 || self.bandwidth_gbs.is_some()
+    }
+
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(self.latency_us.is_finite() && self.latency_us >= 0.0 && self.latency_us <= 1e6) {
+            return Err((
+                "emulate_latency",
+                format!("a latency must be between 0 and 1,000,000 microseconds, got {}", self.latency_us),
+            ));
+        }
+        match self.bandwidth_gbs {
+            Some(b) if !(b.is_finite() && b >= 1e-6) => Err((
+                "emulate_bandwidth",
+                format!("a bandwidth must be a finite number of GB/s, at least 0.000001 (1 kB/s), got {b}"),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Default of [`Config::max_events_at_one_time`].
@@ -363,6 +413,7 @@ impl Default for Config {
             timeline: None,
             mapping: Mapping::Block,
             max_events_at_one_time: MAX_EVENTS_AT_ONE_TIME,
+            link: LinkEmulation::default(),
         }
     }
 }
@@ -488,6 +539,17 @@ impl Config {
             );
         }
         self.optimism.check().map_err(|problem| Error::Option { option: "optimism", problem })?;
+        self.link.check().map_err(|(option, problem)| Error::Option { option, problem })?;
+        if self.link.is_on() && self.sync != SyncMode::Optimistic {
+            return bad(
+                if self.link.latency_us > 0.0 { "emulate_latency" } else { "emulate_bandwidth" },
+                format!(
+                    "link emulation holds back the optimistic courier's messages between MPI processes; the {} mode \
+                     has none: use --sync optimistic, or drop the option",
+                    self.sync.name()
+                ),
+            );
+        }
         if self.timeline == Some(0) {
             return bad("timeline", "a timeline of at most 0 spans would record nothing; give at least 1".into());
         }

@@ -338,6 +338,19 @@ impl Gvt {
     pub(crate) fn rounds(&self) -> u64 {
         self.done.load(Acquire)
     }
+
+    /// The model's lookahead (no send to another LP is sooner).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn lookahead(&self) -> f64 {
+        self.lookahead
+    }
+
+    /// The time of the latest published GVT (0 before the first; read
+    /// without ordering: for estimates, such as the courier's pace).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn time(&self) -> f64 {
+        self.value.load().time
+    }
 }
 
 /// Every PE's commit horizon and safe bound. The horizon: the smallest of

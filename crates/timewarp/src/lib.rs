@@ -50,8 +50,8 @@ mod transport;
 pub mod verify;
 
 pub use config::{
-    Adaptivity, Config, Optimism, Scheduling, SyncMode, DETECT_EVENTS, EVENT_MEMORY_FACTOR, MAX_EVENTS_AT_ONE_TIME,
-    MIN_LPS_PER_KP,
+    Adaptivity, Config, LinkEmulation, Optimism, Scheduling, SyncMode, DETECT_EVENTS, EVENT_MEMORY_FACTOR,
+    MAX_EVENTS_AT_ONE_TIME, MIN_LPS_PER_KP,
 };
 pub use error::Error;
 pub use key::{Key, LpId, Time};

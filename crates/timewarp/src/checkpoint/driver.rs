@@ -94,6 +94,14 @@ fn check<X: Processes>(cfg: &Config, x: &X, plan: Option<&Plan>) -> Result<(), E
         plan.validate()?;
     }
     cfg.validate()?;
+    if cfg.link.is_on() && x.count() == 1 {
+        return Err(Error::Option {
+            option: if cfg.link.latency_us > 0.0 { "emulate_latency" } else { "emulate_bandwidth" },
+            problem: "link emulation holds back messages between MPI processes, and this run has one process: start \
+                      it under mpirun with 2 or more processes (an MPI build), or drop the option"
+                .into(),
+        });
+    }
     if let Some(plan) = plan {
         if x.count() > 1 && plan.wall.is_some() {
             return Err(Error::Option {

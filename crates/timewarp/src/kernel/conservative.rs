@@ -492,7 +492,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNet, X: Re
     let layout = cfg.layout(x.rank(), x.count());
     let placement = cfg.placement(s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let net = x.connect(layout.pes_per_process());
+        let net = x.connect(cfg, layout.pes_per_process());
         let Ran { pes: mut done, workers, total, net_events, .. } =
             run_pes::<M, Q, W, _>(model, cfg, &s, seg, map, &net, layout)?;
         let mut stats = process_stats(model, cfg, &s, &done, total);

@@ -25,8 +25,8 @@ pub(crate) trait Ranks {
 /// How a kernel whose network is `N` reaches the other processes of the
 /// run: it connects, runs its PEs, and hands what they hold to [`Reach::end`].
 pub(crate) trait Reach<N>: Ranks {
-    /// The network for `pes` PEs per process.
-    fn connect(&self, pes: usize) -> N;
+    /// The network for `pes` PEs per process, as `cfg` sets it up.
+    fn connect(&self, cfg: &Config, pes: usize) -> N;
     /// The segment's outcome from what this process holds at its end
     /// (`stats`: its statistics, no digest yet; `sent`: events it sent to
     /// other processes where the network does not count them itself).

@@ -43,7 +43,7 @@ impl Ranks for One {
 }
 
 impl Reach<NoNet> for One {
-    fn connect(&self, _: usize) -> NoNet {
+    fn connect(&self, _: &Config, _: usize) -> NoNet {
         NoNet
     }
     fn end<M: Model>(
@@ -60,7 +60,7 @@ impl Reach<NoNet> for One {
 }
 
 impl Reach<Alone> for One {
-    fn connect(&self, _: usize) -> Alone {
+    fn connect(&self, _: &Config, _: usize) -> Alone {
         Alone
     }
     fn end<M: Model>(

@@ -16,11 +16,13 @@
 //!    what this process holds); *time*, it holds a record no later than the
 //!    next event of this process' least advanced busy PE (the receivers,
 //!    running at about the same pace, are likely there: it would be a
-//!    straggler if it waited); *age*, its first section has waited
-//!    [`FLUSH_AGE`]. So records needed soon leave at once (a
-//!    network's next hop) and those far ahead of every PE wait and share
-//!    messages (PHOLD's). A GVT round forces nothing out: its white records leave by
-//!    these rules and the round waits for them (a PE entering the round
+//!    straggler if it waited); *age*, its first section has waited as long
+//!    as the run takes to cover a quarter of the model's lookahead (at its
+//!    [`Pace`], measured from GVT), within [`FLUSH_AGE_MIN`] and
+//!    [`FLUSH_AGE_MAX`]. So records needed soon leave at once (a network's
+//!    next hop) and those far ahead of every PE wait and share messages
+//!    (PHOLD's, up to 4 ms). A GVT round forces nothing out: its white
+//!    records leave by these rules and the round waits for them (a PE entering the round
 //!    waits for the courier to hand its records over). Sending once
 //!    followed polling, which comes at every visit while messages arrive,
 //!    and every round forced all messages out: optimistic runs sent 1–5
@@ -35,7 +37,12 @@
 //!    is checked and split into sections once ([`sections`]); each section
 //!    goes, undecoded and uncopied, to its PE, and its records are counted
 //!    by colour.
-//! 4. GVT across processes: the round of [`mattern`](crate::transport::mattern)
+//! 4. With `--emulate-latency` / `--emulate-bandwidth` (measurement
+//!    only), a message that leaves is first held back by an emulated
+//!    link ([`Delay`]) and posted at the first visit past its arrival
+//!    moment; it is counted as sent (and by its reason) when it leaves the
+//!    outbox.
+//! 5. GVT across processes: the round of [`mattern`](crate::transport::mattern)
 //!    (white-message counting), over two non-blocking collectives per round
 //!    that this courier provides ([`Collectives`]): an all-reduce of the
 //!    white records sent to each process and an all-gather of the process
@@ -50,13 +57,16 @@ use mpi::request::{Request, StaticScope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
+use crate::config::LinkEmulation;
 use crate::error::Error;
 use crate::gvt::{Gated, Gvt};
 use crate::key::Key;
 use crate::layout::Layout;
 use crate::stats::Flushes;
+use crate::transport::delay::Delay;
 use crate::transport::mattern::{Collectives, Gates, Round};
 use crate::transport::outbox::Outbox;
+use crate::transport::pace::Pace;
 use crate::transport::port::Port;
 use crate::transport::wire::{sections, Section};
 use crate::transport::{Network, Visit};
@@ -69,12 +79,26 @@ pub(crate) const TAG_EVENTS: i32 = 17;
 /// A destination's message this large is sent at once.
 pub(crate) const SEND_BYTES: usize = 64 << 10;
 
-/// A destination's message is sent once its first section has waited this
-/// long, whatever its records' times. Longer consolidates more (PHOLD
-/// `-n 4` on 2 cores: 3 events a message at 50 µs, 27 at 1 ms, with no
-/// more rollbacks) but delays records a network model needs soon (the
-/// Theta preset rolled back 2–5× more at 1 ms); 50 µs is a few batches.
-pub(crate) const FLUSH_AGE: Duration = Duration::from_micros(50);
+/// The longest a destination's message waits after its first section,
+/// whatever its records' times: while it waits, a GVT round may wait for
+/// it. Longer consolidates more where the model allows it (PHOLD `-n 4`
+/// on 2 cores, remote 0.1: 3 events a message at 50 µs, 48 at 2 ms, 97 at
+/// 4 ms, with fewer rollbacks).
+pub(crate) const FLUSH_AGE_MAX: Duration = Duration::from_millis(4);
+
+/// The shortest: a few batches (what every message waited before the age
+/// followed the model's lookahead; a model of lookahead 0 keeps it).
+pub(crate) const FLUSH_AGE_MIN: Duration = Duration::from_micros(50);
+
+/// A message waits at most the wall-clock time the run takes to cover this
+/// share of the model's lookahead (at its [`Pace`]), within
+/// [`FLUSH_AGE_MIN`]..[`FLUSH_AGE_MAX`]: a record is at least a lookahead
+/// ahead of the event that sent it, so while the run covers a quarter of
+/// it the receivers are unlikely to reach it. PHOLD (lookahead 1, about 20
+/// time units a second) waits the most; a network's next hop (lookahead a
+/// link's latency, nanoseconds) leaves after about the least (the Theta
+/// preset rolled back 2–5× more when every message waited 1 ms).
+pub(crate) const LOOKAHEAD_SHARE: f64 = 0.25;
 
 /// Most courier visits between two polls.
 pub(crate) const MAX_INTERVAL: u32 = 64;
@@ -103,6 +127,9 @@ struct Mpi {
     outbox: Outbox,
     sending: Vec<Sending>,
     spare: Vec<Sending>,
+    /// Messages an emulated link still holds back (`--emulate-latency`),
+    /// with their destinations.
+    delay: Option<Delay<(usize, Vec<u8>)>>,
     /// The all-reduce of white-record counts, and the all-gather of minima.
     white: Collective,
     mins: Collective,
@@ -125,6 +152,8 @@ struct Inner {
     interval: u32,
     /// This process' part of the GVT round.
     round: Round,
+    /// Virtual time per wall-clock second (how long a message may wait).
+    pace: Pace,
 }
 
 /// A process' courier, shared by its PEs.
@@ -144,8 +173,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Courier {
     /// A courier for the process `layout` sees from, talking on `comm` (a
-    /// communicator of its own).
-    pub(crate) fn new(comm: SimpleCommunicator, layout: Layout) -> Self {
+    /// communicator of its own), over an emulated `link` if it is on.
+    pub(crate) fn new(comm: SimpleCommunicator, layout: Layout, link: &LinkEmulation) -> Self {
         let (ranks, pes) = (layout.ranks(), layout.pes_per_process());
         Courier {
             layout,
@@ -155,6 +184,7 @@ impl Courier {
                     outbox: Outbox::new(ranks),
                     sending: Vec::new(),
                     spare: Vec::new(),
+                    delay: Delay::new(link),
                     white: Collective::new(ranks, ranks),
                     mins: Collective::new(3, 3 * ranks),
                     fig: Figures::default(),
@@ -163,6 +193,7 @@ impl Courier {
                 visits: 0,
                 interval: 1,
                 round: Round::new(layout.rank()),
+                pace: Pace::default(),
             }),
             inbound: (0..pes).map(|_| Mutex::new(Vec::new())).collect(),
             has: (0..pes).map(|_| AtomicBool::new(false)).collect(),
@@ -175,6 +206,13 @@ impl Courier {
     pub(crate) fn finish(&self) -> Figures {
         let mpi = &mut lock(&self.inner).mpi;
         let t = Instant::now();
+        // Held messages were all received before GVT passed the end (the
+        // rounds count them): none is left, unless the run failed.
+        if let Some(held) = mpi.delay.as_mut().map(|d| d.drain().collect::<Vec<_>>()) {
+            for (to, buf) in held {
+                mpi.post(to, buf);
+            }
+        }
         for s in mpi.sending.drain(..) {
             s.req.wait_without_status();
         }
@@ -249,6 +287,7 @@ impl Inner {
     fn work(&mut self, c: &Courier, gvt: &Gvt, idle: bool) -> Result<(), Error> {
         let t = Instant::now();
         self.mpi.reap();
+        self.mpi.release(t);
         self.visits += 1;
         // Only white records hold a GVT round up, and they all left at the
         // start of the round: once the round knows how many to expect and
@@ -256,8 +295,10 @@ impl Inner {
         // count is being summed) keep the cadence.
         let urgent = self.round.short_of_white();
         let due = self.visits >= self.interval;
+        self.pace.observe(t, gvt.time());
         let front = self.fronts.iter().copied().fold(f64::INFINITY, f64::min);
-        self.mpi.send_due(t, idle, front);
+        let age = self.pace.wall(LOOKAHEAD_SHARE * gvt.lookahead()).clamp(FLUSH_AGE_MIN, FLUSH_AGE_MAX);
+        self.mpi.send_due(t, idle, front, age);
         if urgent || due {
             let found = self.poll(c)?;
             if due {
@@ -322,8 +363,9 @@ impl Mpi {
 
     /// Sends each message that is due at `now`, this process' PEs having
     /// got to virtual time `front`: full, any (`idle`), holding a record no
-    /// later than `front` (its receivers are likely there too), or old.
-    fn send_due(&mut self, now: Instant, idle: bool, front: f64) {
+    /// later than `front` (its receivers are likely there too), or older
+    /// than `age`.
+    fn send_due(&mut self, now: Instant, idle: bool, front: f64, age: Duration) {
         for to in 0..self.outbox.ranks() {
             let Some((bytes, born, first)) = self.outbox.waiting(to) else { continue };
             let why = if bytes >= SEND_BYTES {
@@ -332,29 +374,46 @@ impl Mpi {
                 &mut self.fig.flushes.idle
             } else if first <= front {
                 &mut self.fig.flushes.time
-            } else if now.saturating_duration_since(born) >= FLUSH_AGE {
+            } else if now.saturating_duration_since(born) >= age {
                 &mut self.fig.flushes.age
             } else {
                 continue;
             };
             *why += 1;
-            self.send(to);
+            self.send(to, now);
         }
     }
 
-    /// Sends the message for process `to` (it holds something); the caller
-    /// counts why.
-    fn send(&mut self, to: usize) {
+    /// Sends the message for process `to` (it holds something), or gives
+    /// it to the emulated link; the caller counts why.
+    fn send(&mut self, to: usize, now: Instant) {
         if let Some((buf, records)) = self.outbox.take(to) {
             self.fig.events += records;
             self.fig.bytes += buf.len() as u64;
-            // SAFETY: the heap bytes of `buf` stay put and unchanged until
-            // the request completes: `buf` is kept beside it in `sending`
-            // and only recycled after `test` succeeded.
-            let bytes: &'static [u8] = unsafe { &*(buf.as_slice() as *const [u8]) };
-            let req = self.comm.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, bytes, TAG_EVENTS);
-            self.sending.push(Sending { req, buf });
+            match &mut self.delay {
+                Some(d) => {
+                    d.hold(now, buf.len(), (to, buf));
+                }
+                None => self.post(to, buf),
+            }
         }
+    }
+
+    /// Posts the messages the emulated link has delivered by `now`.
+    fn release(&mut self, now: Instant) {
+        while let Some((to, buf)) = self.delay.as_mut().and_then(|d| d.due(now)) {
+            self.post(to, buf);
+        }
+    }
+
+    /// One non-blocking send of `buf` to process `to`.
+    fn post(&mut self, to: usize, buf: Vec<u8>) {
+        // SAFETY: the heap bytes of `buf` stay put and unchanged until the
+        // request completes: `buf` is kept beside it in `sending` and only
+        // recycled after `test` succeeded.
+        let bytes: &'static [u8] = unsafe { &*(buf.as_slice() as *const [u8]) };
+        let req = self.comm.process_at_rank(to as i32).immediate_send_with_tag(StaticScope, bytes, TAG_EVENTS);
+        self.sending.push(Sending { req, buf });
     }
 }
 

@@ -155,8 +155,8 @@ impl Ranks for Cluster {
 
 /// The optimistic kernel across processes: through a courier.
 impl Reach<Courier> for Cluster {
-    fn connect(&self, pes: usize) -> Courier {
-        Courier::new(self.world.duplicate(), Layout::new(self.rank, self.size, pes))
+    fn connect(&self, cfg: &Config, pes: usize) -> Courier {
+        Courier::new(self.world.duplicate(), Layout::new(self.rank, self.size, pes), &cfg.link)
     }
     fn end<M: Model>(
         &self,
@@ -173,7 +173,7 @@ impl Reach<Courier> for Cluster {
 
 /// The conservative kernel across processes: one swap per window.
 impl Reach<conservative::Windows> for Cluster {
-    fn connect(&self, _: usize) -> conservative::Windows {
+    fn connect(&self, _: &Config, _: usize) -> conservative::Windows {
         conservative::Windows::new(self)
     }
     fn end<M: Model>(

@@ -15,17 +15,25 @@
 //! * [`network`]: the seams to other processes (`Network` for the
 //!   optimistic kernel, `WindowNet` for the conservative one) and their
 //!   single-process stand-ins.
+//! * [`delay`]: a cluster's link emulated between processes of one
+//!   machine (measurement only).
+//! * [`pace`]: virtual time per wall-clock second, from GVT's progress
+//!   (when the courier sends).
 //! * [`mattern`]: GVT across processes (white-message counting, the gates
 //!   the PEs wait on), apart from the collectives a network provides.
 //!
 //! What calls MPI lives in `crate::mpi` (feature `mpi`) and implements the
 //! network traits; everything here builds and is tested without it.
 
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod delay;
 pub(crate) mod endpoint;
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) mod mattern;
 pub(crate) mod network;
 pub(crate) mod outbox;
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod pace;
 pub(crate) mod port;
 pub(crate) mod received;
 pub(crate) mod ring;

@@ -171,7 +171,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Ne
     let pes = layout.pes_per_process();
     let placement = cfg.placement(s.num_lps, &layout)?;
     with_place!(placement, map => {
-        let net = x.connect(pes);
+        let net = x.connect(cfg, pes);
         // Only a single process can pause on request (processes would have to agree on when).
         let shared = Shared::new(pes, &s, seg, layout.ranks() == 1);
         let own = crate::memory::Estimate::of(model, cfg, layout.ranks());
