@@ -432,6 +432,12 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 Dragonfly::new(a, p, h, g)
                     .validate()
                     .map_err(|e| format!("{file}: this dragonfly cannot be built: {e}"))?;
+            } else if let Some(r) = m.out.rows.iter_mut().find(|r| r.key == "num_global_channels") {
+                // The files give each router its own global links (2 to 4
+                // on Theta): the count read here changes nothing (issue 61).
+                r.status = "ignored";
+                r.note = "each router's global links are the connection files'".into();
+                r.option = None;
             }
             m.link_classes(packet)?;
             if let Some(e) = m.get("routing") {

@@ -33,6 +33,29 @@ fn theta_reads_its_connection_files_from_beside_its_configuration() {
     assert_eq!(m["routing"].as_str(), Some("ugal"));
 }
 
+/// The table says what the connection files overrule (issue 61): Theta's
+/// `num_global_channels="4"` changes nothing once the files give each
+/// router its 2 to 4 global links, and the connections model is a choice
+/// of ours, not a key of the file.
+#[test]
+fn the_table_says_the_connection_files_rule_the_global_links() {
+    let conf = data("modelnet-test-dragonfly-theta.conf");
+    let o = timewarp(&["run", "network", "--codes-config", &conf, "--end", "1"]);
+    let err = String::from_utf8_lossy(&o.stdout).into_owned() + &stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let rows: Vec<Vec<&str>> = err.lines().map(|l| l.split_whitespace().collect()).collect();
+    let row = |first: &str| rows.iter().find(|r| r.first() == Some(&first)).unwrap_or_else(|| panic!("{first}: {err}"));
+    let global = row("num_global_channels").join(" ");
+    assert!(global.starts_with("num_global_channels 4 file ignored each router's global links"), "{global}");
+    let model = rows.iter().find(|r| r.contains(&"--connections-model")).expect("the connections model's row");
+    assert_eq!(model[..2], ["timewarp", "ours"], "not a key of the file: {}", model.join(" "));
+    // Only the files decide: another count commits the same run.
+    let digest = |extra: &[&str]| {
+        stats(&[&["run", "network", "--codes-config", &conf, "--end", "2000"][..], extra].concat())["digest"].clone()
+    };
+    assert_eq!(digest(&[]), digest(&["--global-links", "2"]));
+}
+
 #[test]
 fn a_missing_connection_file_is_one_line_naming_both_places() {
     let conf = tmp("theta-alone.conf");

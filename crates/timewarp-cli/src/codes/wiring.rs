@@ -56,8 +56,7 @@ pub(super) fn connections(m: &mut Map<'_>, model: &str, dir: &Path) -> Result<bo
     // A Dragonfly+'s exit rule is its own (leaf to a spine with links there).
     if model != "dragonfly_plus" {
         let rule = model.replace('_', "-");
-        m.row("", String::new(), "", format!("--connections-model {rule} (how a packet picks its group's exit)"));
-        m.out.options.push(("connections-model".into(), rule, m.conf.file.clone()));
+        m.fixed("", "timewarp", "connections-model", rule, "how a packet picks its group's exit");
     }
     Ok(true)
 }
