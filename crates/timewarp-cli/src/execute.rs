@@ -67,7 +67,11 @@ pub(crate) fn execute<M: Model>(
              nothing to resume (no checkpoint written)"
         );
     }
-    (hooks.after)(&report.results)?;
+    // A run that stopped before its work was done (ranks of a trace or job
+    // still waiting at --end, or deadlocked) is an error, but its figures
+    // and files are still written, the statistics saying what did not
+    // finish (issue 62: a 125-second run once left nothing).
+    let unfinished = (hooks.after)(&report.results).err();
     let results = serde_json::to_value(&report.results).map_err(|e| e.to_string())?;
     let summary = format!("{}{}{}", report.stats.table(), results_text(&results), (hooks.summary)(&report.results));
     let to_stdout = stats_out.iter().chain(csv_outs.iter().flatten()).chain(&trace_out).any(StatsOut::is_stdout);
@@ -93,6 +97,9 @@ pub(crate) fn execute<M: Model>(
         let mut json = serde_json::to_value(&report.stats).map_err(|e| e.to_string())?;
         json["model_results"] = results.clone();
         json["config"] = rec.config;
+        if let Some(e) = &unfinished {
+            json["unfinished"] = e.clone().into();
+        }
         crate::auto::keys(&mut json, engine.auto.as_ref());
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         keep(out.write(&text));
@@ -114,9 +121,9 @@ pub(crate) fn execute<M: Model>(
         if engine.quiet {
             eprint!("{summary}");
         }
-        return Err(e);
+        return Err(unfinished.unwrap_or(e));
     }
-    Ok(Some(results))
+    unfinished.map_or(Ok(Some(results)), Err)
 }
 
 /// The model's scalar results as rows, readable (4 significant digits,
