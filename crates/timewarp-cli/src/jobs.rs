@@ -325,12 +325,13 @@ pub(crate) fn build(
                 }
             }
             let cfg = timewarp::Config { end, seed, ..timewarp::Config::default() };
-            let r = timewarp::run(&one, &cfg).map_err(|e| format!("--baseline-alone: job {j} alone: {e}"))?.results;
-            let x = &r.jobs[0];
+            let report = timewarp::run(&one, &cfg).map_err(|e| format!("--baseline-alone: job {j} alone: {e}"))?;
+            let x = &report.results.jobs[0];
             jobs.list[j].alone = Some(timewarp_models::network::Alone {
                 finish_ns: x.finish_ns,
                 comm_ns_mean: x.comm_ns_mean,
                 latency_mean: x.latency_mean,
+                wall_seconds: report.stats.wall_seconds,
             });
         }
     }
@@ -365,6 +366,15 @@ pub(crate) fn summary(r: &timewarp_models::network::Results) -> String {
                 ),
                 None => String::new(),
             }
+        );
+    }
+    let alone: Vec<f64> = r.jobs.iter().filter_map(|j| j.alone.map(|a| a.wall_seconds)).collect();
+    if !alone.is_empty() {
+        // The summary's wall time is the shared run's only (issue 62).
+        out += &format!(
+            "  the {} runs alone (--baseline-alone) took {} s of wall time before the shared run, not in its wall time\n",
+            alone.len(),
+            crate::readable::sig(alone.iter().sum())
         );
     }
     out

@@ -51,6 +51,8 @@ fn each_job_alone_is_its_single_workload_run() {
         let mean = comm.iter().sum::<f64>() / comm.len() as f64;
         assert!((alone["comm_ns_mean"].as_f64().unwrap() - mean).abs() <= 1e-9 * mean, "job {j}");
         assert_eq!(alone["latency_mean"], s["latency_mean"], "job {j}");
+        // Its wall time is its own, not the shared run's (the summary says both).
+        assert!(alone["wall_seconds"].as_f64().is_some_and(|w| w >= 0.0), "job {j}: {alone}");
         // And the job alone, placed from a file, commits the single run's digest and results.
         let spec = match j {
             0 => format!("halo3d:ranks=8,iterations=2,bytes=2048@file:{map}"),

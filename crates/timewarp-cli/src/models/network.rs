@@ -302,7 +302,8 @@ pub(crate) struct NetworkArgs {
     #[arg(long, value_name = "FILE", requires = "sample_every")]
     pub samples_csv: Option<PathBuf>,
     /// Read a CODES model-net configuration (dragonfly, dragonfly_custom,
-    /// dragonfly_dally, dragonfly_plus, fattree, torus) as these options; the command
+    /// dragonfly_dally, dragonfly_plus, fattree, slimfly, torus; `.conf` or
+    /// its YAML twin) as these options; the command
     /// line's replace the file's, and a table of what was taken, converted
     /// and ignored goes to stderr (docs/network.md, "CODES configurations").
     #[arg(long, value_name = "FILE.conf")]

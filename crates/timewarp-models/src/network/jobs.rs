@@ -42,6 +42,9 @@ pub struct Alone {
     pub comm_ns_mean: Option<f64>,
     /// Mean latency of its packets.
     pub latency_mean: Option<f64>,
+    /// Wall-clock seconds the run alone took (not in the shared run's
+    /// `wall_seconds`).
+    pub wall_seconds: f64,
 }
 
 impl Jobs {
