@@ -31,6 +31,11 @@ fn theta_reads_its_connection_files_from_beside_its_configuration() {
     // CODES's "adaptive" is UGAL: its Valiant routes, with Aries' two
     // local hops per group, get the 3·2 + 2 channels they need by default.
     assert_eq!(m["routing"].as_str(), Some("ugal"));
+    // The buffers in use, by class (terminal, local 8,192 B, global 16,384 B
+    // of 2,048-byte packets), and the largest: not the unused default.
+    let r = &s["model_results"];
+    assert_eq!(r["class_buffer_packets"], serde_json::json!([4, 4, 8]));
+    assert_eq!(r["buffer_packets"], 8);
 }
 
 /// The table says what the connection files overrule (issue 61): Theta's

@@ -63,10 +63,16 @@ pub struct Results {
     /// would count the idle time after the work was done.
     pub window_ns: f64,
     pub events_per_hop: f64,
-    /// Most packets one input (output) buffer ever held, and its capacity.
+    /// Most packets one input (output) buffer ever held, and the largest
+    /// capacity of any buffer (the class that has it: see
+    /// `class_buffer_packets`).
     pub max_input_buffer: u16,
     pub max_output_buffer: u16,
     pub buffer_packets: u32,
+    /// Packets per buffer behind each class of link: terminal, then a
+    /// dragonfly's local and global links (a fat-tree's levels 1 and 2);
+    /// one class networks have the same three.
+    pub class_buffer_packets: [u32; 3],
     /// Most credits ever held for one downstream buffer (never above its capacity).
     pub max_credits: u16,
     /// Busiest network link's busy fraction in the window.
@@ -217,7 +223,10 @@ impl Network {
         let nodes = self.topology.nodes();
         r.topology = self.topology.name().to_string();
         r.nodes = nodes;
-        r.buffer_packets = self.buffer_packets;
+        // The buffers in use: the classes' (issue 61: a CODES import with 8- and
+        // 16-packet buffers listed the unused default, 4).
+        r.buffer_packets = self.max_buffer();
+        r.class_buffer_packets = [0, 1, 2].map(|c| self.class_buffer(c));
         // Undefined for a trace or generated workload, or a probe: NaN,
         // which the JSON writes as null and the summary as n/a.
         r.offered_load = if self.probe.is_some() || self.workload.is_some() { f64::NAN } else { self.load };
