@@ -19,6 +19,7 @@ fn the_standard_dragonfly_plus_puts_nodes_on_leaves_only() {
     // Leaf to leaf: 2 hops in a group, 3 between groups.
     let hops = r["hops_mean"].as_f64().unwrap();
     assert!((2.0..=3.0).contains(&hops), "{r}");
+    assert_eq!(r["topology"], "dragonfly-plus", "the topology the run was given");
 }
 
 #[test]

@@ -287,7 +287,7 @@ fn a_network_run_with_link_stats_draws_its_link_heatmap_and_reports_it() {
     ok(&["plot", s(&stats), "--links", "-o", s(&out)]);
     let (size, words, text) = svg_file(&out);
     assert_eq!(size, (1200.0, 500.0));
-    assert!(words.contains("Link busy fraction (torus, 16 nodes)") && words.contains("output port"), "{words}");
+    assert!(words.contains("Link busy fraction (torus, 16 routers)") && words.contains("output port"), "{words}");
     // A cell per link (16 nodes × 4 ports) beside the colour bar's and the frame's rectangles.
     assert!(text.matches("<rect").count() >= 64, "{}", text.matches("<rect").count());
     let png = tmp("links.png");

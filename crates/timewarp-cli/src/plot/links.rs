@@ -47,6 +47,7 @@ impl Links {
 
 impl Figure for Links {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
+        // Links join routers (a dragonfly's 864 routers serve 3,456 nodes).
         let nodes = self.links.iter().map(|l| l.node + 1).max().unwrap_or(1);
         let ports = self.links.iter().map(|l| l.port + 1).max().unwrap_or(1);
         let peak = self.links.iter().map(|l| l.busy).fold(0.0, f64::max);
@@ -54,7 +55,7 @@ impl Figure for Links {
         let scale = if peak > 0.0 { peak } else { 1.0 };
         let (w, _) = root.dim_in_pixel();
         let (map, bar) = root.split_horizontally(w.saturating_sub(110));
-        let title = format!("Link busy fraction ({}, {nodes} nodes)", self.topology);
+        let title = format!("Link busy fraction ({}, {nodes} routers)", self.topology);
         let mut chart = ChartBuilder::on(&map)
             .caption(title, title_font())
             .margin(12)
@@ -66,7 +67,7 @@ impl Figure for Links {
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_desc("node")
+            .x_desc("router")
             .y_desc("output port")
             .x_label_formatter(&whole)
             .y_label_formatter(&whole)

@@ -221,7 +221,11 @@ impl Network {
     pub(super) fn finalize_node(&self, lp: LpId, n: &Node, end: f64, r: &mut Results) {
         let c = &n.counts;
         let nodes = self.topology.nodes();
-        r.topology = self.topology.name().to_string();
+        r.topology = match &self.topology {
+            // The `--topology` a user gave (issue 61: Dragonfly+ said "dragonfly").
+            Topology::Dragonfly(d) if d.leaves().is_some() => "dragonfly-plus".into(),
+            t => t.name().to_string(),
+        };
         r.nodes = nodes;
         // The buffers in use: the classes' (issue 61: a CODES import with 8- and
         // 16-packet buffers listed the unused default, 4).
