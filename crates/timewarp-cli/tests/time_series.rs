@@ -217,7 +217,14 @@ fn plot_and_report_show_the_time_series() {
     let o = timewarp(&["plot", j, "--samples", "-o", svg.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&svg).unwrap();
-    for t in ["Accepted throughput (torus)", "Packet latency (torus)", "virtual time (ns)", "p99", "in flight"] {
+    for t in [
+        "Accepted throughput (torus)",
+        "Packet latency (torus)",
+        "virtual time (ns)",
+        "p99",
+        "Packets in the network (torus)",
+        "Most packets on one link (torus)",
+    ] {
         assert!(text.contains(t), "the plot lacks {t:?}");
     }
     let html = tmp("series.html");

@@ -1,8 +1,9 @@
 //! The network model's time series (`run network --sample-every NS` puts
-//! it in `model_results.samples` of `--stats-json`): four panels against
+//! it in `model_results.samples` of `--stats-json`): five panels against
 //! virtual time — accepted throughput, latency mean and p99, packets in
-//! flight and the most occupied link, the busiest link's utilisation —
-//! with a line per job where there are several.
+//! flight, the most packets on one link, the busiest link's utilisation —
+//! with a line per job where there are several, in the same colour in
+//! every panel.
 
 use super::{colour, err, padded, short, title_font, Drawn, Figure};
 use plotters::coord::Shift;
@@ -11,28 +12,35 @@ use serde_json::Value;
 use std::path::Path;
 
 /// Default picture size.
-pub(crate) const SIZE: (u32, u32) = (1200, 900);
+pub(crate) const SIZE: (u32, u32) = (1200, 1300);
 
-/// A named line: points (interval middle in ns, value).
+/// A named line: points (interval middle in ns, value), and its colour's
+/// number (a job's is the same in every panel).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Curve {
     pub name: String,
     pub pts: Vec<(f64, f64)>,
+    pub hue: usize,
 }
+
+/// The first colour of the jobs' lines (the run's own take 0 and 1).
+const JOB_HUES: usize = 2;
 
 /// A run's time series, as lines per panel.
 #[derive(Clone, Debug)]
 pub(crate) struct Series {
     pub topology: String,
-    pub panels: [Vec<Curve>; 4],
+    pub panels: [Vec<Curve>; 5],
 }
 
 /// Panel titles and y axes.
-const PANELS: [(&str, &str); 4] = [
+const PANELS: [(&str, &str); 5] = [
     ("Accepted throughput", "fraction of injection bandwidth"),
     ("Packet latency", "latency (ns)"),
     ("Packets in the network", "packets"),
     ("Busiest link", "utilisation"),
+    // Its own axis: a few packets, beside the thousands in flight (issue 62).
+    ("Most packets on one link", "packets"),
 ];
 
 impl Series {
@@ -44,16 +52,17 @@ impl Series {
         };
         let bad =
             |s: &Value| format!("{}: a sample in model_results.samples lacks start_ns or end_ns: {s}", path.display());
-        let mut panels: [Vec<Curve>; 4] = Default::default();
-        let curve = |name: &str| Curve { name: name.into(), pts: Vec::new() };
-        panels[0].push(curve("all"));
-        panels[1].extend([curve("mean"), curve("p99")]);
-        panels[2].extend([curve("in flight"), curve("most on one link")]);
-        panels[3].push(curve("busiest link"));
+        let mut panels: [Vec<Curve>; 5] = Default::default();
+        let curve = |name: &str, hue| Curve { name: name.into(), pts: Vec::new(), hue };
+        panels[0].push(curve("all", 0));
+        panels[1].extend([curve("mean", 0), curve("p99", 1)]);
+        panels[2].push(curve("in flight", 0));
+        panels[3].push(curve("busiest link", 0));
+        panels[4].push(curve("most on one link", 0));
         let jobs = list.iter().map(|s| s.get("jobs").and_then(Value::as_array).map_or(0, Vec::len)).max().unwrap_or(0);
         for j in 0..jobs {
-            panels[0].push(curve(&format!("job {j}")));
-            panels[1].push(curve(&format!("job {j} mean")));
+            panels[0].push(curve(&format!("job {j}"), JOB_HUES + j));
+            panels[1].push(curve(&format!("job {j} mean"), JOB_HUES + j));
         }
         for s in list {
             let f = |k: &str| s.get(k).and_then(Value::as_f64);
@@ -68,7 +77,7 @@ impl Series {
             put(1, 0, f("latency_mean"));
             put(1, 1, f("latency_p99"));
             put(2, 0, f("in_flight_packets"));
-            put(2, 1, f("max_link_occupancy"));
+            put(4, 0, f("max_link_occupancy"));
             let busiest = s.pointer("/links/0/utilisation").and_then(Value::as_f64);
             put(3, 0, Some(busiest.unwrap_or(0.0)));
             for j in 0..jobs {
@@ -84,8 +93,8 @@ impl Series {
 
 impl Figure for Series {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
-        let areas = root.split_evenly((2, 2));
-        for (i, area) in areas.iter().enumerate() {
+        let areas = root.split_evenly((3, 2));
+        for (i, area) in areas.iter().take(PANELS.len()).enumerate() {
             draw_panel(area, &format!("{} ({})", PANELS[i].0, self.topology), PANELS[i].1, &self.panels[i])?;
         }
         Ok(())
@@ -113,8 +122,8 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, y_
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(err)?;
-    for (i, c) in curves.iter().enumerate().filter(|(_, c)| !c.pts.is_empty()) {
-        let col = colour(i);
+    for c in curves.iter().filter(|c| !c.pts.is_empty()) {
+        let col = colour(c.hue);
         chart
             .draw_series(LineSeries::new(c.pts.iter().copied(), col.stroke_width(2)))
             .map_err(err)?
@@ -146,6 +155,9 @@ mod tests {
         assert_eq!(s.panels[1][0].pts, vec![(50.0, 50.0)], "an interval without deliveries has no latency");
         assert_eq!(s.panels[3][0].pts, vec![(50.0, 0.5), (150.0, 0.0)]);
         assert_eq!((s.panels[0][1].name.as_str(), s.panels[0][1].pts.len()), ("job 0", 1));
+        assert_eq!(s.panels[4][0].pts, vec![(50.0, 2.0), (150.0, 0.0)], "occupancy on its own axis");
+        assert_eq!(s.panels[2].len(), 1, "in flight alone on its axis");
+        assert_eq!(s.panels[0][1].hue, s.panels[1][2].hue, "job 0 is one colour in every panel");
         let svg = crate::plot::svg(SIZE, &s).unwrap();
         assert!(svg.contains("virtual time (ns)") && svg.contains("Packet latency (torus)"));
         assert!(Series::of(&json!({"model_results": {}}), p).unwrap().is_none());
