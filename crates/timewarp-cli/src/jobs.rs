@@ -344,7 +344,8 @@ pub(crate) fn summary(r: &timewarp_models::network::Results) -> String {
     if r.jobs.is_empty() {
         return String::new();
     }
-    let f = |v: Option<f64>, unit: &str| v.map_or("n/a".to_string(), |x| format!("{x:.1}{unit}"));
+    // One way to print numbers: 4 significant digits, times in their unit (issue 62).
+    let f = |v: Option<f64>| v.map_or("n/a".to_string(), crate::readable::time_ns);
     let x = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3}x"));
     let mut out = String::from("jobs:\n");
     for j in &r.jobs {
@@ -353,10 +354,10 @@ pub(crate) fn summary(r: &timewarp_models::network::Results) -> String {
             j.job,
             j.name,
             j.nodes,
-            f(j.finish_ns, " ns"),
-            f(j.comm_ns_mean, " ns"),
-            f(j.latency_mean, " ns"),
-            j.delivered_bytes,
+            f(j.finish_ns),
+            f(j.comm_ns_mean),
+            f(j.latency_mean),
+            crate::readable::count(j.delivered_bytes),
             match j.alone {
                 Some(_) => format!(
                     "; against alone: slowdown {}, comm {}, latency {}",

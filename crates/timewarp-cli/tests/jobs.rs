@@ -209,3 +209,26 @@ fn a_node_list_file_takes_several_numbers_on_a_line() {
     ]);
     assert_eq!(nodes_of(&r["model_results"], 0, 4), vec![15, 14, 13, 12]);
 }
+
+/// The jobs table prints numbers one way (issue 62): times with 4
+/// significant digits in their unit, counts with separators.
+#[test]
+fn the_jobs_table_prints_times_in_their_unit() {
+    let o = common::timewarp(&[
+        "run",
+        "network",
+        "--dims",
+        "4,4",
+        "--end",
+        "1e6",
+        "--job",
+        "halo3d:ranks=8,iterations=2,bytes=2048@contiguous",
+        "--job",
+        "synthetic:load=0.2,nodes=8@contiguous",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let job0 = out.lines().find(|l| l.trim_start().starts_with("job 0 ")).expect("job 0's row");
+    assert!(job0.contains(" µs, comm mean ") && job0.contains("196,608 bytes"), "{job0}");
+    assert!(!job0.contains(".0 ns"), "{job0}");
+}

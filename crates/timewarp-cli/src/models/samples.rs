@@ -116,9 +116,12 @@ pub(crate) fn summary(r: &Results, csv: Option<&Path>) -> String {
         Some(p) => format!("in {}", p.display()),
         None => "in --stats-json's model_results.samples (--samples-csv FILE for a CSV)".into(),
     };
+    // One way to print numbers: 4 significant digits, times in their unit (issue 62).
     format!(
-        "time series: {} intervals of {} ns {to}; peak accepted throughput {peak:.4}, worst p99 latency {worst:.1} ns\n",
+        "time series: {} intervals of {} {to}; peak accepted throughput {}, worst p99 latency {}\n",
         r.samples.len(),
-        first.end_ns - first.start_ns,
+        crate::readable::time_ns(first.end_ns - first.start_ns),
+        crate::readable::sig(peak),
+        crate::readable::time_ns(worst),
     )
 }
