@@ -158,3 +158,32 @@ fn curve_mistakes_are_one_line() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// Sample periods sized from the run (issue 62): on links of 1 µs, a
+/// packet takes several µs, longer than the default 2 µs period, so every
+/// steady point's periods are grown to at least 4 of its mean latencies
+/// (the same history, run longer); with the cap too low to get there the
+/// curve says so.
+#[test]
+fn sample_periods_grow_to_a_few_latencies_and_a_cap_that_stops_them_is_named() {
+    let out = tmp("slow-links.csv");
+    let slow = ["curve", "network", "--dims", "4,4", "--link-latency", "1000", "--load", "0.02"];
+    let o = timewarp(&[&slow[..], &["-o", out.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let row = &rows(&out)[0];
+    assert_eq!(row["status"], "steady", "{row:?}");
+    assert!(f(row, "latency_mean") > 2000.0, "slower than the default period: {row:?}");
+    assert!(f(row, "sample_period_ns") >= 4.0 * f(row, "latency_mean"), "{row:?}");
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // A cap of one run of the first period: the warning names the fix.
+    let o = timewarp(&[&slow[..], &["--max-end", "20000", "-o", out.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "warning: 1 point(s) that carried their load measured over sample periods shorter than 4 mean latencies"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("raise --max-end"), "{err}");
+}

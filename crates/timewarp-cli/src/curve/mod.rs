@@ -42,6 +42,13 @@ const REFUSED: &[&str] = &[
 /// Sample periods of a run (the network model's batches).
 const PERIODS: f64 = 10.0;
 
+/// A sample period is at least this many mean packet latencies: a shorter
+/// one measures packets that left in earlier periods, and the rule can
+/// call a point steady before its latency is (issue 62: Theta's curve
+/// said saturation 0.078 at the default 2 µs periods, 0.092 at 10 µs, its
+/// latency ~5 µs).
+const LATENCIES_PER_PERIOD: f64 = 4.0;
+
 /// `timewarp curve` options.
 #[derive(Args, Debug)]
 pub(crate) struct CurveArgs {
@@ -210,6 +217,9 @@ struct Point {
     period: f64,
     /// Why it is unstable though it settled (it carried less than offered).
     short: Option<f64>,
+    /// Its period stayed shorter than [`LATENCIES_PER_PERIOD`] mean
+    /// latencies (the cap, --max-end, stopped it): its latency.
+    brief: Option<f64>,
 }
 
 impl Point {
@@ -232,6 +242,19 @@ impl Point {
             }
             Err(_) => (f64::NAN, f64::NAN),
         }
+    }
+
+    /// Whether the network carried what the point offered (within
+    /// `threshold`) in the run's second half: over the whole run it falls
+    /// short by what is still in flight at the end, a lot when the run is
+    /// a few latencies long.
+    fn carried(&self, threshold: f64) -> bool {
+        let Some(r) = self.results() else { return false };
+        let offered = r["measured_offered_load"].as_f64().unwrap_or(self.load);
+        let periods = rule::periods(r);
+        let half = &periods[periods.len() / 2..];
+        let late = half.iter().map(|p| p.accepted).sum::<f64>() / half.len().max(1) as f64;
+        late >= (1.0 - threshold) * offered
     }
 
     fn status(&self) -> &'static str {
@@ -271,10 +294,16 @@ impl Runner<'_> {
                 let v = rule::judge(&periods, self.plan.threshold);
                 Ok((j, v))
             });
-            let steady = matches!(outcome, Ok((_, Verdict::Steady { .. })));
+            let latency = match &outcome {
+                Ok((j, _)) => j["model_results"]["latency_mean"].as_f64().filter(|l| l.is_finite()),
+                Err(_) => None,
+            };
+            // A period shorter than a few latencies is grown like an unsettled one.
+            let brief = latency.filter(|&l| period < LATENCIES_PER_PERIOD * l);
+            let steady = matches!(outcome, Ok((_, Verdict::Steady { .. }))) && brief.is_none();
             let next = 2.0 * PERIODS * period;
             if steady || outcome.is_err() || !escalate || next > self.plan.max_end * (1.0 + 1e-12) {
-                let mut p = Point { load, refined, outcome, period, short: None };
+                let mut p = Point { load, refined, outcome, period, short: None, brief };
                 if let (true, Some(r)) = (steady, p.results()) {
                     let offered = r["measured_offered_load"].as_f64().unwrap_or(load);
                     let (_, accepted) = p.figures();
@@ -355,6 +384,22 @@ pub(crate) fn run(models: &Models, a: &CurveArgs) -> Result<(), Failure> {
     }
     r.progress.clear();
     points.sort_by(|a, b| a.load.total_cmp(&b.load));
+    // Points whose periods the cap kept short of their latency, though the
+    // network carried what they offered: their latency, and whether they
+    // are steady, are not known (past saturation, where it carries less,
+    // every period is short of a latency that grows without bound).
+    let brief: Vec<&Point> = points.iter().filter(|p| p.brief.is_some() && p.carried(plan.threshold)).collect();
+    if let Some(p) = brief.first() {
+        eprintln!(
+            "warning: {} point(s) that carried their load measured over sample periods shorter than \
+             {LATENCIES_PER_PERIOD} mean latencies (load {}: periods of {} against a latency of {}): their latency \
+             and status are not reliable; raise --max-end (or --sample-period)",
+            brief.len(),
+            p.load,
+            crate::readable::time_ns(p.period),
+            crate::readable::time_ns(p.brief.unwrap_or(0.0))
+        );
+    }
     let text = csv(&points).map_err(Failure::Runs)?;
     std::fs::write(&plan.output, &text)
         .map_err(|e| Failure::Runs(format!("cannot write the curve to {}: {e}", plan.output.display())))?;
