@@ -693,7 +693,7 @@ impl Network {
     /// `(hops + level) / 2` (up: hops = level; down from `M`: hops = 2M −
     /// level); on a dragonfly the classes recorded in `p.dim` (unused there
     /// otherwise), which `launch` sets only when the bandwidths differ.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn lag(&self, r: u32, p: &Packet, o: usize) -> f64 {
         if self.uniform_bandwidth() {
             return p.bytes as f64 / self.link_bandwidth;

@@ -21,7 +21,7 @@ impl Network {
 
     /// Free slots of output `o`, virtual channel `vc`: output-buffer room
     /// (`room`) or downstream credits.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn free(&self, n: &Node, r: u32, o: usize, vc: usize, room: bool) -> u32 {
         let q = o * self.vcs as usize + vc;
         if room {
@@ -40,6 +40,28 @@ impl Network {
             || (self.routing == Routing::Adaptive && o < self.ports() && self.topology.productive(node, p.dst, o))
     }
 
+    /// The best of channels `vcs` on output `o`: the one with the most free
+    /// slots (the first on a tie), its score those slots plus `bonus`.
+    #[inline(always)]
+    fn best_vc(
+        &self,
+        n: &Node,
+        node: u32,
+        o: usize,
+        room: bool,
+        vcs: impl Iterator<Item = usize>,
+        bonus: u32,
+    ) -> Option<(usize, u32)> {
+        let mut best: Option<(usize, u32)> = None;
+        for vc in vcs {
+            let f = self.free(n, node, o, vc, room);
+            if f > 0 && best.map_or(true, |b| f + bonus > b.1) {
+                best = Some((vc, f + bonus));
+            }
+        }
+        best
+    }
+
     /// The virtual channel `p` may take on output `o` now and how good it is
     /// (higher is better: adaptive channels first, then the most free slots),
     /// or `None` if `o` is not a route of `p` or nothing there is free.
@@ -47,18 +69,11 @@ impl Network {
     pub(crate) fn usable(&self, n: &Node, node: u32, p: &Packet, o: usize, room: bool) -> Option<(usize, u32)> {
         let v = self.vcs as usize;
         let eject = self.ports();
-        let best_of = |vcs: &mut dyn Iterator<Item = usize>, bonus: u32| {
-            let mut best: Option<(usize, u32)> = None;
-            for vc in vcs {
-                let f = self.free(n, node, o, vc, room);
-                if f > 0 && best.map_or(true, |b| f + bonus > b.1) {
-                    best = Some((vc, f + bonus));
-                }
-            }
-            best
-        };
+        // `best_vc` is generic, not a closure over `dyn Iterator`: once `usable`
+        // grew past the inliner's limit, that closure was called out of line
+        // and fetched every channel through a virtual call (issue 60).
         if o >= eject {
-            return if p.out as usize == o { best_of(&mut (0..v), 0) } else { None };
+            return if p.out as usize == o { self.best_vc(n, node, o, room, 0..v, 0) } else { None };
         }
         match self.routing {
             Routing::DimensionOrder
@@ -81,23 +96,27 @@ impl Network {
                     // two dateline classes too (`v mod 4 = 2 class + phase`).
                     let phase = (p.via == NO_VIA) as usize;
                     return match self.topology {
-                        Topology::Torus(_) => best_of(&mut (2 * p.class as usize + phase..v).step_by(4), 0),
-                        _ => best_of(&mut (phase..v).step_by(2), 0),
+                        Topology::Torus(_) => {
+                            self.best_vc(n, node, o, room, (2 * p.class as usize + phase..v).step_by(4), 0)
+                        }
+                        _ => self.best_vc(n, node, o, room, (phase..v).step_by(2), 0),
                     };
                 }
                 // The channels the packet may use: on a torus those of its
                 // dateline class (`v mod 2`); on a dragonfly exactly its hop
                 // number; on a mesh, hypercube or fat-tree all.
                 match self.topology {
-                    Topology::Torus(_) => best_of(&mut (p.class as usize..v).step_by(2), 0),
-                    Topology::Dragonfly(_) | Topology::SlimFly(_) => best_of(&mut std::iter::once(p.class as usize), 0),
-                    _ => best_of(&mut (0..v), 0),
+                    Topology::Torus(_) => self.best_vc(n, node, o, room, (p.class as usize..v).step_by(2), 0),
+                    Topology::Dragonfly(_) | Topology::SlimFly(_) => {
+                        self.best_vc(n, node, o, room, std::iter::once(p.class as usize), 0)
+                    }
+                    _ => self.best_vc(n, node, o, room, 0..v, 0),
                 }
             }
             Routing::Adaptive => {
                 let e = self.escape_vcs();
                 if self.topology.productive(node, p.dst, o) {
-                    if let Some(b) = best_of(&mut (e..v), 1 << 16) {
+                    if let Some(b) = self.best_vc(n, node, o, room, e..v, 1 << 16) {
                         return Some(b);
                     }
                 }
@@ -105,7 +124,7 @@ impl Network {
                     return None;
                 }
                 let escape = if e == 2 { p.class as usize } else { 0 };
-                best_of(&mut std::iter::once(escape), 0)
+                self.best_vc(n, node, o, room, std::iter::once(escape), 0)
             }
         }
     }
