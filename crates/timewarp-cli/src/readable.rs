@@ -47,8 +47,7 @@ pub(crate) fn sig(v: f64) -> String {
 }
 
 /// A time given in ns, in the unit that keeps it short: 812.0 ns,
-/// 7.770 µs, 29.84 ms, 1.200 s. (The network's replay summary uses it.)
-#[cfg(any(feature = "models", test))]
+/// 7.770 µs, 29.84 ms, 1.200 s (summaries, notes and `curve`'s warning).
 pub(crate) fn time_ns(ns: f64) -> String {
     let a = ns.abs();
     let (v, u) = if a < 1e3 {
