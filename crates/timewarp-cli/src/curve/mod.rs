@@ -245,16 +245,11 @@ impl Point {
     }
 
     /// Whether the network carried what the point offered (within
-    /// `threshold`) in the run's second half: over the whole run it falls
-    /// short by what is still in flight at the end, a lot when the run is
-    /// a few latencies long.
+    /// `threshold`) in the run's second half ([`rule::late_accepted`]).
     fn carried(&self, threshold: f64) -> bool {
         let Some(r) = self.results() else { return false };
         let offered = r["measured_offered_load"].as_f64().unwrap_or(self.load);
-        let periods = rule::periods(r);
-        let half = &periods[periods.len() / 2..];
-        let late = half.iter().map(|p| p.accepted).sum::<f64>() / half.len().max(1) as f64;
-        late >= (1.0 - threshold) * offered
+        rule::late_accepted(&rule::periods(r)) >= (1.0 - threshold) * offered
     }
 
     fn status(&self) -> &'static str {

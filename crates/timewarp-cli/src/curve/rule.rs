@@ -117,6 +117,17 @@ pub(crate) fn judge(periods: &[Period], threshold: f64) -> Verdict {
     }
 }
 
+/// The mean accepted throughput of the second half of `periods`. Over a
+/// whole run the network falls short of the offered load by what is still
+/// in flight at the end (Little's law: rate × latency), a lot when the run
+/// is a few latencies long; past saturation every period falls short,
+/// however late (issue 61: "past saturation" at 5 % load on Theta, end
+/// 20 µs).
+pub(crate) fn late_accepted(periods: &[Period]) -> f64 {
+    let half = &periods[periods.len() / 2..];
+    half.iter().map(|p| p.accepted).sum::<f64>() / half.len().max(1) as f64
+}
+
 /// The sample periods of a network run's `model_results` (its `batches`).
 pub(crate) fn periods(results: &serde_json::Value) -> Vec<Period> {
     let Some(list) = results["batches"].as_array() else { return Vec::new() };

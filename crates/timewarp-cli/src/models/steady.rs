@@ -39,6 +39,7 @@ pub(crate) fn note(r: &Results, warmup: f64) -> String {
         .collect();
     let end = warmup + r.window_ns;
     let longer = format!("--end {} --warmup {}", sig_plain(10.0 * end), sig_plain(end));
+    let late = rule::late_accepted(&periods);
     match rule::judge(&periods, rule::THRESHOLD) {
         v @ Verdict::Unsettled { .. } => format!(
             "note: not in a steady state by --end {}: {} ({}% is settled), with {} packets in flight; run longer \
@@ -48,28 +49,17 @@ pub(crate) fn note(r: &Results, warmup: f64) -> String {
             rule::THRESHOLD * 100.0,
             count(r.in_flight_packets)
         ),
-        Verdict::Steady { .. } if late(r) < (1.0 - rule::THRESHOLD) * r.measured_offered_load => {
+        Verdict::Steady { .. } if late < (1.0 - rule::THRESHOLD) * r.measured_offered_load => {
             format!(
                 "note: the network carried {} of the {} offered in the run's second half: past saturation, its \
                  latency grows with the run's length; lower --load (`timewarp curve` finds the saturation \
                  throughput)\n",
-                sig(late(r)),
+                sig(late),
                 sig(r.measured_offered_load)
             )
         }
         Verdict::Steady { .. } => String::new(),
     }
-}
-
-/// The accepted throughput of the second half of the sample periods. The
-/// whole window's falls short of the offered load by what is still in
-/// flight at the end (Little's law: rate × latency), which on a network of
-/// microsecond latencies and a window of tens of microseconds is well over
-/// 5 % at any load; past saturation each period falls short, however
-/// late (issue 61: "past saturation" at 5 % load on Theta, end 20 µs).
-fn late(r: &Results) -> f64 {
-    let half = &r.batches[r.batches.len() / 2..];
-    half.iter().map(|b| b.accepted_throughput).sum::<f64>() / half.len().max(1) as f64
 }
 
 /// A time for an option value: whole ns, no separators.
