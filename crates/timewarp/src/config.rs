@@ -150,6 +150,15 @@ impl LinkEmulation {
         self.latency_us > 0.0 || self.bandwidth_gbs.is_some()
     }
 
+    /// The option that turned it on, for errors (the latency's if both did).
+    pub(crate) fn option(&self) -> &'static str {
+        if self.latency_us > 0.0 {
+            "emulate_latency"
+        } else {
+            "emulate_bandwidth"
+        }
+    }
+
     fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.latency_us.is_finite() && self.latency_us >= 0.0 && self.latency_us <= 1e6) {
             return Err((
@@ -542,7 +551,7 @@ impl Config {
         self.link.check().map_err(|(option, problem)| Error::Option { option, problem })?;
         if self.link.is_on() && self.sync != SyncMode::Optimistic {
             return bad(
-                if self.link.latency_us > 0.0 { "emulate_latency" } else { "emulate_bandwidth" },
+                self.link.option(),
                 format!(
                     "link emulation holds back the optimistic courier's messages between MPI processes; the {} mode \
                      has none: use --sync optimistic, or drop the option",

@@ -96,7 +96,7 @@ fn check<X: Processes>(cfg: &Config, x: &X, plan: Option<&Plan>) -> Result<(), E
     cfg.validate()?;
     if cfg.link.is_on() && x.count() == 1 {
         return Err(Error::Option {
-            option: if cfg.link.latency_us > 0.0 { "emulate_latency" } else { "emulate_bandwidth" },
+            option: cfg.link.option(),
             problem: "link emulation holds back messages between MPI processes, and this run has one process: start \
                       it under mpirun with 2 or more processes (an MPI build), or drop the option"
                 .into(),

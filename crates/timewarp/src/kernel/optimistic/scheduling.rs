@@ -26,7 +26,8 @@
 //!   [`STRIKES`] measurements in a row, it deactivates (sleeps), so the
 //!   simulation stops competing with the other process for the cores. (The
 //!   smallest APTE, once the yardstick, made one slow period of any of 16
-//!   workers look like interference: LADM alone ran 7× slower than fixed.) Once every active worker has run `reactivate`
+//!   workers look like interference: LADM alone ran 7× slower than fixed.)
+//!   Once every active worker has run `reactivate`
 //!   iterations since, one inactive worker is woken to try again (a period
 //!   that doubles while woken workers deactivate again at once, up to 1,024
 //!   times, and is back to `reactivate` once one stays). At least one
