@@ -205,10 +205,10 @@ impl Network {
             n.wait_for(i, out);
         }
         let (port, vc) = (i / v, i % v);
-        let up = self.topology.neighbour(ctx.lp(), port).expect("an input port with a link");
+        let (up, back) = self.topology.link(ctx.lp(), port).expect("an input port with a link");
         // The buffer frees when the tail has left (`lag` after the head).
         let delay = self.lag(ctx.lp(), &p, p.out as usize) + self.latency(ctx.lp(), port);
-        ctx.send(up, delay, Msg::Credit { port: self.topology.peer_port(ctx.lp(), port) as u8, vc: vc as u8 });
+        ctx.send(up, delay, Msg::Credit { port: back as u8, vc: vc as u8 });
         p
     }
 
@@ -263,9 +263,8 @@ impl Network {
             // Remember the classes crossed, for `lag` downstream.
             p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
         }
-        let next = self.topology.neighbour(ctx.lp(), o).expect("a route takes existing links");
-        let port = self.topology.peer_port(ctx.lp(), o) as u8;
-        ctx.send(next, delay, Msg::Arrive { pkt: p.header(), port, vc: vc as u8 });
+        let (next, port) = self.topology.link(ctx.lp(), o).expect("a route takes existing links");
+        ctx.send(next, delay, Msg::Arrive { pkt: p.header(), port: port as u8, vc: vc as u8 });
     }
 
     /// Tries to move the head of input `i` on (and, through `try_output`,
@@ -277,14 +276,7 @@ impl Network {
         loop {
             let Some(&p) = self.input_head(n, i) else { return };
             if p.ready > now {
-                // Only injected packets wait for their head to reach the router.
-                let nic = i - self.ports() * v;
-                if n.inject[nic].wake != p.ready {
-                    n.save_nic(nic);
-                    n.inject[nic].wake = p.ready;
-                    ctx.send(node, p.ready - now, Msg::Ready { nic: nic as u8 });
-                }
-                return;
+                return self.wait_ready(n, i, &p, ctx);
             }
             let adaptive = !self.fixed_route();
             match self.switch {
@@ -294,16 +286,7 @@ impl Network {
                     if !adaptive {
                         return self.try_output(n, p.out as usize, Some(i), ctx);
                     }
-                    if let Some((o, _)) = self.best_route(n, node, &p, false, now) {
-                        return self.try_output(n, o, None, ctx);
-                    }
-                    // Wait for the first of its routes to free (credits come as events).
-                    for o in 0..self.outputs() {
-                        if self.candidate(node, &p, o) && n.links[o].free > now {
-                            self.ensure_wake(n, o, ctx);
-                        }
-                    }
-                    return;
+                    return self.try_routes(n, &p, ctx);
                 }
                 Switch::OutputBuffered => {
                     let to = if adaptive {
@@ -324,6 +307,35 @@ impl Network {
                     }
                     self.try_output(n, o, None, ctx);
                 }
+            }
+        }
+    }
+
+    /// An injected packet whose head has not reached the router yet: wake
+    /// the NIC when it has. Out of line, as is [`try_routes`](Self::try_routes):
+    /// `try_input`'s common path keeps fewer values live (issue 60).
+    #[cold]
+    #[inline(never)]
+    fn wait_ready(&self, n: &mut Node, i: usize, p: &Packet, ctx: &mut Ctx<'_, Self>) {
+        let nic = i - self.ports() * self.vcs as usize;
+        if n.inject[nic].wake != p.ready {
+            n.save_nic(nic);
+            n.inject[nic].wake = p.ready;
+            ctx.send(ctx.lp(), p.ready - ctx.now(), Msg::Ready { nic: nic as u8 });
+        }
+    }
+
+    /// Input-buffered, adaptive: the best of `p`'s routes now, or a wake-up
+    /// at the first of them to free (credits come as events).
+    #[inline(never)]
+    fn try_routes(&self, n: &mut Node, p: &Packet, ctx: &mut Ctx<'_, Self>) {
+        let (node, now) = (ctx.lp(), ctx.now());
+        if let Some((o, _)) = self.best_route(n, node, p, false, now) {
+            return self.try_output(n, o, None, ctx);
+        }
+        for o in 0..self.outputs() {
+            if self.candidate(node, p, o) && n.links[o].free > now {
+                self.ensure_wake(n, o, ctx);
             }
         }
     }

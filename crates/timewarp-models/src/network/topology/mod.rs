@@ -45,8 +45,13 @@ pub use fattree::{FatTree, Hop, RailSelect, CODES_RAIL_SELECT_LIMIT, RAIL_KEPT};
 pub use slimfly::SlimFly;
 
 /// A direct network's shape.
+// A tag byte of its own (`repr(u8)`): every hop matches on the topology
+// several times, and the layout Rust picks without it hides the variant in
+// a niche of the first `Vec`, which costs arithmetic at each match (issue
+// 60: 7 of the 48 instructions `latency` took per hop were the match).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[repr(u8)]
 pub enum Topology {
     /// k-ary n-cube with wrap-around links (`dims[d]` routers along dimension `d`).
     Torus(Vec<u32>),
@@ -207,6 +212,26 @@ impl Topology {
                     (false, _) => Some(node - stride),
                 }
             }
+        }
+    }
+
+    /// The router behind `port` of `node` and the port its link arrives
+    /// on: [`neighbour`](Self::neighbour) and [`peer_port`](Self::peer_port)
+    /// in one match and one table look-up (every hop asks for both).
+    ///
+    /// ```
+    /// use timewarp_models::network::Topology;
+    /// let t = Topology::Hypercube(3);
+    /// assert_eq!(t.link(5, 1), Some((7, 1)));
+    /// ```
+    #[inline]
+    pub fn link(&self, node: u32, port: usize) -> Option<(u32, usize)> {
+        match self {
+            Topology::Hypercube(_) => Some((node ^ (1 << port), port)),
+            Topology::Dragonfly(d) => d.link(node, port),
+            Topology::FatTree(f) => f.neighbour(node, port),
+            Topology::SlimFly(s) => Some(s.neighbour(node, port)),
+            Topology::Torus(_) | Topology::Mesh(_) => self.neighbour(node, port).map(|r| (r, port ^ 1)),
         }
     }
 
@@ -450,6 +475,24 @@ mod tests {
             Topology::Mesh(vec![2, 2, 2]),
             Topology::Hypercube(4),
         ]
+    }
+
+    /// `link` is `neighbour` and `peer_port` in one look-up, on every family.
+    #[test]
+    fn a_link_is_its_neighbour_and_peer_port() {
+        let mut all = shapes();
+        all.push(Topology::Dragonfly(Dragonfly::new(4, 2, 2, 9)));
+        all.push(Topology::FatTree(FatTree::new(4, 3, 16, None).unwrap()));
+        all.push(Topology::FatTree(FatTree::new(4, 2, 8, None).unwrap().with_rails(2, Default::default()).unwrap()));
+        all.push(Topology::SlimFly(SlimFly::new(5, 2).unwrap()));
+        for t in all {
+            for a in 0..t.routers() {
+                for p in 0..t.ports() {
+                    let both = t.neighbour(a, p).map(|b| (b, t.peer_port(a, p)));
+                    assert_eq!(t.link(a, p), both, "{t:?} {a} port {p}");
+                }
+            }
+        }
     }
 
     #[test]
