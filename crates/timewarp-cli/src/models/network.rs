@@ -294,7 +294,7 @@ pub(crate) struct NetworkArgs {
     /// interval, accepted throughput, latency mean and p99, packets in
     /// flight, the busiest links (utilisation, occupancy) and per-job
     /// figures; in `model_results.samples` of --stats-json, and as CSV with
-    /// --samples-csv (docs/network.md, "Time series"). Adds to every
+    /// --samples-csv (docs/network-workloads.md, "Time series"). Adds to every
     /// router's state (so changes the run's digest).
     #[arg(long, value_name = "NS", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
     pub sample_every: Option<f64>,
@@ -305,7 +305,7 @@ pub(crate) struct NetworkArgs {
     /// dragonfly_dally, dragonfly_plus, fattree, slimfly, torus; `.conf` or
     /// its YAML twin) as these options; the command
     /// line's replace the file's, and a table of what was taken, converted
-    /// and ignored goes to stderr (docs/network.md, "CODES configurations").
+    /// and ignored goes to stderr (docs/codes.md, "CODES configurations").
     #[arg(long, value_name = "FILE.conf")]
     pub codes_config: Option<PathBuf>,
     #[command(flatten)]
