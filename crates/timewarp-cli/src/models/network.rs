@@ -495,7 +495,7 @@ impl NetworkArgs {
         let dragonfly = |a: u32, p: u32, h: u32, g: Option<u32>| {
             Topology::Dragonfly(Dragonfly::new(a, p, h, g.unwrap_or(a * h + 1)))
         };
-        // A preset's own topology may be named beside it (the README lists
+        // A preset's own topology may be named beside it (docs/running.md lists
         // --preset among that topology's options); another one may not.
         if let Some(p) = self.preset.as_deref() {
             let own = if p == "summit" { "fattree" } else { "dragonfly" };
