@@ -163,7 +163,9 @@ pub(crate) struct NetworkArgs {
     /// inter-arrival" floods the injection queues).
     #[arg(long, value_name = "NS", conflicts_with = "load", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
     pub interarrival: Option<f64>,
-    /// Messages each node creates, then stops [default: no limit].
+    /// Messages each node creates, then stops; the run ends once all are
+    /// delivered (give a large --end), so --load may exceed 1; at most
+    /// 50,000,000 over all nodes [default: no limit].
     #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub messages: Option<u32>,
     /// Bytes per message.
