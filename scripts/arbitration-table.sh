@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Past saturation under each switch arbitration (docs/network.md,
-# "Arbitration"): for each pattern, accepted throughput against offered
+# Past saturation under each switch arbitration (docs/history/network-measurements.md,
+# "Arbitration, measured"; the choices: docs/network.md, "Arbitration"): for each pattern, accepted throughput against offered
 # load, the peak over the loads, what is kept at offered 1.0, and the
 # least busy link on the bottleneck path against the busiest at 1.0 (the
 # bottleneck path: the links of the highest channel load, counted exactly

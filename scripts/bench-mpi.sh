@@ -15,8 +15,8 @@
 # REMOTE` (2 MPI ranks, optimistic), a command that runs ROSS's PHOLD on the
 # same configuration and prints `ev_per_s=E` (committed events per second),
 # such as scripts/ross-phold.sh; the table then compares with those measured
-# rates instead of the 480k reference figure. docs/performance.md says how
-# ROSS was built here.
+# rates instead of the 480k reference figure. docs/history/performance-2026-11.md
+# ("Across processes (MPI)") says how ROSS was built here.
 #
 #   scripts/bench-mpi.sh                 # REPS=5
 #   REPS=3 LARGE=0 scripts/bench-mpi.sh  # skip the 2^20-LP configuration

@@ -2,7 +2,7 @@
 # Latency-load curves of the network model on a dragonfly for minimal,
 # Valiant and UGAL-L routing under uniform random and group-shift
 # (adversarial) traffic. Prints one markdown table per traffic pattern
-# (docs/network.md, "Dragonfly"). SHAPE holds the topology options.
+# (docs/history/network-measurements.md, "Dragonfly latency–load curves"). SHAPE holds the topology options.
 #   LOADS="0.1 0.3 ..." END=30000 WARMUP=10000 SHAPE="..." scripts/dragonfly-curves.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

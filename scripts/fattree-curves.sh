@@ -2,7 +2,8 @@
 # Accepted-offered and latency-load curves of the network model on a
 # fat-tree under uniform random traffic, updown and updown-adaptive
 # routing, on a full-bisection tree and on a pruned one. Prints one
-# markdown table per shape (docs/network.md, "Fat-tree").
+# markdown table per shape (docs/history/network-measurements.md, "Fat-tree
+# accepted–offered and latency–load curves").
 #   LOADS="0.1 0.3 ..." END=30000 WARMUP=10000 scripts/fattree-curves.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

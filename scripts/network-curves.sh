@@ -3,7 +3,8 @@
 # 2-cube torus (dimension-order routing, uniform random traffic), for input-
 # and output-buffered switches, 2 and 4 virtual channels, buffers of 2 and 8
 # packets, and adaptive routing with 4 virtual channels. Prints one markdown
-# table per configuration (docs/network.md). CONFIGS entries are
+# table per configuration (docs/history/network-measurements.md; the summary
+# in docs/network.md). CONFIGS entries are
 # switch:vcs:buffer-packets[:routing].
 #   LOADS="0.1 0.2 ..." END=40000 WARMUP=10000 scripts/network-curves.sh
 set -euo pipefail

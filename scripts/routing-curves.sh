@@ -4,7 +4,8 @@
 # transpose (adversarial for dimension order) and uniform traffic; PAR and
 # UGAL-L with and without a threshold and UGAL-G against minimal routing on the
 # 72-node dragonfly (a = 4, p = 2, h = 2) under uniform and group-shift
-# traffic. One markdown table per case (docs/network.md, "Routing").
+# traffic. One markdown table per case (docs/history/network-measurements.md,
+# "Routing latency–load curves"; the routings: docs/network.md, "Routing").
 #   LOADS="0.1 0.3 ..." END=20000 WARMUP=5000 scripts/routing-curves.sh [cubes|dragonfly]
 set -euo pipefail
 cd "$(dirname "$0")/.."

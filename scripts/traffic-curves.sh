@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Latency-load and accepted-offered curves of the traffic patterns and
-# arrival processes added for issue 32 (docs/network.md, "Curves of the
-# patterns and arrival processes"): 8x8 torus or mesh, 4 virtual channels,
+# arrival processes added for issue 32 (docs/history/network-measurements.md,
+# "Curves of the patterns and arrival processes"): 8x8 torus or mesh, 4 virtual channels,
 # 8-packet buffers, dimension-order routing, round-robin arbitration.
 # Each table gives, per offered load: the accepted throughput (with its
 # batch-means 95% half-width), the packet latency (mean, p50, p99) split

@@ -33,7 +33,8 @@ pub(crate) struct EngineArgs {
     /// Synchronisation mode.
     #[arg(long, value_enum, default_value_t = SyncArg::Sequential)]
     pub sync: SyncArg,
-    /// Worker threads, 1 to 4096 (parallel modes only).
+    /// Worker threads, 1 to 4096 (parallel modes only; per process under
+    /// mpirun; conservative runs one PE per worker).
     #[arg(long, default_value_t = 1, value_parser = whole::<u32>(1, 4096), allow_negative_numbers = true)]
     pub threads: u32,
     /// Optimistic PEs (partitions of the LPs) per process, at least --threads;
@@ -41,7 +42,7 @@ pub(crate) struct EngineArgs {
     #[arg(long, value_name = "M", value_parser = whole::<u32>(1, 65_536), allow_negative_numbers = true,
           help_heading = "Scheduling (optimistic)")]
     pub pes: Option<u32>,
-    /// Which worker runs which PE: fixed (worker i runs PE i), dynamic (any
+    /// Which worker runs which PE: fixed (worker i runs PEs i, i+N, ...), dynamic (any
     /// free PE, round robin), adaptive (dynamic; a worker the OS deschedules
     /// sleeps), ladm (fixed; a sleeping worker's PEs are helped by the others).
     #[arg(long, value_name = "POLICY", default_value = "fixed",
@@ -91,7 +92,8 @@ pub(crate) struct EngineArgs {
     #[arg(long, default_value_t = 16, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]
     pub gvt_interval: u32,
     /// Optimistic event buffers per PE beyond the sequential need
-    /// (processed, uncommitted events; optimistic runs only) [default: 8 × batch × gvt-interval].
+    /// (processed, uncommitted events; optimistic runs only)
+    /// [default: 8 × batch × gvt-interval, then sized by the run].
     #[arg(long, value_name = "EVENTS", value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub event_memory: Option<u64>,
     /// Placement of LPs on PEs: block, random (a permutation from --seed), or

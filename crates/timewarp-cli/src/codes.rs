@@ -8,7 +8,7 @@
 //! line overrides it, clap and the model check every value, and
 //! `--print-config` shows the result as our own run file. What was taken,
 //! converted (units: GiB/s to bytes per ns, bytes to packets) and ignored
-//! is printed as a table on stderr (none with `--quiet`). docs/network.md,
+//! is printed as a table on stderr (none with `--quiet`). docs/codes.md,
 //! "CODES configurations", has the mapping and its reasons.
 
 use std::path::Path;

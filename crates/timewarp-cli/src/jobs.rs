@@ -1,7 +1,7 @@
 //! `run network --job SPEC ...`: several jobs on one network, each placed
 //! on its own nodes, and (`--baseline-alone`) each run alone on the same
 //! nodes first, for its slowdown. The form of SPEC is in
-//! [`JOB_HELP`] and docs/network.md, "Several jobs".
+//! [`JOB_HELP`] and docs/network-workloads.md, "Several jobs".
 
 use std::path::Path;
 use std::sync::Arc;

@@ -33,7 +33,7 @@ pub(crate) struct WorkloadArgs {
     #[arg(long, default_value = "synthetic", value_parser = ["synthetic", "trace", "dumpi", "allreduce", "halo3d", "alltoall"])]
     pub workload: String,
     /// Directory of trace files rank.0.txt, rank.1.txt, ... (--workload trace;
-    /// the format is in docs/network.md), or of one DUMPI run's .meta and
+    /// the format is in docs/network-workloads.md), or of one DUMPI run's .meta and
     /// .bin files, or that .meta file (--workload dumpi).
     #[arg(long, value_name = "DIR")]
     pub trace_dir: Option<PathBuf>,
@@ -179,7 +179,7 @@ impl WorkloadArgs {
     /// What a trace replay assumed, for its summary (a trace workload of
     /// `ranks` ranks; empty for others): the clock of a DUMPI trace's
     /// compute gaps and their scale, the eager sends, and the collectives'
-    /// algorithms (docs/network.md, "Semantics" and "Collectives").
+    /// algorithms (docs/network-workloads.md, "Semantics" and "Collectives").
     pub(crate) fn replay(&self, ranks: usize) -> String {
         let dumpi = self.workload == "dumpi";
         if !dumpi && self.workload != "trace" {

@@ -127,7 +127,7 @@ fn fattree_options_and_the_summit_preset() {
 /// A trace directory replays to the analytic time: a 3-hop ping-pong of
 /// one-packet messages takes 2 × (5 L + 4 R + S) per round trip; the
 /// results list every rank; a generated ring all-reduce matches
-/// `I (C + 2 (P − 1) M(1, ceil(b / P)))` (docs/network.md); the summary
+/// `I (C + 2 (P − 1) M(1, ceil(b / P)))` (docs/network-workloads.md); the summary
 /// shows the application time.
 #[test]
 fn network_trace_workloads_report_application_times() {

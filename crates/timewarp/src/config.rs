@@ -76,7 +76,7 @@ pub struct Config {
     /// less). Below 16 LPs a KP is nearly an LP's own list, and a PE's many
     /// short lists, each written at its own place, cost it its cache (the
     /// 1,056-node dragonfly on 16 PEs, 16.5 LPs each: 16 KPs 1.59 ×
-    /// sequential time, 1 KP 1.47 ×; see docs/performance.md). 1: exactly
+    /// sequential time, 1 KP 1.47 ×; see docs/history/performance-2026-11.md, eighth pass). 1: exactly
     /// `kps_per_pe` (at most one per LP), what `--kps-per-pe` asks for.
     pub min_lps_per_kp: usize,
     /// Events a PE processes between two looks at its inboxes and GVT.

@@ -236,8 +236,8 @@
 //!
 //! The network model (`timewarp_models::network`, its `journal.rs`) is the
 //! full-size example: every write to a router goes through a method that
-//! saves what it overwrites. docs/performance.md measures the three ways on
-//! PCS and on the network model.
+//! saves what it overwrites. docs/history/performance-2026-11.md ("Optimistic networks")
+//! measures the three ways on PCS and on the network model.
 //!
 //! ## A command line for your model
 //!

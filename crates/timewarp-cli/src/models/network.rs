@@ -163,7 +163,9 @@ pub(crate) struct NetworkArgs {
     /// inter-arrival" floods the injection queues).
     #[arg(long, value_name = "NS", conflicts_with = "load", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
     pub interarrival: Option<f64>,
-    /// Messages each node creates, then stops [default: no limit].
+    /// Messages each node creates, then stops; the run ends once all are
+    /// delivered (give a large --end), so --load may exceed 1; at most
+    /// 50,000,000 over all nodes [default: no limit].
     #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub messages: Option<u32>,
     /// Bytes per message.
@@ -294,7 +296,7 @@ pub(crate) struct NetworkArgs {
     /// interval, accepted throughput, latency mean and p99, packets in
     /// flight, the busiest links (utilisation, occupancy) and per-job
     /// figures; in `model_results.samples` of --stats-json, and as CSV with
-    /// --samples-csv (docs/network.md, "Time series"). Adds to every
+    /// --samples-csv (docs/network-workloads.md, "Time series"). Adds to every
     /// router's state (so changes the run's digest).
     #[arg(long, value_name = "NS", value_parser = crate::args::positive_f64, allow_negative_numbers = true)]
     pub sample_every: Option<f64>,
@@ -305,7 +307,7 @@ pub(crate) struct NetworkArgs {
     /// dragonfly_dally, dragonfly_plus, fattree, slimfly, torus; `.conf` or
     /// its YAML twin) as these options; the command
     /// line's replace the file's, and a table of what was taken, converted
-    /// and ignored goes to stderr (docs/network.md, "CODES configurations").
+    /// and ignored goes to stderr (docs/codes.md, "CODES configurations").
     #[arg(long, value_name = "FILE.conf")]
     pub codes_config: Option<PathBuf>,
     #[command(flatten)]
@@ -495,7 +497,7 @@ impl NetworkArgs {
         let dragonfly = |a: u32, p: u32, h: u32, g: Option<u32>| {
             Topology::Dragonfly(Dragonfly::new(a, p, h, g.unwrap_or(a * h + 1)))
         };
-        // A preset's own topology may be named beside it (the README lists
+        // A preset's own topology may be named beside it (docs/running.md lists
         // --preset among that topology's options); another one may not.
         if let Some(p) = self.preset.as_deref() {
             let own = if p == "summit" { "fattree" } else { "dragonfly" };

@@ -6,7 +6,7 @@ use std::path::Path;
 use timewarp_models::network::{Results, Sample, BUSIEST, MAX_SAMPLES};
 
 /// The columns before the busiest links' and the jobs' (documented in
-/// docs/network.md, "Time series"; the order is stable).
+/// docs/network-workloads.md, "Time series"; the order is stable).
 pub(crate) const COLUMNS: [&str; 11] = [
     "interval",
     "start_ns",

@@ -3,7 +3,7 @@
 //! far the NICs' source queues grow when the offered load is more than the
 //! routers can carry away ([`Network::source_backlog`]).
 //!
-//! Calibrated against the peak resident memory of runs (docs/performance.md,
+//! Calibrated against the peak resident memory of runs (docs/history/performance-2026-11.md,
 //! "Memory"); the engine adds its LP records and events
 //! ([`timewarp::memory::Estimate`]).
 
@@ -117,7 +117,7 @@ mod tests {
 
     #[test]
     fn the_estimate_is_within_a_third_of_the_measured_peaks() {
-        // docs/performance.md, "Memory": peak resident memory of release
+        // docs/history/performance-2026-11.md, "Memory": peak resident memory of release
         // runs at the default load (0.1) to --end 1000 (hypercube: 2000).
         let d = |a, p, h| Network {
             topology: Topology::Dragonfly(Dragonfly::new(a, p, h, a * h + 1)),

@@ -175,7 +175,7 @@
 //! NIC like any other; sends are eager (complete when queued), receives
 //! complete when the whole message is here, matching is by (source, tag),
 //! either possibly a wildcard, in the source's send order. The ranks' state lives in the
-//! node (workload/rank.rs); docs/network.md has the format and semantics.
+//! node (workload/rank.rs); docs/network-workloads.md has the format and semantics.
 //!
 //! # Events
 //!

@@ -94,13 +94,13 @@ pub struct Network {
     /// Report every link's figures in [`Results::links`](super::Results::links).
     pub link_stats: bool,
     /// Instead of traffic: ranks running these programs (placed with
-    /// [`Workload::place`]); see docs/network.md, "Trace-driven workloads".
+    /// [`Workload::place`]); see docs/network-workloads.md.
     pub workload: Option<Arc<Workload>>,
     /// How an optimistic run undoes a router's speculative events:
     /// [`Rollback::Incremental`] (default: each event saves what it
     /// overwrites, journal.rs) or [`Rollback::StateSaving`] (a copy of the
     /// whole router before every event; kept to measure against, see
-    /// docs/performance.md). The model has no reverse handlers.
+    /// docs/history/performance-2026-11.md). The model has no reverse handlers.
     pub rollback: Rollback,
     /// Record a time series ([`Results::samples`](super::Results::samples))
     /// in intervals of this many ns (samples.rs). Off by default: the rows

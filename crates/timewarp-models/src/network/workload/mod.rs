@@ -3,8 +3,8 @@
 //! all-to-all), with collectives expanded into point-to-point messages at
 //! load time, and the placement of ranks on nodes. Immutable once built:
 //! the model shares it (`Arc`) and the ranks' run-time state lives in the
-//! nodes (state.rs; their execution is the model's, `ranks.rs`). The format and semantics are in docs/network.md,
-//! "Trace-driven workloads".
+//! nodes (state.rs; their execution is the model's, `ranks.rs`). The format and semantics are in
+//! docs/network-workloads.md.
 //!
 //! What the nodes send, in this folder: synthetic traffic's destination
 //! patterns (traffic.rs, [`Traffic`]), the rank programs (here), a rank's

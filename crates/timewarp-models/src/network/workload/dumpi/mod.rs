@@ -4,7 +4,7 @@
 //! receives, waits and probes (wildcards kept, matched at run time), the
 //! collectives are expanded like the text format's, and the recorded time
 //! between calls becomes computation. The format as DUMPI 13 writes it and
-//! the mapping of calls are in docs/network.md, "From DUMPI traces".
+//! the mapping of calls are in docs/codes.md, "From DUMPI traces".
 //!
 //! `decode.rs` reads the binary format into calls, `convert.rs` turns the
 //! calls into rank programs, `names.rs` holds DUMPI's tables.
