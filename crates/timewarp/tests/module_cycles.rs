@@ -12,7 +12,9 @@
 //! declarations it leads to, test modules left out: `#[cfg(test)]` and
 //! `#[cfg(all(test, ..))]`). Module A *uses* module B when anything in A
 //! names a path into B (`use` declarations and paths in code, followed
-//! through imports and re-exports). At every level of the tree the
+//! through imports and re-exports). Items marked
+//! `#[deprecated]` — aliases kept one release at an old path, which call
+//! the new home — are reported and not counted. At every level of the tree the
 //! siblings — the children of one module — must form a DAG, where sibling
 //! X depends on sibling Y when anything in X's subtree uses anything in
 //! Y's. A parent and its own children may use each other (a folder's
@@ -37,10 +39,19 @@ struct Module {
     imports: BTreeMap<String, ModPath>,
     /// Absolute paths this module names (unresolved through imports yet).
     named: Vec<ModPath>,
+    /// Paths named by `#[deprecated]` items: aliases kept one release at an
+    /// old path, which call the new home wherever it is (reported, not
+    /// counted: they go with the next release).
+    deprecated: Vec<ModPath>,
 }
 
 struct Tree {
     modules: BTreeMap<ModPath, Module>,
+}
+
+/// `#[deprecated]`: an alias kept for one release.
+fn is_deprecated(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("deprecated"))
 }
 
 /// `#[cfg(test)]`, or `#[cfg(all(.., test, ..))]`: compiled for tests only.
@@ -214,7 +225,8 @@ impl Tree {
                     };
                     if !is_test(attrs) {
                         let m = self.modules.get_mut(&path).unwrap();
-                        Paths { out: &mut m.named }.visit_item(other);
+                        let out = if is_deprecated(attrs) { &mut m.deprecated } else { &mut m.named };
+                        Paths { out }.visit_item(other);
                     }
                 }
             }
@@ -270,6 +282,22 @@ impl Tree {
             }
         }
         Some(cur)
+    }
+
+    /// Every (user, used) module pair that only deprecated aliases make.
+    fn deprecated_edges(&self) -> BTreeSet<(ModPath, ModPath)> {
+        let edges = self.edges();
+        let mut out = BTreeSet::new();
+        for (at, m) in &self.modules {
+            for p in &m.deprecated {
+                if let Some(t) = self.target(at, p, 0) {
+                    if &t != at && !edges.contains(&(at.clone(), t.clone())) {
+                        out.insert((at.clone(), t));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Every (user, used) module pair.
@@ -468,6 +496,9 @@ fn no_import_cycle_between_sibling_modules() {
                 found.len()
             );
             cycles.extend(found.into_iter().map(|c| format!("{name}: {c}")));
+            for (a, b) in tree.deprecated_edges() {
+                eprintln!("{name}: {} → {} only through a deprecated alias (not counted)", a.join("::"), b.join("::"));
+            }
         }
     }
     for c in &cycles {
@@ -519,7 +550,8 @@ fn no_source_file_over_800_lines() {
 }
 
 /// The checker itself finds a cycle it is shown, follows imports and
-/// re-exports, and ignores test modules and parent/child use.
+/// re-exports, and ignores test modules, parent/child use and (reporting
+/// them) deprecated aliases.
 #[test]
 fn the_checker_sees_cycles() {
     let dir = std::env::temp_dir().join(format!("timewarp-cycles-{}", std::process::id()));
@@ -532,7 +564,7 @@ fn the_checker_sees_cycles() {
     );
     w("a/mod.rs", "mod x; use super::b; fn f() { b::g(); }\n");
     w("a/x.rs", "use super::super::c; fn h() -> c::T { todo!() } fn p() { super::f() }\n");
-    w("b.rs", "pub fn g() { crate::Thing::new(); }\n");
+    w("b.rs", "pub fn g() { crate::Thing::new(); }\n#[deprecated] pub fn old() { crate::a::q() }\n");
     w(
         "c.rs",
         "pub struct Thing; pub fn k() { crate::a::q(); }\n#[cfg(test)] mod t { use crate::b; }\n\
@@ -551,6 +583,8 @@ fn the_checker_sees_cycles() {
     assert!(!e("c", "b"), "test modules are left out (`cfg(test)`, `cfg(all(test, ..))`): {edges:?}");
     assert!(!tree.modules.contains_key(&vec!["t2".to_string()]), "a test-only module's file is not read");
     assert!(e("c::v", "a"), "`cfg(not(test))` is not a test module: {edges:?}");
+    assert!(!e("b", "a"), "a deprecated alias is not counted: {edges:?}");
+    assert!(tree.deprecated_edges().contains(&(vec!["b".into()], vec!["a".into()])), "but it is reported");
     let cycles = tree.sibling_cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
     let first = cycles[0].lines().next().unwrap();
