@@ -11,8 +11,13 @@
 //! A module tree is read from the sources (the root and the `mod`
 //! declarations it leads to, test modules left out: `#[cfg(test)]` and
 //! `#[cfg(all(test, ..))]`). Module A *uses* module B when anything in A
-//! names a path into B (`use` declarations and paths in code, followed
-//! through imports and re-exports). Items marked
+//! names a path into B (`use` declarations, also inside function bodies,
+//! and paths in code, followed through imports and re-exports). Every line
+//! is read: syn leaves a macro invocation's body as tokens, so the body is
+//! parsed as items, statements or expressions where it parses as one of
+//! them, and otherwise every path-shaped run of its tokens counts
+//! (`with_place!(p, map => { .. })` once hid an import circle from this
+//! test; `the_checker_sees_inside_macros` keeps it seen). Items marked
 //! `#[deprecated]` — aliases kept one release at an old path, which call
 //! the new home — are reported and not counted. At every level of the tree the
 //! siblings — the children of one module — must form a DAG, where sibling
@@ -132,7 +137,8 @@ fn flatten(tree: &syn::UseTree, prefix: &mut ModPath, out: &mut Vec<(Option<Stri
     }
 }
 
-/// Paths named in code (types, expressions, patterns, macros' paths).
+/// Paths named in code (types, expressions, patterns, macros' paths, and
+/// what macro invocations hold).
 struct Paths<'a> {
     out: &'a mut Vec<ModPath>,
 }
@@ -145,9 +151,81 @@ impl<'ast> Visit<'ast> for Paths<'_> {
         syn::visit::visit_path(self, p);
     }
     fn visit_item(&mut self, i: &'ast syn::Item) {
-        // Nested modules and `use` are handled by the tree walk.
-        if !matches!(i, syn::Item::Mod(_) | syn::Item::Use(_)) {
-            syn::visit::visit_item(self, i);
+        match i {
+            // Nested modules are handled by the tree walk (and a module's
+            // own `use` declarations too: they never reach this visitor).
+            syn::Item::Mod(_) => {}
+            // A `use` inside a function body or a macro names its paths
+            // for the module around it.
+            syn::Item::Use(u) => {
+                let mut found = Vec::new();
+                flatten(&u.tree, &mut Vec::new(), &mut found);
+                self.out.extend(found.into_iter().map(|(_, p)| p));
+            }
+            _ => syn::visit::visit_item(self, i),
+        }
+    }
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // syn keeps a macro's body as tokens: read them (`with_place!{..}`
+        // held the call that closed a circle this test did not see).
+        syn::visit::visit_macro(self, m);
+        self.tokens(m.tokens.clone());
+    }
+}
+
+impl Paths<'_> {
+    /// What a macro's tokens name: parsed as items, statements or
+    /// comma-separated expressions where they parse as one of those (so
+    /// nested macros and `use` are read as in code); where they parse as
+    /// none (a macro's own syntax, `with_place!(p, map => { .. })`), every
+    /// path-shaped run of tokens, and each delimited group read the same way.
+    fn tokens(&mut self, tokens: proc_macro2::TokenStream) {
+        use syn::parse::Parser;
+        if let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) {
+            return self.visit_file(&file);
+        }
+        if let Ok(stmts) = syn::Block::parse_within.parse2(tokens.clone()) {
+            return stmts.iter().for_each(|s| self.visit_stmt(s));
+        }
+        let exprs = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        if let Ok(exprs) = exprs.parse2(tokens.clone()) {
+            return exprs.iter().for_each(|e| self.visit_expr(e));
+        }
+        self.path_runs(tokens);
+    }
+
+    /// Every `a::b(::c)*` run in `tokens` (a leading `::` or `$crate`
+    /// included), and what each delimited group holds ([`Paths::tokens`]).
+    fn path_runs(&mut self, tokens: proc_macro2::TokenStream) {
+        use proc_macro2::{Spacing, TokenTree};
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let colons = |i: usize| {
+            matches!((trees.get(i), trees.get(i + 1)),
+                (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+                    if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':')
+        };
+        let mut i = 0;
+        while i < trees.len() {
+            match &trees[i] {
+                TokenTree::Group(g) => {
+                    self.tokens(g.stream());
+                    i += 1;
+                }
+                TokenTree::Ident(first) => {
+                    let mut path = vec![first.to_string()];
+                    let mut j = i + 1;
+                    while colons(j) {
+                        let Some(TokenTree::Ident(next)) = trees.get(j + 2) else { break };
+                        path.push(next.to_string());
+                        j += 3;
+                    }
+                    if path.len() > 1 {
+                        self.out.push(path);
+                    }
+                    i = j;
+                }
+                _ => i += 1,
+            }
         }
     }
 }
@@ -592,6 +670,28 @@ fn the_checker_sees_cycles() {
         assert!(first.split(" ↔ ").any(|x| x == m), "{cycles:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every line is read: a circle whose arrows are named only inside macro
+/// invocations (a body of the macro's own syntax, one of expressions, one
+/// of items) or by a `use` in a function body is found in the fixture
+/// `tests/fixtures/macro_cycle/` (a source tree read, never compiled).
+#[test]
+fn the_checker_sees_inside_macros() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/macro_cycle/lib.rs");
+    let tree = Tree::read(&fixture);
+    let edges = tree.edges();
+    let e = |a: &str, b: &str| edges.contains(&(vec![a.to_string()], vec![b.to_string()]));
+    assert!(e("a", "b"), "inside `with!(1, n => {{ .. }})`: {edges:?}");
+    assert!(e("b", "c"), "inside `println!(..)`: {edges:?}");
+    assert!(e("c", "d"), "inside `items! {{ .. }}`: {edges:?}");
+    assert!(e("d", "a"), "a `use` in a function body: {edges:?}");
+    let cycles = tree.sibling_cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    let first = cycles[0].lines().next().unwrap();
+    for m in ["a", "b", "c", "d"] {
+        assert!(first.split(" ↔ ").any(|x| x == m), "{cycles:?}");
+    }
 }
 
 /// The workspace is read from `members` (several lines, globs, a
