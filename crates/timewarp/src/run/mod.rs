@@ -172,7 +172,9 @@ impl<'a, M: Model, P> Run<'a, M, P> {
 
     /// Lets `control` ask the run to pause at its next cut (signals, a
     /// timer): it writes a checkpoint there (when the plan has a directory)
-    /// and ends with [`Error::Interrupted`].
+    /// and ends with [`Error::Interrupted`]. Give one only where a pause
+    /// may be asked: a run with neither a control nor a plan's marks runs
+    /// the kernels' instances that never look for one (cheaper per event).
     ///
     /// ```
     /// use timewarp::checkpoint::Control;
