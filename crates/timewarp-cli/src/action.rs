@@ -92,23 +92,23 @@ impl Action for Verify<'_> {
                 "verify runs in one process, but this run has {} MPI processes; run `{p} run` under mpirun \
                  and compare its digest with `{p} run --sync sequential`",
                 self.procs.size(),
-                p = program()
+                p = program::name()
             ));
         }
         if engine.checkpoint_dir.is_some() {
             return Err("verify does not write checkpoints: leave --checkpoint-dir out".into());
         }
         if engine.profile_out.is_some() {
-            return Err(format!("--profile-out profiles a run; use it with `{} run`, not verify", program()));
+            return Err(format!("--profile-out profiles a run; use it with `{} run`, not verify", program::name()));
         }
         if engine.trace_out.is_some() {
-            return Err(format!("--trace-out records a run; use it with `{} run`, not verify", program()));
+            return Err(format!("--trace-out records a run; use it with `{} run`, not verify", program::name()));
         }
         if engine.stats_csv.is_some() || engine.gvt_csv.is_some() {
             return Err(format!(
                 "--stats-csv and --gvt-csv record a run; use them with `{} run` (verify writes both runs' \
                  statistics with --stats-json)",
-                program()
+                program::name()
             ));
         }
         if engine.sync == args::SyncArg::Sequential {

@@ -5,10 +5,15 @@ use crate::args::EngineArgs;
 use crate::procs::{Checkpoints, Procs};
 use crate::registry::Hooks;
 use crate::stats_out::StatsOut;
-use crate::{csv_stats, partition, program, signals, trace_out, EXIT_CHECKPOINTED};
+use crate::{csv_stats, partition, program, signals, trace_out};
 use serde_json::Value;
 use std::path::PathBuf;
 use timewarp::Model;
+
+/// Exit code of a run stopped on request (SIGINT, SIGTERM) after writing a
+/// checkpoint: a batch script can tell it from a failure (1) or a usage
+/// error (2) and resume.
+const EXIT_CHECKPOINTED: u8 = 3;
 
 /// What a run records besides its figures.
 pub(crate) struct Outputs<'a> {
@@ -50,7 +55,7 @@ pub(crate) fn execute<M: Model>(
         None => procs.run(model, cfg, ck).map_err(|e| match e {
             timewarp::Error::Interrupted { checkpoint: Some(p) } => {
                 // The engine's text names `timewarp`; this program may be another App.
-                eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program());
+                eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program::name());
                 std::process::exit(EXIT_CHECKPOINTED.into())
             }
             e => procs.failed(e),

@@ -325,7 +325,9 @@ pub(crate) fn build(
                 }
             }
             let cfg = timewarp::Config { end, seed, ..timewarp::Config::default() };
-            let report = timewarp::run(&one, &cfg).map_err(|e| format!("--baseline-alone: job {j} alone: {e}"))?;
+            let report = timewarp::Run::new(&one, &cfg)
+                .execute()
+                .map_err(|e| format!("--baseline-alone: job {j} alone: {e}"))?;
             let x = &report.results.jobs[0];
             jobs.list[j].alone = Some(timewarp_models::network::Alone {
                 finish_ns: x.finish_ns,

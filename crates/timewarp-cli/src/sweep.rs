@@ -180,7 +180,7 @@ impl Axis {
         let Some(opt) = opts.iter().find(|o| o.long == long) else {
             let hint = match config::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
                 Some(n) => format!("did you mean `{n}`?"),
-                None => format!("see `{} run {model} --help` for the options", crate::program()),
+                None => format!("see `{} run {model} --help` for the options", crate::program::name()),
             };
             return Err(format!("--set {spec}: {model} has no option `{long}`; {hint}"));
         };
@@ -262,12 +262,12 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         _ => {
             return Err(Failure::Usage(format!(
                 "sweep needs a model: {} sweep <model> --set NAME=V1,V2,... -o FILE (or --config FILE)",
-                crate::program()
+                crate::program::name()
             )))
         }
     };
     let Some(opts) = config::options(models, &model) else {
-        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program())));
+        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program::name())));
     };
     let axes: Vec<Axis> =
         p.sets.iter().map(|s| Axis::parse(s, &model, &opts)).collect::<Result<_, _>>().map_err(Failure::Usage)?;
@@ -288,7 +288,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         return Err(Failure::Usage(format!(
             "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `{} run` \
              for its files)",
-            crate::program()
+            crate::program::name()
         )));
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();
@@ -554,7 +554,7 @@ mod tests {
 
     #[test]
     fn the_product_varies_the_last_option_fastest() {
-        let opts = config::options(&crate::shipped(), "phold").unwrap();
+        let opts = config::options(&crate::app::shipped(), "phold").unwrap();
         let axes = vec![
             Axis::parse("remote=0.1,0.5", "phold", &opts).unwrap(),
             Axis::parse("threads=1,2,4", "phold", &opts).unwrap(),
@@ -568,7 +568,7 @@ mod tests {
 
     #[test]
     fn zip_takes_the_values_in_step_and_needs_equal_lists() {
-        let opts = config::options(&crate::shipped(), "phold").unwrap();
+        let opts = config::options(&crate::app::shipped(), "phold").unwrap();
         let axes = vec![
             Axis::parse("sync=sequential,optimistic", "phold", &opts).unwrap(),
             Axis::parse("threads=1,2", "phold", &opts).unwrap(),
@@ -599,11 +599,11 @@ mod tests {
 
     #[test]
     fn axes_take_lists_switches_and_refuse_typos() {
-        let opts = config::options(&crate::shipped(), "network").unwrap();
+        let opts = config::options(&crate::app::shipped(), "network").unwrap();
         let dims = Axis::parse("dims=8,8;16,16", "network", &opts).unwrap();
         assert_eq!(dims.values, vec!["8,8", "16,16"]);
         assert_eq!(dims.tokens("8,8"), vec!["--dims=8,8"]);
-        let phold = config::options(&crate::shipped(), "phold").unwrap();
+        let phold = config::options(&crate::app::shipped(), "phold").unwrap();
         let flag = Axis::parse("interleave=true,false", "phold", &phold).unwrap();
         assert_eq!(flag.tokens("true"), vec!["--interleave"]);
         assert!(flag.tokens("false").is_empty());

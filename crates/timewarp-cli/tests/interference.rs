@@ -133,7 +133,7 @@ fn an_idle_worker_parks_on_contended_cores_while_another_holds_gvt_back() {
     use timewarp::{Adaptivity, Config, Scheduling, SyncMode};
     let m = timewarp_models::phold::Phold { lps: 64, remote: 0.5, ..Default::default() };
     let end = 20.0;
-    let seq = timewarp::run(&m, &Config { end, ..Config::default() }).unwrap().stats;
+    let seq = timewarp::Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap().stats;
     let cfg = Config {
         sync: SyncMode::Optimistic,
         end,
@@ -153,7 +153,7 @@ fn an_idle_worker_parks_on_contended_cores_while_another_holds_gvt_back() {
                 }
             });
         }
-        let r = timewarp::run(&m, &cfg);
+        let r = timewarp::Run::new(&m, &cfg).execute();
         stop.store(true, Relaxed);
         r
     })

@@ -45,12 +45,16 @@ fn main() {
     };
     let cfg = Config { sync, end, safe_events, ..Default::default() };
     let (committed, digest) = match model.as_str() {
-        "phold" => timewarp::run(&Phold::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),
-        "pcs" => timewarp::run(&Pcs::default(), &cfg).map(|r| (r.stats.committed_events, r.stats.digest)),
+        "phold" => {
+            timewarp::Run::new(&Phold::default(), &cfg).execute().map(|r| (r.stats.committed_events, r.stats.digest))
+        }
+        "pcs" => {
+            timewarp::Run::new(&Pcs::default(), &cfg).execute().map(|r| (r.stats.committed_events, r.stats.digest))
+        }
         // TLM 2-D 200x200 with the model's own default source.
         "tlm" => Tlm::new(&[200, 200])
             .map_err(timewarp::Error::Config)
-            .and_then(|m| timewarp::run(&m, &cfg))
+            .and_then(|m| timewarp::Run::new(&m, &cfg).execute())
             .map(|r| (r.stats.committed_events, r.stats.digest)),
         _ => {
             eprintln!("{usage}");

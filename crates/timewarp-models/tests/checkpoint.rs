@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use timewarp::checkpoint::{self, Control, File, Plan};
-use timewarp::{Config, Model, SyncMode};
+use timewarp::{Config, Model, Run, SyncMode};
 use timewarp_models::network::{Dragonfly, Network, Routing, Topology, Traffic};
 use timewarp_models::pcs::Pcs;
 use timewarp_models::phold::Phold;
@@ -25,10 +25,10 @@ fn cfg(sync: SyncMode, threads: usize, end: f64) -> Config {
 /// Writes checkpoints every `every` in `writer`'s mode, then resumes each in
 /// sequential, conservative and optimistic modes on 1–3 threads.
 fn resumes_exactly<M: Model>(name: &str, model: &M, end: f64, every: f64, writer: Config, conservative: bool) {
-    let reference = timewarp::run(model, &cfg(SyncMode::Sequential, 1, end)).unwrap().stats;
+    let reference = Run::new(model, &cfg(SyncMode::Sequential, 1, end)).execute().unwrap().stats;
     let d = dir(name);
     let plan = Plan { dir: Some(d.clone()), every: Some(every), keep: 100, ..Plan::default() };
-    let with = checkpoint::run(model, &writer, &plan, &Control::default(), None).unwrap().stats;
+    let with = Run::new(model, &writer).plan(&plan).control(&Control::default()).execute().unwrap().stats;
     assert_eq!(with.digest, reference.digest, "{name}: the run that writes checkpoints");
     assert_eq!(with.committed_events, reference.committed_events);
     let files = checkpoint::list(&d).unwrap();
@@ -43,7 +43,7 @@ fn resumes_exactly<M: Model>(name: &str, model: &M, end: f64, every: f64, writer
         let file = File::open(f).unwrap();
         for c in &readers {
             let snap = file.load(model, None).unwrap();
-            let r = checkpoint::run(model, c, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+            let r = Run::new(model, c).resume(snap).execute().unwrap();
             let what = format!("{name}: {f:?} resumed {} x{}", c.sync.name(), c.threads);
             assert_eq!(r.stats.digest, reference.digest, "{what}");
             assert_eq!(r.stats.committed_events, reference.committed_events, "{what}");

@@ -1,7 +1,7 @@
 //! The network model commits the same history and the same results in every
 //! mode, thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs).
 
-use timewarp::{run, Config, Mapping, Rollback, SyncMode};
+use timewarp::{Config, Mapping, Rollback, Run, SyncMode};
 use timewarp_models::network::{
     Arbitration, Arrivals, Dragonfly, FatTree, Network, Routing, Selection, Switch, Topology, Traffic,
 };
@@ -13,7 +13,7 @@ use timewarp_models::network::{
 fn a_pe_of_few_lps_uses_fewer_kps_and_commits_the_same() {
     let m = Network { topology: Topology::Torus(vec![8, 8]), load: 0.5, ..Network::default() };
     let end = 2_000.0;
-    let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+    let seq = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
     // 64 routers: (PEs, KPs per PE by default, asked for 16 exactly)
     for (pes, default_kps, exact_kps) in [(1, 4, 16), (2, 2, 16), (4, 1, 16), (8, 1, 8)] {
         for (min_lps_per_kp, kps) in [(timewarp::MIN_LPS_PER_KP, default_kps), (1, exact_kps)] {
@@ -28,7 +28,7 @@ fn a_pe_of_few_lps_uses_fewer_kps_and_commits_the_same() {
             };
             let what = format!("{pes} PEs, at least {min_lps_per_kp} LPs a KP");
             assert_eq!(cfg.kps_in_use(64, pes), kps, "{what}");
-            let r = run(&m, &cfg).unwrap();
+            let r = Run::new(&m, &cfg).execute().unwrap();
             assert_eq!(r.stats.kps_per_pe, kps as u64, "{what}");
             assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
         }
@@ -190,7 +190,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
     let mut rolled_back = 0;
     for m in models {
         let end = 2_500.0;
-        let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+        let seq = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
         let want = serde_json::to_value(&seq.results).unwrap();
         assert!(seq.results.delivered_packets > 100, "{m:?}");
         let r = &seq.results;
@@ -207,7 +207,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
             min_lps_per_kp: 1,
             ..Config::default()
         };
-        let r = run(&m, &turns).unwrap();
+        let r = Run::new(&m, &turns).execute().unwrap();
         rolled_back += r.stats.rolled_back_events;
         assert_eq!(r.stats.digest, seq.stats.digest, "{:?}: 1 thread, 4 PEs", m.topology);
         assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{:?}: 1 thread, 4 PEs", m.topology);
@@ -229,7 +229,7 @@ fn every_mode_commits_the_same_network_history_and_results() {
         }
         for cfg in configs {
             let what = format!("{:?} {:?} threads {}", m.topology, cfg.sync, cfg.threads);
-            let r = run(&m, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let r = Run::new(&m, &Config { end, ..cfg }).execute().unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
             assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{what}");
         }
@@ -242,7 +242,7 @@ fn whole_state_saving_commits_the_same_history_as_incremental_saving() {
     // The copy-the-router path kept to measure against (--rollback state-saving).
     let m = Network { topology: Topology::Torus(vec![4, 4]), load: 0.7, message_bytes: 700, ..Network::default() };
     let end = 1_500.0;
-    let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+    let seq = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
     let whole = Network { rollback: Rollback::StateSaving, ..m.clone() };
     for cfg in [
         Config { sync: SyncMode::Check, ..Config::default() },
@@ -250,7 +250,7 @@ fn whole_state_saving_commits_the_same_history_as_incremental_saving() {
         Config { sync: SyncMode::Optimistic, threads: 2, ..Config::default() },
     ] {
         let what = format!("{:?} pes {:?} threads {}", cfg.sync, cfg.pes, cfg.threads);
-        let r = run(&whole, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let r = Run::new(&whole, &Config { end, ..cfg }).execute().unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
         assert_eq!(serde_json::to_value(&r.results).unwrap(), serde_json::to_value(&seq.results).unwrap());
         assert_eq!(r.stats.saved_entries, 0, "{what}: the whole-state path writes no journal");
@@ -263,7 +263,9 @@ fn whole_state_saving_commits_the_same_history_as_incremental_saving() {
 #[test]
 fn zero_link_latency_is_refused_by_conservative_windows_with_a_reason() {
     let m = Network { topology: Topology::Torus(vec![4, 4]), link_latency: 0.0, ..Network::default() };
-    let e = run(&m, &Config { end: 100.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() }).unwrap_err();
+    let e = Run::new(&m, &Config { end: 100.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() })
+        .execute()
+        .unwrap_err();
     assert!(e.to_string().contains("lookahead"), "{e}");
 }
 
@@ -318,7 +320,7 @@ fn every_mode_gives_the_same_trace_workload_results() {
         let name = w.name.clone();
         m.workload = Some(Arc::new(w));
         let end = 1e9;
-        let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+        let seq = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
         let want = serde_json::to_value(&seq.results).unwrap();
         assert!(seq.results.delivered_packets > 20, "{name}");
         assert_eq!(seq.results.app_time_ns.is_none(), seq.results.unfinished().is_some(), "{name}");
@@ -332,7 +334,7 @@ fn every_mode_gives_the_same_trace_workload_results() {
             Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() },
         ] {
             let what = format!("{name} {:?} threads {}", cfg.sync, cfg.threads);
-            let r = run(&m, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let r = Run::new(&m, &Config { end, ..cfg }).execute().unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
             assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{what}");
         }
@@ -368,7 +370,7 @@ fn every_mode_gives_the_same_dumpi_workload_results() {
         w.place(m.topology.nodes(), &place).unwrap();
         m.workload = Some(Arc::new(w));
         let end = 1e15;
-        let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+        let seq = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
         let want = serde_json::to_value(&seq.results).unwrap();
         assert_eq!(seq.results.unfinished(), None, "{name}");
         for cfg in [
@@ -378,7 +380,7 @@ fn every_mode_gives_the_same_dumpi_workload_results() {
             Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() },
         ] {
             let what = format!("{name} {:?} threads {}", cfg.sync, cfg.threads);
-            let r = run(&m, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let r = Run::new(&m, &Config { end, ..cfg }).execute().unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
             assert_eq!(serde_json::to_value(&r.results).unwrap(), want, "{what}");
         }
@@ -403,7 +405,7 @@ fn optimistic_work_per_event_is_flat_in_the_end_time_past_saturation() {
             safe_events: false,
             ..Config::default()
         };
-        let r = run(&m, &cfg).unwrap();
+        let r = Run::new(&m, &cfg).execute().unwrap();
         // Saturated: the source queues grow with the run.
         let queued = r.results.in_flight_packets as f64 / r.results.nodes as f64;
         (r.stats.saved_entries as f64 / r.stats.processed_events as f64, queued)

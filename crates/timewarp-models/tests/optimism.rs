@@ -11,12 +11,12 @@
 //! deterministic, so these tests pass on a loaded machine too.
 
 use serde::{Deserialize, Serialize};
-use timewarp::{run, Config, Ctx, LpId, Model, Random, Stats, SyncMode};
+use timewarp::{Config, Ctx, LpId, Model, Random, Run, Stats, SyncMode};
 use timewarp_models::phold::Phold;
 
 fn stats<M: Model>(m: &M, cfg: Config) -> Stats {
     let label = format!("{cfg:?}");
-    run(m, &cfg).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+    Run::new(m, &cfg).execute().unwrap_or_else(|e| panic!("{label}: {e}")).stats
 }
 
 /// The PEs of `cfg` (at least two) run in turn by one worker: deterministic.

@@ -3,12 +3,12 @@
 //! under a rollback-heavy configuration and random configurations.
 
 use timewarp::partition::{partition, Request, Scheme};
-use timewarp::{run, Config, Mapping, Stats, SyncMode};
+use timewarp::{Config, Mapping, Run, Stats, SyncMode};
 use timewarp_models::phold::{Hierarchy, Phold, Regional};
 
 fn stats(m: &Phold, cfg: Config) -> Stats {
     let label = format!("{m:?} {cfg:?}");
-    run(m, &cfg).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+    Run::new(m, &cfg).execute().unwrap_or_else(|e| panic!("{label}: {e}")).stats
 }
 
 fn assert_same(seq: &Stats, par: &Stats, what: &str) {
@@ -166,7 +166,10 @@ fn conservative_matches_sequential_and_optimistic_across_lookaheads() {
 #[test]
 fn conservative_refuses_zero_lookahead() {
     let m = Phold { lookahead: 0.0, lps: 16, ..Phold::default() };
-    let e = run(&m, &Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() }).unwrap_err().to_string();
+    let e = Run::new(&m, &Config { sync: SyncMode::Conservative, threads: 2, ..Config::default() })
+        .execute()
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("positive lookahead") && e.contains("run optimistically"), "{e}");
 }
 

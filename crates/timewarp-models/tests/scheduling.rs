@@ -5,13 +5,13 @@
 //! iterations, not seconds: nothing here depends on the machine's speed.
 
 use timewarp::checkpoint::{self, Control, File, Plan};
-use timewarp::{run, Adaptivity, Config, Model, Scheduling, Stats, SyncMode};
+use timewarp::{Adaptivity, Config, Model, Run, Scheduling, Stats, SyncMode};
 use timewarp_models::network::{Network, Topology};
 use timewarp_models::phold::Phold;
 
 fn stats<M: Model>(m: &M, cfg: Config) -> Stats {
     let label = format!("{cfg:?}");
-    run(m, &cfg).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+    Run::new(m, &cfg).execute().unwrap_or_else(|e| panic!("{label}: {e}")).stats
 }
 
 fn optimistic(threads: usize, pes: usize, scheduling: Scheduling, end: f64) -> Config {
@@ -107,14 +107,14 @@ fn checkpoints_resume_across_pe_and_worker_counts() {
     let _ = std::fs::remove_dir_all(&d);
     let plan = Plan { dir: Some(d.clone()), every: Some(8.0), keep: 10, ..Plan::default() };
     let writer = optimistic(2, 6, Scheduling::Ladm, end);
-    let with = checkpoint::run(&m, &writer, &plan, &Control::default(), None).unwrap().stats;
+    let with = Run::new(&m, &writer).plan(&plan).control(&Control::default()).execute().unwrap().stats;
     assert_eq!(with.digest, seq.digest);
     let files = checkpoint::list(&d).unwrap();
     assert!(!files.is_empty());
     for f in &files {
         for reader in [optimistic(1, 3, Scheduling::Dynamic, end), optimistic(2, 2, Scheduling::Fixed, end)] {
             let snap = File::open(f).unwrap().load(&m, None).unwrap();
-            let r = checkpoint::run(&m, &reader, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+            let r = Run::new(&m, &reader).resume(snap).execute().unwrap();
             assert_eq!(r.stats.digest, seq.digest, "{f:?} resumed with {reader:?}");
         }
     }
@@ -124,13 +124,13 @@ fn checkpoints_resume_across_pe_and_worker_counts() {
 #[test]
 fn impossible_pe_counts_are_refused_with_the_fix() {
     let m = Phold { lps: 64, ..Phold::default() };
-    let e = run(&m, &optimistic(4, 2, Scheduling::Fixed, 5.0)).unwrap_err().to_string();
+    let e = Run::new(&m, &optimistic(4, 2, Scheduling::Fixed, 5.0)).execute().unwrap_err().to_string();
     assert!(e.contains("2 PEs cannot keep 4 worker threads busy") && e.contains("at least as many PEs"), "{e}");
     let cons = Config { sync: SyncMode::Conservative, threads: 2, pes: Some(4), ..Config::default() };
-    let e = run(&m, &cons).unwrap_err().to_string();
+    let e = Run::new(&m, &cons).execute().unwrap_err().to_string();
     assert!(e.contains("only the optimistic mode"), "{e}");
     let mut bad = optimistic(2, 2, Scheduling::Ladm, 5.0);
     bad.adaptivity.threshold = 0.5;
-    let e = run(&m, &bad).unwrap_err().to_string();
+    let e = Run::new(&m, &bad).execute().unwrap_err().to_string();
     assert!(e.contains("threshold"), "{e}");
 }

@@ -2,7 +2,7 @@
 //! thread count and placement (MPI: crates/timewarp-cli/tests/mpi.rs): its
 //! massive timestamp ties are ordered by the engine, not by arrival.
 
-use timewarp::{run, Config, Mapping, SyncMode};
+use timewarp::{Config, Mapping, Run, SyncMode};
 use timewarp_models::tlm::{Layout, Tlm, TlmResults, Waveform};
 
 fn models() -> Vec<Tlm> {
@@ -38,7 +38,7 @@ fn same(a: &TlmResults, b: &TlmResults) -> bool {
 fn every_mode_commits_the_same_tlm_history_and_field() {
     for m in models() {
         let end = 40.0;
-        let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+        let seq = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
         assert!(seq.results.cell_steps > 1000);
         assert!(seq.stats.timestamp_ties > seq.stats.committed_events / 2, "TLM is a tie-heavy workload");
         let configs = [
@@ -51,7 +51,7 @@ fn every_mode_commits_the_same_tlm_history_and_field() {
         ];
         for cfg in configs {
             let what = format!("{}-D {:?} threads {}", m.grid().dims, cfg.sync, cfg.threads);
-            let r = run(&m, &Config { end, ..cfg }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let r = Run::new(&m, &Config { end, ..cfg }).execute().unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(r.stats.digest, seq.stats.digest, "{what}");
             assert!(same(&r.results, &seq.results), "{what}");
         }

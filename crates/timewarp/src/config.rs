@@ -104,9 +104,9 @@ pub struct Config {
     /// Record a timeline of at most this many spans, all PEs together, in
     /// [`Report::timeline`](crate::Report::timeline) (see
     /// [`timeline`](crate::timeline)); `None`: no timeline (the default).
-    /// Never changes what is committed. A checkpointed run
-    /// ([`checkpoint::run`](crate::checkpoint::run)) reports the timeline
-    /// of its last segment only.
+    /// Never changes what is committed. A run with a checkpoint plan
+    /// ([`Run::plan`](crate::Run::plan)) reports the timeline of its last
+    /// segment only.
     pub timeline: Option<usize>,
     /// Placement of LPs on PEs (never changes what is committed).
     pub mapping: Mapping,

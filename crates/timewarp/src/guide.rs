@@ -129,11 +129,11 @@
 //! let network = || Network { servers: 16, jobs_per_server: 2, committed_departures: AtomicU64::new(0) };
 //!
 //! let seq_model = network();
-//! let seq = timewarp::run(&seq_model, &Config { end: 50.0, seed: 1, ..Config::default() }).unwrap();
+//! let seq = timewarp::Run::new(&seq_model, &Config { end: 50.0, seed: 1, ..Config::default() }).execute().unwrap();
 //!
 //! let opt_model = network();
 //! let cfg = Config { sync: SyncMode::Optimistic, threads: 2, end: 50.0, seed: 1, ..Config::default() };
-//! let opt = timewarp::run(&opt_model, &cfg).unwrap();
+//! let opt = timewarp::Run::new(&opt_model, &cfg).execute().unwrap();
 //!
 //! // The same committed history, whatever the mode.
 //! assert_eq!(seq.stats.digest, opt.stats.digest);
@@ -226,9 +226,10 @@
 //!     }
 //! }
 //!
-//! let seq = timewarp::run(&Bins, &Config { end: 100.0, ..Config::default() }).unwrap();
+//! let seq = timewarp::Run::new(&Bins, &Config { end: 100.0, ..Config::default() }).execute().unwrap();
 //! for (sync, threads) in [(SyncMode::Check, 1), (SyncMode::Optimistic, 2)] {
-//!     let r = timewarp::run(&Bins, &Config { end: 100.0, sync, threads, ..Config::default() }).unwrap();
+//!     let cfg = Config { end: 100.0, sync, threads, ..Config::default() };
+//!     let r = timewarp::Run::new(&Bins, &cfg).execute().unwrap();
 //!     assert_eq!(r.stats.digest, seq.stats.digest);
 //!     assert_eq!(r.results, seq.results);
 //! }
@@ -292,7 +293,8 @@
 //!     }
 //! }
 //!
-//! let err = timewarp::run(&Leaky, &Config { sync: SyncMode::Check, end: 10.0, ..Config::default() }).unwrap_err();
+//! let check = Config { sync: SyncMode::Check, end: 10.0, ..Config::default() };
+//! let err = timewarp::Run::new(&Leaky, &check).execute().unwrap_err();
 //! assert!(matches!(err, Error::Check { .. }), "{err}");
 //! ```
 //!

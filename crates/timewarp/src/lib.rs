@@ -4,8 +4,9 @@
 //! are sets of logical processes (LPs) exchanging time-stamped events, run
 //! sequentially or in parallel with identical committed results.
 //!
-//! A model implements [`Model`]; [`run`] executes it under a [`Config`] and
-//! returns a [`Report`] with statistics ([`Stats`]) and the model's results.
+//! A model implements [`Model`]; a [`Run`] executes it under a [`Config`]
+//! and returns a [`Report`] with statistics ([`Stats`]) and the model's
+//! results.
 //! Start with the [`guide`] for model writers: concepts, a complete model,
 //! choosing a mode, checking a model and troubleshooting. See also the
 //! [`Model`] docs and `examples/` in the
@@ -16,6 +17,16 @@
 //! only on the model's own history. The `digest` in [`Stats`] summarises every
 //! committed event and the final state of every LP, so runs in different
 //! modes can be compared with one string.
+//!
+//! ```
+//! # let model = timewarp::verify::doc_model();
+//! use timewarp::{Config, Run, SyncMode};
+//! let seq = Run::new(&model, &Config::default()).execute().unwrap();
+//! let opt = Config { sync: SyncMode::Optimistic, threads: 2, ..Config::default() };
+//! assert_eq!(Run::new(&model, &opt).execute().unwrap().stats.digest, seq.stats.digest);
+//! ```
+//!
+//! This file only declares the modules and says what is public.
 #![warn(missing_docs, unreachable_pub)]
 
 mod bytes;
@@ -31,7 +42,6 @@ mod key;
 mod layout;
 mod lp;
 mod mapping;
-pub mod memory;
 mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -41,6 +51,7 @@ mod progress;
 pub mod queue;
 mod report;
 mod rng;
+mod run;
 mod segment;
 mod stats;
 pub mod text;
@@ -60,70 +71,7 @@ pub use model::{Ctx, Lent, Model, Rollback, MAX_STREAMS};
 pub use queue::QueueKind;
 pub use report::Report;
 pub use rng::{Random, ReversibleRng, Stream};
+// `memory`: the estimate a run checks, public for front ends that check first.
+#[allow(deprecated)]
+pub use run::{memory, profile, run, Run};
 pub use stats::{Flushes, GvtPoint, PeStats, RankStats, Stats, WorkerStats};
-
-use event::Inline;
-use queue::{heap::QuadHeap, ladder::LadderQueue};
-
-/// Runs `model` under `cfg`.
-///
-/// Errors say what was wrong (configuration, a handler sending into the past
-/// or below the lookahead, a reverse handler that does not restore state in
-/// check mode, ...).
-pub fn run<M: Model>(model: &M, cfg: &Config) -> Result<Report<M::Results>, Error> {
-    checkpoint::drive(model, cfg, &kernel::processes::One, None, None, None)?
-        .ok_or_else(|| Error::Internal("a run in one process ended without a report".into()))
-}
-
-/// Runs `model` sequentially and profiles it: per LP committed events and
-/// handler time, per LP pair committed messages (the input of
-/// [`partition`]). Profiles are collected by the sequential kernel, which
-/// commits every event it processes, so nothing is counted twice; `cfg.sync`
-/// must be `Sequential`. The header's `model`, `lps`, `seed`, `end` and
-/// `committed_events` are filled in; `params` is the caller's.
-///
-/// ```
-/// use timewarp::{Config, Model};
-/// # use timewarp::{Ctx, LpId};
-/// # struct Ring;
-/// # impl Model for Ring {
-/// #     type State = (); type Msg = (); type Undo = (); type Results = ();
-/// #     fn name(&self) -> &str { "ring" }
-/// #     fn num_lps(&self) -> u32 { 4 }
-/// #     fn lookahead(&self) -> f64 { 1.0 }
-/// #     fn init(&self, lp: LpId, ctx: &mut Ctx<'_, Self>) { if lp == 0 { ctx.send(0, 1.0, ()) } }
-/// #     fn forward(&self, _: &mut (), _: &(), _: &mut (), ctx: &mut Ctx<'_, Self>) {
-/// #         ctx.send((ctx.lp() + 1) % 4, 1.0, ());
-/// #     }
-/// #     fn reverse(&self, _: &mut (), _: &(), _: &(), _: LpId, _: f64) {}
-/// # }
-/// let (report, profile) = timewarp::profile(&Ring, &Config { end: 9.0, ..Config::default() }).unwrap();
-/// let g = profile.graph();
-/// assert_eq!(g.total_events(), report.stats.committed_events);
-/// assert_eq!(g.edge_weight(0, 1), Some(2)); // 0 -> 1 at times 2 and 6
-/// ```
-pub fn profile<M: Model>(model: &M, cfg: &Config) -> Result<(Report<M::Results>, partition::Profile), Error> {
-    if cfg.sync != SyncMode::Sequential {
-        return Err(Error::Config(format!(
-            "profiles are collected by the sequential kernel (it commits every event it processes); \
-             run with --sync sequential, not {}",
-            cfg.sync.name()
-        )));
-    }
-    cfg.validate()?;
-    memory::check(model, cfg, 1)?;
-    let mut p = partition::Profile::new(model.num_lps());
-    let report = match cfg.queue {
-        QueueKind::Ladder => {
-            kernel::sequential::run_profiled::<M, LadderQueue<Inline<M::Msg>>, true>(model, cfg, Some(&mut p))?
-        }
-        QueueKind::Heap => {
-            kernel::sequential::run_profiled::<M, QuadHeap<Inline<M::Msg>>, true>(model, cfg, Some(&mut p))?
-        }
-    };
-    p.header.model = model.name().to_string();
-    p.header.seed = cfg.seed;
-    p.header.end = cfg.end;
-    p.header.committed_events = report.stats.committed_events;
-    Ok((report, p))
-}

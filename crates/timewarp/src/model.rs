@@ -99,7 +99,7 @@ impl std::str::FromStr for Rollback {
 /// }
 ///
 /// let cfg = Config { end: 100.0, ..Config::default() };
-/// let report = timewarp::run(&Ring { lps: 8 }, &cfg).unwrap();
+/// let report = timewarp::Run::new(&Ring { lps: 8 }, &cfg).execute().unwrap();
 /// assert_eq!(report.results, report.stats.committed_events);
 /// ```
 pub trait Model: Sized + Send + std::marker::Sync + 'static {
@@ -174,9 +174,9 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     ///     fn finalize(&self, _: LpId, s: &(u64, f64), _: f64, total: &mut u64) { *total += s.0; }
     /// }
     ///
-    /// let seq = timewarp::run(&Visits, &Config { end: 50.0, ..Config::default() }).unwrap();
+    /// let seq = timewarp::Run::new(&Visits, &Config { end: 50.0, ..Config::default() }).execute().unwrap();
     /// let check = Config { end: 50.0, sync: SyncMode::Check, ..Config::default() };
-    /// assert_eq!(timewarp::run(&Visits, &check).unwrap().stats.digest, seq.stats.digest);
+    /// assert_eq!(timewarp::Run::new(&Visits, &check).execute().unwrap().stats.digest, seq.stats.digest);
     /// let opt = Config {
     ///     end: 50.0,
     ///     sync: SyncMode::Optimistic,
@@ -184,7 +184,7 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     ///     safe_events: false,
     ///     ..Config::default()
     /// };
-    /// let r = timewarp::run(&Visits, &opt).unwrap();
+    /// let r = timewarp::Run::new(&Visits, &opt).execute().unwrap();
     /// assert_eq!(r.stats.digest, seq.stats.digest);
     /// // One journal entry per processed event: the other is in the record.
     /// assert_eq!(r.stats.saved_entries, r.stats.processed_events);
@@ -225,7 +225,7 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     ///
     /// for rollback in [Rollback::Reverse, Rollback::StateSaving] {
     ///     let cfg = timewarp::Config { end: 10.0, sync: timewarp::SyncMode::Check, ..Default::default() };
-    ///     assert_eq!(timewarp::run(&Count { rollback }, &cfg).unwrap().results, 18);
+    ///     assert_eq!(timewarp::Run::new(&Count { rollback }, &cfg).execute().unwrap().results, 18);
     /// }
     /// ```
     fn rollback(&self) -> Rollback {
@@ -276,7 +276,7 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     ///
     /// // A million LPs of a million values each: 8 TB, refused up front.
     /// let m = History { lps: 1_000_000, len: 1_000_000 };
-    /// let e = timewarp::run(&m, &timewarp::Config::default()).unwrap_err();
+    /// let e = timewarp::Run::new(&m, &timewarp::Config::default()).execute().unwrap_err();
     /// assert!(matches!(e, timewarp::Error::Memory(_)), "{e}");
     /// ```
     fn state_heap_bytes(&self) -> u64 {
@@ -396,11 +396,11 @@ pub trait Model: Sized + Send + std::marker::Sync + 'static {
     ///     }
     /// }
     ///
-    /// let seq = timewarp::run(&Table, &Config { end: 50.0, ..Config::default() }).unwrap();
+    /// let seq = timewarp::Run::new(&Table, &Config { end: 50.0, ..Config::default() }).execute().unwrap();
     /// let opt = Config { end: 50.0, sync: SyncMode::Optimistic, threads: 2, ..Config::default() };
-    /// assert_eq!(timewarp::run(&Table, &opt).unwrap().stats.digest, seq.stats.digest);
+    /// assert_eq!(timewarp::Run::new(&Table, &opt).execute().unwrap().stats.digest, seq.stats.digest);
     /// let check = Config { end: 50.0, sync: SyncMode::Check, ..Config::default() };
-    /// assert_eq!(timewarp::run(&Table, &check).unwrap().stats.digest, seq.stats.digest);
+    /// assert_eq!(timewarp::Run::new(&Table, &check).execute().unwrap().stats.digest, seq.stats.digest);
     /// ```
     fn restore(&self, state: &mut Self::State, entry: &Self::Undo) {
         let _ = (state, entry);
@@ -560,7 +560,7 @@ impl<'a, M: Model> Ctx<'a, M> {
     ///         }
     ///     }
     /// }
-    /// let e = timewarp::run(&Counter, &timewarp::Config { end: 5.0, ..Default::default() }).unwrap_err();
+    /// let e = timewarp::Run::new(&Counter, &timewarp::Config { end: 5.0, ..Default::default() }).execute().unwrap_err();
     /// assert_eq!(e.to_string(), "LP 0 at time 1: count 0 cannot change by -1");
     /// ```
     #[cold]

@@ -504,7 +504,7 @@ mod tests {
     #[test]
     fn a_run_records_its_digest_version_and_older_statistics_still_load() {
         use crate::digest::DIGEST_VERSION;
-        let r = crate::run(&crate::verify::doc_model(), &crate::Config::default()).unwrap();
+        let r = crate::Run::new(&crate::verify::doc_model(), &crate::Config::default()).execute().unwrap();
         assert_eq!(r.stats.digest_version, DIGEST_VERSION);
         let mut json = serde_json::to_value(&r.stats).unwrap();
         assert_eq!(json["digest_version"], DIGEST_VERSION);

@@ -32,7 +32,7 @@
 //! #     fn reverse(&self, _: &mut (), _: &(), _: &(), _: LpId, _: f64) {}
 //! # }
 //! let cfg = Config { sync: SyncMode::Optimistic, threads: 2, end: 50.0, timeline: Some(10_000), ..Config::default() };
-//! let report = timewarp::run(&Ring, &cfg).unwrap();
+//! let report = timewarp::Run::new(&Ring, &cfg).execute().unwrap();
 //! let timeline = report.timeline.expect("asked for");
 //! assert_eq!(timeline.tracks.len(), 2); // one per PE
 //! let mut json = Vec::new();

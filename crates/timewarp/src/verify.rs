@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::key::{Key, LpId};
 use crate::model::Model;
-use crate::{run, Config, Stats, SyncMode};
+use crate::{Config, Run, Stats, SyncMode};
 
 /// The first committed event where two runs part ways.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,8 +78,8 @@ pub fn verify<M: Model>(model: &M, parallel: &Config) -> Result<Verdict, Error> 
         ..parallel.clone()
     };
     let par_cfg = Config { trace_lp: None, ..parallel.clone() };
-    let a = run(model, &seq_cfg)?;
-    let b = run(model, &par_cfg)?;
+    let a = Run::new(model, &seq_cfg).execute()?;
+    let b = Run::new(model, &par_cfg).execute()?;
     let mut divergence = None;
     if a.stats.digest != b.stats.digest {
         let lp = a
@@ -89,8 +89,8 @@ pub fn verify<M: Model>(model: &M, parallel: &Config) -> Result<Verdict, Error> 
             .position(|(x, y)| x != y)
             .unwrap_or(a.lp_digests.len().min(b.lp_digests.len())) as LpId;
         // Re-run both recording that LP's committed events only.
-        let ta = run(model, &Config { trace_lp: Some(lp), ..seq_cfg.clone() })?.trace;
-        let tb = run(model, &Config { trace_lp: Some(lp), ..par_cfg })?.trace;
+        let ta = Run::new(model, &Config { trace_lp: Some(lp), ..seq_cfg.clone() }).execute()?.trace;
+        let tb = Run::new(model, &Config { trace_lp: Some(lp), ..par_cfg }).execute()?.trace;
         let index = (0..ta.len().max(tb.len())).find(|&i| ta.get(i) != tb.get(i));
         divergence = Some(Divergence {
             lp,
@@ -107,7 +107,7 @@ pub fn verify<M: Model>(model: &M, parallel: &Config) -> Result<Verdict, Error> 
 /// that does not restore the state, with the field named; a forward
 /// handler that is not repeatable): the usual causes of a divergence.
 fn check<M: Model>(model: &M, seq: &Config) -> Option<String> {
-    match run(model, &Config { sync: SyncMode::Check, ..seq.clone() }) {
+    match Run::new(model, &Config { sync: SyncMode::Check, ..seq.clone() }).execute() {
         Err(e @ Error::Check { .. }) => Some(e.to_string()),
         _ => None,
     }

@@ -1,7 +1,7 @@
 //! Bad models and bad configurations end with a clear error, never a hang,
 //! and `verify` pinpoints where a buggy reverse handler makes runs differ.
 
-use timewarp::{run, Config, Ctx, Error, LpId, Model, SyncMode};
+use timewarp::{Config, Ctx, Error, LpId, Model, Run, SyncMode};
 
 /// Misbehaves in a chosen way once virtual time passes `at`.
 struct Bad {
@@ -57,7 +57,7 @@ fn configs() -> Vec<Config> {
 #[test]
 fn scheduling_into_the_past_is_an_error_naming_lp_and_time() {
     for cfg in configs() {
-        let e = run(&Bad { what: "past", at: 10.0 }, &cfg).unwrap_err();
+        let e = Run::new(&Bad { what: "past", at: 10.0 }, &cfg).execute().unwrap_err();
         assert!(matches!(e, Error::BadDelay { lp: 3, .. }), "{e}");
         assert!(e.to_string().contains("into the past"), "{e}");
     }
@@ -66,7 +66,7 @@ fn scheduling_into_the_past_is_an_error_naming_lp_and_time() {
 #[test]
 fn lookahead_violation_is_an_error() {
     for cfg in configs() {
-        let e = run(&Bad { what: "lookahead", at: 10.0 }, &cfg).unwrap_err();
+        let e = Run::new(&Bad { what: "lookahead", at: 10.0 }, &cfg).execute().unwrap_err();
         assert!(matches!(e, Error::Lookahead { lp: 3, .. }), "{e}");
         assert!(e.to_string().contains("below the model's lookahead 0.5"), "{e}");
     }
@@ -75,7 +75,7 @@ fn lookahead_violation_is_an_error() {
 #[test]
 fn unknown_destination_is_an_error() {
     for cfg in configs() {
-        let e = run(&Bad { what: "nowhere", at: 10.0 }, &cfg).unwrap_err();
+        let e = Run::new(&Bad { what: "nowhere", at: 10.0 }, &cfg).execute().unwrap_err();
         assert!(matches!(e, Error::BadDestination { dst: 99, num_lps: 16, .. }), "{e}");
     }
 }
@@ -84,7 +84,7 @@ fn unknown_destination_is_an_error() {
 fn a_panicking_handler_on_a_worker_stops_the_run_with_an_error() {
     for sync in [SyncMode::Optimistic, SyncMode::Conservative] {
         let cfg = Config { end: 50.0, sync, threads: 4, ..Config::default() };
-        let e = run(&Bad { what: "panic", at: 10.0 }, &cfg).unwrap_err();
+        let e = Run::new(&Bad { what: "panic", at: 10.0 }, &cfg).execute().unwrap_err();
         assert!(e.to_string().contains("model bug at LP 3"), "{e}");
     }
 }
@@ -92,7 +92,7 @@ fn a_panicking_handler_on_a_worker_stops_the_run_with_an_error() {
 #[test]
 fn check_mode_catches_a_reverse_handler_that_does_not_restore_state() {
     let cfg = Config { end: 50.0, sync: SyncMode::Check, ..Config::default() };
-    let e = run(&Bad { what: "bad-reverse", at: 0.0 }, &cfg).unwrap_err();
+    let e = Run::new(&Bad { what: "bad-reverse", at: 0.0 }, &cfg).execute().unwrap_err();
     match e {
         Error::Check { ref detail, .. } => assert!(detail.contains("state: 0 -> 1"), "{e}"),
         other => panic!("expected a check failure, got {other}"),
@@ -198,11 +198,11 @@ fn a_handler_that_replaces_its_lent_journal_stops_the_run() {
         // Every event speculative: a safe event, committed as processed,
         // saves nothing, as in a sequential run.
         let cfg = Config { end: 50.0, sync: SyncMode::Optimistic, threads, safe_events: false, ..Config::default() };
-        let e = run(&Lender { what: "replace" }, &cfg).unwrap_err();
+        let e = Run::new(&Lender { what: "replace" }, &cfg).execute().unwrap_err();
         assert!(e.to_string().contains("replaced the journal"), "{e}");
     }
     // Where nothing is saved the value is the state's own: no error.
-    run(&Lender { what: "replace" }, &Config { end: 50.0, ..Config::default() }).unwrap();
+    Run::new(&Lender { what: "replace" }, &Config { end: 50.0, ..Config::default() }).execute().unwrap();
 }
 
 #[test]
@@ -216,18 +216,18 @@ fn saving_through_ctx_while_the_journal_is_lent_fails_the_run_where_it_saves() {
     ];
     for what in ["ctx", "nested"] {
         for cfg in &saving {
-            let e = run(&Lender { what }, cfg).unwrap_err();
+            let e = Run::new(&Lender { what }, cfg).execute().unwrap_err();
             assert!(e.to_string().contains("inside Ctx::save_into"), "{what} {:?}: {e}", cfg.sync);
             assert!(e.to_string().contains("LP 3"), "{e}");
         }
         // Where nothing is saved (sequential, conservative) nothing is lost.
         for cfg in configs().into_iter().filter(|c| c.sync != SyncMode::Optimistic) {
-            run(&Lender { what }, &cfg).unwrap();
+            Run::new(&Lender { what }, &cfg).execute().unwrap();
         }
     }
     // The same handler without the misuse runs in every mode.
     for cfg in configs().into_iter().chain(saving) {
-        run(&Lender { what: "none" }, &cfg).unwrap();
+        Run::new(&Lender { what: "none" }, &cfg).execute().unwrap();
     }
 }
 
@@ -236,7 +236,7 @@ fn a_panic_with_a_lent_journal_is_the_run_s_error_and_the_journal_is_given_back(
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     for cfg in configs() {
-        let e = run(&Lender { what: "panic" }, &cfg).unwrap_err();
+        let e = Run::new(&Lender { what: "panic" }, &cfg).execute().unwrap_err();
         assert!(e.to_string().contains("model bug at LP 3"), "{e}");
     }
     std::panic::set_hook(quiet);

@@ -3,7 +3,7 @@
 //! events in a row at one time (in every kernel that can run it), and a
 //! model too big for the machine is refused before anything is allocated.
 
-use timewarp::{run, Config, Ctx, Error, LpId, Model, SyncMode};
+use timewarp::{Config, Ctx, Error, LpId, Model, Run, SyncMode};
 
 #[path = "support/skip.rs"]
 mod support;
@@ -49,7 +49,7 @@ fn a_run_whose_time_stops_is_stopped_with_the_lp_and_time() {
     let m = Stuck { lps: 8, from: 3.0 };
     for (sync, threads) in [(SyncMode::Sequential, 1), (SyncMode::Check, 1), (SyncMode::Optimistic, 2)] {
         let cfg = Config { sync, threads, end: 10.0, max_events_at_one_time: 1000, ..Config::default() };
-        match run(&m, &cfg) {
+        match Run::new(&m, &cfg).execute() {
             Err(Error::Stalled { time, events, .. }) => {
                 assert_eq!(time, 3.0, "{sync:?}");
                 assert_eq!(events, 1000, "{sync:?}");
@@ -59,7 +59,8 @@ fn a_run_whose_time_stops_is_stopped_with_the_lp_and_time() {
     }
     // Without the limit's trigger the same model runs to its end.
     let fine = Stuck { lps: 8, from: 1e9 };
-    let r = run(&fine, &Config { end: 10.0, max_events_at_one_time: 1000, ..Config::default() }).unwrap();
+    let r =
+        Run::new(&fine, &Config { end: 10.0, max_events_at_one_time: 1000, ..Config::default() }).execute().unwrap();
     assert!(r.stats.committed_events > 0);
 }
 
@@ -73,7 +74,7 @@ fn a_model_too_big_for_the_machine_is_refused_before_allocating() {
     let m = Stuck { lps: u32::MAX, from: 1e9 };
     for sync in [SyncMode::Sequential, SyncMode::Optimistic] {
         let threads = if sync == SyncMode::Optimistic { 2 } else { 1 };
-        match run(&m, &Config { sync, threads, ..Config::default() }) {
+        match Run::new(&m, &Config { sync, threads, ..Config::default() }).execute() {
             Err(e @ Error::Memory(_)) => assert!(e.to_string().contains("this machine has"), "{e}"),
             other => panic!("{sync:?}: expected Error::Memory, got {other:?}"),
         }

@@ -2,7 +2,7 @@
 //! a model may declare a lookahead per pair of LPs, and conservative windows
 //! take the smallest one that crosses PEs in the actual placement.
 
-use timewarp::{run, Config, Ctx, Error, LpId, Model, Random, Rollback, Stats, SyncMode};
+use timewarp::{Config, Ctx, Error, LpId, Model, Random, Rollback, Run, Stats, SyncMode};
 
 /// Tokens walk on a line of LPs. The link between LPs `slow` and `slow + 1`
 /// takes `far`; every other link `near`. With two PEs the block placement
@@ -88,10 +88,10 @@ fn same(a: &Stats, b: &Stats, what: &str) {
 #[test]
 fn conservative_windows_use_the_lookahead_that_crosses_pes() {
     let end = 60.0;
-    let seq = run(&line(true), &Config { end, ..Config::default() }).unwrap().stats;
+    let seq = Run::new(&line(true), &Config { end, ..Config::default() }).execute().unwrap().stats;
     let cons = |declare: bool, threads: usize| {
         let cfg = Config { end, sync: SyncMode::Conservative, threads, ..Config::default() };
-        run(&line(declare), &cfg).unwrap().stats
+        Run::new(&line(declare), &cfg).execute().unwrap().stats
     };
     let declared = cons(true, 2);
     let global = cons(false, 2);
@@ -107,7 +107,7 @@ fn conservative_windows_use_the_lookahead_that_crosses_pes() {
     );
     // Optimistic runs need no lookahead at all.
     let cfg = Config { end, sync: SyncMode::Optimistic, threads: 3, ..Config::default() };
-    same(&seq, &run(&line(true), &cfg).unwrap().stats, "optimistic");
+    same(&seq, &Run::new(&line(true), &cfg).execute().unwrap().stats, "optimistic");
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn a_send_below_the_pair_lookahead_names_both_lps_and_the_lookahead() {
         Config { sync: SyncMode::Check, ..Config::default() },
         Config { sync: SyncMode::Optimistic, threads: 2, ..Config::default() },
     ] {
-        let e = run(&Short(line(true)), &cfg).unwrap_err();
+        let e = Run::new(&Short(line(true)), &cfg).execute().unwrap_err();
         assert!(matches!(e, Error::Lookahead { lp: 7, dst: 8, lookahead: 2.0, .. }), "{e}");
         assert!(e.to_string().contains("LP 7 at time 1: event to LP 8 sent with delay 1"), "{e}");
     }
@@ -155,10 +155,13 @@ fn a_send_below_the_pair_lookahead_names_both_lps_and_the_lookahead() {
 fn a_conservative_send_to_an_undeclared_lp_across_pes_is_an_error() {
     let m = Line { stray: true, ..line(true) };
     // Fine where it cannot break a window: sequential, optimistic, one PE.
-    let seq = run(&m, &Config { end: 20.0, ..Config::default() }).unwrap().stats;
-    let one = run(&m, &Config { end: 20.0, sync: SyncMode::Conservative, ..Config::default() }).unwrap().stats;
+    let seq = Run::new(&m, &Config { end: 20.0, ..Config::default() }).execute().unwrap().stats;
+    let one =
+        Run::new(&m, &Config { end: 20.0, sync: SyncMode::Conservative, ..Config::default() }).execute().unwrap().stats;
     same(&seq, &one, "one PE");
-    let e = run(&m, &Config { end: 20.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() }).unwrap_err();
+    let e = Run::new(&m, &Config { end: 20.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() })
+        .execute()
+        .unwrap_err();
     assert!(matches!(e, Error::Neighbours { lp: 0, dst: 15, lookahead: 2.0, .. }), "{e}");
     assert!(e.to_string().contains("Model::neighbours(0)"), "{e}");
 }
@@ -167,10 +170,10 @@ fn a_conservative_send_to_an_undeclared_lp_across_pes_is_an_error() {
 fn conservative_refuses_neighbours_out_of_range_and_zero_lookahead_across_pes() {
     let m = Line { near: 0.0, ..line(true) };
     let cfg = Config { sync: SyncMode::Conservative, threads: 4, ..Config::default() };
-    let e = run(&m, &cfg).unwrap_err().to_string();
+    let e = Run::new(&m, &cfg).execute().unwrap_err().to_string();
     assert!(e.contains("lookahead 0 between LPs on different PEs"), "{e}");
     // With 2 PEs only the slow link crosses: the zero-latency links stay inside.
     let cfg2 = Config { end: 20.0, sync: SyncMode::Conservative, threads: 2, ..Config::default() };
-    let seq = run(&m, &Config { end: 20.0, ..Config::default() }).unwrap().stats;
-    same(&seq, &run(&m, &cfg2).unwrap().stats, "zero-latency links inside PEs");
+    let seq = Run::new(&m, &Config { end: 20.0, ..Config::default() }).execute().unwrap().stats;
+    same(&seq, &Run::new(&m, &cfg2).execute().unwrap().stats, "zero-latency links inside PEs");
 }

@@ -5,15 +5,18 @@
 mod common;
 
 use common::{Ties, INCREMENTAL, LENT, REVERSE, SAVING};
-use timewarp::{run, Config, Model, SyncMode};
+use timewarp::{Config, Model, Run, SyncMode};
 
 fn sequential<M: Model>(m: &M, end: f64) -> timewarp::Stats {
-    run(m, &Config { end, ..Config::default() }).unwrap().stats
+    Run::new(m, &Config { end, ..Config::default() }).execute().unwrap().stats
 }
 
 fn optimistic<M: Model>(m: &M, cfg: Config) -> timewarp::Stats {
     let label = format!("{cfg:?}");
-    run(m, &Config { sync: SyncMode::Optimistic, ..cfg }).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+    Run::new(m, &Config { sync: SyncMode::Optimistic, ..cfg })
+        .execute()
+        .unwrap_or_else(|e| panic!("{label}: {e}"))
+        .stats
 }
 
 fn assert_same(a: &timewarp::Stats, b: &timewarp::Stats, what: &str) {
@@ -28,7 +31,7 @@ fn every_mode<const R: u8>() {
     let end = 12.0;
     let m = Ties::<R> { lps: 24, tokens: 3 };
     let seq = sequential(&m, end);
-    let chk = run(&m, &Config { end, sync: SyncMode::Check, ..Config::default() }).unwrap().stats;
+    let chk = Run::new(&m, &Config { end, sync: SyncMode::Check, ..Config::default() }).execute().unwrap().stats;
     assert!(seq.timestamp_ties > seq.committed_events / 4, "the model must produce many ties: {seq:?}");
     assert_same(&seq, &chk, "check");
     for threads in [1, 2, 3, 4, 8] {
@@ -89,9 +92,11 @@ fn tiny_event_memory_still_commits_the_right_history() {
 #[test]
 fn zero_event_memory_is_refused_with_the_minimum() {
     let m = Ties::<REVERSE> { lps: 4, tokens: 1 };
-    let e = run(&m, &Config { sync: SyncMode::Optimistic, threads: 2, event_memory: Some(0), ..Config::default() })
-        .unwrap_err()
-        .to_string();
+    let e =
+        Run::new(&m, &Config { sync: SyncMode::Optimistic, threads: 2, event_memory: Some(0), ..Config::default() })
+            .execute()
+            .unwrap_err()
+            .to_string();
     assert!(e.contains("minimum is 1"), "{e}");
 }
 
@@ -115,6 +120,6 @@ fn committed_results_never_depend_on_the_mapping() {
     // (Conservative runs across mappings: timewarp-models' PHOLD tests; Ties
     // sends with zero delay.) A table naming a PE the run lacks:
     let bad = Config { sync: SyncMode::Optimistic, threads: 2, mapping: table(3), ..Config::default() };
-    let e = run(&m, &bad).unwrap_err().to_string();
+    let e = Run::new(&m, &bad).execute().unwrap_err().to_string();
     assert!(e.contains("PE 2 does not exist") && e.contains("line 3 (LP 2)"), "{e}");
 }

@@ -5,7 +5,7 @@
 //! counts say it did.
 
 use serde::{Deserialize, Serialize};
-use timewarp::{run, Config, Ctx, LpId, Model, Random, Rollback, Stats, SyncMode};
+use timewarp::{Config, Ctx, LpId, Model, Random, Rollback, Run, Stats, SyncMode};
 
 /// How [`Hops`] is undone.
 const REVERSE: u8 = 0;
@@ -78,7 +78,7 @@ impl<const R: u8> Model for Hops<R> {
 
 fn stats<M: Model>(m: &M, cfg: Config) -> Stats {
     let label = format!("{cfg:?}");
-    run(m, &cfg).unwrap_or_else(|e| panic!("{label}: {e}")).stats
+    Run::new(m, &cfg).execute().unwrap_or_else(|e| panic!("{label}: {e}")).stats
 }
 
 fn same_history<const R: u8>() {

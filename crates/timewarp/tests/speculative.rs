@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
-use timewarp::{run, Config, Ctx, LpId, Model, Random, Rollback, Stats, SyncMode};
+use timewarp::{Config, Ctx, LpId, Model, Random, Rollback, Run, Stats, SyncMode};
 
 /// LPs on a ring. Each LP fires at times 1, 2, 3, ... and each firing arms
 /// its successor half a time unit later, so on every committed path an LP is
@@ -151,7 +151,7 @@ fn quiet_speculative_panics() {
 fn check_every_mode<const SAVE: bool>(bad: &'static str) {
     let m = Ring::<SAVE>::new(64, bad);
     let end = 40.0;
-    let seq = run(&m, &Config { end, ..Config::default() }).unwrap();
+    let seq = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
     assert_eq!(m.unarmed.load(Relaxed), 0, "no committed path fires unarmed");
     assert_eq!(seq.results, 64 * 39, "every LP fires at 1..=39");
     let reference = per_lp(m.take_commits());
@@ -189,7 +189,7 @@ fn check_every_mode<const SAVE: bool>(bad: &'static str) {
             "{bad}, state saving {SAVE}: {:?} x {} threads, {:?} PEs, batch {}",
             cfg.sync, cfg.threads, cfg.pes, cfg.batch
         );
-        let r = run(&m, &cfg).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let r = Run::new(&m, &cfg).execute().unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_same(&seq.stats, &r.stats, &what);
         assert_eq!(r.results, seq.results, "{what}");
         assert_eq!(per_lp(m.take_commits()), reference, "{what}: commits differ");
@@ -260,12 +260,12 @@ fn a_committed_error_is_reported_as_the_sequential_run_reports_it() {
         }
     }
     let m = Broken(Ring::new(32, "past"));
-    let seq = run(&m, &Config { end: 30.0, ..Config::default() }).unwrap_err();
+    let seq = Run::new(&m, &Config { end: 30.0, ..Config::default() }).execute().unwrap_err();
     assert!(matches!(seq, timewarp::Error::BadDelay { lp: 5, time: 7.25, .. }), "{seq}");
     for threads in [2, 4] {
         for batch in [1, 64] {
             let cfg = Config { end: 30.0, sync: SyncMode::Optimistic, threads, batch, ..Config::default() };
-            let e = run(&m, &cfg).unwrap_err();
+            let e = Run::new(&m, &cfg).execute().unwrap_err();
             assert_eq!(e, seq, "{threads} threads, batch {batch}");
         }
     }
@@ -310,10 +310,10 @@ impl Model for Draws {
 #[test]
 fn events_may_draw_any_number_of_random_numbers_in_every_mode() {
     let end = 6.0;
-    let seq = run(&Draws, &Config { end, ..Config::default() }).unwrap();
+    let seq = Run::new(&Draws, &Config { end, ..Config::default() }).execute().unwrap();
     for threads in [2, 4] {
         let cfg = Config { end, sync: SyncMode::Optimistic, threads, kps_per_pe: 1, ..Config::default() };
-        let r = run(&Draws, &cfg).unwrap();
+        let r = Run::new(&Draws, &cfg).execute().unwrap();
         assert_same(&seq.stats, &r.stats, &format!("{threads} threads"));
         assert_eq!(r.results, seq.results);
     }

@@ -26,7 +26,7 @@
 //! | 0.5 | 1 | 4   | 24   | 20,000 | 0.011       | 0.001   |
 //! | 0.8 | 4 | 100 | 1800 | 50,000 | 0.060       | 0.010   |
 
-use timewarp::{run, Config, SyncMode};
+use timewarp::{Config, Run, SyncMode};
 use timewarp_example_tandem::{Results, Tandem};
 
 /// Replications per estimate.
@@ -36,7 +36,9 @@ const Z: f64 = 5.0;
 
 /// Runs `R` replications of `model` up to `end`, seeds `1..=R`.
 fn replicate(model: &Tandem, end: f64) -> Vec<Results> {
-    (1..=R).map(|seed| run(model, &Config { end, seed, ..Config::default() }).expect("run failed").results).collect()
+    (1..=R)
+        .map(|seed| Run::new(model, &Config { end, seed, ..Config::default() }).execute().expect("run failed").results)
+        .collect()
 }
 
 /// Mean and standard error of the mean.
@@ -86,7 +88,8 @@ fn external_arrivals_are_poisson_lambda() {
     // The number of arrivals in [0, T) is Poisson(lambda T): mean and variance lambda T.
     let (lambda, end) = (0.8, 20_000.0);
     let model = Tandem { stations: 1, lambda, ..Tandem::default() };
-    let n = run(&model, &Config { end, ..Config::default() }).unwrap().results.stations[0].arrivals as f64;
+    let n =
+        Run::new(&model, &Config { end, ..Config::default() }).execute().unwrap().results.stations[0].arrivals as f64;
     let sd = (lambda * end).sqrt();
     assert!((n - lambda * end).abs() <= Z * sd, "{n} arrivals, expected {} ± {sd}", lambda * end);
 }
@@ -97,7 +100,7 @@ fn customers_are_conserved() {
     // so the lookahead holds whatever the rounding (a violation fails the run).
     for hop in [1.0, 0.1] {
         let model = Tandem { stations: 5, lambda: 0.9, mu: 1.0, hop };
-        let r = run(&model, &Config { end: 5_000.0, ..Config::default() }).unwrap().results;
+        let r = Run::new(&model, &Config { end: 5_000.0, ..Config::default() }).execute().unwrap().results;
         let s = &r.stations;
         // Every customer sent on before the end time arrives downstream.
         for i in 0..s.len() - 1 {
@@ -114,8 +117,8 @@ fn customers_are_conserved() {
 fn check_mode_reverses_every_event_and_matches_sequential() {
     let model = Tandem { stations: 4, lambda: 0.8, mu: 1.0, hop: 0.5 };
     let cfg = Config { end: 2_000.0, seed: 3, ..Config::default() };
-    let seq = run(&model, &cfg).unwrap();
-    let chk = run(&model, &Config { sync: SyncMode::Check, ..cfg }).unwrap();
+    let seq = Run::new(&model, &cfg).execute().unwrap();
+    let chk = Run::new(&model, &Config { sync: SyncMode::Check, ..cfg }).execute().unwrap();
     assert!(seq.stats.committed_events > 5_000);
     assert_eq!(seq.stats.digest, chk.stats.digest);
     assert_eq!(seq.results, chk.results);
@@ -125,10 +128,10 @@ fn check_mode_reverses_every_event_and_matches_sequential() {
 fn every_parallel_mode_commits_the_sequential_history() {
     let model = Tandem { stations: 6, lambda: 0.8, mu: 1.0, hop: 0.5 };
     let cfg = Config { end: 1_000.0, seed: 5, ..Config::default() };
-    let seq = run(&model, &cfg).unwrap();
+    let seq = Run::new(&model, &cfg).execute().unwrap();
     for threads in [1, 2, 3] {
         for sync in [SyncMode::Optimistic, SyncMode::Conservative] {
-            let par = run(&model, &Config { sync, threads, ..cfg.clone() }).unwrap();
+            let par = Run::new(&model, &Config { sync, threads, ..cfg.clone() }).execute().unwrap();
             assert_eq!(seq.stats.digest, par.stats.digest, "{sync:?} with {threads} threads");
             assert_eq!(seq.results, par.results, "{sync:?} with {threads} threads");
         }
@@ -139,9 +142,9 @@ fn every_parallel_mode_commits_the_sequential_history() {
 fn same_seed_same_digest_other_seed_other_digest() {
     let model = Tandem::default();
     let cfg = Config { end: 2_000.0, seed: 11, ..Config::default() };
-    let a = run(&model, &cfg).unwrap();
-    let b = run(&model, &cfg).unwrap();
-    let c = run(&model, &Config { seed: 12, ..cfg }).unwrap();
+    let a = Run::new(&model, &cfg).execute().unwrap();
+    let b = Run::new(&model, &cfg).execute().unwrap();
+    let c = Run::new(&model, &Config { seed: 12, ..cfg }).execute().unwrap();
     assert_eq!(a.stats.digest, b.stats.digest);
     assert_eq!(a.results, b.results);
     assert_ne!(a.stats.digest, c.stats.digest);

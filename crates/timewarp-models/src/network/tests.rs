@@ -3,12 +3,12 @@
 //! conservation and buffer capacities, and the channel-load bound.
 
 use super::*;
-use timewarp::{run, Config, Report};
+use timewarp::{Config, Report, Run};
 
 /// Runs `m` sequentially to `end` (the other topologies' tests use it too).
 pub(super) fn go(m: &Network, end: f64) -> Report<Results> {
     m.validate().unwrap();
-    run(m, &Config { end, ..Config::default() }).unwrap_or_else(|e| panic!("{m:?}: {e}"))
+    Run::new(m, &Config { end, ..Config::default() }).execute().unwrap_or_else(|e| panic!("{m:?}: {e}"))
 }
 
 /// What a saturated run must show whatever the topology: packets conserved

@@ -1,6 +1,6 @@
 use super::*;
 use timewarp::digest::hash_value;
-use timewarp::{run, Config, Report, Rollback, SyncMode};
+use timewarp::{Config, Report, Rollback, Run, SyncMode};
 
 /// A small, loaded, mobile grid: many handoffs, and many of them blocked.
 fn loaded(arrivals: Arrivals) -> Pcs {
@@ -8,7 +8,9 @@ fn loaded(arrivals: Arrivals) -> Pcs {
 }
 
 fn run_ok(m: &Pcs, cfg: &Config) -> Report<PcsResults> {
-    run(m, cfg).unwrap_or_else(|e| panic!("{:?} {} threads {}: {e}", cfg.sync, m.arrivals.name(), cfg.threads))
+    Run::new(m, cfg)
+        .execute()
+        .unwrap_or_else(|e| panic!("{:?} {} threads {}: {e}", cfg.sync, m.arrivals.name(), cfg.threads))
 }
 
 #[test]

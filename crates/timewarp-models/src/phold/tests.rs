@@ -1,5 +1,5 @@
 use super::*;
-use timewarp::{run, Config, SyncMode};
+use timewarp::{Config, Run, SyncMode};
 
 fn small() -> Phold {
     Phold { lps: 256, population: 4, ..Phold::default() }
@@ -8,7 +8,7 @@ fn small() -> Phold {
 #[test]
 fn population_is_constant() {
     let m = small();
-    let r = run(&m, &Config { end: 30.0, ..Config::default() }).unwrap();
+    let r = Run::new(&m, &Config { end: 30.0, ..Config::default() }).execute().unwrap();
     // Every processed event sends exactly one event: what is left when the
     // queue runs dry is exactly the initial population, all past the end.
     assert_eq!(r.stats.events_past_end, (m.lps * m.population) as u64);
@@ -24,7 +24,7 @@ fn committed_count_matches_renewal_theory() {
     // + o(1), Var[N(T)] = T sigma^2 / mu^3 + o(T); chains are independent.
     let m = Phold { lps: 1024, population: 8, ..Phold::default() };
     let end = 200.0;
-    let r = run(&m, &Config { end, ..Config::default() }).unwrap();
+    let r = Run::new(&m, &Config { end, ..Config::default() }).execute().unwrap();
     let chains = (m.lps * m.population) as f64;
     let (mu, var) = (m.lookahead + m.mean, m.mean * m.mean);
     let expected = chains * (end / mu + (var - mu * mu) / (2.0 * mu * mu));
@@ -36,7 +36,7 @@ fn committed_count_matches_renewal_theory() {
 #[test]
 fn remote_fraction_matches_parameter() {
     let m = Phold { lps: 1024, population: 4, remote: 0.3, ..Phold::default() };
-    let r = run(&m, &Config { end: 50.0, ..Config::default() }).unwrap();
+    let r = Run::new(&m, &Config { end: 50.0, ..Config::default() }).execute().unwrap();
     let n = r.results.processed as f64;
     // A remote draw may pick the LP itself (probability 1/lps).
     let p = m.remote * (1.0 - 1.0 / m.lps as f64);
@@ -49,9 +49,9 @@ fn remote_fraction_matches_parameter() {
 fn same_seed_same_digest_other_seed_other_digest() {
     let m = small();
     let cfg = Config { end: 10.0, ..Config::default() };
-    let a = run(&m, &cfg).unwrap().stats.digest;
-    let b = run(&m, &cfg).unwrap().stats.digest;
-    let c = run(&m, &Config { seed: 2, ..cfg }).unwrap().stats.digest;
+    let a = Run::new(&m, &cfg).execute().unwrap().stats.digest;
+    let b = Run::new(&m, &cfg).execute().unwrap().stats.digest;
+    let c = Run::new(&m, &Config { seed: 2, ..cfg }).execute().unwrap().stats.digest;
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
@@ -60,8 +60,8 @@ fn same_seed_same_digest_other_seed_other_digest() {
 fn heap_and_ladder_commit_the_same_history() {
     let m = small();
     let cfg = Config { end: 10.0, ..Config::default() };
-    let a = run(&m, &Config { queue: timewarp::QueueKind::Heap, ..cfg.clone() }).unwrap().stats;
-    let b = run(&m, &Config { queue: timewarp::QueueKind::Ladder, ..cfg }).unwrap().stats;
+    let a = Run::new(&m, &Config { queue: timewarp::QueueKind::Heap, ..cfg.clone() }).execute().unwrap().stats;
+    let b = Run::new(&m, &Config { queue: timewarp::QueueKind::Ladder, ..cfg }).execute().unwrap().stats;
     assert_eq!(a.digest, b.digest);
     assert_eq!(a.committed_events, b.committed_events);
 }
@@ -70,8 +70,9 @@ fn heap_and_ladder_commit_the_same_history() {
 fn every_event_reverses_exactly_in_check_mode() {
     for compute in [0, 7] {
         let m = Phold { remote: 0.5, compute, ..small() };
-        let seq = run(&m, &Config { end: 10.0, ..Config::default() }).unwrap().stats;
-        let chk = run(&m, &Config { end: 10.0, sync: SyncMode::Check, ..Config::default() }).unwrap().stats;
+        let seq = Run::new(&m, &Config { end: 10.0, ..Config::default() }).execute().unwrap().stats;
+        let chk =
+            Run::new(&m, &Config { end: 10.0, sync: SyncMode::Check, ..Config::default() }).execute().unwrap().stats;
         assert_eq!(seq.digest, chk.digest);
     }
 }
@@ -102,11 +103,11 @@ fn compute_is_used_by_every_variant_and_reverses() {
     for m in variants {
         m.validate().unwrap();
         let cfg = Config { end: 10.0, ..Config::default() };
-        let idle = run(&m, &cfg).unwrap().stats.digest;
+        let idle = Run::new(&m, &cfg).execute().unwrap().stats.digest;
         let busy = Phold { compute: 7, ..m.clone() };
-        let worked = run(&busy, &cfg).unwrap().stats.digest;
+        let worked = Run::new(&busy, &cfg).execute().unwrap().stats.digest;
         assert_ne!(idle, worked, "{m:?}: --compute changes the state (work)");
-        let checked = run(&busy, &Config { sync: SyncMode::Check, ..cfg }).unwrap().stats.digest;
+        let checked = Run::new(&busy, &Config { sync: SyncMode::Check, ..cfg }).execute().unwrap().stats.digest;
         assert_eq!(worked, checked, "{m:?}: forward, reverse, compare, forward");
     }
 }

@@ -26,11 +26,11 @@
 //! rounding unchanged: the field of a centred source is exactly symmetric.
 //!
 //! ```
-//! use timewarp::{run, Config};
+//! use timewarp::{Config, Run};
 //! use timewarp_models::tlm::Tlm;
 //!
 //! let model = Tlm::new(&[21, 21]).unwrap(); // an impulse at the centre, open edges
-//! let r = run(&model, &Config { end: 30.0, ..Config::default() }).unwrap();
+//! let r = Run::new(&model, &Config { end: 30.0, ..Config::default() }).execute().unwrap();
 //! let res = &r.results;
 //! assert!(res.energy_final <= res.energy_initial.unwrap()); // open edges only lose energy
 //! assert_eq!(res.events, r.stats.committed_events);

@@ -4,7 +4,7 @@
 //! velocity 1/√2 of the 2-D shunt mesh, and symmetry.
 
 use super::*;
-use timewarp::{run, Config};
+use timewarp::{Config, Run};
 
 /// The scheme stepped directly: every cell, every step, in two arrays.
 struct Direct {
@@ -104,7 +104,7 @@ fn active_source(m: &Tlm, t: u32) -> bool {
 }
 
 fn seq(m: &Tlm, end: f64) -> TlmResults {
-    run(m, &Config { end, ..Config::default() }).unwrap().results
+    Run::new(m, &Config { end, ..Config::default() }).execute().unwrap().results
 }
 
 /// A 2-D city and a 3-D one, with every kind of edge and a threshold.

@@ -3,7 +3,8 @@
 //! never stopped commits.
 
 use super::*;
-use crate::{Ctx, LpId, Random, SyncMode};
+use crate::{Ctx, LpId, Random, Run, SyncMode};
+use std::path::{Path, PathBuf};
 
 /// PHOLD-like: delay 1 + Exp(1), half the events to a random LP; with
 /// `last` > 0 a chain of events ends when its message reaches `last`.
@@ -90,7 +91,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn reference() -> (String, u64) {
-    let r = crate::run(&MODEL, &cfg(SyncMode::Sequential, 1)).unwrap();
+    let r = Run::new(&MODEL, &cfg(SyncMode::Sequential, 1)).execute().unwrap();
     (r.stats.digest, r.stats.committed_events)
 }
 
@@ -100,7 +101,7 @@ fn a_run_that_checkpoints_commits_what_one_that_does_not_commits() {
     for c in modes() {
         let dir = tmp(&format!("marks-{}-{}", c.sync.name(), c.threads));
         let plan = Plan { dir: Some(dir.clone()), every: Some(4.0), keep: 3, ..Plan::default() };
-        let r = run(&MODEL, &c, &plan, &Control::default(), None).unwrap();
+        let r = Run::new(&MODEL, &c).plan(&plan).control(&Control::default()).execute().unwrap();
         assert_eq!(r.stats.digest, digest, "{} x{}", c.sync.name(), c.threads);
         assert_eq!(r.stats.committed_events, committed);
         assert_eq!(r.results, committed);
@@ -117,7 +118,7 @@ fn a_checkpoint_resumes_in_any_mode_on_any_thread_count() {
     let (digest, committed) = reference();
     let dir = tmp("cross");
     let plan = Plan { dir: Some(dir.clone()), every: Some(7.0), keep: 10, ..Plan::default() };
-    run(&MODEL, &cfg(SyncMode::Optimistic, 2), &plan, &Control::default(), None).unwrap();
+    Run::new(&MODEL, &cfg(SyncMode::Optimistic, 2)).plan(&plan).control(&Control::default()).execute().unwrap();
     let files = list(&dir).unwrap();
     assert_eq!(files.len(), 4, "{files:?}");
     for (i, f) in files.iter().enumerate() {
@@ -127,7 +128,7 @@ fn a_checkpoint_resumes_in_any_mode_on_any_thread_count() {
         for c in modes() {
             let snap = file.load(&MODEL, None).unwrap();
             assert!(snap.committed_events() > 0 && snap.committed_events() < committed);
-            let r = run(&MODEL, &c, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+            let r = Run::new(&MODEL, &c).resume(snap).execute().unwrap();
             assert_eq!(r.stats.digest, digest, "{f:?} in {} x{}", c.sync.name(), c.threads);
             assert_eq!(r.stats.committed_events, committed, "the whole run's figures");
         }
@@ -143,12 +144,12 @@ fn an_interrupted_run_stops_at_a_cut_and_resumes_exactly() {
         let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
         let control = Control::default();
         control.interrupt(); // asked before the first cut: stops at once
-        let e = run(&MODEL, &c, &plan, &control, None).unwrap_err();
+        let e = Run::new(&MODEL, &c).plan(&plan).control(&control).execute().unwrap_err();
         let Error::Interrupted { checkpoint: Some(path) } = &e else { panic!("{e}") };
         assert!(e.to_string().contains("timewarp resume"), "{e}");
         let snap = File::open(Path::new(path)).unwrap().load(&MODEL, None).unwrap();
         assert!(snap.time() < 30.0);
-        let r = run(&MODEL, &cfg(SyncMode::Sequential, 1), &Plan::default(), &Control::default(), Some(snap));
+        let r = Run::new(&MODEL, &cfg(SyncMode::Sequential, 1)).resume(snap).execute();
         assert_eq!(r.unwrap().stats.digest, digest, "{} x{}", c.sync.name(), c.threads);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -160,19 +161,19 @@ fn an_interrupt_stops_a_run_with_a_far_end_that_would_end_on_its_own() {
     // the optimistic gate must not start (or stay) past all of its events.
     let finite = Hop { lps: 24, last: 400 };
     let far = |c: Config| Config { end: 1e15, ..c };
-    let whole = crate::run(&finite, &far(cfg(SyncMode::Sequential, 1))).unwrap();
+    let whole = Run::new(&finite, &far(cfg(SyncMode::Sequential, 1))).execute().unwrap();
     for c in modes() {
         let c = far(c);
         let dir = tmp(&format!("far-{}-{}", c.sync.name(), c.threads));
         let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
         let control = Control::default();
         control.interrupt();
-        let e = run(&finite, &c, &plan, &control, None).unwrap_err();
+        let e = Run::new(&finite, &c).plan(&plan).control(&control).execute().unwrap_err();
         let Error::Interrupted { checkpoint: Some(path) } = &e else { panic!("{} x{}: {e}", c.sync.name(), c.threads) };
         let snap = File::open(Path::new(path)).unwrap().load(&finite, None).unwrap();
         assert!(snap.pending_events() > 0);
         let seq = far(cfg(SyncMode::Sequential, 1));
-        let r = run(&finite, &seq, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+        let r = Run::new(&finite, &seq).resume(snap).execute().unwrap();
         assert_eq!(r.stats.digest, whole.stats.digest, "{} x{}", c.sync.name(), c.threads);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -186,7 +187,7 @@ fn a_timer_checkpoint_lets_the_run_go_on() {
         let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
         let control = Control::default();
         control.ring(); // what the wall-clock timer does
-        let r = run(&MODEL, &c, &plan, &control, None).unwrap();
+        let r = Run::new(&MODEL, &c).plan(&plan).control(&control).execute().unwrap();
         assert_eq!(r.stats.digest, digest, "{} x{}", c.sync.name(), c.threads);
         assert_eq!(r.stats.checkpoints, 1);
         assert_eq!(list(&dir).unwrap().len(), 1);
@@ -198,7 +199,7 @@ fn a_timer_checkpoint_lets_the_run_go_on() {
 fn damaged_foreign_and_newer_files_are_refused_clearly() {
     let dir = tmp("bad");
     let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
-    run(&MODEL, &cfg(SyncMode::Sequential, 1), &plan, &Control::default(), None).unwrap();
+    Run::new(&MODEL, &cfg(SyncMode::Sequential, 1)).plan(&plan).control(&Control::default()).execute().unwrap();
     let good = list(&dir).unwrap().pop().unwrap();
     let bytes = std::fs::read(&good).unwrap();
     let try_bytes = |b: &[u8]| {
@@ -227,7 +228,7 @@ fn damaged_foreign_and_newer_files_are_refused_clearly() {
     // A later end than the checkpoint's run: refused (its events past the end were never made).
     let snap = File::open(&good).unwrap().load(&MODEL, None).unwrap();
     let later = Config { end: 40.0, ..cfg(SyncMode::Sequential, 1) };
-    let e = run(&MODEL, &later, &Plan::default(), &Control::default(), Some(snap)).unwrap_err().to_string();
+    let e = Run::new(&MODEL, &later).resume(snap).execute().unwrap_err().to_string();
     assert!(e.contains("ends at 30"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -236,13 +237,13 @@ fn damaged_foreign_and_newer_files_are_refused_clearly() {
 fn a_resume_may_end_earlier() {
     let dir = tmp("earlier");
     let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
-    run(&MODEL, &cfg(SyncMode::Sequential, 1), &plan, &Control::default(), None).unwrap();
+    Run::new(&MODEL, &cfg(SyncMode::Sequential, 1)).plan(&plan).control(&Control::default()).execute().unwrap();
     let snap = File::open(&list(&dir).unwrap()[0]).unwrap().load(&MODEL, None).unwrap();
     let short = Config { end: 25.0, ..cfg(SyncMode::Optimistic, 2) };
-    let r = run(&MODEL, &short, &Plan::default(), &Control::default(), Some(snap)).unwrap();
+    let r = Run::new(&MODEL, &short).resume(snap).execute().unwrap();
     // The same events as a run that ends at 25 from the start (not the same
     // digest: that run never numbered its sends past 25, so later keys differ).
-    let direct = crate::run(&MODEL, &Config { end: 25.0, ..cfg(SyncMode::Sequential, 1) }).unwrap();
+    let direct = Run::new(&MODEL, &Config { end: 25.0, ..cfg(SyncMode::Sequential, 1) }).execute().unwrap();
     assert_eq!(r.stats.committed_events, direct.stats.committed_events);
     assert_eq!(r.results, direct.results);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -287,7 +288,7 @@ fn a_full_disk_names_the_file_and_the_reason_and_leaves_no_temporary_file() {
     control.interrupt();
     let plan = Plan { dir: Some(dir.clone()), ..Plan::default() };
     let Err(Error::Interrupted { checkpoint: Some(path) }) =
-        run(&MODEL, &cfg(SyncMode::Sequential, 1), &plan, &control, None)
+        Run::new(&MODEL, &cfg(SyncMode::Sequential, 1)).plan(&plan).control(&control).execute()
     else {
         panic!("no checkpoint")
     };
@@ -310,7 +311,7 @@ fn a_checkpoint_of_another_digest_version_is_refused_naming_both_versions() {
     let dir = tmp("digest-version");
     let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
     let c = cfg(SyncMode::Sequential, 1);
-    run(&MODEL, &c, &plan, &Control::default(), None).unwrap();
+    Run::new(&MODEL, &c).plan(&plan).control(&Control::default()).execute().unwrap();
     let good = list(&dir).unwrap().pop().unwrap();
     let file = File::open(&good).unwrap();
     assert_eq!(file.header.digest_version, DIGEST_VERSION);
@@ -341,7 +342,7 @@ fn an_edited_checkpoint_with_a_valid_checksum_is_refused_naming_what_is_wrong() 
     let dir = tmp("forged");
     let plan = Plan { dir: Some(dir.clone()), every: Some(10.0), keep: 1, ..Plan::default() };
     let c = cfg(SyncMode::Sequential, 1);
-    run(&MODEL, &c, &plan, &Control::default(), None).unwrap();
+    Run::new(&MODEL, &c).plan(&plan).control(&Control::default()).execute().unwrap();
     let good = list(&dir).unwrap().pop().unwrap();
     let load = || File::open(&good).unwrap().load(&MODEL, None).unwrap();
     let first = |s: &Snapshot<Hop>| s.events.iter().position(|e| e.key == s.cut).unwrap();

@@ -89,6 +89,16 @@ impl Setup {
     }
 }
 
+/// What the run measured before a kernel starts (its memory estimate): the
+/// kernels receive their sizes instead of estimating them, so the estimate,
+/// which counts the kernels' records, stays above them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sizes {
+    /// The bytes of this process' LPs and events (the optimistic kernel's
+    /// rings take at most half of it: `optimistic::ring_capacity`).
+    pub(crate) model_bytes: u64,
+}
+
 /// Runs one segment of `model` under `cfg` on every process of `x`, in
 /// the kernel its mode and queue name: the one table of kernels (each
 /// kernel then picks its placement with `with_place!`).
@@ -97,6 +107,7 @@ pub(crate) fn dispatch<M: Model, X: Processes>(
     cfg: &Config,
     seg: &Segment<'_, M>,
     x: &X,
+    sizes: Sizes,
 ) -> Result<Outcome<M>, Error> {
     use crate::event::{Inline, Queued};
     use crate::queue::{heap::QuadHeap, ladder::LadderQueue};
@@ -117,10 +128,10 @@ pub(crate) fn dispatch<M: Model, X: Processes>(
             sequential::run::<M, QuadHeap<Inline<M::Msg>>>(model, cfg, seg)
         }
         (SyncMode::Optimistic, QueueKind::Ladder) => {
-            optimistic::run::<M, LadderQueue<Queued<M::Msg>>, X::Net, X>(model, cfg, seg, x)
+            optimistic::run::<M, LadderQueue<Queued<M::Msg>>, X::Net, X>(model, cfg, seg, x, sizes)
         }
         (SyncMode::Optimistic, QueueKind::Heap) => {
-            optimistic::run::<M, QuadHeap<Queued<M::Msg>>, X::Net, X>(model, cfg, seg, x)
+            optimistic::run::<M, QuadHeap<Queued<M::Msg>>, X::Net, X>(model, cfg, seg, x, sizes)
         }
         (SyncMode::Conservative, QueueKind::Ladder) => {
             conservative::run::<M, LadderQueue<Inline<M::Msg>>, X::Windows, X>(model, cfg, seg, x)

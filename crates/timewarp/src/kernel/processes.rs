@@ -3,7 +3,7 @@
 //! Every parallel kernel runs its PEs in this process and hands what they
 //! hold at the end of the segment to its network's [`Reach::end`], which
 //! makes the segment's outcome — in one process directly, across processes
-//! by gathering on rank 0. The one segment loop (`checkpoint::drive`) and
+//! by gathering on rank 0. The one segment loop (`run/driver.rs`) and
 //! the one kernel table ([`dispatch`](super::dispatch)) serve both cases
 //! through this seam.
 

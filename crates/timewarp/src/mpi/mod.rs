@@ -9,12 +9,15 @@
 //! its statistics, to rank 0, which runs the model's `finalize` over all LPs
 //! in id order: the digest and results are those of a sequential run.
 //!
+//! A run spans the processes of a [`Cluster`] with
+//! [`Run::on`](crate::Run::on):
+//!
 //! ```no_run
-//! use timewarp::{mpi::Cluster, Config, SyncMode};
+//! use timewarp::{mpi::Cluster, Config, Run, SyncMode};
 //! # let model = timewarp::verify::doc_model();
 //! let cluster = Cluster::init().expect("MPI");
 //! let cfg = Config { sync: SyncMode::Optimistic, threads: 2, ..Config::default() };
-//! match timewarp::mpi::run(&model, &cfg, &cluster) {
+//! match Run::new(&model, &cfg).on(&cluster).execute() {
 //!     Ok(Some(report)) => println!("{}", report.stats.table()), // rank 0
 //!     Ok(None) => {}                                           // other ranks
 //!     Err(e) => {
@@ -110,26 +113,18 @@ impl Cluster {
     }
 }
 
-/// Runs `model` over every process of `cluster` (each with `cfg.threads`
-/// worker threads). Every process must call it with the same model and
-/// configuration. Rank 0 gets the report; the others get `None`. On an
-/// error, call [`Cluster::abort`].
+/// Runs `model` over every process of `cluster`:
+/// `Run::new(model, cfg).on(cluster).execute()`.
+#[deprecated(note = "one entry starts every run: `timewarp::Run::new(model, cfg).on(cluster).execute()`")]
 pub fn run<M: Model>(model: &M, cfg: &Config, cluster: &Cluster) -> Result<Option<Report<M::Results>>, Error> {
-    if cluster.size == 1 {
-        return crate::run(model, cfg).map(Some);
-    }
-    crate::checkpoint::drive(model, cfg, cluster, None, None, None)
+    crate::run::Run::new(model, cfg).on(cluster).execute()
 }
 
-/// [`checkpoint::run`](crate::checkpoint::run) over every process of
-/// `cluster`: at each mark of `plan` the processes send their LPs and
-/// pending events to rank 0, which writes the checkpoint (one file, which
-/// resumes on any number of processes) and sends the whole snapshot back
-/// to every process for the next segment. Every process must call it with
-/// the same arguments (`start`: each reads the same checkpoint). Pauses on
-/// request (`--checkpoint-wall`, signals) need the processes to agree on a
-/// moment and are offered in one process only (`control`): across
-/// processes `plan.wall` is refused.
+/// Runs `model` over every process of `cluster` with checkpoints:
+/// `Run::new(model, cfg).plan(plan).control(control)`, resumed from
+/// `start` if any, `.on(cluster).execute()`.
+#[deprecated(note = "one entry starts every run: `timewarp::Run::new(model, cfg).plan(plan).control(control)` \
+                     (and `.resume(snapshot)`), then `.on(cluster).execute()`")]
 pub fn run_checkpointed<M: Model>(
     model: &M,
     cfg: &Config,
@@ -138,10 +133,11 @@ pub fn run_checkpointed<M: Model>(
     start: Option<Snapshot<M>>,
     cluster: &Cluster,
 ) -> Result<Option<Report<M::Results>>, Error> {
-    if cluster.size == 1 {
-        return crate::checkpoint::run(model, cfg, plan, control, start).map(Some);
+    let run = crate::run::Run::new(model, cfg).plan(plan).control(control);
+    match start {
+        Some(snap) => run.resume(snap).on(cluster).execute(),
+        None => run.on(cluster).execute(),
     }
-    crate::checkpoint::drive(model, cfg, cluster, Some(plan), Some(control), start)
 }
 
 impl Ranks for Cluster {

@@ -10,7 +10,7 @@
 
 use crate::network::tests::{assert_saturated_but_sound, go};
 use crate::network::*;
-use timewarp::{run, Config};
+use timewarp::{Config, Run};
 
 /// The test's own arithmetic for a maximal dragonfly.
 struct Geo {
@@ -110,7 +110,7 @@ fn a_valiant_packet_takes_the_zero_load_latency_of_the_route_through_its_interme
             let m = Network { probe: Some((s, d)), ..base.clone() };
             // A seed per pair: the intermediate group is the source router's first draw.
             let cfg = Config { end: 1e6, seed: (s * 1000 + d) as u64, ..Config::default() };
-            let r = run(&m, &cfg).unwrap_or_else(|e| panic!("{m:?}: {e}")).results;
+            let r = Run::new(&m, &cfg).execute().unwrap_or_else(|e| panic!("{m:?}: {e}")).results;
             let (rs, rd) = (s / geo.p, d / geo.p);
             let what = format!("{s} -> {d}");
             assert_eq!((r.delivered_packets, r.in_flight_packets), (1, 0), "{what}");

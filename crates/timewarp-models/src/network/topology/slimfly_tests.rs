@@ -142,8 +142,10 @@ fn a_valiant_packet_takes_the_zero_load_latency_of_its_route_through_a_random_ro
     for (s, d) in [(0u32, 35u32), (3, 20), (7, 8), (12, 30), (1, 2)] {
         for seed in 0..6 {
             let m = Network { probe: Some((s, d)), ..network(Routing::Valiant) };
-            let r =
-                timewarp::run(&m, &timewarp::Config { end: 1e6, seed, ..timewarp::Config::default() }).unwrap().results;
+            let r = timewarp::Run::new(&m, &timewarp::Config { end: 1e6, seed, ..timewarp::Config::default() })
+                .execute()
+                .unwrap()
+                .results;
             let h = r.hops_mean as u32;
             assert_eq!(r.hops_mean, h as f64);
             assert!(h <= 4 && h >= bfs(&m.topology, s / 2)[(d / 2) as usize], "{s} -> {d}: {h} hops");

@@ -6,14 +6,14 @@
 use super::Rank;
 use crate::network::*;
 use std::sync::Arc;
-use timewarp::{run, Config, Report};
+use timewarp::{Config, Report, Run};
 
 /// Runs `m` with `w` placed by `map` until the events run out.
 fn go(mut m: Network, mut w: Workload, map: Mapping) -> Report<Results> {
     w.place(m.topology.nodes(), &map).unwrap();
     m.workload = Some(Arc::new(w));
     m.validate().unwrap();
-    run(&m, &Config { end: 1e12, ..Config::default() }).unwrap_or_else(|e| panic!("{e}"))
+    Run::new(&m, &Config { end: 1e12, ..Config::default() }).execute().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn parse(texts: &[&str]) -> Result<Workload, String> {
@@ -151,7 +151,7 @@ fn reaching_end_is_not_mistaken_for_a_finished_application() {
     let mut m = Network { topology: Topology::Torus(vec![4]), ..Network::default() };
     w.place(4, &Mapping::Linear).unwrap();
     m.workload = Some(Arc::new(w));
-    let r = run(&m, &Config { end: 500.0, ..Config::default() }).unwrap().results;
+    let r = Run::new(&m, &Config { end: 500.0, ..Config::default() }).execute().unwrap().results;
     assert_eq!(r.app_time_ns, None);
     let e = r.unfinished().unwrap();
     assert!(e.contains("reached its end time"), "{e}");

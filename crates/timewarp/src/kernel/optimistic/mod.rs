@@ -29,7 +29,7 @@ use crate::Config;
 
 use super::end::{process_end, Finished, Parts, Reach};
 use super::workers::{run_workers, Failure, Ran};
-use super::Setup;
+use super::{Setup, Sizes};
 use crate::layout::Layout;
 use crate::report::{base_stats, parallel_stats};
 use crate::segment::{Outcome, Pending, Segment};
@@ -139,8 +139,8 @@ pub(crate) const RING_SLOTS_MIN: usize = 64;
 
 /// The bytes of `kps` KPs on each of a process' `pes` PEs and of the rings
 /// between them, for a model whose LPs and events take `model_bytes`
-/// ([`Estimate`](crate::memory::Estimate)); the ring slots are what the
-/// run uses ([`ring_capacity`]).
+/// (for the run's memory estimate, `run::memory`); the ring slots are what
+/// the run uses ([`ring_capacity`]).
 pub(crate) fn fixed_bytes<M: Model>(pes: usize, kps: u64, model_bytes: u64) -> (u64, u64) {
     let n = pes as u64;
     let kp = std::mem::size_of::<kp::Kp<M::State, M::Msg, M::Undo>>() as u64;
@@ -159,12 +159,14 @@ fn ring_slot<M: Model>() -> u64 {
 }
 
 /// Runs `model` optimistically: `cfg.pes_per_process()` PEs on
-/// `cfg.threads` worker threads in each process of `x`, reached through network `N`.
+/// `cfg.threads` worker threads in each process of `x`, reached through
+/// network `N`, with rings sized for the `sizes` the run measured.
 pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Network, X: Reach<N>>(
     model: &M,
     cfg: &Config,
     seg: &Segment<'_, M>,
     x: &X,
+    sizes: Sizes,
 ) -> Result<Outcome<M>, Error> {
     let s = Setup::of_segment(model, cfg, seg)?;
     let layout = cfg.layout(x.rank(), x.count());
@@ -174,8 +176,7 @@ pub(crate) fn run<M: Model, Q: PendingQueue<crate::event::Queued<M::Msg>>, N: Ne
         let net = x.connect(cfg, pes);
         // Only a single process can pause on request (processes would have to agree on when).
         let shared = Shared::new(pes, &s, seg, layout.ranks() == 1);
-        let own = crate::memory::Estimate::of(model, cfg, layout.ranks());
-        let rings = ring_slots::<M>(pes, own.lps.saturating_add(own.events));
+        let rings = ring_slots::<M>(pes, sizes.model_bytes);
         let Ran { pes: mut done, workers, total, .. } =
             run_pes::<M, Q, N, _>(model, cfg, &s, seg, map, &shared, &net, layout, rings)?;
         let stats = process_stats(model, cfg, &s, &shared, &done, workers, total);

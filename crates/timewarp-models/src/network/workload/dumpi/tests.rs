@@ -7,7 +7,7 @@
 use super::*;
 use crate::network::*;
 use std::sync::Arc;
-use timewarp::{run, Config, Report};
+use timewarp::{Config, Report, Run};
 
 /// The folder of test trace `name`.
 fn data(name: &str) -> std::path::PathBuf {
@@ -25,7 +25,7 @@ fn go(mut m: Network, mut w: Workload, map: Mapping) -> Report<Results> {
     w.place(m.topology.nodes(), &map).unwrap();
     m.workload = Some(Arc::new(w));
     m.validate().unwrap();
-    run(&m, &Config { end: 1e15, ..Config::default() }).unwrap_or_else(|e| panic!("{e}"))
+    Run::new(&m, &Config { end: 1e15, ..Config::default() }).execute().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Per rank: (point-to-point messages sent, their bytes, received, their bytes).

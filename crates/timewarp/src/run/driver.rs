@@ -2,7 +2,8 @@
 //! process or several, checkpointing or not.
 //!
 //! A run is a series of segments (one, without a plan): each is one call of
-//! the kernel table ([`dispatch`]) over the run's [`Processes`]; a segment
+//! the kernel table ([`dispatch`]) over the run's [`Processes`], with the
+//! sizes the memory estimate gives the kernels ([`Sizes`]); a segment
 //! that pauses hands back a snapshot (on rank 0), which is written to a
 //! file by the [`Writer`] and shared with every process to start the next.
 //! Everything that differs between one process and MPI — the network, how
@@ -11,14 +12,18 @@
 
 use std::sync::Arc;
 
-use super::{file_path, header, prepare, Plan, Timer, Writer};
+use super::memory::{self, Estimate};
+use super::resume::prepare;
+use super::timer::Timer;
+use super::writer::Writer;
+use crate::checkpoint::{file_path, header, Plan};
+use crate::config::Config;
 use crate::error::Error;
-use crate::kernel::dispatch;
 use crate::kernel::processes::Processes;
+use crate::kernel::{dispatch, Sizes};
 use crate::model::Model;
 use crate::report::Report;
 use crate::segment::{Control, Outcome, Segment, Snapshot};
-use crate::Config;
 
 /// Runs `model` from time 0 (or from `start`) to the end on every process
 /// of `x`, writing checkpoints as `plan` says (`None`: one segment, no
@@ -39,17 +44,21 @@ pub(crate) fn drive<M: Model, X: Processes>(
     let mut start: Option<Arc<Snapshot<M>>> = match start {
         Some(s) => Some(Arc::new(prepare(s, cfg)?)),
         None => {
-            crate::memory::check(model, cfg, x.count())?;
+            memory::check(model, cfg, x.count())?;
             None
         }
     };
+    // The optimistic kernel sizes its rings by what this process' LPs and
+    // events take (the same estimate whether the run starts or resumes).
+    let own = Estimate::of(model, cfg, x.count());
+    let sizes = Sizes { model_bytes: own.lps.saturating_add(own.events) };
     let _timer = plan.and_then(|p| p.wall).zip(control).map(|(w, c)| Timer::start(c.clone(), w));
     let mut writer = Writer::default();
     loop {
         let from = start.as_ref().map_or(0.0, |s| s.time());
         let pause = plan.map_or(f64::INFINITY, |p| p.next_mark(from));
         let seg = Segment { start: start.as_deref(), pause, control };
-        match dispatch(model, cfg, &seg, x)? {
+        match dispatch(model, cfg, &seg, x, sizes)? {
             Outcome::Done(mut report) => {
                 if let Some(report) = &mut report {
                     if let Some(s) = &start {

@@ -5,7 +5,10 @@
 //! The estimate counts what grows with the configuration — LP records,
 //! initial events, KPs, the rings between threads — not what a model's
 //! handlers allocate later; it is meant to catch sizes that cannot fit,
-//! not to predict the peak.
+//! not to predict the peak. The run hands the kernels what it estimated
+//! (the optimistic kernel sizes its rings by the LPs and events of its
+//! process): the sizes are computed here, once, and the kernels do not
+//! import this module.
 
 use crate::config::{Config, SyncMode};
 use crate::event::{Event, Inline, Queued};
@@ -191,7 +194,7 @@ fn process_limit(_: Bound) -> Option<u64> {
 /// Refuses a configuration whose estimate exceeds the machine's memory or
 /// the process's limit (the engine's own check; front ends may check first
 /// to name their options).
-pub(crate) fn check<M: Model>(model: &M, cfg: &Config, processes: usize) -> Result<(), crate::Error> {
+pub(super) fn check<M: Model>(model: &M, cfg: &Config, processes: usize) -> Result<(), crate::Error> {
     let Some(limit) = Limit::current() else { return Ok(()) };
     let e = Estimate::of(model, cfg, processes);
     if limit.fits(e.total(), cfg.threads) {
