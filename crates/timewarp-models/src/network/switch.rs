@@ -225,17 +225,19 @@ impl Network {
     ) {
         let now = ctx.now();
         let s = self.lag(ctx.lp(), &p, o);
-        // A node of a multi-rail fat-tree has an ejection link per rail
-        // (one NIC link here): R packets may come off the tree at once.
-        let busy = match &self.topology {
-            Topology::FatTree(f) if f.rails > 1 && o >= self.ports() => s / f.rails as f64,
-            _ => s,
-        };
         let (end, w) = (ctx.end_time(), self.warmup);
-        let link = (now + busy, ((now + busy).min(end) - now.max(w)).max(0.0));
+        // What a link's record gets: its new free time and the busy time
+        // counted past the warm-up.
+        let link = |busy: f64| (now + busy, ((now + busy).min(end) - now.max(w)).max(0.0));
         if o >= self.ports() {
+            // A node of a multi-rail fat-tree has an ejection link per rail
+            // (one NIC link here): R packets may come off the tree at once.
+            let busy = match &self.topology {
+                Topology::FatTree(f) if f.rails > 1 => s / f.rails as f64,
+                _ => s,
+            };
             let delay = self.class_latency(0) + s;
-            n.launch_on(o, from, link, None, now + delay >= end);
+            n.launch_on(o, from, link(busy), None, now + delay >= end);
             ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
@@ -244,7 +246,7 @@ impl Network {
         }
         let v = self.vcs as usize;
         let delay = self.latency(ctx.lp(), o) + self.router_delay;
-        n.launch_on(o, from, link, Some(o * v + vc), now + delay >= end);
+        n.launch_on(o, from, link(s), Some(o * v + vc), now + delay >= end);
         p.hops += 1;
         if vc >= self.escape_vcs() && self.routing == Routing::Adaptive {
             // An adaptive hop: should the packet take the escape channels
@@ -253,15 +255,19 @@ impl Network {
             p.dim = NO_DIM;
             p.class = 0;
         }
-        let unwired = match &self.topology {
-            // (A wired dragonfly's `dim` holds its routing draw instead.)
-            Topology::Dragonfly(d) => d.wiring.is_none(),
-            Topology::SlimFly(_) => true,
-            _ => false,
-        };
-        if unwired && !self.uniform_bandwidth() {
-            // Remember the classes crossed, for `lag` downstream.
-            p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
+        // Bandwidths first: `lag` above has just asked, and most runs have
+        // one bandwidth, so the topology's match is seldom reached.
+        if !self.uniform_bandwidth() {
+            let unwired = match &self.topology {
+                // (A wired dragonfly's `dim` holds its routing draw instead.)
+                Topology::Dragonfly(d) => d.wiring.is_none(),
+                Topology::SlimFly(_) => true,
+                _ => false,
+            };
+            if unwired {
+                // Remember the classes crossed, for `lag` downstream.
+                p.dim = if p.dim == NO_DIM { 0 } else { p.dim } | 1 << self.link_class(ctx.lp(), o);
+            }
         }
         let (next, port) = self.topology.link(ctx.lp(), o).expect("a route takes existing links");
         ctx.send(next, delay, Msg::Arrive { pkt: p.header(), port: port as u8, vc: vc as u8 });
