@@ -45,10 +45,10 @@
 //! published at once. A single process' network opens every gate and
 //! publishes here, at no cost.
 
-use std::sync::atomic::{AtomicU64, Ordering::*};
-
 use crate::key::Key;
 use crate::segment::Control;
+// std's atomics, or loom's under `--cfg loom` (see `crate::sync`).
+use crate::sync::{AtomicU64, Ordering::*};
 
 /// What a GVT round needs of the process' network: the two gates of a
 /// round across processes. Defined here, and extended by

@@ -43,6 +43,7 @@ mod report;
 mod rng;
 mod segment;
 mod stats;
+mod sync;
 pub mod text;
 pub mod timeline;
 mod trail;

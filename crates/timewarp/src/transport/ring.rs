@@ -16,12 +16,12 @@
 //! there is none.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use rtrb::{Consumer, Producer, PushError, RingBuffer};
-
 use crate::key::{Key, LpId};
+// rtrb's ring and std's atomics, or loom's under `--cfg loom` (see `crate::sync`).
+use crate::sync::spsc::{Consumer, Producer, PushError, RingBuffer};
+use crate::sync::{AtomicU64, Ordering};
 
 use super::wire::Wire;
 use crate::layout::{Layout, PeId};
