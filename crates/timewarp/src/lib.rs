@@ -54,6 +54,7 @@ mod rng;
 mod run;
 mod segment;
 mod stats;
+mod sync;
 pub mod text;
 pub mod timeline;
 mod trail;

@@ -16,12 +16,12 @@
 //! there is none.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use rtrb::{Consumer, Producer, PushError, RingBuffer};
-
 use crate::key::{Key, LpId};
+// rtrb's ring and std's atomics, or loom's under `--cfg loom` (see `crate::sync`).
+use crate::sync::spsc::{Consumer, Producer, PushError, RingBuffer};
+use crate::sync::{AtomicU64, Ordering};
 
 use super::wire::Wire;
 use crate::layout::{Layout, PeId};
@@ -284,5 +284,105 @@ mod tests {
         // Senders to another PE ring its bell, on which PE 4's ring is bit 3.
         links[4].send_event(0, k(1.0), 0, 0);
         assert_eq!(links[0].bell.as_ref().map(|b| b.0.load(Ordering::Relaxed)), Some(0b1000));
+    }
+}
+
+/// Model-checked (`scripts/loom.sh`): the rings and doorbells of PEs on
+/// different threads, under every interleaving and every outcome their
+/// orderings allow (up to `LOOM_MAX_PREEMPTIONS` forced switches), built
+/// on loom's atomics and a loom model of rtrb's ring (`crate::sync`).
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+
+    use ::loom::thread;
+
+    fn k(t: u32) -> Key {
+        Key::at(t as f64)
+    }
+
+    /// What `drain_with` took: (sending local PE, time), in order.
+    fn drain(links: &mut Links<u64>, got: &mut Vec<(usize, u32)>) -> usize {
+        links.drain_with(|from, w| got.push((from.index(), w.key().time as u32)))
+    }
+
+    #[test]
+    fn a_ring_keeps_order_through_spills_and_loses_nothing() {
+        // Two PEs, a ring of 2 slots and 5 messages: the sender finds the
+        // ring full, spills, flushes as room appears (a chunk write), and
+        // the positions wrap (they run over 0..4).
+        ::loom::model(|| {
+            let mut links = Links::<u64>::mesh(&Layout::new(0, 1, 2), 2, false);
+            let mut rx = links.pop().expect("PE 1");
+            let mut tx = links.pop().expect("PE 0");
+            let sender = thread::spawn(move || {
+                for t in 0..5 {
+                    tx.send_event(1, k(t), 0, 0);
+                    tx.flush();
+                }
+                while tx.spilled() > 0 {
+                    thread::yield_now();
+                    tx.flush();
+                }
+            });
+            let mut got = Vec::new();
+            while got.len() < 5 {
+                if drain(&mut rx, &mut got) == 0 {
+                    thread::yield_now();
+                }
+            }
+            sender.join().expect("sender");
+            assert_eq!(got, (0..5).map(|t| (0, t)).collect::<Vec<_>>(), "every message, in order");
+            assert_eq!(drain(&mut rx, &mut got), 0, "nothing twice");
+        });
+    }
+
+    #[test]
+    fn a_doorbell_loses_no_wake_up() {
+        // Three PEs sharing workers (doorbells): PEs 0 and 1 each send two
+        // messages to PE 2 (rings of 1 slot: the second spills until PE 2
+        // has taken the first), while PE 2 drains twice. Whatever the
+        // interleaving, a ring that still holds a message has its bit set
+        // (the next drain reads it), and a drain after both senders are
+        // done takes everything left, each ring in order.
+        ::loom::model(|| {
+            let mut links = Links::<u64>::mesh(&Layout::new(0, 1, 3), 1, true);
+            let mut rx = links.pop().expect("PE 2");
+            let senders: Vec<_> = links
+                .into_iter()
+                .enumerate()
+                .map(|(pe, mut tx)| {
+                    thread::spawn(move || {
+                        for t in 0..2 {
+                            tx.send_event(2, k(10 * pe as u32 + t), 0, 0);
+                        }
+                        tx.flush();
+                        tx
+                    })
+                })
+                .collect();
+            let mut got = Vec::new();
+            for _ in 0..2 {
+                drain(&mut rx, &mut got);
+            }
+            let mut senders: Vec<Links<u64>> = senders.into_iter().map(|s| s.join().expect("sender")).collect();
+            let bell = rx.bell.clone().expect("PEs sharing workers have doorbells");
+            let bits = bell.0.load(Ordering::Relaxed);
+            for (i, (_, c)) in rx.rx.iter().enumerate() {
+                assert!(c.slots() == 0 || bits & (1 << i) != 0, "ring {i} holds a message its bit does not name");
+            }
+            // What still waits for room: once in the ring, it rings too.
+            drain(&mut rx, &mut got);
+            for tx in &mut senders {
+                tx.flush();
+            }
+            drain(&mut rx, &mut got);
+            let mut per_sender: Vec<Vec<u32>> = vec![Vec::new(); 2];
+            for &(from, t) in &got {
+                per_sender[from].push(t);
+            }
+            assert_eq!(per_sender, [vec![0, 1], vec![10, 11]], "every message once, in order per ring");
+            assert_eq!(senders.iter().map(Links::spilled).sum::<usize>(), 0);
+        });
     }
 }
