@@ -4,10 +4,11 @@
 use crate::action::{self, resume_from};
 use crate::args::{switches, EngineArgs};
 #[cfg(feature = "models")]
-use crate::codes;
+use crate::network::codes;
+use crate::network::curve;
 use crate::procs::{launcher_rank, Procs};
 use crate::registry::{Act, Models, Verify};
-use crate::{config, curve, partition, plot, report, resume, signals, sweep};
+use crate::{config, html_report, partition, plot, resume, signals, sweep};
 use clap::{Args, CommandFactory, FromArgMatches, Subcommand};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -59,7 +60,7 @@ enum Cmd {
     /// Plot run statistics (--stats-json; several overlay) or a sweep's CSV as PNG or SVG.
     Plot(plot::PlotArgs),
     /// Write a self-contained HTML page of a run's statistics, configuration, plots and results.
-    Report(report::ReportArgs),
+    Report(html_report::ReportArgs),
 }
 
 /// The command line of program `name` with `models` under `run` and `verify`.
@@ -309,7 +310,7 @@ fn dispatch(
         Cmd::Partition(a) if lead => partition::run(&a),
         Cmd::Partition(_) => Ok(()),
         Cmd::Plot(a) if lead => plot::run(&a),
-        Cmd::Report(a) if lead => report::run(&a),
+        Cmd::Report(a) if lead => html_report::run(&a),
         Cmd::Plot(_) | Cmd::Report(_) => Ok(()),
         Cmd::Verify => {
             let (entry, m) = chosen("verify");

@@ -23,30 +23,24 @@
 mod action;
 mod args;
 mod auto;
-#[cfg(feature = "models")]
-mod codes;
 mod command;
 mod config;
 mod csv_stats;
-mod curve;
 mod execute;
-#[cfg(feature = "models")]
-mod jobs;
+mod html_report;
 #[cfg(feature = "models")]
 mod models;
+mod network;
 mod partition;
 mod plot;
 mod procs;
 mod readable;
 mod registry;
-mod report;
 mod resume;
 mod signals;
 mod stats_out;
 mod sweep;
 mod trace_out;
-#[cfg(feature = "models")]
-mod workload_args;
 
 pub use registry::{ModelCli, RunInfo};
 use registry::{Models, Registered};
@@ -110,7 +104,7 @@ impl App {
     #[cfg(feature = "models")]
     pub fn shipped(self) -> Self {
         self.model::<models::PholdArgs>()
-            .model::<models::NetworkArgs>()
+            .model::<network::NetworkArgs>()
             .model::<models::TlmArgs>()
             .model::<models::PcsArgs>()
     }

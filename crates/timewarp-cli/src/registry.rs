@@ -281,7 +281,8 @@ impl Models {
 #[cfg(all(test, feature = "models"))]
 mod tests {
     use super::*;
-    use crate::models::{NetworkArgs, PcsArgs, PholdArgs, TlmArgs};
+    use crate::models::{PcsArgs, PholdArgs, TlmArgs};
+    use crate::network::NetworkArgs;
 
     /// Options whose value names a file a run reads at start: each is
     /// fingerprinted by a checkpoint (`--codes-config` is stored resolved,

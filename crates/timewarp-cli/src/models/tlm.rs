@@ -7,7 +7,7 @@ use timewarp_models::tlm::{Layout, Tlm, Waveform};
 
 use super::{bounded, num};
 use crate::args::non_negative_f64;
-use crate::{ModelCli, RunInfo};
+use crate::registry::{ModelCli, RunInfo};
 
 /// TLM options (time in steps Δt, distances in cells).
 #[derive(Args, Debug, Clone)]

@@ -152,7 +152,7 @@ fn shown_config(config: &Value) -> Value {
     if let Some(model) = c.get_mut("model").and_then(Value::as_object_mut) {
         if model.get("name").and_then(Value::as_str) == Some("network") {
             let all = model.clone();
-            model.retain(|k, _| crate::models::network_option_applies(k, &all));
+            model.retain(|k, _| crate::network::network_option_applies(k, &all));
         }
     }
     c

@@ -10,9 +10,9 @@ use timewarp_models::network::{
     Switch, Topology, Traffic,
 };
 
-use super::{bounded, num};
 use crate::args::{choice, non_negative_f64, probability, whole};
-use crate::{ModelCli, RunInfo};
+use crate::models::{bounded, num};
+use crate::registry::{ModelCli, RunInfo};
 
 /// `--load`'s default (a workload of ranks refuses another value).
 const LOAD: f64 = 0.3;
@@ -309,11 +309,11 @@ pub(crate) struct NetworkArgs {
     #[arg(long, value_name = "FILE.conf")]
     pub codes_config: Option<PathBuf>,
     #[command(flatten)]
-    pub workload: crate::workload_args::WorkloadArgs,
+    pub workload: super::workload_args::WorkloadArgs,
 }
 
 impl NetworkArgs {
-    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`](super::MAX_EVENTS)).
+    /// Refuses parameters that cannot give a run that ends (see [`MAX_EVENTS`](crate::models::MAX_EVENTS)).
     pub(crate) fn bounded(&self, nodes: u32, end: f64) -> Result<(), String> {
         // Each packet is a few events per hop; 16 covers a few hops.
         let packets = (self.message_bytes as f64 / self.packet_bytes as f64).ceil();
@@ -328,7 +328,7 @@ impl NetworkArgs {
         // workload like the generated ones: the same cap on its messages.
         if let Some(m) = self.messages.filter(|&m| (m as f64) < messages) {
             let total = nodes as u64 * m as u64;
-            let max = crate::workload_args::MAX_MESSAGES;
+            let max = super::workload_args::MAX_MESSAGES;
             if total > max {
                 return Err(format!(
                     "--messages {m} on {nodes} nodes creates {total} messages, more than the {max} a run holds; \
@@ -342,7 +342,7 @@ impl NetworkArgs {
         bounded(events, end, &what, fix)
     }
 
-    /// `--job`: the jobs placed on `m` (jobs.rs); the single-workload and
+    /// `--job`: the jobs placed on `m` (job_args.rs); the single-workload and
     /// synthetic options are refused beside them.
     fn jobs(&self, m: &mut Network, run: &RunInfo) -> Result<(), String> {
         let w = &self.workload;
@@ -361,7 +361,7 @@ impl NetworkArgs {
                 "{option} is for one workload; with --job each job says what it runs (KIND:KEY=VALUE,...@PLACEMENT)"
             ));
         }
-        crate::jobs::build(m, &w.jobs, w.baseline_alone, (run.end, run.seed), crate::workload_args::MAX_MESSAGES)?;
+        super::job_args::build(m, &w.jobs, w.baseline_alone, (run.end, run.seed), super::workload_args::MAX_MESSAGES)?;
         if m.load > 0.0 {
             // Synthetic traffic runs to --end: bound it as a synthetic run.
             let nodes = m.jobs.as_ref().map_or(0, |j| j.list.iter().map(|x| x.nodes.len() as u32).sum());
@@ -370,7 +370,7 @@ impl NetworkArgs {
             bounded(events, run.end, "a synthetic --job", "lower its load or --end")?;
             self.backlog(m, run.end)?;
         }
-        super::samples::bounded(self.sample_every.filter(|_| m.load > 0.0), run.end)
+        super::samples_csv::bounded(self.sample_every.filter(|_| m.load > 0.0), run.end)
     }
 
     /// The option that sets the injection bandwidth, with its value.
@@ -677,7 +677,7 @@ impl ModelCli for NetworkArgs {
             None => {
                 self.bounded(m.topology.nodes(), run.end)?;
                 self.backlog(&m, run.end)?;
-                super::samples::bounded(self.sample_every, run.end)?;
+                super::samples_csv::bounded(self.sample_every, run.end)?;
             }
         }
         m.validate()?;
@@ -720,7 +720,7 @@ impl ModelCli for NetworkArgs {
             write_link_stats(path, &serde_json::to_value(r).map_err(|e| e.to_string())?)?;
         }
         if let Some(path) = &self.samples_csv {
-            super::samples::write_csv(path, r)?;
+            super::samples_csv::write_csv(path, r)?;
         }
         // A trace workload whose ranks did not all finish has no application time to report.
         r.unfinished().map_or(Ok(()), Err)
@@ -736,10 +736,10 @@ impl ModelCli for NetworkArgs {
         };
         let replay = self.workload.replay(r.ranks.len());
         split
-            + &crate::workload_args::summary(r)
+            + &super::workload_args::summary(r)
             + &replay
-            + &crate::jobs::summary(r)
-            + &super::samples::summary(r, self.samples_csv.as_deref())
+            + &super::job_args::summary(r)
+            + &super::samples_csv::summary(r, self.samples_csv.as_deref())
             + &super::steady::note(r, self.warmup)
     }
 }

@@ -15,8 +15,8 @@ use std::path::Path;
 
 mod conf;
 mod defaults;
-mod fattree;
-mod slimfly;
+mod fattree_keys;
+mod slimfly_keys;
 mod wiring;
 mod yaml;
 
@@ -476,8 +476,8 @@ fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");
         }
         "dragonfly_plus" => wiring::plus(&mut m, reps, terminals, dir, packet)?,
-        "fattree" => fattree::map(&mut m, terminals, reps, *gline, packet)?,
-        "slimfly" => slimfly::map(&mut m, terminals, reps, *gline, packet)?,
+        "fattree" => fattree_keys::map(&mut m, terminals, reps, *gline, packet)?,
+        "slimfly" => slimfly_keys::map(&mut m, terminals, reps, *gline, packet)?,
         _ => {
             let (n, ne) = m.need("n_dims", "dimensions")?;
             let e = m.get("dim_length").ok_or_else(|| {
