@@ -26,6 +26,7 @@ mod auto;
 mod command;
 mod config;
 mod csv_stats;
+mod draw;
 mod execute;
 mod html_report;
 #[cfg(feature = "models")]

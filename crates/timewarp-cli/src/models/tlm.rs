@@ -309,7 +309,7 @@ impl ModelCli for TlmArgs {
     }
     fn after(&self, r: &timewarp_models::tlm::TlmResults) -> Result<(), String> {
         if let (Some(path), Some(field)) = (&self.image, &r.field) {
-            crate::plot::picture::write_field(path, field)?;
+            crate::draw::picture::write_field(path, field)?;
         }
         match &self.receivers_csv {
             Some(path) => write_signals(path, r),

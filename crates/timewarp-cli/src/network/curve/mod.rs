@@ -20,7 +20,7 @@ use serde_json::Value as Json;
 
 use crate::args::whole;
 use crate::config;
-use crate::plot::{self, sweep::Table};
+use crate::draw::{self, csv_table::Table};
 use crate::registry::Models;
 use crate::sweep::{run_stats, Progress};
 use rule::Verdict;
@@ -481,14 +481,14 @@ fn pictures(csv_path: &Path, text: &str) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     let path = csv_path.with_file_name(format!("{stem}-accepted.png"));
     if let Ok(series) = table.series("measured_offered_load", "accepted_throughput", Some("status")) {
-        plot::render(&path, plot::Format::Png, plot::sweep::SIZE, &series)?;
+        draw::render(&path, draw::Format::Png, draw::csv_table::SIZE, &series)?;
         out.push(path);
     }
     let status = table.column("status", "status")?;
     table.rows.retain(|(_, r)| r[status] == "steady");
     let path = csv_path.with_file_name(format!("{stem}-latency.png"));
     if let Ok(series) = table.series("load", "latency_mean", None).and_then(|s| s.log(false, true)) {
-        plot::render(&path, plot::Format::Png, plot::sweep::SIZE, &series)?;
+        draw::render(&path, draw::Format::Png, draw::csv_table::SIZE, &series)?;
         out.insert(0, path);
     }
     Ok(out)
