@@ -3,9 +3,9 @@
 //! the registry's type-erased dispatch names, are defined there).
 
 use crate::args::{self, switches, EngineArgs};
-use crate::execute::{execute, Outputs};
+use crate::execute::{execute, Hooks, Outputs};
 use crate::procs::{Checkpoints, Procs};
-use crate::registry::{self, Act, Action, Entry, Hooks, Models, Run, Verify};
+use crate::registry::{self, Act, Action, Entry, Models, Run, Verify};
 use crate::stats_out::StatsOut;
 use crate::{config, program, resume, signals, trace_out};
 use clap::ArgMatches;
@@ -92,23 +92,23 @@ impl Action for Verify<'_> {
                 "verify runs in one process, but this run has {} MPI processes; run `{p} run` under mpirun \
                  and compare its digest with `{p} run --sync sequential`",
                 self.procs.size(),
-                p = program()
+                p = program::name()
             ));
         }
         if engine.checkpoint_dir.is_some() {
             return Err("verify does not write checkpoints: leave --checkpoint-dir out".into());
         }
         if engine.profile_out.is_some() {
-            return Err(format!("--profile-out profiles a run; use it with `{} run`, not verify", program()));
+            return Err(format!("--profile-out profiles a run; use it with `{} run`, not verify", program::name()));
         }
         if engine.trace_out.is_some() {
-            return Err(format!("--trace-out records a run; use it with `{} run`, not verify", program()));
+            return Err(format!("--trace-out records a run; use it with `{} run`, not verify", program::name()));
         }
         if engine.stats_csv.is_some() || engine.gvt_csv.is_some() {
             return Err(format!(
                 "--stats-csv and --gvt-csv record a run; use them with `{} run` (verify writes both runs' \
                  statistics with --stats-json)",
-                program()
+                program::name()
             ));
         }
         if engine.sync == args::SyncArg::Sequential {

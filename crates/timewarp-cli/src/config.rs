@@ -188,7 +188,7 @@ fn load(models: &Models, path: &Path) -> Result<RunFile, String> {
                     format!("did you mean `{n}` (under [{other}])?")
                 }
                 Some(n) => format!("did you mean `{n}`?"),
-                None => format!("see `{} run {} --help` for the options", crate::program(), model.0),
+                None => format!("see `{} run {} --help` for the options", crate::program::name(), model.0),
             };
             return Err(format!("{place}: unknown key `{}` in [{table}] of {}; {hint}", printable(&key), model.0));
         };
@@ -424,7 +424,7 @@ pub(crate) fn expand(models: &Models, argv: Vec<String>) -> Result<Expanded, Str
     }
     let (file, print, rest) = take_config(&argv[2..])?;
     if print && argv[1] == "verify" {
-        let p = crate::program();
+        let p = crate::program::name();
         return Err(format!("--print-config prints a run's configuration: use `{p} run ... --print-config`"));
     }
     let mut x = Expanded { print, ..Expanded::default() };
@@ -447,7 +447,7 @@ fn take_config(tokens: &[String]) -> Result<(Option<String>, bool, Vec<String>),
                 continue;
             }
             "--config" => {
-                let p = crate::program();
+                let p = crate::program::name();
                 Some(it.next().cloned().ok_or(format!("--config needs a file: {p} run --config run.toml [OPTIONS]"))?)
             }
             t => t.strip_prefix("--config=").map(String::from),

@@ -3,12 +3,19 @@
 
 use crate::args::EngineArgs;
 use crate::procs::{Checkpoints, Procs};
-use crate::registry::Hooks;
+use crate::program::{self, EXIT_CHECKPOINTED};
 use crate::stats_out::StatsOut;
-use crate::{csv_stats, partition, program, signals, trace_out, EXIT_CHECKPOINTED};
+use crate::{csv_stats, partition, signals, trace_out};
 use serde_json::Value;
 use std::path::PathBuf;
 use timewarp::Model;
+
+/// What a model does with its typed results after a run: write its files
+/// (`after`), and add to the printed summary (`summary`).
+pub(crate) struct Hooks<'a, R> {
+    pub after: &'a dyn Fn(&R) -> Result<(), String>,
+    pub summary: &'a dyn Fn(&R) -> String,
+}
 
 /// What a run records besides its figures.
 pub(crate) struct Outputs<'a> {
@@ -50,7 +57,7 @@ pub(crate) fn execute<M: Model>(
         None => procs.run(model, cfg, ck).map_err(|e| match e {
             timewarp::Error::Interrupted { checkpoint: Some(p) } => {
                 // The engine's text names `timewarp`; this program may be another App.
-                eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program());
+                eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program::name());
                 std::process::exit(EXIT_CHECKPOINTED.into())
             }
             e => procs.failed(e),

@@ -314,7 +314,7 @@ svg{width:100%;height:auto}\
 fn page(run: &Run) -> Result<String, String> {
     let empty = Map::new();
     let map = run.json.as_object().unwrap_or(&empty);
-    let title = format!("{} run: {}", crate::program(), run.describe());
+    let title = format!("{} run: {}", crate::program::name(), run.describe());
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -6,11 +6,12 @@
 //! Also the requests the type-erased dispatch hands a built model to
 //! ([`Run`], [`Verify`]: [`Act`]) and the [`Action`] trait they implement
 //! in `action.rs`: they are defined here, below the dispatch that names
-//! them, so that the front end is a pipeline (`command` → `action` →
-//! `config` → `registry` → `execute` → `procs`), each step importing only
-//! the steps below it.
+//! them, so that the front end is a pipeline (`command` → `action` → run
+//! files → `registry` → `execute` → `procs`; the whole list is in
+//! docs/architecture.md), each step importing only the steps below it.
 
 use crate::args::EngineArgs;
+use crate::execute::Hooks;
 use crate::procs::Procs;
 use crate::signals;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
@@ -179,13 +180,6 @@ pub(crate) struct Run<'a> {
 pub(crate) struct Verify<'a> {
     pub(crate) procs: &'a Procs,
     pub(crate) temporaries: &'a signals::Temporaries,
-}
-
-/// What a model does with its typed results after a run: write its files
-/// (`after`), and add to the printed summary (`summary`).
-pub(crate) struct Hooks<'a, R> {
-    pub after: &'a dyn Fn(&R) -> Result<(), String>,
-    pub summary: &'a dyn Fn(&R) -> String,
 }
 
 /// What to do with a model once its options are parsed (generic over the

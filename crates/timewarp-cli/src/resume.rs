@@ -82,7 +82,7 @@ pub(crate) fn merge(stored: &[String], given: &[String]) -> Result<Vec<String>, 
                     "resume: '{}' is not an engine option a resume may change; the model, its options and \
                      --seed come from the checkpoint (run: {} {})",
                     group.join(" "),
-                    crate::program(),
+                    crate::program::name(),
                     std::iter::once("run").chain(stored.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
                 ))
             }

@@ -180,7 +180,7 @@ impl Axis {
         let Some(opt) = opts.iter().find(|o| o.long == long) else {
             let hint = match config::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
                 Some(n) => format!("did you mean `{n}`?"),
-                None => format!("see `{} run {model} --help` for the options", crate::program()),
+                None => format!("see `{} run {model} --help` for the options", crate::program::name()),
             };
             return Err(format!("--set {spec}: {model} has no option `{long}`; {hint}"));
         };
@@ -262,12 +262,12 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         _ => {
             return Err(Failure::Usage(format!(
                 "sweep needs a model: {} sweep <model> --set NAME=V1,V2,... -o FILE (or --config FILE)",
-                crate::program()
+                crate::program::name()
             )))
         }
     };
     let Some(opts) = config::options(models, &model) else {
-        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program())));
+        return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program::name())));
     };
     let axes: Vec<Axis> =
         p.sets.iter().map(|s| Axis::parse(s, &model, &opts)).collect::<Result<_, _>>().map_err(Failure::Usage)?;
@@ -288,7 +288,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         return Err(Failure::Usage(format!(
             "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `{} run` \
              for its files)",
-            crate::program()
+            crate::program::name()
         )));
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();

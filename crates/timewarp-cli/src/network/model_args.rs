@@ -645,7 +645,7 @@ impl ModelCli for NetworkArgs {
             return Err(format!(
                 "--codes-config {}: this command does not read CODES configurations; use `{} run` or `verify`",
                 file.display(),
-                crate::program()
+                crate::program::name()
             ));
         }
         let mut m = self.model()?;

@@ -321,7 +321,7 @@ pub(crate) fn run(models: &Models, a: &CurveArgs) -> Result<(), Failure> {
         _ => {
             return Err(Failure::Usage(format!(
                 "curve needs the network model: {} curve network [OPTIONS] --load FROM:TO -o curve.csv",
-                crate::program()
+                crate::program::name()
             )))
         }
     };
@@ -329,7 +329,7 @@ pub(crate) fn run(models: &Models, a: &CurveArgs) -> Result<(), Failure> {
         return Err(Failure::Usage(format!(
             "curve runs the network model (offered load against latency), not `{model}`; for other options use \
              `{} sweep`",
-            crate::program()
+            crate::program::name()
         )));
     }
     let opts = config::options(models, &model).expect("registered");
