@@ -295,7 +295,7 @@ mod tests {
     ];
     // Options whose value names a file or directory a run writes: the run
     // file's list, which a replay leaves out.
-    use crate::config::OUTPUTS;
+    use crate::effective::OUTPUTS;
 
     /// The options `A`'s inputs name, given `args` after the model's name.
     fn named<A: ModelCli>(args: &[&str]) -> Vec<String> {

@@ -19,8 +19,9 @@ use clap::Args;
 use serde_json::Value as Json;
 
 use crate::args::whole;
-use crate::config::{self, Kind, Opt};
 use crate::registry::Models;
+use crate::run_file::with_file;
+use crate::run_options::{self, Kind, Opt};
 
 /// Options a sweep cannot take: each run's statistics are its row.
 const REFUSED: &[&str] = &["stats-json", "stats-csv", "gvt-csv", "trace-out", "profile-out", "checkpoint-dir"];
@@ -178,7 +179,7 @@ impl Axis {
         };
         let long = name.trim().trim_start_matches("--").replace('_', "-");
         let Some(opt) = opts.iter().find(|o| o.long == long) else {
-            let hint = match config::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
+            let hint = match run_options::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
                 Some(n) => format!("did you mean `{n}`?"),
                 None => format!("see `{} run {model} --help` for the options", crate::program::name()),
             };
@@ -254,7 +255,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         ));
     }
     let base = match &p.config {
-        Some(file) => config::with_file(models, file, &p.run, &mut Vec::new()).map_err(Failure::Usage)?,
+        Some(file) => with_file(models, file, &p.run, &mut Vec::new()).map_err(Failure::Usage)?,
         None => p.run.clone(),
     };
     let model = match base.first() {
@@ -266,7 +267,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
             )))
         }
     };
-    let Some(opts) = config::options(models, &model) else {
+    let Some(opts) = run_options::options(models, &model) else {
         return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program::name())));
     };
     let axes: Vec<Axis> =
@@ -283,7 +284,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
         return Err(Failure::Usage(format!("sweep: {first} (in the options of every run)")));
     }
-    let given: Vec<String> = config::groups(&base, &opts).into_iter().filter_map(|(n, _)| n).collect();
+    let given: Vec<String> = run_options::groups(&base, &opts).into_iter().filter_map(|(n, _)| n).collect();
     if let Some(r) = REFUSED.iter().find(|r| given.iter().any(|g| g == *r)) {
         return Err(Failure::Usage(format!(
             "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `{} run` \
@@ -292,7 +293,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         )));
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();
-    let fixed = config::without(&base, &names, &opts);
+    let fixed = run_options::without(&base, &names, &opts);
     let exe = std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?;
 
     let points = if p.zip { zipped(&axes).map_err(Failure::Usage)? } else { product(&axes) };
@@ -554,7 +555,7 @@ mod tests {
 
     #[test]
     fn the_product_varies_the_last_option_fastest() {
-        let opts = config::options(&crate::shipped(), "phold").unwrap();
+        let opts = run_options::options(&crate::shipped(), "phold").unwrap();
         let axes = vec![
             Axis::parse("remote=0.1,0.5", "phold", &opts).unwrap(),
             Axis::parse("threads=1,2,4", "phold", &opts).unwrap(),
@@ -568,7 +569,7 @@ mod tests {
 
     #[test]
     fn zip_takes_the_values_in_step_and_needs_equal_lists() {
-        let opts = config::options(&crate::shipped(), "phold").unwrap();
+        let opts = run_options::options(&crate::shipped(), "phold").unwrap();
         let axes = vec![
             Axis::parse("sync=sequential,optimistic", "phold", &opts).unwrap(),
             Axis::parse("threads=1,2", "phold", &opts).unwrap(),
@@ -599,11 +600,11 @@ mod tests {
 
     #[test]
     fn axes_take_lists_switches_and_refuse_typos() {
-        let opts = config::options(&crate::shipped(), "network").unwrap();
+        let opts = run_options::options(&crate::shipped(), "network").unwrap();
         let dims = Axis::parse("dims=8,8;16,16", "network", &opts).unwrap();
         assert_eq!(dims.values, vec!["8,8", "16,16"]);
         assert_eq!(dims.tokens("8,8"), vec!["--dims=8,8"]);
-        let phold = config::options(&crate::shipped(), "phold").unwrap();
+        let phold = run_options::options(&crate::shipped(), "phold").unwrap();
         let flag = Axis::parse("interleave=true,false", "phold", &phold).unwrap();
         assert_eq!(flag.tokens("true"), vec!["--interleave"]);
         assert!(flag.tokens("false").is_empty());

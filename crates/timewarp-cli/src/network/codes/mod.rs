@@ -3,7 +3,7 @@
 //! our network model, for the models `dragonfly`, `dragonfly_custom`,
 //! `dragonfly_dally`, `dragonfly_plus` (codes/wiring.rs), `fattree` and `torus`.
 //!
-//! Design: like a run file (config.rs), the configuration becomes
+//! Design: like a run file (run_file.rs), the configuration becomes
 //! command-line tokens put before the command line's own, so the command
 //! line overrides it, clap and the model check every value, and
 //! `--print-config` shows the result as our own run file. What was taken,
@@ -20,8 +20,8 @@ mod slimfly_keys;
 mod wiring;
 mod yaml;
 
-use crate::config::{groups, options};
 use crate::registry::Models;
+use crate::run_options::{groups, options};
 use timewarp::text::printable;
 use timewarp_models::network::Dragonfly;
 

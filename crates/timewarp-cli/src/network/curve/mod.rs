@@ -19,9 +19,9 @@ use clap::Args;
 use serde_json::Value as Json;
 
 use crate::args::whole;
-use crate::config;
 use crate::draw::{self, csv_table::Table};
 use crate::registry::Models;
+use crate::run_options;
 use crate::sweep::{run_stats, Progress};
 use rule::Verdict;
 
@@ -332,14 +332,14 @@ pub(crate) fn run(models: &Models, a: &CurveArgs) -> Result<(), Failure> {
             crate::program::name()
         )));
     }
-    let opts = config::options(models, &model).expect("registered");
+    let opts = run_options::options(models, &model).expect("registered");
     let entry = models.get(&model).expect("registered");
     if let Err(e) = entry.command().try_get_matches_from(&plan.run) {
         let text = e.render().to_string();
         let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
         return Err(Failure::Usage(format!("curve: {first} (in the options of every run)")));
     }
-    let given: Vec<String> = config::groups(&plan.run, &opts).into_iter().filter_map(|(n, _)| n).collect();
+    let given: Vec<String> = run_options::groups(&plan.run, &opts).into_iter().filter_map(|(n, _)| n).collect();
     if let Some(r) = REFUSED.iter().find(|r| given.iter().any(|g| g == *r)) {
         return Err(Failure::Usage(format!(
             "curve: leave --{r} out: the curve sets each run's load, length and warm-up itself and writes its own \
