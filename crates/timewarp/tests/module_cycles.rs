@@ -22,6 +22,9 @@
 //! `TIMEWARP_CYCLES_ROOT=<checkout>` checks another checkout's workspace
 //! (to measure an old commit); the test then prints what it finds and
 //! fails the same way.
+//!
+//! At the end of the file, apart: the CLI crate's modules follow the
+//! pipeline docs/architecture.md documents (issue 63).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -585,5 +588,182 @@ fn the_checker_reads_every_crate_of_a_workspace() {
     assert_eq!(roots(&b), [b.join("src/main.rs"), b.join("src/bin/tool.rs"), b.join("tests/t.rs")]);
     let t = Tree::read(&b.join("tests/t.rs"));
     assert!(t.modules.contains_key(&vec!["common".to_string()]), "a test crate's modules are read");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---- The CLI's pipeline (issue 63) ----------------------------------------
+// A separate addition: the table, the reading of the documented pipeline and
+// the test that checks both against the imports (the tree above builds them).
+
+/// The top-level modules of the CLI crate (`crates/timewarp-cli/src`) in
+/// pipeline order, the front door first: what happens after `run` is typed
+/// reads top-down. A module imports only modules of the stages after its
+/// own, below it: never one of an earlier stage, nor another of its own.
+/// `lib.rs` only declares them and re-exports. docs/architecture.md lists
+/// the same stages in the same order, between `<!-- cli-pipeline -->` and
+/// `<!-- /cli-pipeline -->`.
+const CLI_PIPELINE: &[&[&str]] = &[
+    &["app"],
+    &["command"],
+    &["plot", "html_report"],
+    &["network"],
+    &["models"],
+    &["sweep"],
+    &["action"],
+    &["expand", "effective"],
+    &["run_file"],
+    &["run_options"],
+    &["registry"],
+    &["execute"],
+    &["partition", "trace_out"],
+    &["stats_out"],
+    &["signals"],
+    &["procs", "resume"],
+    &["args"],
+    &["auto"],
+    &["draw", "csv_stats"],
+    &["readable"],
+    &["program"],
+];
+
+/// The stages of a pipeline as a document lists them: the numbered lines
+/// between `<!-- cli-pipeline -->` and `<!-- /cli-pipeline -->`, each
+/// stage's modules the names in backquotes before its ` — ` (`app.rs`,
+/// `network/`: the module's file or folder).
+fn documented_pipeline(doc: &str) -> Option<Vec<Vec<String>>> {
+    let start = doc.find("<!-- cli-pipeline -->")?;
+    let end = start + doc[start..].find("<!-- /cli-pipeline -->")?;
+    let mut stages = Vec::new();
+    for line in doc[start..end].lines().map(str::trim_start) {
+        let Some((number, rest)) = line.split_once(". ") else { continue };
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let names = rest.split(" — ").next().unwrap_or_default();
+        let stage: Vec<String> = names
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(|n| n.trim_end_matches('/').trim_end_matches(".rs").to_string())
+            .collect();
+        stages.push(stage);
+    }
+    Some(stages)
+}
+
+#[test]
+fn the_cli_follows_its_documented_pipeline() {
+    let root = workspace();
+    let lib = root.join("crates/timewarp-cli/src/lib.rs");
+    // lib.rs is the front door only: module declarations and re-exports.
+    let text = std::fs::read_to_string(&lib).unwrap_or_else(|e| panic!("{}: {e}", lib.display()));
+    let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", lib.display()));
+    for item in &ast.items {
+        let declared = matches!(item, syn::Item::Mod(m) if m.content.is_none());
+        assert!(
+            declared || matches!(item, syn::Item::Use(_)),
+            "crates/timewarp-cli/src/lib.rs only declares modules and re-exports; move this into a module of the \
+             pipeline: {}",
+            quote_item(item)
+        );
+    }
+    // Every module is in the table, and the table names no other.
+    let tree = Tree::read(&lib);
+    let modules = &tree.modules[&Vec::new()].children;
+    let listed: BTreeSet<String> = CLI_PIPELINE.iter().flat_map(|s| s.iter().map(|m| m.to_string())).collect();
+    let unlisted: Vec<&String> = modules.difference(&listed).collect();
+    let gone: Vec<&String> = listed.difference(modules).collect();
+    assert!(
+        unlisted.is_empty(),
+        "modules of the CLI in no stage of CLI_PIPELINE (add them, and to the docs): {unlisted:?}"
+    );
+    assert!(gone.is_empty(), "CLI_PIPELINE names modules the CLI does not have: {gone:?}");
+    // Every import runs down the pipeline.
+    let up = against_pipeline(&tree, CLI_PIPELINE);
+    for u in &up {
+        eprintln!("up the pipeline: {u}");
+    }
+    assert!(
+        up.is_empty(),
+        "{} import(s) of the CLI against its pipeline (listed above): a module imports only the stages below it",
+        up.len()
+    );
+    // The documentation lists the same stages.
+    let path = root.join("docs/architecture.md");
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let documented = documented_pipeline(&doc).unwrap_or_else(|| {
+        panic!("docs/architecture.md: no CLI pipeline between <!-- cli-pipeline --> and <!-- /cli-pipeline -->")
+    });
+    let table: Vec<Vec<String>> = CLI_PIPELINE.iter().map(|s| s.iter().map(|m| m.to_string()).collect()).collect();
+    assert_eq!(documented, table, "docs/architecture.md's CLI pipeline (left) is not CLI_PIPELINE (right)");
+}
+
+/// The imports between top-level modules of `tree` that run against
+/// `stages` (a module importing one of its own stage or of an earlier
+/// one), and those of the crate root's own items, each with its path.
+fn against_pipeline(tree: &Tree, stages: &[&[&str]]) -> Vec<String> {
+    let stage_of = |m: &str| stages.iter().position(|s| s.contains(&m));
+    let mut up = Vec::new();
+    for ((user, used), path) in tree.why() {
+        let Some(from) = user.first() else { continue }; // the root's re-exports
+        let Some(to) = used.first() else {
+            up.push(format!("{} → the crate root ({path}): name the module that defines it", user.join("::")));
+            continue;
+        };
+        let (Some(a), Some(b)) = (stage_of(from), stage_of(to)) else { continue }; // checked apart
+        if from != to && b <= a {
+            up.push(format!(
+                "{} → {} ({path}): stage {} imports stage {}",
+                user.join("::"),
+                used.join("::"),
+                a + 1,
+                b + 1
+            ));
+        }
+    }
+    up
+}
+
+/// What an item is, for a message.
+fn quote_item(item: &syn::Item) -> String {
+    match item {
+        syn::Item::Fn(f) => format!("fn {}", f.sig.ident),
+        syn::Item::Struct(s) => format!("struct {}", s.ident),
+        syn::Item::Enum(e) => format!("enum {}", e.ident),
+        syn::Item::Const(c) => format!("const {}", c.ident),
+        syn::Item::Static(s) => format!("static {}", s.ident),
+        syn::Item::Trait(t) => format!("trait {}", t.ident),
+        syn::Item::Impl(_) => "an impl".into(),
+        syn::Item::Mod(m) => format!("mod {} {{ .. }}", m.ident),
+        _ => "an item".into(),
+    }
+}
+
+/// The pipeline check reads a documented pipeline, and sees an import up
+/// it and an import of the crate root.
+#[test]
+fn the_pipeline_check_reads_the_documentation() {
+    let doc = "intro\n<!-- cli-pipeline -->\n1. `app.rs` — the door\n   more text, `not` a stage\n\
+               2. `plot.rs`, `network/` — two — dashes\n<!-- /cli-pipeline -->\n3. `after` — out\n";
+    let stages = documented_pipeline(doc).unwrap();
+    assert_eq!(stages, [vec!["app".to_string()], vec!["plot".to_string(), "network".to_string()]]);
+    assert_eq!(documented_pipeline("no markers"), None);
+
+    let dir = std::env::temp_dir().join(format!("timewarp-pipeline-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let w = |f: &str, s: &str| std::fs::write(dir.join(f), s).unwrap();
+    w("lib.rs", "mod a; mod b; mod c; mod d; pub fn f() {}\n");
+    w("a.rs", "use crate::b::g; fn x() { g(); crate::d::h(); }\n");
+    w("b.rs", "pub fn g() { crate::c::k(); crate::f(); }\n");
+    w("c.rs", "pub fn k() {}\n#[cfg(test)] mod t { use crate::a; }\n");
+    w("d.rs", "pub fn h() { crate::a::x(); }\n");
+    let tree = Tree::read(&dir.join("lib.rs"));
+    let up = against_pipeline(&tree, &[&["a"], &["b", "d"], &["c"]]);
+    assert_eq!(up.len(), 2, "{up:?}");
+    assert!(up[0].starts_with("b → the crate root (crate::f)"), "{up:?}");
+    assert!(up[1].starts_with("d → a (crate::a::x): stage 2 imports stage 1"), "{up:?}");
+    let same = against_pipeline(&tree, &[&["a", "b"], &["c", "d"]]);
+    assert!(same.iter().any(|u| u.starts_with("a → b")), "one stage's modules are independent: {same:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
