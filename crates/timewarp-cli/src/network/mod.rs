@@ -3,10 +3,12 @@
 //! latency-load curve and the network's figures.
 //!
 //! Under cargo feature `models` (the shipped models): `model_args.rs`
-//! (`NetworkArgs`, its options and build), `wired.rs` (its Dragonfly+ and
-//! the dragonflies wired by connection files), `workload_args.rs` (the
-//! workload options) over `job_args.rs` (`--job` specs, placements,
-//! `--baseline-alone` runs), `samples_csv.rs` (the time-series CSV),
+//! (`NetworkArgs`, its options and its `ModelCli` impl), `model_build.rs`
+//! (how they become a `Network`, and the bounds on a run), `wired.rs` (its
+//! Dragonfly+ and the dragonflies wired by connection files),
+//! `workload_args.rs` (the workload options) over `job_args.rs` (`--job`
+//! specs, placements, `--baseline-alone` runs), `samples_csv.rs` (the
+//! time-series CSV),
 //! `steady.rs` (the steady-state note after a run), `applies.rs` (which
 //! options apply to a configuration, for the report) and `codes/` (CODES
 //! configurations read as options). Built always, as they read files and
@@ -24,6 +26,8 @@ pub(crate) mod draw;
 mod job_args;
 #[cfg(feature = "models")]
 mod model_args;
+#[cfg(feature = "models")]
+mod model_build;
 #[cfg(feature = "models")]
 mod samples_csv;
 #[cfg(feature = "models")]

@@ -1,6 +1,6 @@
 //! The network model's wired dragonflies: a Dragonfly+ and the dragonflies
-//! wired by CODES's connection files (kept apart from model_args.rs, which
-//! holds the options and builds the rest).
+//! wired by CODES's connection files (kept apart from model_build.rs,
+//! which builds the rest).
 
 use std::path::PathBuf;
 use timewarp_models::network::{Dragonfly, ExitRule, Topology, Wiring};
