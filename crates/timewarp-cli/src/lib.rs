@@ -40,6 +40,7 @@ mod procs;
 mod program;
 mod readable;
 mod registry;
+mod rerun;
 mod resume;
 mod run_file;
 mod run_options;

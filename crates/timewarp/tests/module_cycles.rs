@@ -605,10 +605,10 @@ fn the_checker_reads_every_crate_of_a_workspace() {
 const CLI_PIPELINE: &[&[&str]] = &[
     &["app"],
     &["command"],
-    &["plot", "html_report"],
+    &["plot", "html_report", "sweep"],
     &["network"],
     &["models"],
-    &["sweep"],
+    &["rerun"],
     &["action"],
     &["expand", "effective"],
     &["run_file"],

@@ -21,8 +21,8 @@ use serde_json::Value as Json;
 use crate::args::whole;
 use crate::draw::{self, csv_table::Table};
 use crate::registry::Models;
+use crate::rerun::{run_stats, Progress};
 use crate::run_options;
-use crate::sweep::{run_stats, Progress};
 use rule::Verdict;
 
 /// Options a curve sets itself, or that would make its runs' statistics not its own.
@@ -440,7 +440,7 @@ fn csv(points: &[Point]) -> Result<String, String> {
         let (lat, acc) = p.figures();
         let num = |v: f64| if v.is_finite() { v.to_string() } else { String::new() };
         let r = p.results();
-        let field = |k: &str| r.map(|r| crate::sweep::field(&r[k])).unwrap_or_default();
+        let field = |k: &str| r.map(|r| crate::rerun::field(&r[k])).unwrap_or_default();
         let (warmup, measured, change) = match &p.outcome {
             Ok((_, Verdict::Steady { warmup, .. })) => {
                 let w = *warmup as f64 * p.period;
@@ -449,7 +449,7 @@ fn csv(points: &[Point]) -> Result<String, String> {
             Ok((_, Verdict::Unsettled { change, .. })) => (String::new(), String::new(), num(*change)),
             Err(_) => Default::default(),
         };
-        let digest = p.outcome.as_ref().map(|(j, _)| crate::sweep::field(&j["digest"])).unwrap_or_default();
+        let digest = p.outcome.as_ref().map(|(j, _)| crate::rerun::field(&j["digest"])).unwrap_or_default();
         let error = p.outcome.as_ref().err().cloned().unwrap_or_default();
         w.write_record([
             num(p.load),
