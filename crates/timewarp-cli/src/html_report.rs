@@ -4,7 +4,8 @@
 //! are inline and there are no scripts, so the page works offline and
 //! can be mailed or archived as one file.
 
-use crate::draw::stats_panels::{One, Panel, Run};
+use crate::draw::stats_file::Run;
+use crate::draw::stats_panels::{One, Panel};
 use clap::Args;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;

@@ -5,7 +5,7 @@
 use clap::Args;
 use std::path::{Path, PathBuf};
 
-use crate::draw::{csv_table, render, stats_panels, Format};
+use crate::draw::{csv_table, render, stats_file, stats_panels, Format};
 use crate::network::draw::{links, map, time_series};
 
 /// `timewarp plot`: the arguments.
@@ -114,7 +114,7 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
     if a.log_x || a.log_y {
         return Err("--log-x and --log-y scale a CSV's plot; statistics JSON files are plotted without them".into());
     }
-    let runs = a.inputs.iter().map(|p| stats_panels::Run::read(p)).collect::<Result<Vec<_>, _>>()?;
+    let runs = a.inputs.iter().map(|p| stats_file::Run::read(p)).collect::<Result<Vec<_>, _>>()?;
     if a.links || a.map {
         let [run] = runs.as_slice() else {
             return Err("--links and --map draw one network run: give one statistics file".into());
@@ -148,7 +148,7 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), String> {
         })?;
         return render(&output, format, a.size.unwrap_or(time_series::SIZE), &series);
     }
-    let runs = stats_panels::label(runs);
+    let runs = stats_file::label(runs);
     let size = a.size.unwrap_or(stats_panels::SIZE);
     render(&output, format, size, &stats_panels::Runs(runs))
 }

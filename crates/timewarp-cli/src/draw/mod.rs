@@ -1,10 +1,10 @@
 //! Pictures drawn with `plotters` into PNG or SVG: the kit every figure
 //! uses (a [`Figure`] rendered to a file or an SVG string, the palette,
 //! fonts, number labels) and the generic figures: run statistics' panels
-//! (`stats_panels.rs`), a CSV's columns as lines (`csv_table.rs`), colour
-//! ramps (`ramp.rs`) and the TLM field picture (`picture.rs`). The
-//! `timewarp plot` command is `plot.rs`; the network's figures are in
-//! `network/draw/`.
+//! (`stats_panels.rs`, of the files `stats_file.rs` reads), a CSV's
+//! columns as lines (`csv_table.rs`), colour ramps (`ramp.rs`) and the TLM
+//! field picture (`picture.rs`). The `timewarp plot` command is `plot.rs`;
+//! the network's figures are in `network/draw/`.
 //!
 //! Text is laid out with a vendored DejaVu Sans (assets/), so a plot looks
 //! the same on every machine and needs no system fonts.
@@ -30,6 +30,7 @@ pub(crate) mod csv_table;
 #[cfg(feature = "models")]
 pub(crate) mod picture;
 pub(crate) mod ramp;
+pub(crate) mod stats_file;
 pub(crate) mod stats_panels;
 
 use plotters::coord::Shift;
