@@ -3,11 +3,12 @@
 //! the registry's type-erased dispatch names, are defined there).
 
 use crate::args::{self, switches, EngineArgs};
-use crate::execute::{execute, Outputs};
+use crate::effective::Effective;
+use crate::execute::{execute, Hooks, Outputs};
 use crate::procs::{Checkpoints, Procs};
-use crate::registry::{self, Act, Action, Entry, Hooks, Models, Run, Verify};
+use crate::registry::{self, Act, Action, Entry, Models, Run, Verify};
 use crate::stats_out::StatsOut;
-use crate::{config, program, resume, signals, trace_out};
+use crate::{program, resume, signals, trace_out};
 use clap::ArgMatches;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -71,7 +72,7 @@ impl Action for Run<'_> {
         }
         // What the statistics file records to reproduce the run: the version,
         // the command line and every option's value.
-        let config = config::Effective::of(self.models, &self.command, false)?
+        let config = Effective::of(self.models, &self.command, false)?
             .to_json(&std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>());
         let out = Outputs { params, config, temporaries: self.temporaries };
         execute(model, &cfg, engine, self.procs, out, hooks, Checkpoints { plan, start, control: self.control })

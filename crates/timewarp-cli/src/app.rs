@@ -1,12 +1,12 @@
-//! [`App`]: a program's command line over the models registered with it.
+//! [`App`], the front door: a program's command line over the models
+//! registered with it (the shipped ones, or a model crate's own).
 
-use std::ffi::OsString;
-use std::process::ExitCode;
-
-#[cfg(feature = "models")]
-use crate::models;
 use crate::registry::{ModelCli, Models, Registered};
 use crate::{command, program};
+#[cfg(feature = "models")]
+use crate::{models, network};
+use std::ffi::OsString;
+use std::process::ExitCode;
 
 /// A program's command line: `run`, `verify`, `resume`, `sweep`, `list`,
 /// `partition`, `plot` and `report` over the models registered with
@@ -52,7 +52,7 @@ impl App {
     #[cfg(feature = "models")]
     pub fn shipped(self) -> Self {
         self.model::<models::PholdArgs>()
-            .model::<models::NetworkArgs>()
+            .model::<network::NetworkArgs>()
             .model::<models::TlmArgs>()
             .model::<models::PcsArgs>()
     }
@@ -69,7 +69,7 @@ impl App {
         T: Into<OsString>,
     {
         let os: Vec<OsString> = args.into_iter().map(Into::into).collect();
-        program::set(self.name);
+        program::set_name(self.name);
         command::main_with(&self.models, self.command(), self.single(os))
     }
 
@@ -111,7 +111,6 @@ mod tests {
     use super::*;
     use crate::command::command;
     use crate::procs::Procs;
-    use crate::signals;
 
     fn argv(s: &str) -> Vec<OsString> {
         s.split_whitespace().map(OsString::from).collect()
@@ -149,7 +148,7 @@ mod tests {
 
     #[test]
     fn a_signal_says_truly_why_it_stops_without_a_checkpoint() {
-        use signals::Pause;
+        use crate::signals::Pause;
         let procs = Procs::init().unwrap();
         let m = |args: &[&str]| {
             let cmd = command("timewarp", &shipped());

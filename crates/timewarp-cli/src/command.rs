@@ -3,11 +3,14 @@
 
 use crate::action::{self, resume_from};
 use crate::args::{switches, EngineArgs};
+use crate::effective::Effective;
+use crate::expand::{self, Expanded};
 #[cfg(feature = "models")]
-use crate::codes;
+use crate::network::codes;
+use crate::network::curve;
 use crate::procs::{launcher_rank, Procs};
 use crate::registry::{Act, Models, Verify};
-use crate::{config, curve, partition, plot, report, resume, signals, sweep};
+use crate::{html_report, partition, plot, resume, signals, sweep};
 use clap::{Args, CommandFactory, FromArgMatches, Subcommand};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -59,7 +62,7 @@ enum Cmd {
     /// Plot run statistics (--stats-json; several overlay) or a sweep's CSV as PNG or SVG.
     Plot(plot::PlotArgs),
     /// Write a self-contained HTML page of a run's statistics, configuration, plots and results.
-    Report(report::ReportArgs),
+    Report(html_report::ReportArgs),
 }
 
 /// The command line of program `name` with `models` under `run` and `verify`.
@@ -174,14 +177,14 @@ fn parse(
     cmd: clap::Command,
     os: Vec<OsString>,
     lead: bool,
-) -> Result<(Cli, clap::ArgMatches, config::Expanded), ExitCode> {
+) -> Result<(Cli, clap::ArgMatches, Expanded), ExitCode> {
     // (A resume's options replace the checkpoint's: `resume` reads them as given.)
     let os = if os.get(1).is_some_and(|c| c == "resume") { os } else { switches(os) };
     // `run --config FILE`: the file's options go in as command-line tokens.
     // Paths that are not UTF-8 reach clap as they are (a run file is only read from UTF-8 command lines).
     let utf8 = os.iter().all(|a| a.to_str().is_some());
     let argv: Vec<String> = os.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let expanded = match if utf8 { config::expand(models, argv) } else { Ok(config::Expanded::plain(argv)) } {
+    let expanded = match if utf8 { expand::expand(models, argv) } else { Ok(Expanded::plain(argv)) } {
         Ok(x) => x,
         Err(e) => {
             if lead {
@@ -196,7 +199,7 @@ fn parse(
     #[cfg(feature = "models")]
     let expanded = {
         let mut expanded = expanded;
-        if config::runs_a_model(&expanded.argv) {
+        if expand::runs_a_model(&expanded.argv) {
             let tokens = expanded.argv.split_off(2);
             match codes::put_in(models, tokens, &mut expanded.origins) {
                 Ok(t) => expanded.argv.extend(t),
@@ -216,7 +219,7 @@ fn parse(
         Ok(x) => x,
         Err(e) => {
             // A value from the run file: one line naming its file, line and key.
-            if let Some(line) = config::explain(&e, &expanded) {
+            if let Some(line) = expand::explain(&e, &expanded) {
                 if lead {
                     eprintln!("error: {line}");
                 }
@@ -235,7 +238,7 @@ fn parse(
 
 /// `run ... --print-config`: the effective configuration as TOML.
 fn print_config(models: &Models, command: &[String], program: &str, lead: bool) -> ExitCode {
-    match config::Effective::of(models, command, true) {
+    match Effective::of(models, command, true) {
         Ok(eff) => {
             if lead {
                 print!("{}", eff.to_toml(program));
@@ -256,7 +259,7 @@ fn dispatch(
     program: &str,
     cli: Cli,
     matches: &clap::ArgMatches,
-    expanded: &config::Expanded,
+    expanded: &Expanded,
 ) -> ExitCode {
     let lead = procs.rank() == 0;
     // The model and its options under `run` or `verify`.
@@ -309,7 +312,7 @@ fn dispatch(
         Cmd::Partition(a) if lead => partition::run(&a),
         Cmd::Partition(_) => Ok(()),
         Cmd::Plot(a) if lead => plot::run(&a),
-        Cmd::Report(a) if lead => report::run(&a),
+        Cmd::Report(a) if lead => html_report::run(&a),
         Cmd::Plot(_) | Cmd::Report(_) => Ok(()),
         Cmd::Verify => {
             let (entry, m) = chosen("verify");
@@ -322,7 +325,7 @@ fn dispatch(
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if lead {
-                eprintln!("error: {}", config::attribute(&e, expanded));
+                eprintln!("error: {}", expand::attribute(&e, expanded));
             }
             ExitCode::FAILURE
         }

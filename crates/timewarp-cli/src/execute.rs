@@ -3,17 +3,19 @@
 
 use crate::args::EngineArgs;
 use crate::procs::{Checkpoints, Procs};
-use crate::registry::Hooks;
+use crate::program::{self, EXIT_CHECKPOINTED};
 use crate::stats_out::StatsOut;
-use crate::{csv_stats, partition, program, signals, trace_out};
+use crate::{csv_stats, partition, signals, trace_out};
 use serde_json::Value;
 use std::path::PathBuf;
 use timewarp::Model;
 
-/// Exit code of a run stopped on request (SIGINT, SIGTERM) after writing a
-/// checkpoint: a batch script can tell it from a failure (1) or a usage
-/// error (2) and resume.
-const EXIT_CHECKPOINTED: u8 = 3;
+/// What a model does with its typed results after a run: write its files
+/// (`after`), and add to the printed summary (`summary`).
+pub(crate) struct Hooks<'a, R> {
+    pub after: &'a dyn Fn(&R) -> Result<(), String>,
+    pub summary: &'a dyn Fn(&R) -> String,
+}
 
 /// What a run records besides its figures.
 pub(crate) struct Outputs<'a> {

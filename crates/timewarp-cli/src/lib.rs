@@ -19,38 +19,39 @@
 //!
 //! See [`ModelCli`] for a complete example, and `examples/tandem` in the
 //! repository for a model crate that uses it.
-//!
-//! This file only declares the modules and says what is public.
 
 mod action;
 mod app;
 mod args;
 mod auto;
-#[cfg(feature = "models")]
-mod codes;
 mod command;
-mod config;
 mod csv_stats;
-mod curve;
+mod draw;
+mod effective;
 mod execute;
-#[cfg(feature = "models")]
-mod jobs;
+mod expand;
+mod html_report;
 #[cfg(feature = "models")]
 mod models;
+mod network;
 mod partition;
 mod plot;
 mod procs;
 mod program;
 mod readable;
 mod registry;
-mod report;
+mod rerun;
 mod resume;
+mod run_file;
+mod run_options;
 mod signals;
 mod stats_out;
 mod sweep;
 mod trace_out;
-#[cfg(feature = "models")]
-mod workload_args;
 
 pub use app::App;
 pub use registry::{ModelCli, RunInfo};
+
+// The shipped models, for unit tests (`crate::shipped()`).
+#[cfg(all(test, feature = "models"))]
+use app::shipped;

@@ -6,11 +6,12 @@
 //! Also the requests the type-erased dispatch hands a built model to
 //! ([`Run`], [`Verify`]: [`Act`]) and the [`Action`] trait they implement
 //! in `action.rs`: they are defined here, below the dispatch that names
-//! them, so that the front end is a pipeline (`command` → `action` →
-//! `config` → `registry` → `execute` → `procs`), each step importing only
-//! the steps below it.
+//! them, so that the front end is a pipeline (`command` → `action` → run
+//! files → `registry` → `execute` → `procs`; the whole list is in
+//! docs/architecture.md), each step importing only the steps below it.
 
 use crate::args::EngineArgs;
+use crate::execute::Hooks;
 use crate::procs::Procs;
 use crate::signals;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
@@ -181,13 +182,6 @@ pub(crate) struct Verify<'a> {
     pub(crate) temporaries: &'a signals::Temporaries,
 }
 
-/// What a model does with its typed results after a run: write its files
-/// (`after`), and add to the printed summary (`summary`).
-pub(crate) struct Hooks<'a, R> {
-    pub after: &'a dyn Fn(&R) -> Result<(), String>,
-    pub summary: &'a dyn Fn(&R) -> String,
-}
-
 /// What to do with a model once its options are parsed (generic over the
 /// model type); returns the model results when it ran the model here, after
 /// handing them to the hooks.
@@ -281,7 +275,8 @@ impl Models {
 #[cfg(all(test, feature = "models"))]
 mod tests {
     use super::*;
-    use crate::models::{NetworkArgs, PcsArgs, PholdArgs, TlmArgs};
+    use crate::models::{PcsArgs, PholdArgs, TlmArgs};
+    use crate::network::NetworkArgs;
 
     /// Options whose value names a file a run reads at start: each is
     /// fingerprinted by a checkpoint (`--codes-config` is stored resolved,
@@ -300,7 +295,7 @@ mod tests {
     ];
     // Options whose value names a file or directory a run writes: the run
     // file's list, which a replay leaves out.
-    use crate::config::OUTPUTS;
+    use crate::effective::OUTPUTS;
 
     /// The options `A`'s inputs name, given `args` after the model's name.
     fn named<A: ModelCli>(args: &[&str]) -> Vec<String> {

@@ -148,7 +148,7 @@ fn mistakes_of_the_yaml_form_are_refused_in_one_line() {
 
 #[test]
 fn an_empty_value_is_one_line_naming_its_key_and_line() {
-    // (codes.rs's unit test sets every key of every twin to [], [[]], {} and "".)
+    // (network/codes/mod.rs's unit test sets every key of every twin to [], [[]], {} and "".)
     let text = std::fs::read_to_string(data().join("modelnet-mpi-test-torus.yaml")).unwrap();
     for empty in ["[]", "[[]]", "\"\""] {
         let f = tmp(&format!("empty-{}.yaml", empty.len()));

@@ -6,7 +6,7 @@ use timewarp_models::pcs::{Arrivals, Pcs};
 
 use super::{bounded, num};
 use crate::args::{choice, non_negative_f64, whole};
-use crate::{ModelCli, RunInfo};
+use crate::registry::{ModelCli, RunInfo};
 
 /// PCS options (defaults: ROSS's PCS with one mean call duration as the time unit).
 #[derive(Args, Debug, Clone)]

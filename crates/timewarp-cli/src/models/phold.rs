@@ -5,7 +5,7 @@ use timewarp_models::phold::{Hierarchy, Phold, Regional};
 
 use super::{bounded, num};
 use crate::args::{non_negative_f64, probability, whole};
-use crate::{ModelCli, RunInfo};
+use crate::registry::{ModelCli, RunInfo};
 
 /// Most busy-work iterations per PHOLD event.
 const MAX_COMPUTE: u64 = 1_000_000;

@@ -7,7 +7,7 @@ use timewarp_models::tlm::{Layout, Tlm, Waveform};
 
 use super::{bounded, num};
 use crate::args::non_negative_f64;
-use crate::{ModelCli, RunInfo};
+use crate::registry::{ModelCli, RunInfo};
 
 /// TLM options (time in steps Δt, distances in cells).
 #[derive(Args, Debug, Clone)]
@@ -309,7 +309,7 @@ impl ModelCli for TlmArgs {
     }
     fn after(&self, r: &timewarp_models::tlm::TlmResults) -> Result<(), String> {
         if let (Some(path), Some(field)) = (&self.image, &r.field) {
-            crate::plot::picture::write_field(path, field)?;
+            crate::draw::picture::write_field(path, field)?;
         }
         match &self.receivers_csv {
             Some(path) => write_signals(path, r),

@@ -182,7 +182,7 @@ mod tests {
         let pic = Picture::new(&f);
         // 16 pixels per cell (320 / 20), and the strip.
         assert_eq!(pic.size(), (20 * 16 + STRIP, MIN_HEIGHT));
-        let rgb = crate::plot::bitmap(pic.size(), &pic).unwrap();
+        let rgb = crate::draw::bitmap(pic.size(), &pic).unwrap();
         let at = |(x, y): (i32, i32)| {
             let i = (y as usize * pic.size().0 as usize + x as usize) * 3;
             [rgb[i], rgb[i + 1], rgb[i + 2]]
@@ -198,7 +198,7 @@ mod tests {
         let column: Vec<[u8; 3]> = (0..MIN_HEIGHT as i32).map(|y| at((20 * 16 + 12 + 62 + 20, y))).collect();
         assert!(column.contains(&colour(0.995f64.sqrt())) || column.iter().any(|c| *c == colour(1.0)), "no bright end");
         // Its labels, the step and the key (in an SVG, as text).
-        let svg = crate::plot::svg(pic.size(), &pic).unwrap();
+        let svg = crate::draw::svg(pic.size(), &pic).unwrap();
         for text in ["|V| at step 7", "source", "receiver", "|V| 0 to 2"] {
             assert!(svg.lines().any(|l| l.trim() == text), "the picture lacks {text:?}");
         }

@@ -61,7 +61,7 @@ pub(crate) struct WorkloadArgs {
     /// Bytes sent to each neighbour per iteration of --workload halo3d.
     #[arg(long, default_value_t = HALO_BYTES, value_parser = crate::args::whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub halo_bytes: u32,
-    #[arg(long = "job", value_name = "KIND[:KEY=VALUE,...][@PLACEMENT]", help = crate::jobs::JOB_HELP)]
+    #[arg(long = "job", value_name = "KIND[:KEY=VALUE,...][@PLACEMENT]", help = super::job_args::JOB_HELP)]
     pub jobs: Vec<String>,
     /// With --job: run each job alone on the same nodes first (sequentially),
     /// and report each job's slowdown against it.
@@ -83,7 +83,7 @@ impl WorkloadArgs {
             };
             out.push(InputFiles::new(format!("--trace-dir {}", dir.display()), files));
         }
-        for spec in self.jobs.iter().filter_map(|j| crate::jobs::parse(j).ok()) {
+        for spec in self.jobs.iter().filter_map(|j| super::job_args::parse(j).ok()) {
             out.extend(spec.inputs());
         }
         if !matches!(self.rank_mapping.as_str(), "linear" | "random") {

@@ -2,8 +2,8 @@
 //! node against output port (`run network --link-stats FILE` puts the
 //! figures in `model_results.links` of `--stats-json`).
 
-use super::ramp::{colour, colour_bar};
-use super::{err, title_font, Drawn, Figure};
+use crate::draw::ramp::{colour, colour_bar};
+use crate::draw::{err, title_font, Drawn, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::Value;

@@ -1,11 +1,11 @@
 //! The network model's wired dragonflies: a Dragonfly+ and the dragonflies
-//! wired by CODES's connection files (kept apart from network.rs, which
-//! holds the options and builds the rest).
+//! wired by CODES's connection files (kept apart from model_build.rs,
+//! which builds the rest).
 
 use std::path::PathBuf;
 use timewarp_models::network::{Dragonfly, ExitRule, Topology, Wiring};
 
-use super::network::NetworkArgs;
+use super::model_args::NetworkArgs;
 
 impl NetworkArgs {
     /// The connection files a run reads: --intra-connections' and

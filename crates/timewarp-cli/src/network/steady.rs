@@ -8,7 +8,7 @@
 
 use timewarp_models::network::Results;
 
-use crate::curve::rule::{self, Period, Verdict};
+use super::curve::rule::{self, Period, Verdict};
 use crate::readable::{count, sig};
 
 /// The note for results `r` of a run measured from `warmup` ns (empty: none).

@@ -16,7 +16,7 @@ pub(crate) fn colour(t: f64) -> [u8; 3] {
 
 /// Draws the colour bar of a busy-fraction picture in `bar`, from 0 to
 /// `scale` (the link heatmap's and the topology map's).
-pub(super) fn colour_bar<DB: plotters::prelude::DrawingBackend>(
+pub(crate) fn colour_bar<DB: plotters::prelude::DrawingBackend>(
     bar: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     scale: f64,
 ) -> super::Drawn {

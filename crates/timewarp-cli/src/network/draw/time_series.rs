@@ -5,7 +5,7 @@
 //! with a line per job where there are several, in the same colour in
 //! every panel.
 
-use super::{colour, err, padded, short, title_font, Drawn, Figure};
+use crate::draw::{colour, err, legend, padded, short, title_font, Drawn, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::Value;
@@ -158,7 +158,7 @@ mod tests {
         assert_eq!(s.panels[4][0].pts, vec![(50.0, 2.0), (150.0, 0.0)], "occupancy on its own axis");
         assert_eq!(s.panels[2].len(), 1, "in flight alone on its axis");
         assert_eq!(s.panels[0][1].hue, s.panels[1][2].hue, "job 0 is one colour in every panel");
-        let svg = crate::plot::svg(SIZE, &s).unwrap();
+        let svg = crate::draw::svg(SIZE, &s).unwrap();
         assert!(svg.contains("virtual time (ns)") && svg.contains("Packet latency (torus)"));
         assert!(Series::of(&json!({"model_results": {}}), p).unwrap().is_none());
         let bad = json!({"model_results": {"samples": [{"start_ns": 0}]}});

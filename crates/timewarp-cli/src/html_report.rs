@@ -4,7 +4,8 @@
 //! are inline and there are no scripts, so the page works offline and
 //! can be mailed or archived as one file.
 
-use crate::plot::stats::{One, Panel, Run};
+use crate::draw::stats_file::Run;
+use crate::draw::stats_panels::{One, Panel};
 use clap::Args;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -152,7 +153,7 @@ fn shown_config(config: &Value) -> Value {
     if let Some(model) = c.get_mut("model").and_then(Value::as_object_mut) {
         if model.get("name").and_then(Value::as_str) == Some("network") {
             let all = model.clone();
-            model.retain(|k, _| crate::models::network_option_applies(k, &all));
+            model.retain(|k, _| crate::network::network_option_applies(k, &all));
         }
     }
     c
@@ -352,7 +353,7 @@ fn page(run: &Run) -> Result<String, String> {
 
     out.push_str("<h2 id=\"plots\">Plots</h2>\n<div class=\"plots\">\n");
     for p in Panel::ALL {
-        let svg = crate::plot::svg(PLOT, &One(std::slice::from_ref(run), p))?;
+        let svg = crate::draw::svg(PLOT, &One(std::slice::from_ref(run), p))?;
         let _ = writeln!(out, "<figure class=\"plot\" title=\"{}\">\n{}</figure>", esc(p.title()), svg.trim());
     }
     out.push_str("</div>\n");
@@ -405,21 +406,21 @@ fn page(run: &Run) -> Result<String, String> {
     }
     out.push_str("</div>\n");
 
-    if let Some(links) = crate::plot::links::Links::of(&run.json, &run.path)? {
-        let svg = crate::plot::svg(crate::plot::links::SIZE, &links)?;
+    if let Some(links) = crate::network::draw::links::Links::of(&run.json, &run.path)? {
+        let svg = crate::draw::svg(crate::network::draw::links::SIZE, &links)?;
         let _ = writeln!(
             out,
             "<h2 id=\"links\">Network links</h2>\n<figure class=\"model-picture\">\n{}</figure>",
             svg.trim()
         );
-        if let Some(map) = crate::plot::map::Map::of(&run.json, &links) {
-            let svg = crate::plot::svg(crate::plot::map::SIZE, &map)?;
+        if let Some(map) = crate::network::draw::map::Map::of(&run.json, &links) {
+            let svg = crate::draw::svg(crate::network::draw::map::SIZE, &map)?;
             let _ = writeln!(out, "<figure class=\"model-picture\" id=\"link-map\">\n{}</figure>", svg.trim());
         }
     }
 
-    if let Some(series) = crate::plot::series::Series::of(&run.json, &run.path)? {
-        let svg = crate::plot::svg(crate::plot::series::SIZE, &series)?;
+    if let Some(series) = crate::network::draw::time_series::Series::of(&run.json, &run.path)? {
+        let svg = crate::draw::svg(crate::network::draw::time_series::SIZE, &series)?;
         let _ = writeln!(
             out,
             "<h2 id=\"samples\">Time series</h2>\n<figure class=\"model-picture\">\n{}</figure>\n\

@@ -7,8 +7,8 @@
 //! chords), a fat-tree's switches in rows by level.
 
 use super::links::Links;
-use super::ramp::{colour, colour_bar};
-use super::{err, title_font, Drawn, Figure};
+use crate::draw::ramp::{colour, colour_bar};
+use crate::draw::{err, title_font, Drawn, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::Value;
@@ -208,7 +208,7 @@ mod tests {
         // Without a shape (a run before shapes were recorded) there is no map.
         let j = json!({"model_results": {"topology": "torus", "links": links}});
         assert!(Map::of(&j, &Links::of(&j, Path::new("m.json")).unwrap().unwrap()).is_none());
-        let svg = crate::plot::svg(SIZE, &m).unwrap();
+        let svg = crate::draw::svg(SIZE, &m).unwrap();
         assert!(svg.contains("Link busy fraction on the torus"));
     }
 }

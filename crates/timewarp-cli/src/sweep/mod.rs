@@ -9,51 +9,25 @@
 //! and a run that fails in any way (a refused value, a panic, running out
 //! of memory) ends its own process only, becomes a row with its error, and
 //! the sweep goes on. The run goes through the same parser and code path as
-//! a typed `timewarp run`.
+//! a typed `timewarp run`. Starting the runs is `rerun.rs`'s (curve's runs
+//! too); the CSV and its rows are `rows.rs`'s.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::Value as Json;
+
+mod rows;
+
+use rows::{run_one, Csv};
 
 use crate::args::whole;
-use crate::config::{self, Kind, Opt};
 use crate::registry::Models;
+use crate::rerun::Progress;
+use crate::run_file::with_file;
+use crate::run_options::{self, Kind, Opt};
 
 /// Options a sweep cannot take: each run's statistics are its row.
 const REFUSED: &[&str] = &["stats-json", "stats-csv", "gvt-csv", "trace-out", "profile-out", "checkpoint-dir"];
-
-/// The engine's columns after the swept options' (then the model's
-/// results, then `error`).
-pub(crate) const COLUMNS: &[&str] = &[
-    "rep",
-    "committed_events",
-    "event_rate",
-    "efficiency",
-    "rolled_back_events",
-    "peak_memory_bytes",
-    "wall_seconds",
-    "digest",
-    "digest_version",
-];
-
-/// The statistics fields behind `COLUMNS[1..]`, in order.
-const FIELDS: &[&str] = &[
-    "committed_events",
-    "event_rate",
-    "efficiency",
-    "rolled_back_events",
-    "peak_rss_bytes",
-    "wall_seconds",
-    "digest",
-    "digest_version",
-];
-
-/// The prefix of a model result's column whose name is taken already (by
-/// a swept option, e.g. the network's `nodes`, or an engine column).
-const RESULT_PREFIX: &str = "result.";
 
 /// `timewarp sweep` options.
 #[derive(Args, Debug)]
@@ -178,7 +152,7 @@ impl Axis {
         };
         let long = name.trim().trim_start_matches("--").replace('_', "-");
         let Some(opt) = opts.iter().find(|o| o.long == long) else {
-            let hint = match config::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
+            let hint = match run_options::nearest(&long, opts.iter().map(|o| o.long.as_str())) {
                 Some(n) => format!("did you mean `{n}`?"),
                 None => format!("see `{} run {model} --help` for the options", crate::program::name()),
             };
@@ -254,7 +228,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         ));
     }
     let base = match &p.config {
-        Some(file) => config::with_file(models, file, &p.run, &mut Vec::new()).map_err(Failure::Usage)?,
+        Some(file) => with_file(models, file, &p.run, &mut Vec::new()).map_err(Failure::Usage)?,
         None => p.run.clone(),
     };
     let model = match base.first() {
@@ -266,7 +240,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
             )))
         }
     };
-    let Some(opts) = config::options(models, &model) else {
+    let Some(opts) = run_options::options(models, &model) else {
         return Err(Failure::Usage(format!("sweep: no model `{model}`; see `{} list`", crate::program::name())));
     };
     let axes: Vec<Axis> =
@@ -283,7 +257,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
         return Err(Failure::Usage(format!("sweep: {first} (in the options of every run)")));
     }
-    let given: Vec<String> = config::groups(&base, &opts).into_iter().filter_map(|(n, _)| n).collect();
+    let given: Vec<String> = run_options::groups(&base, &opts).into_iter().filter_map(|(n, _)| n).collect();
     if let Some(r) = REFUSED.iter().find(|r| given.iter().any(|g| g == *r)) {
         return Err(Failure::Usage(format!(
             "sweep: leave --{r} out: each run's statistics are its row of the CSV (run one point with `{} run` \
@@ -292,7 +266,7 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
         )));
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();
-    let fixed = config::without(&base, &names, &opts);
+    let fixed = run_options::without(&base, &names, &opts);
     let exe = std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?;
 
     let points = if p.zip { zipped(&axes).map_err(Failure::Usage)? } else { product(&axes) };
@@ -331,230 +305,13 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One run's figures, as the CSV shows them: the engine's (`FIELDS`), and
-/// the model's scalar results by name (sorted: a JSON object's order).
-#[derive(Debug, Default, PartialEq)]
-struct Figures {
-    engine: Vec<String>,
-    model: Vec<(String, String)>,
-}
-
-/// A JSON scalar as a CSV field (null: empty; text without its quotes).
-pub(crate) fn field(v: &Json) -> String {
-    match v {
-        Json::String(s) => s.clone(),
-        Json::Null => String::new(),
-        v => v.to_string(),
-    }
-}
-
-impl Figures {
-    /// The figures of a run's statistics `json`: arrays and objects of the
-    /// model's results (per-link, per-rank lists) are not scalars and stay
-    /// in `timewarp run --stats-json`.
-    fn of(json: &Json) -> Figures {
-        let model = match &json["model_results"] {
-            Json::Object(m) => {
-                m.iter().filter(|(_, v)| !v.is_array() && !v.is_object()).map(|(k, v)| (k.clone(), field(v))).collect()
-            }
-            _ => Vec::new(),
-        };
-        Figures { engine: FIELDS.iter().map(|k| field(&json[k])).collect(), model }
-    }
-}
-
-/// Runs `timewarp run tokens...` and reads its statistics file.
-fn run_one(exe: &Path, tokens: &[String]) -> Result<Figures, String> {
-    run_stats(exe, tokens).map(|json| Figures::of(&json))
-}
-
-/// Runs `timewarp run tokens...` (this program again) and returns its
-/// statistics (`--stats-json`), or the run's error line.
-pub(crate) fn run_stats(exe: &Path, tokens: &[String]) -> Result<Json, String> {
-    let stats = std::env::temp_dir().join(format!("timewarp-sweep-{}.json", std::process::id()));
-    let out = Command::new(exe)
-        .arg("run")
-        .args(tokens)
-        .arg("--quiet")
-        .arg("--stats-json")
-        .arg(&stats)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-    let text = std::fs::read_to_string(&stats);
-    let _ = std::fs::remove_file(&stats);
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let line = err
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix("error: "))
-            .or_else(|| err.lines().rev().find(|l| !l.trim().is_empty()))
-            .map(str::trim)
-            .map(String::from);
-        return Err(line.unwrap_or_else(|| format!("the run ended with {}", out.status)));
-    }
-    text.map_err(|e| e.to_string())
-        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
-        .map_err(|e| format!("the run's statistics could not be read: {e}"))
-}
-
-/// One row: the swept values, the rep, and the run's figures or its error.
-struct Row {
-    values: Vec<String>,
-    rep: u32,
-    outcome: Result<Figures, String>,
-}
-
-/// The sweep's CSV. The model's columns are known only from its runs
-/// (the union of their results' names), so the rows are kept and the
-/// whole file written again after each run: an interrupted sweep keeps the
-/// rows of the runs it finished. To standard output, once at the end.
-struct Csv {
-    path: PathBuf,
-    names: Vec<String>,
-    /// The model's result names, sorted.
-    model: Vec<String>,
-    rows: Vec<Row>,
-}
-
-impl Csv {
-    fn open(path: &Path, names: &[String]) -> Result<Self, String> {
-        let c = Csv { path: path.to_path_buf(), names: names.to_vec(), model: Vec::new(), rows: Vec::new() };
-        if !c.stdout() {
-            // Refuse an unwritable path before the first run.
-            c.write()?;
-        }
-        Ok(c)
-    }
-
-    fn stdout(&self) -> bool {
-        self.path.as_os_str() == "-"
-    }
-
-    fn row(&mut self, values: &[&str], rep: u32, outcome: Result<Figures, String>) -> Result<(), String> {
-        if let Ok(f) = &outcome {
-            for (k, _) in &f.model {
-                if let Err(i) = self.model.binary_search(k) {
-                    self.model.insert(i, k.clone());
-                }
-            }
-        }
-        self.rows.push(Row { values: values.iter().map(|v| v.to_string()).collect(), rep, outcome });
-        if self.stdout() {
-            Ok(())
-        } else {
-            self.write()
-        }
-    }
-
-    /// Writes the rows to standard output (a file is written already).
-    fn finish(&self) -> Result<(), String> {
-        if self.stdout() {
-            self.write()
-        } else {
-            Ok(())
-        }
-    }
-
-    /// The header: swept options, engine columns, model columns, error.
-    fn header(&self) -> Vec<String> {
-        let mut h: Vec<String> = self.names.iter().cloned().chain(COLUMNS.iter().map(|c| c.to_string())).collect();
-        for m in &self.model {
-            let taken = h.contains(m) || m == "error";
-            h.push(if taken { format!("{RESULT_PREFIX}{m}") } else { m.clone() });
-        }
-        h.push("error".into());
-        h
-    }
-
-    fn records(&self) -> Vec<Vec<String>> {
-        let mut out = vec![self.header()];
-        for r in &self.rows {
-            let mut rec: Vec<String> = r.values.clone();
-            rec.push(r.rep.to_string());
-            match &r.outcome {
-                Ok(f) => {
-                    rec.extend(f.engine.iter().cloned());
-                    rec.extend(
-                        self.model
-                            .iter()
-                            .map(|m| f.model.iter().find(|(k, _)| k == m).map(|(_, v)| v.clone()).unwrap_or_default()),
-                    );
-                    rec.push(String::new());
-                }
-                Err(e) => {
-                    rec.extend(std::iter::repeat(String::new()).take(FIELDS.len() + self.model.len()));
-                    rec.push(e.clone());
-                }
-            }
-            out.push(rec);
-        }
-        out
-    }
-
-    fn write(&self) -> Result<(), String> {
-        let fail = |e: &dyn std::fmt::Display| format!("cannot write the sweep to {}: {e}", self.path.display());
-        // A file is written beside and renamed over: a sweep stopped while
-        // writing keeps the previous rows whole.
-        let part = self.path.with_file_name(format!(
-            ".{}.part",
-            self.path.file_name().map_or_else(|| "sweep.csv".into(), |n| n.to_string_lossy())
-        ));
-        let sink: Box<dyn Write> = if self.stdout() {
-            Box::new(std::io::stdout())
-        } else {
-            Box::new(std::io::BufWriter::new(std::fs::File::create(&part).map_err(|e| fail(&e))?))
-        };
-        let mut out = csv::Writer::from_writer(sink);
-        for rec in self.records() {
-            out.write_record(&rec).map_err(|e| fail(&e))?;
-        }
-        out.flush().map_err(|e| fail(&e))?;
-        drop(out);
-        if self.stdout() {
-            return Ok(());
-        }
-        std::fs::rename(&part, &self.path).map_err(|e| {
-            let _ = std::fs::remove_file(&part);
-            fail(&e)
-        })
-    }
-}
-
-/// The progress line: shown on a terminal only (piped sweeps stay quiet).
-pub(crate) struct Progress {
-    on: bool,
-}
-
-impl Progress {
-    pub(crate) fn new() -> Self {
-        use std::io::IsTerminal;
-        Progress { on: std::io::stderr().is_terminal() }
-    }
-
-    pub(crate) fn show(&self, line: &str) {
-        if self.on {
-            eprint!("\r\x1b[K{line}");
-        }
-    }
-
-    pub(crate) fn clear(&self) {
-        if self.on {
-            eprint!("\r\x1b[K");
-        }
-    }
-}
-
 #[cfg(all(test, feature = "models"))]
 mod tests {
     use super::*;
 
     #[test]
     fn the_product_varies_the_last_option_fastest() {
-        let opts = config::options(&crate::app::shipped(), "phold").unwrap();
+        let opts = run_options::options(&crate::shipped(), "phold").unwrap();
         let axes = vec![
             Axis::parse("remote=0.1,0.5", "phold", &opts).unwrap(),
             Axis::parse("threads=1,2,4", "phold", &opts).unwrap(),
@@ -568,7 +325,7 @@ mod tests {
 
     #[test]
     fn zip_takes_the_values_in_step_and_needs_equal_lists() {
-        let opts = config::options(&crate::app::shipped(), "phold").unwrap();
+        let opts = run_options::options(&crate::shipped(), "phold").unwrap();
         let axes = vec![
             Axis::parse("sync=sequential,optimistic", "phold", &opts).unwrap(),
             Axis::parse("threads=1,2", "phold", &opts).unwrap(),
@@ -579,31 +336,12 @@ mod tests {
     }
 
     #[test]
-    fn model_columns_are_sorted_and_prefixed_where_a_name_is_taken() {
-        let mut c = Csv { path: "-".into(), names: vec!["nodes".into()], model: vec![], rows: vec![] };
-        let f = |m: &[(&str, &str)]| Figures {
-            engine: vec!["1".into(); FIELDS.len()],
-            model: m.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        };
-        c.row(&["4"], 1, Ok(f(&[("nodes", "4"), ("b", "2")]))).unwrap();
-        c.row(&["8"], 1, Err("no".into())).unwrap();
-        c.row(&["16"], 1, Ok(f(&[("a", "x"), ("nodes", "16")]))).unwrap();
-        let r = c.records();
-        let h = &r[0];
-        assert_eq!(h[h.len() - 4..], ["a", "b", "result.nodes", "error"]);
-        assert_eq!(r[1][r[1].len() - 4..], ["", "2", "4", ""]);
-        assert_eq!(r[2][r[2].len() - 4..], ["", "", "", "no"]);
-        assert_eq!(r[3][r[3].len() - 4..], ["x", "", "16", ""]);
-        assert!(r.iter().all(|rec| rec.len() == h.len()));
-    }
-
-    #[test]
     fn axes_take_lists_switches_and_refuse_typos() {
-        let opts = config::options(&crate::app::shipped(), "network").unwrap();
+        let opts = run_options::options(&crate::shipped(), "network").unwrap();
         let dims = Axis::parse("dims=8,8;16,16", "network", &opts).unwrap();
         assert_eq!(dims.values, vec!["8,8", "16,16"]);
         assert_eq!(dims.tokens("8,8"), vec!["--dims=8,8"]);
-        let phold = config::options(&crate::app::shipped(), "phold").unwrap();
+        let phold = run_options::options(&crate::shipped(), "phold").unwrap();
         let flag = Axis::parse("interleave=true,false", "phold", &phold).unwrap();
         assert_eq!(flag.tokens("true"), vec!["--interleave"]);
         assert!(flag.tokens("false").is_empty());
