@@ -2,7 +2,7 @@
 # Model-checked concurrency (issue 63): runs the loom tests, which explore
 # every interleaving (and every outcome the memory orderings allow) of the
 # rings and doorbells between PEs (transport/ring.rs) and of the GVT
-# round's phases (gvt.rs), on the very code the kernels run: built with
+# round's phases (gvt/), on the very code the kernels run: built with
 # `--cfg loom`, `crate::sync` hands out loom's atomics and a loom model of
 # rtrb's ring. Its own target directory (target/loom) keeps the normal
 # build's cache; the first build takes a few minutes, the tests under a

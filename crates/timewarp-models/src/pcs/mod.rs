@@ -89,9 +89,17 @@
 //! where `calls_in_progress` counts the channels held at the end. (No call is
 //! between two cells at the end: a `MoveIn` has the time of its `MoveOut`.)
 
+mod cell;
+mod results;
+
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 use timewarp::{Ctx, LpId, Model, Random, Rollback};
+
+use cell::Field;
+pub use cell::{Cell, Kind, PcsMsg, PcsUndo};
+use results::ratio;
+pub use results::{engset, erlang_b, CallCounts, CellResults, PcsResults};
 
 /// "No such time": the timer of an event that never happens (ROSS's `HUGE_VAL`;
 /// finite so that messages serialise to JSON as numbers).
@@ -176,230 +184,6 @@ impl Default for Pcs {
             rollback: Rollback::Reverse,
         }
     }
-}
-
-/// State of one cell: free channels and counters only (exactly reversible).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Cell {
-    /// Channels not in use.
-    pub free_channels: u32,
-    /// New-call attempts (busy lines excluded).
-    pub call_attempts: u64,
-    /// New calls blocked for want of a free channel.
-    pub blocked_calls: u64,
-    /// Attempts by portables already in a call (not counted as attempts).
-    pub busy_lines: u64,
-    /// Calls that ended normally here.
-    pub calls_completed: u64,
-    /// Calls handed off into this cell.
-    pub handoff_attempts: u64,
-    /// Handoffs into this cell that found no free channel (calls dropped).
-    pub handoffs_blocked: u64,
-}
-
-/// What an event does to the portable (or call) it carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Kind {
-    /// The portable attempts a call in this cell.
-    NextCall,
-    /// The portable's call ends in this cell.
-    CallEnd,
-    /// The portable leaves this cell during a call (frees the channel).
-    MoveOut,
-    /// The portable enters this cell during a call (the handoff).
-    MoveIn,
-    /// [`Arrivals::Poisson`] only: the cell's next new call arrives.
-    Arrival,
-}
-
-/// An event: its kind and the state of the portable it carries (absolute times).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PcsMsg {
-    /// What the event does.
-    pub kind: Kind,
-    /// Time of the portable's next call attempt ([`NEVER`] for a Poisson-mode call).
-    pub next_call: f64,
-    /// Time the current call ends; [`NEVER`] when the portable is idle.
-    pub call_end: f64,
-    /// Time of the portable's next move; [`NEVER`] without mobility.
-    pub next_move: f64,
-}
-
-impl PcsMsg {
-    fn arrival() -> Self {
-        PcsMsg { kind: Kind::Arrival, next_call: NEVER, call_end: NEVER, next_move: NEVER }
-    }
-}
-
-/// Undo record: whether the event's request (a call or a handoff) was blocked,
-/// and how many busy lines it counted.
-/// Under [`Rollback::Incremental`] also one saved write: a field of the
-/// cell and its old value.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PcsUndo {
-    blocked: bool,
-    busy_lines: u32,
-    field: Field,
-    old: u64,
-}
-
-/// A counter of [`Cell`] (incremental state saving).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Field {
-    #[default]
-    FreeChannels,
-    CallAttempts,
-    BlockedCalls,
-    BusyLines,
-    CallsCompleted,
-    HandoffAttempts,
-    HandoffsBlocked,
-}
-
-impl Cell {
-    fn get(&self, f: Field) -> u64 {
-        match f {
-            Field::FreeChannels => self.free_channels.into(),
-            Field::CallAttempts => self.call_attempts,
-            Field::BlockedCalls => self.blocked_calls,
-            Field::BusyLines => self.busy_lines,
-            Field::CallsCompleted => self.calls_completed,
-            Field::HandoffAttempts => self.handoff_attempts,
-            Field::HandoffsBlocked => self.handoffs_blocked,
-        }
-    }
-
-    fn set(&mut self, f: Field, v: u64) {
-        match f {
-            Field::FreeChannels => self.free_channels = v as u32,
-            Field::CallAttempts => self.call_attempts = v,
-            Field::BlockedCalls => self.blocked_calls = v,
-            Field::BusyLines => self.busy_lines = v,
-            Field::CallsCompleted => self.calls_completed = v,
-            Field::HandoffAttempts => self.handoff_attempts = v,
-            Field::HandoffsBlocked => self.handoffs_blocked = v,
-        }
-    }
-}
-
-/// Call counters of one cell or of the whole grid.
-///
-/// Conservation: `call_attempts == calls_completed + blocked_calls +
-/// handoffs_blocked + calls_in_progress`.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct CallCounts {
-    /// New-call attempts (busy lines excluded).
-    pub call_attempts: u64,
-    /// New calls blocked.
-    pub blocked_calls: u64,
-    /// Attempts by portables already in a call (not counted as attempts).
-    pub busy_lines: u64,
-    /// Calls that ended normally.
-    pub calls_completed: u64,
-    /// Handoffs (moves during a call) into the cell or cells.
-    pub handoff_attempts: u64,
-    /// Handoffs blocked (calls dropped).
-    pub handoffs_blocked: u64,
-    /// Calls still in progress at the end (channels in use).
-    pub calls_in_progress: u64,
-}
-
-impl CallCounts {
-    fn add(&mut self, o: &CallCounts) {
-        self.call_attempts += o.call_attempts;
-        self.blocked_calls += o.blocked_calls;
-        self.busy_lines += o.busy_lines;
-        self.calls_completed += o.calls_completed;
-        self.handoff_attempts += o.handoff_attempts;
-        self.handoffs_blocked += o.handoffs_blocked;
-        self.calls_in_progress += o.calls_in_progress;
-    }
-
-    /// New-call blocking: `blocked_calls / call_attempts` (0 without attempts).
-    pub fn blocking_probability(&self) -> f64 {
-        ratio(self.blocked_calls, self.call_attempts)
-    }
-
-    /// `handoffs_blocked / handoff_attempts` (0 without handoffs).
-    pub fn handoff_blocking_probability(&self) -> f64 {
-        ratio(self.handoffs_blocked, self.handoff_attempts)
-    }
-}
-
-/// Final figures of one cell.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct CellResults {
-    /// Column of the cell.
-    pub x: u32,
-    /// Row of the cell.
-    pub y: u32,
-    /// The cell's counters.
-    #[serde(flatten)]
-    pub counts: CallCounts,
-    /// `blocked_calls / call_attempts` (0 without attempts).
-    pub blocking_probability: f64,
-    /// `handoffs_blocked / handoff_attempts` (0 without handoffs).
-    pub handoff_blocking_probability: f64,
-}
-
-/// Totals over the grid, and every cell's figures.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct PcsResults {
-    /// Counters summed over all cells.
-    #[serde(flatten)]
-    pub counts: CallCounts,
-    /// New-call blocking: `blocked_calls / call_attempts` (0 without attempts).
-    pub blocking_probability: f64,
-    /// `handoffs_blocked / handoff_attempts` (0 without handoffs).
-    pub handoff_blocking_probability: f64,
-    /// ROSS's "Blocking Probability": `(blocked_calls + handoffs_blocked) / call_attempts`.
-    pub combined_blocking_probability: f64,
-    /// The analytic new-call blocking of one isolated cell,
-    /// [`Pcs::loss_formula`]: exact without mobility (`move_rate` 0), a
-    /// reference otherwise (mobility raises blocking; see the module docs).
-    #[serde(default)]
-    pub formula_blocking_probability: f64,
-    /// Which formula that is: `engset` or `erlang-b` (as `--arrivals` says).
-    #[serde(default)]
-    pub formula: String,
-    /// Per-cell figures, in LP-id order (`id = y × cells_x + x`).
-    pub cells: Vec<CellResults>,
-}
-
-fn ratio(num: u64, den: u64) -> f64 {
-    if den == 0 {
-        0.0
-    } else {
-        num as f64 / den as f64
-    }
-}
-
-/// Erlang-B blocking probability of an M/M/c/c system with `channels` servers
-/// and offered load `offered` (Erlangs), by the stable recursion
-/// `B(0) = 1, B(c) = a B(c-1) / (c + a B(c-1))`.
-pub fn erlang_b(channels: u32, offered: f64) -> f64 {
-    let mut b = 1.0;
-    for c in 1..=channels {
-        b = offered * b / (f64::from(c) + offered * b);
-    }
-    b
-}
-
-/// Engset call congestion (the fraction of attempts blocked) of a loss system
-/// with `channels` servers and `sources` sources, each offering `alpha` =
-/// (attempt rate while idle) × (mean holding time), by the recursion
-/// `E(0) = 1, E(c) = (N - c) alpha E(c-1) / (c + (N - c) alpha E(c-1))`.
-/// Zero when `sources <= channels` (nobody is ever blocked).
-pub fn engset(channels: u32, sources: u32, alpha: f64) -> f64 {
-    if sources <= channels {
-        return 0.0;
-    }
-    let mut e = 1.0;
-    for c in 1..=channels {
-        let t = f64::from(sources - c) * alpha * e;
-        e = t / (f64::from(c) + t);
-    }
-    e
 }
 
 impl Pcs {

@@ -193,7 +193,7 @@ pub(super) fn k3(k: Key) -> (u64, u32, u64) {
     (k.time.to_bits(), k.age, k.tie)
 }
 
-/// What the worker pool (`scheduling.rs`) needs of a PE: defined here, with
+/// What the worker pool (`scheduling/`) needs of a PE: defined here, with
 /// the PE, so the pool depends on the PE and not the other way round.
 pub(crate) trait Runnable {
     /// One scheduler iteration.

@@ -8,169 +8,21 @@
 //!
 //! Integer counters are undone by computation (a decrement); floating-point
 //! sums, maxima and anything a write destroys are saved. Nothing is saved in
-//! a run that never rolls back ([`Journal::on`] is false).
-//!
-//! The records ([`Saved`], [`Journal`]) are the node's own (node.rs): this
-//! file depends on the state, never the other way.
+//! a run that never rolls back ([`Journal::on`] is false).//!
+//! The records ([`Saved`], [`Journal`](super::node::Journal)) are the node's own (node.rs): this
+//! module depends on the state, never the other way. Here: undoing a
+//! saved write ([`Node::restore`]) and the writes to links, queues and
+//! NICs; beside it the logged lists of a rank (lists.rs), the time
+//! series' writes (series.rs) and the waiting lists (waiting.rs).
 
-use std::collections::VecDeque;
+mod lists;
+mod series;
+mod waiting;
 
-use super::node::{Journal, ListOp, Node, Queues, Saved, Undo, NIL};
+use super::node::{Node, Queues, Saved, Undo, NIL};
 use super::packet::Packet;
-use super::samples::{Row, Samples};
-use super::workload::{Rank, EXPECT, POSTED, REQS, UNEXPECTED};
 
-/// An element of a rank's list, as four words in a journal entry.
-pub(crate) trait Elem: Copy {
-    fn enc(self) -> [u32; 4];
-    fn dec(v: [u32; 4]) -> Self;
-}
-
-impl Elem for (u32, u32) {
-    fn enc(self) -> [u32; 4] {
-        [self.0, self.1, 0, 0]
-    }
-    fn dec(v: [u32; 4]) -> Self {
-        (v[0], v[1])
-    }
-}
-
-impl Elem for (u32, u32, u32, u32) {
-    fn enc(self) -> [u32; 4] {
-        [self.0, self.1, self.2, self.3]
-    }
-    fn dec(v: [u32; 4]) -> Self {
-        (v[0], v[1], v[2], v[3])
-    }
-}
-
-impl Elem for (u32, bool, u32) {
-    fn enc(self) -> [u32; 4] {
-        [self.0, self.1 as u32, self.2, 0]
-    }
-    fn dec(v: [u32; 4]) -> Self {
-        (v[0], v[1] != 0, v[2])
-    }
-}
-
-/// The list operations a rank's state needs, on `Vec` and `VecDeque` alike.
-pub(crate) trait List<T> {
-    fn len(&self) -> usize;
-    fn at(&mut self, i: usize) -> &mut T;
-    fn push(&mut self, v: T);
-    fn pop(&mut self) -> Option<T>;
-    fn insert(&mut self, i: usize, v: T);
-    fn remove(&mut self, i: usize) -> T;
-}
-
-impl<T> List<T> for Vec<T> {
-    fn len(&self) -> usize {
-        Vec::len(self)
-    }
-    fn at(&mut self, i: usize) -> &mut T {
-        &mut self[i]
-    }
-    fn push(&mut self, v: T) {
-        Vec::push(self, v)
-    }
-    fn pop(&mut self) -> Option<T> {
-        Vec::pop(self)
-    }
-    fn insert(&mut self, i: usize, v: T) {
-        Vec::insert(self, i, v)
-    }
-    fn remove(&mut self, i: usize) -> T {
-        Vec::remove(self, i)
-    }
-}
-
-impl<T> List<T> for VecDeque<T> {
-    fn len(&self) -> usize {
-        VecDeque::len(self)
-    }
-    fn at(&mut self, i: usize) -> &mut T {
-        &mut self[i]
-    }
-    fn push(&mut self, v: T) {
-        self.push_back(v)
-    }
-    fn pop(&mut self) -> Option<T> {
-        self.pop_back()
-    }
-    fn insert(&mut self, i: usize, v: T) {
-        VecDeque::insert(self, i, v)
-    }
-    fn remove(&mut self, i: usize) -> T {
-        VecDeque::remove(self, i).expect("an element to remove")
-    }
-}
-
-/// Writes to list `list` of rank `nic`, each saved in the journal first.
-pub(crate) struct Logged<'a, T: Elem, L: List<T>> {
-    pub(crate) items: &'a mut L,
-    pub(crate) log: &'a mut Journal,
-    pub(crate) nic: u8,
-    pub(crate) list: u8,
-    pub(crate) _t: std::marker::PhantomData<T>,
-}
-
-impl<T: Elem, L: List<T>> Logged<'_, T, L> {
-    fn save(&mut self, op: ListOp, i: usize, v: T) {
-        let (nic, list) = (self.nic, self.list);
-        self.log.save(|| Saved::RankList { nic, list, op, i: i as u32, v: v.enc() });
-    }
-    pub(crate) fn push(&mut self, v: T) {
-        self.save(ListOp::Push, 0, v);
-        self.items.push(v);
-    }
-    pub(crate) fn remove(&mut self, i: usize) -> T {
-        let v = self.items.remove(i);
-        self.save(ListOp::Remove, i, v);
-        v
-    }
-    pub(crate) fn swap_remove(&mut self, i: usize) -> T {
-        let last = self.items.len() - 1;
-        let v = *self.items.at(i);
-        self.save(ListOp::SwapRemove, i, v);
-        let moved = *self.items.at(last);
-        *self.items.at(i) = moved;
-        self.items.pop();
-        v
-    }
-    pub(crate) fn set(&mut self, i: usize, v: T) {
-        let old = *self.items.at(i);
-        self.save(ListOp::Set, i, old);
-        *self.items.at(i) = v;
-    }
-    /// Keeps the elements `keep` says yes to, in order (removed back to front).
-    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
-        for i in (0..self.items.len()).rev() {
-            if !keep(self.items.at(i)) {
-                self.remove(i);
-            }
-        }
-    }
-    pub(crate) fn clear(&mut self) {
-        self.retain(|_| false);
-    }
-}
-
-/// Undoes one list change on `items`.
-pub(crate) fn undo_list<T: Elem, L: List<T>>(items: &mut L, op: ListOp, i: u32, v: [u32; 4]) {
-    let i = i as usize;
-    match op {
-        ListOp::Push => drop(items.pop()),
-        ListOp::Remove => items.insert(i, T::dec(v)),
-        ListOp::SwapRemove => {
-            items.push(T::dec(v));
-            let last = items.len() - 1;
-            let moved = *items.at(i);
-            *items.at(i) = *items.at(last);
-            *items.at(last) = moved;
-        }
-        ListOp::Set => *items.at(i) = T::dec(v),
-    }
-}
+pub(crate) use lists::{Elem, List, Logged};
 
 impl Node {
     /// Undoes one saved write (the network's `Model::restore`).
@@ -515,182 +367,6 @@ impl Node {
         self.log.save(|| Saved::NicHeadBack { nic: nic as u8, b });
         self.inject[nic].queue[0] = h;
     }
-
-    /// The time series (`--sample-every` runs only).
-    #[inline]
-    fn series(&mut self) -> &mut Samples {
-        self.samples.as_deref_mut().expect("a time series")
-    }
-
-    /// The time series' open row: the current event's interval.
-    #[inline]
-    fn open_row(&mut self) -> &mut Row {
-        self.series().rows.last_mut().expect("an open row")
-    }
-
-    /// Opens the rows up to interval `k` (beyond the open one, of
-    /// intervals `t` ns long), closing the open one and any between with
-    /// the buffers' occupancy `occ` (the state before this event,
-    /// unchanged since the last one). `free[o]`: when network port `o`'s
-    /// last packet ends (cut at the run's end): the part of it past an
-    /// interval's end moves to the next one, so a busy fraction is the
-    /// link's time busy within the interval.
-    pub(crate) fn sample_grow(&mut self, k: usize, t: f64, occ: Vec<u16>, free: &[f64]) {
-        let from = self.series().rows.len();
-        let mut carry = vec![0.0; free.len()];
-        for (o, &f) in free.iter().enumerate() {
-            let over = f - from as f64 * t;
-            if over > 0.0 {
-                let b = &mut self.open_row().busy[o];
-                let old = *b;
-                *b -= over;
-                self.log.save(|| Saved::SampleBusy { o: o as u16, old });
-                carry[o] = over;
-            }
-        }
-        let rows = &mut self.samples.as_deref_mut().expect("a time series").rows;
-        let (ports, jobs) = (rows[0].busy.len(), rows[0].jobs.len());
-        rows[from - 1].occ.clone_from(&occ);
-        while rows.len() <= k {
-            let j = rows.len();
-            let mut row = Row::new(ports, jobs);
-            for (o, &f) in free.iter().enumerate() {
-                let next = if j < k { (f - (j + 1) as f64 * t).max(0.0) } else { 0.0 };
-                row.busy[o] = carry[o] - next;
-                carry[o] = next;
-            }
-            if j < k {
-                row.occ.clone_from(&occ);
-            }
-            rows.push(row);
-        }
-        self.log.save(|| Saved::SampleGrow { from: from as u32 });
-    }
-
-    /// Counts a packet created in the open row.
-    #[inline]
-    pub(crate) fn sample_injected(&mut self) {
-        self.log.save(|| Saved::SampleInjected);
-        self.open_row().injected += 1;
-    }
-
-    /// Counts a delivered packet of `bytes` and latency `lat` of job `job`
-    /// (when there are several) in its job's totals and, `sampling`, in the
-    /// open row.
-    #[inline(never)]
-    pub(crate) fn sample_delivered(&mut self, lat: f64, bytes: u16, job: Option<usize>, sampling: bool) {
-        if let Some(j) = job {
-            let c = &mut self.series().jobs[j];
-            let sum = c.lat_sum;
-            c.bytes += bytes as u64;
-            c.packets += 1;
-            c.lat_sum += lat;
-            self.log.save(|| Saved::JobTotal { job: j as u16, bytes, sum });
-        }
-        if !sampling {
-            return;
-        }
-        let r = self.open_row();
-        let (sum, min, max) = (r.lat_sum, r.lat_min, r.lat_max);
-        let (first, len) = r.hist.span();
-        r.delivered += 1;
-        r.bytes += bytes as u64;
-        r.lat_sum += lat;
-        r.lat_min = if r.delivered == 1 { lat } else { min.min(lat) };
-        r.lat_max = max.max(lat);
-        r.hist.add(lat);
-        let old = job.map(|j| {
-            let c = &mut r.jobs[j];
-            let sum = c.lat_sum;
-            c.bytes += bytes as u64;
-            c.packets += 1;
-            c.lat_sum += lat;
-            sum
-        });
-        self.log.save(|| Saved::SampleDelivered { lat, bytes, sum, first, len });
-        self.log.save(|| Saved::SampleExtremes { min, max });
-        if let (Some(j), Some(sum)) = (job, old) {
-            self.log.save(|| Saved::SampleJob { job: j as u16, bytes, sum });
-        }
-    }
-
-    /// Adds `ns` to network port `o`'s busy time in the open row.
-    #[inline]
-    pub(crate) fn sample_busy(&mut self, o: usize, ns: f64) {
-        let b = &mut self.open_row().busy[o];
-        let old = *b;
-        *b += ns;
-        self.log.save(|| Saved::SampleBusy { o: o as u16, old });
-    }
-}
-
-impl Node {
-    /// Input queue `q`'s head (routed to `out`) starts waiting for its output.
-    #[inline]
-    pub(crate) fn wait_for(&mut self, q: usize, out: usize) {
-        let l = &self.links[out];
-        let (waiting, waiting_last) = (l.waiting, l.waiting_last);
-        let q_wait = self.input.lanes[q].wait;
-        let last_wait = if waiting_last != NIL { self.input.lanes[waiting_last as usize].wait } else { NIL };
-        self.log.save(|| Saved::WaitFor { o: out as u16, q: q as u16, q_wait, last_wait, waiting, waiting_last });
-        let l = &mut self.links[out];
-        l.heads = l.heads.wrapping_add(1);
-        let last = std::mem::replace(&mut l.waiting_last, q as u16);
-        match last {
-            NIL => l.waiting = q as u16,
-            t => self.input.lanes[t as usize].wait = q as u16,
-        }
-        self.input.lanes[q].wait = NIL;
-    }
-
-    /// Input queue `q`'s head (routed to `out`) leaves.
-    #[inline]
-    pub(crate) fn done_waiting(&mut self, q: usize, out: usize) {
-        let next = self.input.lanes[q].wait;
-        let (waiting, waiting_last) = (self.links[out].waiting, self.links[out].waiting_last);
-        let (mut prev, mut at) = (NIL, waiting);
-        while at as usize != q {
-            debug_assert!(at != NIL, "input {q} was not waiting for output {out}");
-            prev = at;
-            at = self.input.lanes[at as usize].wait;
-        }
-        self.log.save(|| Saved::DoneWaiting { o: out as u16, q: q as u16, prev, waiting, waiting_last });
-        self.links[out].heads = self.links[out].heads.wrapping_sub(1);
-        match prev {
-            NIL => self.links[out].waiting = next,
-            p => self.input.lanes[p as usize].wait = next,
-        }
-        if next == NIL {
-            self.links[out].waiting_last = prev;
-        }
-    }
-
-    /// The network input queues whose heads wait for output `o`.
-    #[inline]
-    pub(crate) fn waiting(&self, o: usize) -> impl Iterator<Item = usize> + '_ {
-        let mut at = self.links[o].waiting;
-        std::iter::from_fn(move || {
-            (at != NIL).then(|| {
-                let q = at as usize;
-                at = self.input.lanes[q].wait;
-                q
-            })
-        })
-    }
-}
-
-/// A rank's lists are undone here, with the node's other writes.
-impl Rank {
-    /// Undoes one saved change to list `list`.
-    pub(crate) fn undo_list(&mut self, list: u8, op: ListOp, i: u32, v: [u32; 4]) {
-        match list {
-            REQS => undo_list(&mut self.reqs, op, i, v),
-            POSTED => undo_list(&mut self.posted, op, i, v),
-            UNEXPECTED => undo_list(&mut self.unexpected, op, i, v),
-            EXPECT => undo_list(&mut self.expect, op, i, v),
-            _ => undo_list(&mut self.early, op, i, v),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -708,11 +384,10 @@ impl Node {
             ranks: Vec::new(),
             global: None,
             samples: None,
-            log: Journal::default(),
+            log: super::node::Journal::default(),
         }
     }
 }
 
 #[cfg(test)]
-#[path = "journal_tests.rs"]
 mod tests;

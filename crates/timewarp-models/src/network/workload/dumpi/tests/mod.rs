@@ -1,8 +1,13 @@
 //! DUMPI traces (tests/data/dumpi, copied from five real runs; their
 //! README's figures): per-rank messages and bytes, ping-pong round trips
 //! against the analytic time, the same results as the programs written in
-//! the text format, wildcards and probes, the compute-gap clocks, and
-//! refusals of what cannot be read or replayed.
+//! the text format, wildcards and probes, the compute-gap clocks. Beside
+//! them: the refusals of what cannot be read or replayed (refusals.rs), and
+//! decoding against DUMPI's own reader and calls beyond the test traces
+//! (decoding.rs).
+
+mod decoding;
+mod refusals;
 
 use super::*;
 use crate::network::*;
@@ -231,130 +236,9 @@ fn calls_not_modelled_are_listed() {
     assert_eq!(go(m, w.clone(), Mapping::Linear).results.notes, w.notes);
 }
 
-/// A copy of trace `name` in a fresh temporary folder, `edit` applied to
-/// its rank-0 file's bytes; the folder.
-fn edited(name: &str, tag: &str, edit: impl Fn(&mut Vec<u8>)) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("timewarp-dumpi-{}-{name}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(data(name)).unwrap().flatten() {
-        let mut b = std::fs::read(e.path()).unwrap();
-        if e.file_name().to_string_lossy().ends_with("-0000.bin") {
-            edit(&mut b);
-        }
-        std::fs::write(dir.join(e.file_name()), b).unwrap();
-    }
-    dir
-}
-
-#[test]
-fn bad_files_are_refused_naming_the_file() {
-    let opt = DumpiOptions::default();
-    let err = |dir: &Path| Workload::read_dumpi(dir, &opt).unwrap_err();
-    // The first record starts after the lead-in and the two clock biases:
-    // label (2 bytes), mask, thread, times.
-    let first = 8 + 8;
-    let cases: Vec<(std::path::PathBuf, &str)> = vec![
-        (
-            edited("ring", "short", |b| b.truncate(b.len() / 2)),
-            "-0000.bin (rank 0): not a DUMPI trace or corrupt: no index record",
-        ),
-        (edited("ring", "lead", |b| b[0] = 0), "-0000.bin (rank 0): not a DUMPI trace or corrupt: no DUMPI lead-in"),
-        (edited("ring", "empty", |b| b.clear()), "-0000.bin (rank 0): not a DUMPI trace or corrupt"),
-        // Init (label 124) relabelled Comm_create (85), whose layout is not implemented.
-        (
-            edited("ring", "label", |b| b[first + 1] = 85),
-            "-0000.bin (rank 0): call 1 is MPI_Comm_create, which this reader cannot read",
-        ),
-        // Comm_rank (82, after Init's 43 bytes: "./ring") relabelled
-        // Comm_size (81, the same layout): the footer's counts disagree.
-        (
-            edited("ring", "count", |b| b[first + 43 + 1] = 81),
-            "-0000.bin (rank 0): not a DUMPI trace or corrupt: its footer counts 1 MPI_Comm_size calls, its call stream has 2",
-        ),
-        // Init's argc made huge: its strings would run past the end.
-        (edited("ring", "argc", |b| b[first + 29] = 0x7f), "-0000.bin (rank 0): truncated or corrupt DUMPI trace"),
-    ];
-    for (dir, want) in cases {
-        let e = err(&dir);
-        assert!(e.contains(want) && !e.contains('\n'), "{e} (wanted {want})");
-        std::fs::remove_dir_all(dir).unwrap();
-    }
-    // A missing rank file, a .meta without numprocs, a folder without a .meta.
-    let dir = edited("ring", "missing", |_| {});
-    std::fs::remove_file(dir.join("dumpi-2026.11.25.07.40.39-0007.bin")).unwrap();
-    assert!(err(&dir).contains("dumpi-2026.11.25.07.40.39-0007.bin: "), "{}", err(&dir));
-    let meta = dir.join("dumpi-2026.11.25.07.40.39.meta");
-    std::fs::write(&meta, "hostname=vm\nfileprefix=dumpi-2026.11.25.07.40.39\n").unwrap();
-    assert!(err(&dir).contains(".meta: not a DUMPI .meta file: no 'numprocs='"), "{}", err(&dir));
-    std::fs::write(&meta, "numprocs=8\njunk\n").unwrap();
-    assert!(err(&dir).contains("line 'junk' is not key=value"), "{}", err(&dir));
-    std::fs::remove_file(&meta).unwrap();
-    assert!(err(&dir).contains("holds no DUMPI .meta file"), "{}", err(&dir));
-    std::fs::remove_dir_all(dir).unwrap();
-    // The .meta file itself may be given.
-    let w = Workload::read_dumpi(&data("ring").join("dumpi-2026.11.25.07.40.39.meta"), &opt).unwrap();
-    assert_eq!(w.ranks(), 8);
-}
-
 /// A record of `call` on every clock at time `i` us.
 fn rec(label: u16, i: u64, call: Call) -> Record {
     Record { label, entry: Some(i * 1000), exit: Some(i * 1000 + 10), call }
-}
-
-#[test]
-fn what_cannot_be_replayed_is_refused_naming_the_rank_and_call() {
-    let opt = DumpiOptions::default();
-    let sizes = vec![0, 0, 1, 1, 1, 1, 4, 2, 2, 4];
-    let trace = |calls: Vec<(u16, Call)>| RankTrace {
-        records: calls.into_iter().enumerate().map(|(i, (l, c))| rec(l, i as u64, c)).collect(),
-        sizes: sizes.clone(),
-    };
-    let idle = || trace(vec![(124, Call::Init), (125, Call::Finalize)]);
-    let send = |dest, comm| Call::Send { count: 4, dt: 9, dest, tag: 3, comm };
-    let cases = [
-        (
-            vec![(0, send(1, 5))],
-            "rank 0: MPI_Send (call 2) uses communicator 5: only MPI_COMM_WORLD and its duplicates are modelled",
-        ),
-        (vec![(0, send(2, 2))], "rank 0: MPI_Send (call 2) names destination 2, not a rank of the trace's 2"),
-        (
-            vec![(13, Call::Wait { req: 7, flag: 1 })],
-            "rank 0: MPI_Wait (call 2) waits for request 7, which no modelled call started",
-        ),
-        (
-            vec![(0, Call::Send { count: 4, dt: 20, dest: 1, tag: 3, comm: 2 })],
-            "rank 0: MPI_Send (call 2) uses datatype 20, whose size the trace does not give",
-        ),
-        (vec![(53, Call::Bcast { count: 1, dt: 2, root: 9, comm: 2 })], "rank 0: MPI_Bcast (call 2) has root 9"),
-    ];
-    for (calls, want) in cases {
-        let mut c = vec![(124, Call::Init)];
-        c.extend(calls);
-        let e = convert(&[trace(c), idle()], &opt, "t".into()).unwrap_err();
-        assert!(e.contains(want), "{e} (wanted {want})");
-    }
-    // MPI_PROC_NULL peers, MPI_REQUEST_NULL, COMM_SELF collectives and
-    // incomplete tests are no operations; a completed Test waits.
-    let calls = vec![
-        (124, Call::Init),
-        (0, send(-2, 2)),
-        (8, Call::Isend { count: 1, dt: 2, dest: -2, tag: 0, comm: 2, req: 5 }),
-        (12, Call::Irecv { src: 1, tag: 0, comm: 2, req: 6 }),
-        (14, Call::Wait { req: 6, flag: 0 }),
-        (18, Call::All { reqs: vec![5, 1], flag: 1 }),
-        (52, Call::Barrier { comm: 3 }),
-        (14, Call::Wait { req: 6, flag: 1 }),
-        (125, Call::Finalize),
-    ];
-    let w = convert(
-        &[trace(calls), trace(vec![(124, Call::Init), (0, send(0, 2)), (125, Call::Finalize)])],
-        &opt,
-        "t".into(),
-    )
-    .unwrap();
-    let kinds: Vec<Kind> = w.ops[0].iter().map(|o| o.kind).filter(|k| !matches!(k, Kind::Compute(_))).collect();
-    assert_eq!(kinds, [Kind::Recv { src: 1, tag: 0, blocking: false }, Kind::WaitAll]);
-    assert!(w.notes[0].contains("MPI_Test (not complete) x1"), "{:?}", w.notes);
 }
 
 #[test]
@@ -396,64 +280,6 @@ fn waits_name_the_request_numbers_the_ranks_will_give() {
     assert_eq!(r.unfinished(), None);
     // Barrier, then the 100-byte messages cross: one message time each.
     assert_eq!(r.app_time_ns, Some(message_time(&m, 1, 1) + message_time(&m, 1, 100)));
-}
-
-/// `S.NNNNNNNNN` seconds as whole ns.
-fn ns(s: &str) -> u64 {
-    let (a, b) = s.split_once('.').unwrap();
-    a.parse::<u64>().unwrap() * 1_000_000_000 + b.parse::<u64>().unwrap()
-}
-
-/// Against DUMPI's own reader: every record's function and its wall and
-/// CPU entry and exit times, to the ns, as `dumpi2ascii` printed them (its
-/// text dumps of these traces, copied unchanged beside them in
-/// `tests/data/dumpi2ascii`: the test needs nothing outside the repository).
-#[test]
-fn decoding_agrees_with_dumpi2ascii() {
-    let dumps = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dumpi2ascii");
-    let mut records = 0;
-    for name in ["ring", "halo3d", "collectives", "pingpong", "wildcard"] {
-        for e in std::fs::read_dir(data(name)).unwrap().flatten() {
-            let f = e.file_name().to_string_lossy().into_owned();
-            let Some(stem) = f.strip_suffix(".bin") else { continue };
-            let ours = std::fs::read(e.path()).unwrap();
-            let text = std::fs::read_to_string(dumps.join(name).join(format!("{stem}.txt"))).unwrap();
-            // "MPI_X entering at walltime W, cputime C seconds in thread 0."
-            let mut want: Vec<(String, [u64; 4])> = vec![];
-            for l in text.lines() {
-                let w: Vec<&str> = l.split_whitespace().collect();
-                if w.len() > 6 && w[2] == "at" && w[3] == "walltime" {
-                    let (wall, cpu) = (ns(w[4].trim_end_matches(',')), ns(w[6]));
-                    match w[1] {
-                        "entering" => want.push((w[0].to_string(), [wall, cpu, 0, 0])),
-                        _ => {
-                            let last = want.last_mut().unwrap();
-                            assert_eq!(last.0, w[0]);
-                            last.1[2..].copy_from_slice(&[wall, cpu]);
-                        }
-                    }
-                }
-            }
-            let wall = decode(&ours, &f, DumpiTime::Wall).unwrap();
-            let cpu = decode(&ours, &f, DumpiTime::Cpu).unwrap();
-            let got: Vec<(String, [u64; 4])> = wall
-                .records
-                .iter()
-                .zip(&cpu.records)
-                .map(|(w, c)| {
-                    let t = |x: Option<u64>| x.unwrap();
-                    (NAMES[w.label as usize].to_string(), [t(w.entry), t(c.entry), t(w.exit), t(c.exit)])
-                })
-                .collect();
-            assert_eq!(got, want, "{name}/{f}");
-            // The trace's size table, with its 0 for MPI_LONG_LONG_INT (16)
-            // replaced by the built-in 8.
-            assert_eq!(wall.sizes, BUILTIN_SIZES);
-            records += got.len();
-        }
-    }
-    // The README's independent decoder read 1202 call records.
-    assert_eq!(records, 1202);
 }
 
 #[test]
@@ -571,123 +397,6 @@ fn duplicates_of_the_world_communicator_are_the_world() {
         let e = convert(&[rank(0, vec![(52, c)]), rank(1, after())], &opt, "t".into()).unwrap_err();
         assert!(e.contains(want), "{e} (wanted {want})");
     }
-}
-
-/// A minimal `.bin` file: no thread ids or CPU times, statuses stored, the
-/// shortest index (header, body, footer, keyval), no size table.
-fn write_bin(records: &[(u16, Vec<u8>)]) -> Vec<u8> {
-    let magic = 0xFFAA_DD44_554D_5049u64.to_be_bytes();
-    let mut b = magic.to_vec();
-    let body = b.len() as u64;
-    b.extend(7u32.to_be_bytes()); // CPU bias
-    b.extend(100u32.to_be_bytes()); // wall bias
-    for (i, (label, args)) in records.iter().enumerate() {
-        b.extend(label.to_be_bytes());
-        b.push(0x0B);
-        for (s, ns) in [(i as u16, 1000u32), (i as u16, 2000)] {
-            b.extend(s.to_be_bytes());
-            b.extend(ns.to_be_bytes());
-        }
-        b.extend(args);
-    }
-    b.extend(293u16.to_be_bytes());
-    let header = b.len() as u64;
-    b.extend([13, 0, 0]);
-    b.extend(0u64.to_be_bytes());
-    for s in ["h", "u"] {
-        b.extend((s.len() as u16).to_be_bytes());
-        b.extend(s.as_bytes());
-    }
-    b.extend([0; 8]);
-    b.extend(magic);
-    for o in [header, body, 0, 0] {
-        b.extend(o.to_be_bytes());
-    }
-    b
-}
-
-/// Big-endian argument bytes: `i` i32, `s` u16, `b` u8 values in order;
-/// `A` an i32 array (its values next, count first); `P` n statuses.
-fn args(form: &str, vals: &[i64]) -> Vec<u8> {
-    let mut out = vec![];
-    let mut v = vals.iter();
-    for c in form.chars() {
-        match c {
-            'i' => out.extend((*v.next().unwrap() as i32).to_be_bytes()),
-            's' => out.extend((*v.next().unwrap() as u16).to_be_bytes()),
-            'b' => out.push(*v.next().unwrap() as u8),
-            'A' => {
-                let n = *v.next().unwrap();
-                out.extend((n as u32).to_be_bytes());
-                for _ in 0..n {
-                    out.extend((*v.next().unwrap() as i32).to_be_bytes());
-                }
-            }
-            'P' => {
-                let n = *v.next().unwrap();
-                out.extend((n as u32).to_be_bytes());
-                out.extend(vec![0; 14 * n as usize]);
-            }
-            _ => unreachable!(),
-        }
-    }
-    out
-}
-
-#[test]
-fn the_layouts_of_calls_beyond_the_test_traces_decode_in_step() {
-    // One record of each family the real traces lack, written as DUMPI's
-    // dumpi_write_* functions order their fields; each must end exactly
-    // where the next begins (a misread length derails the stream).
-    let recs = vec![
-        (16, args("iAiP", &[2, 2, 5, 6, 1, 1])),                             // Waitany
-        (21, args("iAiAP", &[2, 2, 5, 6, 1, 1, 0, 1])),                      // Testsome
-        (22, args("iisiP", &[-1, 7, 2, 1, 1])),                              // Iprobe
-        (55, args("iiisisAAs", &[0, 2, 3, 9, 0, 2, 2, 3, 3, 2, 0, 3, 9])),   // Gatherv at the root
-        (55, args("iiisiss", &[1, 2, 3, 9, 0, 2, 9])),                       // ... elsewhere
-        (57, args("iisisisAA", &[0, 2, 14, 1, 14, 0, 2, 2, 4, 5, 2, 0, 4])), // Scatterv at the root
-        (61, args("iAAsAAss", &[2, 2, 1, 2, 2, 0, 1, 9, 2, 1, 1, 2, 0, 1, 9, 2])), // Alltoallv
-        (66, args("iAsbs", &[2, 2, 3, 4, 14, 3, 2])),                        // Reduce_scatter
-        (40, {
-            let mut a = args("iAA", &[2, 2, 1, 1, 2, 0, 8]);
-            a.extend(2u32.to_be_bytes());
-            a.extend([0, 9, 0, 14]);
-            a.extend(30u16.to_be_bytes());
-            a
-        }), // Type_struct
-        (99, args("siAAis", &[2, 1, 1, 2, 1, 1, 0, 4])),                     // Cart_create
-        (110, args("siiii", &[4, 0, 1, 1, 1])),                              // Cart_shift
-        (34, args("isiiiisP", &[4, 9, 1, 3, 1, 3, 2, 1])),                   // Sendrecv_replace
-        (32, args("iA", &[2, 2, 5, 6])),                                     // Startall
-        (114, [&2u32.to_be_bytes()[..], b"vm", &2i32.to_be_bytes()].concat()), // Get_processor_name
-        (86, args("siis", &[2, 0, 1, 7])),                                   // Comm_split
-        (171, [&1u32.to_be_bytes()[..], &2u32.to_be_bytes(), b"./", &[3, 3]].concat()), // Init_thread
-        (195, args("is", &[64, 0])),                                         // Alloc_mem
-        (125, vec![]),
-    ];
-    let b = write_bin(&recs);
-    let t = decode(&b, "t.bin", DumpiTime::Wall).unwrap_or_else(|e| panic!("{e}"));
-    let calls: Vec<&Call> = t.records.iter().map(|r| &r.call).collect();
-    assert_eq!(calls.len(), recs.len());
-    assert_eq!(*calls[0], Call::Any { reqs: vec![5, 6], index: 1, flag: 1 });
-    assert_eq!(*calls[1], Call::Some { reqs: vec![5, 6], indices: vec![0] });
-    assert_eq!(*calls[2], Call::Probe { src: -1, tag: 7, comm: 2, flag: 1 });
-    assert_eq!(*calls[3], Call::Gather { count: 3, dt: 9, root: 0, comm: 2 });
-    assert_eq!(*calls[4], Call::Gather { count: 3, dt: 9, root: 0, comm: 2 });
-    assert_eq!(*calls[5], Call::Scatter { counts: vec![4, 5], dt: 14, root: 0, comm: 2 });
-    assert_eq!(*calls[6], Call::Alltoallv { counts: vec![1, 2], dt: 9, comm: 2 });
-    assert_eq!(*calls[7], Call::Alltoallv { counts: vec![3, 4], dt: 14, comm: 2 });
-    assert_eq!(*calls[8], Call::Local);
-    assert_eq!(*calls[9], Call::CommAlias { old: 2, new: 4, cart: Some((2, 0)) });
-    assert_eq!(*calls[11], Call::Sendrecv { count: 4, dt: 9, dest: 1, stag: 3, src: 1, rtag: 3, comm: 2 });
-    assert_eq!(*calls[12], Call::Start { reqs: vec![5, 6] });
-    assert_eq!((calls[13], calls[14]), (&Call::Local, &Call::CommOther { new: 7 }));
-    assert_eq!((calls[15], calls[16]), (&Call::Init, &Call::Local));
-    // Wall times: the bias plus the stored seconds and ns; no CPU times stored.
-    assert_eq!((t.records[1].entry, t.records[1].exit), (Some(101_000_001_000), Some(101_000_002_000)));
-    assert_eq!(decode(&b, "t.bin", DumpiTime::Cpu).unwrap().records[1].entry, None);
-    // No size table: the built-in sizes.
-    assert_eq!(t.sizes, BUILTIN_SIZES);
 }
 
 #[test]

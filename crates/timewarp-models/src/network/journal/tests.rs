@@ -1,4 +1,4 @@
-//! Unit tests of the network's journal (journal.rs): writes undone from
+//! Unit tests of the network's journal (journal/): writes undone from
 //! the entries they saved, and from an event's own record, give the node
 //! back exactly.
 
