@@ -32,6 +32,7 @@ mod command;
 mod config;
 mod csv_stats;
 mod curve;
+pub mod embed;
 mod execute;
 #[cfg(feature = "models")]
 mod jobs;

@@ -230,8 +230,20 @@ fn zipped(axes: &[Axis]) -> Result<Vec<Vec<usize>>, String> {
     Ok((0..n).map(|i| vec![i; axes.len()]).collect())
 }
 
+/// How a sweep or a curve runs one point in this process (an embedding
+/// program's runs, [`crate::embed`]): the tokens after `run` (to which it
+/// adds `--quiet --stats-json FILE`) give the run's statistics or its
+/// error line. Without one each run is this program started again
+/// ([`run_stats`]).
+pub(crate) type InProcess<'a> = &'a dyn Fn(&[String]) -> Result<Json, String>;
+
 /// `timewarp sweep`.
 pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
+    run_with(models, a, None)
+}
+
+/// `timewarp sweep`, each run started again or made by `in_process`.
+pub(crate) fn run_with(models: &Models, a: &SweepArgs, in_process: Option<InProcess>) -> Result<(), Failure> {
     let p = Plan::from(a).map_err(Failure::Usage)?;
     // `timewarp sweep phold --help`: the model's options, which a sweep takes.
     if p.run.iter().any(|t| t == "--help" || t == "-h") {
@@ -293,7 +305,12 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();
     let fixed = config::without(&base, &names, &opts);
-    let exe = std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?;
+    let exe = match in_process {
+        Some(_) => PathBuf::new(),
+        None => {
+            std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?
+        }
+    };
 
     let points = if p.zip { zipped(&axes).map_err(Failure::Usage)? } else { product(&axes) };
     let mut csv = Csv::open(&output, &names).map_err(Failure::Runs)?;
@@ -310,7 +327,10 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
             for (a, v) in axes.iter().zip(&values) {
                 tokens.extend(a.tokens(v));
             }
-            let outcome = run_one(&exe, &tokens);
+            let outcome = match in_process {
+                Some(r) => r(&tokens).map(|json| Figures::of(&json)),
+                None => run_one(&exe, &tokens),
+            };
             failed += usize::from(outcome.is_err());
             csv.row(&values, rep, outcome).map_err(Failure::Runs)?;
             done += 1;
