@@ -74,7 +74,7 @@ def options(model: str) -> List[Dict[str, Any]]:
     or ``repeat``), ``default`` (text, or None) and ``help``.
 
     >>> [o for o in timewarp.options("phold") if o["name"] == "lps"][0]["default"]
-    '1024'
+    '16384'
     """
     found = _timewarp.options(model)
     if found is None:

@@ -342,7 +342,8 @@ pub(crate) fn run_with(models: &Models, a: &SweepArgs, in_process: Option<InProc
     let line = format!("sweep: {total} runs, {failed} failed; written to {shown}");
     if output.as_os_str() == "-" {
         eprintln!("{line}");
-    } else {
+    } else if in_process.is_none() {
+        // (An embedding program reads the file it named and says what it wants.)
         println!("{line}");
     }
     if failed > 0 {
