@@ -315,6 +315,8 @@ def _table(text: str, strings: Sequence[str]) -> Any:
 def _number(v: str) -> Any:
     if v == "":
         return None
+    if v in ("true", "false"):
+        return v == "true"
     for kind in (int, float):
         try:
             return kind(v)
@@ -391,6 +393,12 @@ class Curve:
         """The highest steady load (the saturation throughput's load), or None if no load was steady."""
         steady = [r["load"] for r in self._rows() if r.get("status") == "steady"]
         return max(steady) if steady else None
+
+    @property
+    def saturation_throughput(self) -> Optional[float]:
+        """The accepted throughput at :attr:`saturation` (what the command's summary calls the saturation throughput)."""
+        rows = [r for r in self._rows() if r.get("status") == "steady"]
+        return max(rows, key=lambda r: r["load"])["accepted_throughput"] if rows else None
 
     @property
     def unstable(self) -> List[float]:
