@@ -2,7 +2,7 @@
 # The Python package (python/, docs/python.md): builds it and runs its tests
 # (.ci/run calls it after scripts/test.sh):
 #   1. a virtual environment in target/pyenv with the test extras of
-#      python/pyproject.toml (maturin and pytest, pinned there);
+#      python/pyproject.toml (maturin, pytest, pandas, pinned there);
 #   2. the package built and installed as users install it
 #      (`pip install ./python`: maturin, release profile, abi3 wheel);
 #   3. pytest (python/tests: every run's digest and statistics against the
@@ -21,7 +21,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 export VIRTUAL_ENV="$PWD/$venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
-# The pins of the `test` extras (maturin, pytest), read from pyproject.toml.
+# The pins of the `test` extras (maturin, pytest, pandas), read from pyproject.toml.
 mapfile -t pins < <(python - <<'PY'
 import re
 text = open("python/pyproject.toml", encoding="utf-8").read()

@@ -56,3 +56,14 @@ def cli(tmp_path):
             pytest.fail("no timewarp binary (set TIMEWARP_BIN or build it: cargo build -p timewarp-cli)")
         pytest.skip("no timewarp binary to compare with (set TIMEWARP_BIN)")
     return Cli(path, tmp_path)
+
+
+@pytest.fixture(params=["pandas", "lists"])
+def tables(request, monkeypatch):
+    """Each test twice: with pandas (if installed) and as without it."""
+    if request.param == "pandas":
+        pytest.importorskip("pandas")
+    else:
+        import sys
+        monkeypatch.setitem(sys.modules, "pandas", None)
+    return request.param

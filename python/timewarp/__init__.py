@@ -48,6 +48,7 @@ __all__ = [
     "RunError",
     "Verification",
     "curve",
+    "effective_config",
     "models",
     "options",
     "resume",
@@ -202,7 +203,9 @@ class Run:
 
 def _stats(args: List[str], text: str) -> Dict[str, Any]:
     if not text.strip():
-        raise ValueError("the run wrote no statistics (a --help or --print-config?)")
+        raise ValueError("the run wrote no statistics (a --help?)")
+    if not text.lstrip().startswith("{"):
+        raise ValueError("print_config: use timewarp.effective_config(model, **options) for the TOML text")
     stats = json.loads(text)
     if isinstance(stats.get("config"), dict):
         stats["config"]["command"] = ["timewarp", "run", *args]
@@ -234,6 +237,17 @@ def run(
     if quiet:
         args.append("--quiet")
     return Run(args, _stats(args, _timewarp.run(args)))
+
+
+def effective_config(model: Optional[str] = None, **options: Any) -> str:
+    """``timewarp run MODEL ... --print-config``: the effective configuration
+    as a TOML run file (``run(config=FILE)`` reads it), without running.
+
+    >>> print(timewarp.effective_config("phold", lps=16).splitlines()[0])
+    # timewarp ...: effective configuration (run it with: timewarp run --config FILE)
+    """
+    args = tokens(model, **options) + ["--print-config"]
+    return _timewarp.run(args)
 
 
 def resume(checkpoint: Union[str, os.PathLike], *, quiet: bool = True, **options: Any) -> Run:
@@ -305,7 +319,11 @@ def _table(text: str, strings: Sequence[str]) -> Any:
     except ImportError:
         pandas = None
     if pandas is not None:
-        return pandas.read_csv(io.StringIO(text), dtype={k: str for k in strings}, keep_default_na=False, na_values=[""])
+        frame = pandas.read_csv(io.StringIO(text), dtype={k: str for k in strings})
+        for k in strings:
+            if k in frame:
+                frame[k] = frame[k].fillna("")
+        return frame
     rows = []
     for row in csv.DictReader(io.StringIO(text)):
         rows.append({k: (v if k in strings else _number(v)) for k, v in row.items()})

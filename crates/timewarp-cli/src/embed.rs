@@ -133,13 +133,17 @@ impl Embedded {
     /// (JSON text). `args` start with the model's name (or `--config FILE`);
     /// without a `--stats-json` of theirs the statistics go through a
     /// temporary file.
+    ///
+    /// With `--print-config` among `args`: the effective configuration as
+    /// TOML (what the command prints), and nothing run.
     pub fn run(&self, args: &[String], control: &Control) -> Result<String, Error> {
-        let (args, stats) = with_stats(args)?;
-        let (matches, expanded) = self.parse("run", &args)?;
-        if expanded.print {
+        if args.iter().any(|t| t == "--print-config") {
+            let (_, expanded) = self.parse("run", args)?;
             let eff = config::Effective::of(&self.models, &expanded.argv[2..], true).map_err(Error::Input)?;
             return Ok(eff.to_toml(self.name));
         }
+        let (args, stats) = with_stats(args)?;
+        let (matches, expanded) = self.parse("run", &args)?;
         let (name, m) = matches.subcommand().ok_or_else(|| Error::Input("name a model".into()))?;
         let entry = self.models.get(name).ok_or_else(|| Error::Input(format!("no model {name}")))?;
         let procs = Procs::init().map_err(Error::Input)?;
