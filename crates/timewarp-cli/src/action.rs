@@ -75,7 +75,9 @@ impl Action for Run<'_> {
         let config = Effective::of(self.models, &self.command, false)?
             .to_json(&std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>());
         let out = Outputs { params, config, temporaries: self.temporaries };
-        execute(model, &cfg, engine, self.procs, out, hooks, Checkpoints { plan, start, control: self.control })
+        self.started.set(true);
+        let ck = Checkpoints { plan, start, control: self.control, stoppable: self.embedded };
+        execute(model, &cfg, engine, self.procs, out, hooks, ck)
     }
 }
 
@@ -132,8 +134,14 @@ impl Action for Verify<'_> {
 }
 
 /// `timewarp resume FILE [OPTIONS]`: the checkpoint's command line with
-/// `options` in place, run from the checkpoint.
-pub(crate) fn resume_from(procs: &Procs, models: &Models, file: &Path, options: &[String]) -> Result<(), String> {
+/// `options` in place, run from the checkpoint (`embedded`: as [`run`]'s).
+pub(crate) fn resume_from(
+    procs: &Procs,
+    models: &Models,
+    file: &Path,
+    options: &[String],
+    embedded: Option<&Embedding>,
+) -> Result<(), String> {
     let ck = timewarp::checkpoint::File::open(file).map_err(|e| e.to_string())?;
     if ck.header.command.is_empty() {
         return Err(format!(
@@ -168,12 +176,21 @@ pub(crate) fn resume_from(procs: &Procs, models: &Models, file: &Path, options: 
             return Err(format!("resume: {}", m.lines().next().unwrap_or_default()));
         }
     };
-    run(procs, models, entry, &m, command, Some(ck))
+    run(procs, models, entry, &m, command, Some(ck), embedded)
+}
+
+/// An embedded run's stop request and where it says that its model was
+/// built (errors before are the input's).
+pub(crate) struct Embedding<'a> {
+    pub(crate) control: &'a Control,
+    pub(crate) started: &'a std::cell::Cell<bool>,
 }
 
 /// `timewarp run` of `entry` with its options `m` (`command`, what followed
 /// `run`, as a checkpoint stores it), from the start or from `resume`, with
-/// the signals watched (pause at a cut, or stop).
+/// the signals watched (pause at a cut, or stop); `embedded`, by an
+/// embedding program ([`crate::embed`]): no signals watched, stopped by its
+/// control, interrupted without ending the process.
 pub(crate) fn run(
     procs: &Procs,
     models: &Models,
@@ -181,20 +198,33 @@ pub(crate) fn run(
     m: &ArgMatches,
     command: Vec<String>,
     resume: Option<timewarp::checkpoint::File>,
+    embedded: Option<&Embedding>,
 ) -> Result<(), String> {
-    let control = Control::default();
+    let own = Control::default();
     let temporaries = signals::Temporaries::default();
-    signals::watch(&control, signals::Pause::of(m, procs), &temporaries, procs.rank() == 0);
+    let control = match embedded {
+        Some(e) => e.control,
+        None => {
+            signals::watch(&own, signals::Pause::of(m, procs), &temporaries, procs.rank() == 0);
+            &own
+        }
+    };
     let run = Run {
         procs,
         models,
         command,
-        control: &control,
+        control,
         temporaries: &temporaries,
         resume: resume.into(),
         inputs: Default::default(),
+        embedded: embedded.is_some(),
+        started: Default::default(),
     };
-    entry.dispatch(m, Act::Run(&run))
+    let done = entry.dispatch(m, Act::Run(&run));
+    if let Some(e) = embedded {
+        e.started.set(run.started.get());
+    }
+    done
 }
 
 /// Refuses a configuration that cannot fit in this machine's memory or

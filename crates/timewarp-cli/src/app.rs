@@ -73,6 +73,11 @@ impl App {
         command::main_with(&self.models, self.command(), self.single(os))
     }
 
+    /// The program's name and its models, for [`Embedded`](crate::embed::Embedded).
+    pub(crate) fn into_parts(self) -> (&'static str, Models) {
+        (self.name, self.models)
+    }
+
     /// The whole command line, with every model under `run` and `verify`.
     fn command(&self) -> clap::Command {
         let c = command::command(self.name, &self.models);

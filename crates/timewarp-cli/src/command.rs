@@ -282,9 +282,9 @@ fn dispatch(
                 return print_config(models, &command, program, lead);
             }
             let (entry, m) = chosen("run");
-            action::run(procs, models, entry, m, command, None)
+            action::run(procs, models, entry, m, command, None, None)
         }
-        Cmd::Resume { file, options } => resume_from(procs, models, &file, &options),
+        Cmd::Resume { file, options } => resume_from(procs, models, &file, &options, None),
         // Each run of a sweep is a process of its own; under mpirun every
         // process would run the whole sweep's runs alone.
         Cmd::Sweep(_) | Cmd::Curve(_) if procs.size() > 1 => {

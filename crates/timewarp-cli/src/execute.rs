@@ -51,10 +51,13 @@ pub(crate) fn execute<M: Model>(
         }
         _ => None,
     };
-    let control = ck.control;
+    let (control, stoppable) = (ck.control, ck.stoppable);
     let run = match &engine.profile_out {
         Some(path) => partition::profile(model, cfg, procs.size(), path, params, engine.quiet),
         None => procs.run(model, cfg, ck).map_err(|e| match e {
+            timewarp::Error::Interrupted { checkpoint: Some(p) } if stoppable => {
+                format!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program::name())
+            }
             timewarp::Error::Interrupted { checkpoint: Some(p) } => {
                 // The engine's text names `timewarp`; this program may be another App.
                 eprintln!("interrupted; wrote checkpoint {p}; continue with: {} resume {p}", program::name());

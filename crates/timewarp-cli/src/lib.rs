@@ -28,6 +28,7 @@ mod command;
 mod csv_stats;
 mod draw;
 mod effective;
+pub mod embed;
 mod execute;
 mod expand;
 mod html_report;

@@ -83,11 +83,11 @@ impl Procs {
         let mut run = Run::new(model, cfg);
         // Pausing on request needs a directory for the checkpoint.
         let none = Control::default();
-        let control = if ck.plan.dir.is_some() { ck.control } else { &none };
+        let control = if ck.plan.dir.is_some() || ck.stoppable { ck.control } else { &none };
         // A plain run gets neither: without a plan and a control the
         // kernels run their instances that never look for a pause (the
         // sequential loop's pause tests cost 1.5 % of its instructions).
-        if ck.plan.dir.is_some() || ck.start.is_some() {
+        if ck.plan.dir.is_some() || ck.start.is_some() || ck.stoppable {
             run = run.plan(&ck.plan).control(control);
         }
         if let Some(snap) = ck.start {
@@ -116,6 +116,10 @@ pub(crate) struct Checkpoints<'a, M: Model> {
     pub(crate) plan: Plan,
     pub(crate) start: Option<Snapshot<M>>,
     pub(crate) control: &'a Control,
+    /// The run takes `control` even without a checkpoint directory, and
+    /// an interruption is an error returned, not the process ended (an
+    /// embedded run: [`crate::embed`]).
+    pub(crate) stoppable: bool,
 }
 
 /// The launcher variable and process count when an MPI launcher (OpenMPI,

@@ -174,6 +174,14 @@ pub(crate) struct Run<'a> {
     pub(crate) resume: std::cell::Cell<Option<timewarp::checkpoint::File>>,
     /// The fingerprints of the run's input files, for its checkpoints to record.
     pub(crate) inputs: std::cell::Cell<Vec<timewarp::checkpoint::Input>>,
+    /// Run for an embedding program ([`crate::embed`]): the run takes
+    /// `control` even without a checkpoint directory (a stop request ends it
+    /// at its next cut), and an interruption is returned as an error instead
+    /// of ending the process. The command line's runs leave it false.
+    pub(crate) embedded: bool,
+    /// Set when the model is built and its run about to start: an error
+    /// before it is one of the input (an embedding program tells them apart).
+    pub(crate) started: std::cell::Cell<bool>,
 }
 
 /// `timewarp verify`: sequential against parallel, in this process.

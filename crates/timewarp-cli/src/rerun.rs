@@ -17,6 +17,13 @@ pub(crate) fn field(v: &Json) -> String {
     }
 }
 
+/// How a sweep or a curve runs one point in this process (an embedding
+/// program's runs, [`crate::embed`]): the tokens after `run` (to which it
+/// adds `--quiet --stats-json FILE`) give the run's statistics or its
+/// error line. Without one each run is this program started again
+/// ([`run_stats`]).
+pub(crate) type InProcess<'a> = &'a dyn Fn(&[String]) -> Result<Json, String>;
+
 /// Runs `timewarp run tokens...` (this program again) and returns its
 /// statistics (`--stats-json`), or the run's error line.
 pub(crate) fn run_stats(exe: &Path, tokens: &[String]) -> Result<Json, String> {

@@ -224,7 +224,7 @@ fn the_checker_reads_every_crate_of_a_workspace() {
 /// the same stages in the same order, between `<!-- cli-pipeline -->` and
 /// `<!-- /cli-pipeline -->`.
 const CLI_PIPELINE: &[&[&str]] = &[
-    &["app"],
+    &["app", "embed"],
     &["command"],
     &["plot", "html_report", "sweep"],
     &["network"],

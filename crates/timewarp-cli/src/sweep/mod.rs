@@ -18,11 +18,11 @@ use clap::Args;
 
 mod rows;
 
-use rows::{run_one, Csv};
+use rows::{run_one, Csv, Figures};
 
 use crate::args::whole;
 use crate::registry::Models;
-use crate::rerun::Progress;
+use crate::rerun::{InProcess, Progress};
 use crate::run_file::with_file;
 use crate::run_options::{self, Kind, Opt};
 
@@ -206,6 +206,11 @@ fn zipped(axes: &[Axis]) -> Result<Vec<Vec<usize>>, String> {
 
 /// `timewarp sweep`.
 pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
+    run_with(models, a, None)
+}
+
+/// `timewarp sweep`, each run started again or made by `in_process`.
+pub(crate) fn run_with(models: &Models, a: &SweepArgs, in_process: Option<InProcess>) -> Result<(), Failure> {
     let p = Plan::from(a).map_err(Failure::Usage)?;
     // `timewarp sweep phold --help`: the model's options, which a sweep takes.
     if p.run.iter().any(|t| t == "--help" || t == "-h") {
@@ -267,7 +272,12 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     }
     let names: Vec<String> = axes.iter().map(|a| a.opt.long.clone()).collect();
     let fixed = run_options::without(&base, &names, &opts);
-    let exe = std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?;
+    let exe = match in_process {
+        Some(_) => PathBuf::new(),
+        None => {
+            std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?
+        }
+    };
 
     let points = if p.zip { zipped(&axes).map_err(Failure::Usage)? } else { product(&axes) };
     let mut csv = Csv::open(&output, &names).map_err(Failure::Runs)?;
@@ -284,7 +294,10 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
             for (a, v) in axes.iter().zip(&values) {
                 tokens.extend(a.tokens(v));
             }
-            let outcome = run_one(&exe, &tokens);
+            let outcome = match in_process {
+                Some(r) => r(&tokens).map(|json| Figures::of(&json)),
+                None => run_one(&exe, &tokens),
+            };
             failed += usize::from(outcome.is_err());
             csv.row(&values, rep, outcome).map_err(Failure::Runs)?;
             done += 1;
@@ -296,7 +309,8 @@ pub(crate) fn run(models: &Models, a: &SweepArgs) -> Result<(), Failure> {
     let line = format!("sweep: {total} runs, {failed} failed; written to {shown}");
     if output.as_os_str() == "-" {
         eprintln!("{line}");
-    } else {
+    } else if in_process.is_none() {
+        // (An embedding program reads the file it named and says what it wants.)
         println!("{line}");
     }
     if failed > 0 {

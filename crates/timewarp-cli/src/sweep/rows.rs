@@ -50,7 +50,7 @@ impl Figures {
     /// The figures of a run's statistics `json`: arrays and objects of the
     /// model's results (per-link, per-rank lists) are not scalars and stay
     /// in `timewarp run --stats-json`.
-    fn of(json: &Json) -> Figures {
+    pub(super) fn of(json: &Json) -> Figures {
         let model = match &json["model_results"] {
             Json::Object(m) => {
                 m.iter().filter(|(_, v)| !v.is_array() && !v.is_object()).map(|(k, v)| (k.clone(), field(v))).collect()

@@ -22,7 +22,7 @@ use serde_json::Value as Json;
 
 use crate::args::whole;
 use crate::registry::Models;
-use crate::rerun::{run_stats, Progress};
+use crate::rerun::{run_stats, InProcess, Progress};
 use crate::run_options;
 use rule::Verdict;
 
@@ -265,6 +265,7 @@ impl Point {
 /// The runs: this program, the fixed options, the settings.
 struct Runner<'a> {
     exe: PathBuf,
+    in_process: Option<InProcess<'a>>,
     fixed: Vec<String>,
     plan: &'a Plan,
     progress: Progress,
@@ -280,7 +281,11 @@ impl Runner<'_> {
             self.progress.show(&format!("curve: load {load}: a run to {end} ns"));
             let mut tokens = self.fixed.clone();
             tokens.extend([format!("--load={load}"), format!("--end={end}"), "--warmup=0".into()]);
-            let outcome = run_stats(&self.exe, &tokens).and_then(|j| {
+            let stats = match self.in_process {
+                Some(r) => r(&tokens),
+                None => run_stats(&self.exe, &tokens),
+            };
+            let outcome = stats.and_then(|j| {
                 let periods = rule::periods(&j["model_results"]);
                 if periods.is_empty() {
                     return Err("the run has no sample periods (model_results.batches): a curve needs open \
@@ -316,6 +321,11 @@ impl Runner<'_> {
 
 /// `timewarp curve`.
 pub(crate) fn run(models: &Models, a: &CurveArgs) -> Result<(), Failure> {
+    run_with(models, a, None)
+}
+
+/// `timewarp curve`, each run started again or made by `in_process`.
+pub(crate) fn run_with(models: &Models, a: &CurveArgs, in_process: Option<InProcess>) -> Result<(), Failure> {
     let plan = Plan::from(a).map_err(Failure::Usage)?;
     let model = match plan.run.first() {
         Some(m) if !m.starts_with('-') => m.clone(),
@@ -347,8 +357,13 @@ pub(crate) fn run(models: &Models, a: &CurveArgs) -> Result<(), Failure> {
              files (use --load FROM:TO for the loads, --sample-period and --max-end for the lengths)"
         )));
     }
-    let exe = std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?;
-    let r = Runner { exe, fixed: plan.run.clone(), plan: &plan, progress: Progress::new() };
+    let exe = match in_process {
+        Some(_) => PathBuf::new(),
+        None => {
+            std::env::current_exe().map_err(|e| Failure::Runs(format!("cannot find this program to run it: {e}")))?
+        }
+    };
+    let r = Runner { exe, in_process, fixed: plan.run.clone(), plan: &plan, progress: Progress::new() };
     let mut points: Vec<Point> = Vec::new();
     for &load in &plan.loads {
         // Past the first unstable load, one run a point: they are past the knee.
