@@ -29,10 +29,10 @@
 
 use crate::action::{self, Embedding};
 use crate::args::switches;
-use crate::{effective, expand, run_options};
+use crate::network::curve;
 use crate::procs::Procs;
 use crate::registry::{Act, Models, Verify};
-use crate::network::curve;
+use crate::{effective, expand, run_options};
 use crate::{signals, sweep};
 use clap::{Args, FromArgMatches};
 use serde_json::Value as Json;
@@ -92,7 +92,7 @@ impl Embedded {
     /// The verbs of `app`'s command line, in this process.
     pub fn new(app: crate::App) -> Self {
         let (name, models) = app.into_parts();
-        crate::program::set(name);
+        crate::program::set_name(name);
         Embedded { name, models }
     }
 

@@ -224,7 +224,8 @@ fn the_checker_reads_every_crate_of_a_workspace() {
 /// the same stages in the same order, between `<!-- cli-pipeline -->` and
 /// `<!-- /cli-pipeline -->`.
 const CLI_PIPELINE: &[&[&str]] = &[
-    &["app", "embed"],
+    &["embed"],
+    &["app"],
     &["command"],
     &["plot", "html_report", "sweep"],
     &["network"],
