@@ -274,10 +274,10 @@ fn verify<M: Model>(
     };
     let line = match &v.divergence {
         None => format!(
-            "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {:.1}%)",
-            v.sequential.committed_events,
+            "verify: OK: sequential and {par} commit the same history ({} events, digest {}, efficiency {})",
+            crate::readable::count(v.sequential.committed_events),
             v.sequential.digest,
-            100.0 * v.parallel.efficiency
+            timewarp::text::percent(v.parallel.efficiency)
         ),
         Some(d) => format!(
             "verify: MISMATCH between sequential (digest {}, {} events) and {par} (digest {}, {} events): {d}",

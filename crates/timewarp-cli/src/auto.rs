@@ -78,7 +78,7 @@ pub(crate) fn choose<M: Model>(model: &M, r: Resources) -> Choice {
     // end time (the conservative kernel refuses one that does not); `la` is
     // at most the windows' own lookahead, so it is a safe test.
     if la > 0.0 && end + la > end {
-        let la = if la.is_finite() { format!("{la}") } else { "infinite (no event crosses LPs)".into() };
+        let la = if la.is_finite() { crate::readable::sig(la) } else { "infinite (no event crosses LPs)".into() };
         Choice {
             mode: SyncMode::Conservative,
             reason: format!(

@@ -112,17 +112,19 @@ fn show(key: &str, v: &Value) -> String {
         Value::Number(n) => {
             let f = n.as_f64().unwrap_or_default();
             if key.ends_with("efficiency") || key.ends_with("fraction") {
-                format!("{:.2}%", 100.0 * f)
+                timewarp::text::percent(f)
             } else if key.ends_with("bytes") && f >= 1024.0 * 1024.0 {
-                format!("{:.1} MiB", f / (1u64 << 20) as f64)
+                format!("{} MiB", crate::readable::sig(f / (1u64 << 20) as f64))
             } else if key.ends_with("seconds") {
-                format!("{f:.3} s")
+                timewarp::text::seconds(f)
             } else if key == "event_rate" {
                 format!("{} events/s", group(f.round()))
             } else if n.is_u64() || n.is_i64() {
                 group(f)
+            } else if crate::readable::unit(key) == Some("ns") {
+                crate::readable::time_ns(f)
             } else {
-                format!("{}", (f * 1e6).round() / 1e6)
+                crate::readable::sig(f)
             }
         }
         // A set of counts (why MPI messages left): the ones that occurred.
@@ -267,10 +269,10 @@ fn results(out: &mut String, v: &Value) {
                     let one = |l: &Value| {
                         let f = |k: &str| l.get(k).and_then(Value::as_f64).unwrap_or_default();
                         format!(
-                            "{}→{} {:.1}% ({} queued)",
+                            "{}→{} {} ({} queued)",
                             f("node"),
                             f("neighbour"),
-                            100.0 * f("utilisation"),
+                            timewarp::text::percent(f("utilisation")),
                             f("occupancy")
                         )
                     };
@@ -287,7 +289,16 @@ fn results(out: &mut String, v: &Value) {
                     out,
                     "<p>{} values{}</p>",
                     xs.len(),
-                    if xs.is_empty() { String::new() } else { format!(": min {lo}, mean {mean:.6}, max {hi}") }
+                    if xs.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ": min {}, mean {}, max {}",
+                            crate::readable::sig(lo),
+                            crate::readable::sig(mean),
+                            crate::readable::sig(hi)
+                        )
+                    }
                 );
             }
             other => {
@@ -367,7 +378,7 @@ fn page(run: &Run) -> Result<String, String> {
             let c = p.get("committed").and_then(Value::as_f64).unwrap_or_default();
             let n = p.get("processed").and_then(Value::as_f64).unwrap_or_default();
             if n > 0.0 {
-                format!("{:.2}%", 100.0 * c / n)
+                timewarp::text::percent(c / n)
             } else {
                 "–".into()
             }
@@ -465,9 +476,12 @@ mod tests {
     fn text_is_escaped_and_numbers_read_well() {
         assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(show("efficiency", &json!(0.5)), "50.00%");
+        assert_eq!(show("efficiency", &json!(0.98765)), "98.77%");
+        assert_eq!(show("latency_mean", &json!(35840.25)), "35.84 µs");
+        assert_eq!(show("hops_mean", &json!(2.14375)), "2.144");
         assert_eq!(show("committed_events", &json!(1234567)), "1,234,567");
-        assert_eq!(show("wall_seconds", &json!(0.5)), "0.500 s");
-        assert_eq!(show("peak_rss_bytes", &json!(3u64 << 20)), "3.0 MiB");
+        assert_eq!(show("wall_seconds", &json!(0.5)), "500.0 ms");
+        assert_eq!(show("peak_rss_bytes", &json!(3u64 << 20)), "3.000 MiB");
     }
 
     #[test]
@@ -482,7 +496,7 @@ mod tests {
         );
         let table = &p[p.find("id=\"workers-table\"").unwrap()..];
         let table = &table[..table.find("</table>").unwrap()];
-        assert!(table.contains("<td>0.125 s</td>") && table.contains("<td>–</td>"), "{table}");
+        assert!(table.contains("<td>125.0 ms</td>") && table.contains("<td>–</td>"), "{table}");
     }
 
     #[test]

@@ -116,12 +116,17 @@ pub(crate) fn run(a: &PartitionArgs) -> Result<(), String> {
             h.seed
         );
         println!(
-            "cut: {} messages ({} across processes); predicted remote fraction {:.4}, remote-process fraction {:.4}",
-            p.cut, p.cut_processes, p.remote_fraction, p.remote_process_fraction
+            "cut: {} messages ({} across processes); predicted remote fraction {}, remote-process fraction {}",
+            p.cut,
+            p.cut_processes,
+            crate::readable::sig(p.remote_fraction),
+            crate::readable::sig(p.remote_process_fraction)
         );
         println!(
-            "imbalance (largest part / mean): events {:.3}, handler time {:.3}, LPs {:.3}",
-            p.imbalance_events, p.imbalance_time, p.imbalance_lps
+            "imbalance (largest part / mean): events {}, handler time {}, LPs {}",
+            crate::readable::sig(p.imbalance_events),
+            crate::readable::sig(p.imbalance_time),
+            crate::readable::sig(p.imbalance_lps)
         );
         println!("mapping written to {}", a.output.display());
     }

@@ -132,3 +132,72 @@ fn a_dumpi_replay_says_its_clock_send_model_and_collective_algorithms() {
     let (synthetic, _) = run(&["run", "network", "--dims", "4,4", "--load", "0.1", "--end", "2000"]);
     assert!(!synthetic.contains("replay:"));
 }
+
+/// The numbers with a decimal point in `text` (the digest line left out:
+/// hex, not a number), each with its significant digits.
+fn decimals(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with("digest")) {
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let starts = b[i].is_ascii_digit() && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'));
+            if !starts {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b',' || b[j] == b'.') {
+                j += 1;
+            }
+            let num = line[i..j].trim_end_matches(['.', ',']);
+            // A number, not "0.05:0.8" or a sentence's comma: digits, separators of 3, one point.
+            if num.contains('.') && num.matches('.').count() == 1 {
+                out.push((num.to_string(), digits(num)));
+            }
+            i = j;
+        }
+    }
+    out
+}
+
+/// Issue 62, item 5: one way to print numbers. A network run's summary and
+/// notes (stdout and stderr: the engine's table, the sync note with the
+/// lookahead, the results, the jobs and time series, the steady-state
+/// note) show no number with more than 4 significant digits.
+#[test]
+fn a_network_runs_summary_and_notes_show_no_number_past_four_significant_digits() {
+    let runs: [&[&str]; 2] = [
+        &["run", "network", "--dims", "4,4", "--load", "0.6", "--end", "5000", "--sync", "auto", "--threads", "2"],
+        &[
+            "run",
+            "network",
+            "--topology",
+            "dragonfly",
+            "--end",
+            "20000",
+            "--job",
+            "alltoall:ranks=12,bytes=1024@random-routers",
+            "--job",
+            "synthetic:load=0.4@random-nodes",
+            "--sample-every",
+            "2000",
+            "--baseline-alone",
+        ],
+    ];
+    for args in runs {
+        let o = timewarp(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+        let found = decimals(&text);
+        assert!(found.len() > 10, "{text}");
+        let long: Vec<_> = found.iter().filter(|(_, d)| *d > 4).collect();
+        assert!(long.is_empty(), "{long:?} in {text}");
+        // Times in the unit that keeps them short, never thousands of ns.
+        assert!(!found.iter().any(|(n, _)| n.contains(',') && text.contains(&format!("{n} ns"))), "{text}");
+    }
+    assert_eq!(
+        decimals("a 363.30450148809524 b 35840.0 ns; 5,000.5"),
+        [("363.30450148809524".to_string(), 17), ("35840.0".to_string(), 6), ("5,000.5".to_string(), 5)]
+    );
+}

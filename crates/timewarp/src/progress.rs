@@ -30,7 +30,7 @@ impl Progress {
     pub(crate) fn update(&mut self, now: f64) {
         if let Some(b) = &self.bar {
             b.set_position((now / self.end * 1000.0).clamp(0.0, 1000.0) as u64);
-            b.set_message(format!("time {now:.3} / {}", self.end));
+            b.set_message(format!("time {} / {}", crate::text::sig(now), crate::text::sig(self.end)));
         }
     }
 

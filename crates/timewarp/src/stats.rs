@@ -1,5 +1,6 @@
 //! Run statistics: one struct with stable JSON keys and a readable table.
 
+use crate::text::{percent, seconds, sig};
 use serde::{Deserialize, Serialize};
 
 /// What a run measured. JSON keys are stable: later versions add keys, never rename.
@@ -152,7 +153,7 @@ impl Stats {
             ("threads", self.threads.to_string()),
             ("simulator processes", self.ranks.to_string()),
             ("LPs", group(self.lps)),
-            ("end time", self.end_time.to_string()),
+            ("end time", sig(self.end_time)),
             ("committed events", group(self.committed_events)),
         ];
         if self.processed_events != self.committed_events || !self.pes.is_empty() {
@@ -160,25 +161,28 @@ impl Stats {
             rows.push(("rolled back events", group(self.rolled_back_events)));
             if self.safe_events > 0 {
                 let share = 100.0 * self.safe_events as f64 / self.committed_events.max(1) as f64;
-                rows.push(("safe events", format!("{} ({share:.1}%) committed as processed", group(self.safe_events))));
+                rows.push((
+                    "safe events",
+                    format!("{} ({}) committed as processed", group(self.safe_events), percent(share / 100.0)),
+                ));
             }
             rows.push((
                 "rollbacks",
                 format!("{} primary, {} secondary", group(self.primary_rollbacks), group(self.secondary_rollbacks)),
             ));
-            rows.push(("efficiency", format!("{:.2}%", 100.0 * self.efficiency)));
-            rows.push(("remote events", format!("{:.2}%", 100.0 * self.remote_fraction)));
+            rows.push(("efficiency", percent(self.efficiency)));
+            rows.push(("remote events", percent(self.remote_fraction)));
             rows.push(("GVT rounds", group(self.gvt_rounds)));
         }
         if self.iterations > 0 {
             rows.push((
                 "throttled",
                 format!(
-                    "{} of {} iterations; {:.3} s throttled, {:.3} s waiting for GVT (all PEs)",
+                    "{} of {} iterations; {} throttled, {} waiting for GVT (all PEs)",
                     group(self.throttled_iterations),
                     group(self.iterations),
-                    self.throttled_seconds,
-                    self.gvt_wait_seconds
+                    seconds(self.throttled_seconds),
+                    seconds(self.gvt_wait_seconds)
                 ),
             ));
             rows.push(("event memory", format!("{} per PE at most", group(self.event_memory_peak))));
@@ -201,33 +205,33 @@ impl Stats {
             rows.push(("workers", self.worker_summary()));
         }
         if self.ranks > 1 {
-            rows.push(("remote-process events", format!("{:.2}%", 100.0 * self.remote_process_fraction)));
+            rows.push(("remote-process events", percent(self.remote_process_fraction)));
             rows.push((
                 "MPI messages",
                 format!(
-                    "{} ({:.1} events, {} bytes each; sent for {})",
+                    "{} ({} events, {} bytes each; sent for {})",
                     group(self.mpi_messages),
-                    self.mpi_events_per_message,
+                    sig(self.mpi_events_per_message),
                     group(self.mpi_bytes / self.mpi_messages.max(1)),
                     self.mpi_flushes.describe()
                 ),
             ));
             rows.push(("polls", format!("{} ({} successful)", group(self.polls), group(self.successful_polls))));
-            rows.push(("time in MPI", format!("{:.3} s (all ranks)", self.mpi_seconds)));
+            rows.push(("time in MPI", format!("{} (all ranks)", seconds(self.mpi_seconds))));
         }
         if self.checkpoints > 0 {
             rows.push((
                 "checkpoints",
-                format!("{} ({:.3} s writing, beside the run)", group(self.checkpoints), self.checkpoint_seconds),
+                format!("{} ({} writing, beside the run)", group(self.checkpoints), seconds(self.checkpoint_seconds)),
             ));
         }
         rows.extend([
             ("timestamp ties", group(self.timestamp_ties)),
-            ("init time", format!("{:.3} s", self.init_seconds)),
-            ("wall time", format!("{:.3} s", self.wall_seconds)),
+            ("init time", seconds(self.init_seconds)),
+            ("wall time", seconds(self.wall_seconds)),
             ("event rate", format!("{} events/s", group(self.event_rate.round() as u64))),
             ("peak events", group(self.peak_events)),
-            ("peak memory", format!("{:.1} MiB", self.peak_rss_bytes as f64 / (1u64 << 20) as f64)),
+            ("peak memory", format!("{} MiB", sig(self.peak_rss_bytes as f64 / (1u64 << 20) as f64))),
             ("digest", self.digest.clone()),
         ]);
         let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
@@ -242,14 +246,14 @@ impl Stats {
     fn worker_summary(&self) -> String {
         let sum = |f: fn(&WorkerStats) -> f64| self.workers.iter().map(f).sum::<f64>();
         let mut s = format!(
-            "{} for {:.3} s, {:.3} s of it waiting",
+            "{} for {}, {} of it waiting",
             self.workers.len(),
-            sum(|w| w.seconds),
-            sum(|w| w.wait_seconds)
+            seconds(sum(|w| w.seconds)),
+            seconds(sum(|w| w.wait_seconds))
         );
         let os = |f: fn(&WorkerStats) -> Option<f64>| self.workers.iter().map(f).sum::<Option<f64>>();
         if let (Some(cpu), Some(queued)) = (os(|w| w.cpu_seconds), os(|w| w.descheduled_seconds)) {
-            s += &format!("; {cpu:.3} s on a core, {queued:.3} s descheduled");
+            s += &format!("; {} on a core, {} descheduled", seconds(cpu), seconds(queued));
         }
         s + " (all workers)"
     }
@@ -459,15 +463,7 @@ pub struct GvtPoint {
 
 /// 1234567 -> "1,234,567".
 fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::text::count(n)
 }
 
 /// Peak resident set size of this process in bytes (0 where unknown).

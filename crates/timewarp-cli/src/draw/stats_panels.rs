@@ -322,7 +322,7 @@ fn efficiency<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, runs: &[Run]) -
         chart
             .draw_series(dashes)
             .map_err(err)?
-            .label(format!("{name}run {:.2}%", e))
+            .label(format!("{name}run {}", timewarp::text::percent(e / 100.0)))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
     legend!(chart, UpperRight)

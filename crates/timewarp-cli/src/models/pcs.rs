@@ -97,8 +97,9 @@ impl ModelCli for PcsArgs {
             "exact only with --move-rate 0; mobility raises blocking"
         };
         format!(
-            "blocking: measured {:.5} of new calls; {name} {:.5} for an isolated cell ({exact})\n",
-            r.blocking_probability, r.formula_blocking_probability
+            "blocking: measured {} of new calls; {name} {} for an isolated cell ({exact})\n",
+            crate::readable::sig(r.blocking_probability),
+            crate::readable::sig(r.formula_blocking_probability)
         )
     }
 }

@@ -348,7 +348,7 @@ pub(crate) fn summary(r: &timewarp_models::network::Results) -> String {
     }
     // One way to print numbers: 4 significant digits, times in their unit (issue 62).
     let f = |v: Option<f64>| v.map_or("n/a".to_string(), crate::readable::time_ns);
-    let x = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3}x"));
+    let x = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{}x", crate::readable::sig(x)));
     let mut out = String::from("jobs:\n");
     for j in &r.jobs {
         out += &format!(
@@ -375,9 +375,9 @@ pub(crate) fn summary(r: &timewarp_models::network::Results) -> String {
     if !alone.is_empty() {
         // The summary's wall time is the shared run's only (issue 62).
         out += &format!(
-            "  the {} runs alone (--baseline-alone) took {} s of wall time before the shared run, not in its wall time\n",
+            "  the {} runs alone (--baseline-alone) took {} of wall time before the shared run, not in its wall time\n",
             alone.len(),
-            crate::readable::sig(alone.iter().sum())
+            timewarp::text::seconds(alone.iter().sum())
         );
     }
     out

@@ -411,11 +411,18 @@ impl ModelCli for NetworkArgs {
     }
     fn summary(&self, r: &<Network as timewarp::Model>::Results) -> String {
         let split = match (r.source_queueing_p50, r.source_queueing_p99, r.network_latency_p50, r.network_latency_p99) {
-            (Some(q50), Some(q99), Some(n50), Some(n99)) => format!(
-                "latency split: source queueing mean {:.1}, p50 {q50:.1}, p99 {q99:.1} ns; \
-                 network mean {:.1}, p50 {n50:.1}, p99 {n99:.1} ns\n",
-                r.source_queueing_mean, r.network_latency_mean
-            ),
+            (Some(q50), Some(q99), Some(n50), Some(n99)) => {
+                let t = crate::readable::time_ns;
+                format!(
+                    "latency split: source queueing mean {}, p50 {}, p99 {}; network mean {}, p50 {}, p99 {}\n",
+                    t(r.source_queueing_mean),
+                    t(q50),
+                    t(q99),
+                    t(r.network_latency_mean),
+                    t(n50),
+                    t(n99)
+                )
+            }
             _ => String::new(),
         };
         let replay = self.workload.replay(r.ranks.len());

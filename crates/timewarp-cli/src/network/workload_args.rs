@@ -231,7 +231,7 @@ pub(crate) fn summary(r: &Results) -> String {
     let finish: Vec<f64> = r.ranks.iter().filter_map(|x| x.finish_ns).collect();
     let comm: Vec<f64> = r.ranks.iter().map(|x| x.comm_ns).collect();
     let share = if mean(&finish) > 0.0 {
-        format!(" ({:.1}% of the mean finish)", 100.0 * mean(&comm) / mean(&finish))
+        format!(" ({} of the mean finish)", timewarp::text::percent(mean(&comm) / mean(&finish)))
     } else {
         String::new()
     };

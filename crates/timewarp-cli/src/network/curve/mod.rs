@@ -85,8 +85,10 @@ latency and accepted throughput of a period differ from the previous period's by
 mean must hold within it for 3 periods. A point that does not settle runs again with periods twice as long, up to \
 --max-end; one that never settles, or settles carrying under (1 - threshold) of what was offered, is unstable. \
 The loads between the last steady and the first unstable one are bisected (--refine) and the saturation throughput \
-is the accepted throughput at the highest steady load. Written: the CSV (a row per load: load, status, \
-latency_mean in ns and accepted_throughput over the measurement, ...), NAME-latency.png (the steady points, log \
+is the highest accepted throughput of a steady load (so no steady row accepted more; an unstable row's, over its \
+transient run, may be higher: the summary names that peak). Written: the CSV (a row per load: load, status, \
+latency_mean in ns and accepted_throughput over the measurement, ..., saturation true on the saturation row), \
+NAME-latency.png (the steady points, log \
 latency) and NAME-accepted.png (every point, by status). \
 Exit status 0 when the curve is written (unstable points are results), 1 when a run failed (its row says why), \
 2 for a bad command line. See docs/network.md.";
