@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 use timewarp::checkpoint::Control;
+use timewarp::ProgressSink;
 use timewarp_cli::embed::{Embedded, Error};
 
 create_exception!(
@@ -33,31 +34,50 @@ fn shipped() -> Embedded {
     Embedded::new(timewarp_cli::App::new("timewarp").shipped())
 }
 
-/// Runs `f` on a thread of its own, the GIL released, stopping it at Ctrl-C.
-fn blocking<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+/// An embedded call's error as Python's.
+fn py_err(e: Error) -> PyErr {
+    match e {
+        Error::Input(e) => PyValueError::new_err(e),
+        Error::Run(e) => RunError::new_err(e),
+        Error::Interrupted(e) => PyKeyboardInterrupt::new_err(e),
+    }
+}
+
+/// Runs `f` on a thread of its own, the GIL released, stopping it at
+/// Ctrl-C; every 50 ms, `progress(now, end)` (the run's virtual time and
+/// end time, once it has started) if given, and the run stopped if it raises.
+fn blocking<T, F>(py: Python<'_>, progress: Option<PyObject>, f: F) -> PyResult<T>
 where
     T: Send,
     F: FnOnce(&Embedded, &Control) -> Result<T, Error> + Send,
 {
     let control = Control::default();
+    let sink = progress.as_ref().map(|_| ProgressSink::default());
     let (tx, rx) = mpsc::channel();
-    let (outcome, signal) = std::thread::scope(|s| {
+    let (outcome, signal, raised) = std::thread::scope(|s| {
         let c = control.clone();
+        let to = sink.clone();
         let spawned = std::thread::Builder::new().name("timewarp run".into()).spawn_scoped(s, move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&shipped(), &c)));
+            let tw = match to {
+                Some(sink) => shipped().with_progress(sink),
+                None => shipped(),
+            };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&tw, &c)));
             let _ = tx.send(r);
         });
         if let Err(e) = spawned {
-            return (Ok(Err(Error::Run(format!("cannot start the run's thread: {e}")))), None);
+            return (Ok(Err(Error::Run(format!("cannot start the run's thread: {e}")))), None, None);
         }
         let mut signal: Option<PyErr> = None;
+        // What `progress` raised (the run is stopped and this raised instead).
+        let mut raised: Option<PyErr> = None;
         let mut rx = rx;
         loop {
             // (A receiver is not Sync: it goes into the GIL-free closure and comes back.)
             let (got, back) = py.allow_threads(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
             rx = back;
             match got {
-                Ok(r) => return (r, signal),
+                Ok(r) => return (r, signal, raised),
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if signal.is_none() {
                         if let Err(e) = py.check_signals() {
@@ -65,13 +85,24 @@ where
                             signal = Some(e);
                         }
                     }
+                    if let (None, None, Some(cb), Some(sink)) = (&signal, &raised, &progress, &sink) {
+                        if sink.end() > 0.0 {
+                            if let Err(e) = cb.call1(py, (sink.now(), sink.end())) {
+                                control.interrupt();
+                                raised = Some(e);
+                            }
+                        }
+                    }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return (Ok(Err(Error::Run("the run's thread ended without an answer".into()))), signal)
+                    return (Ok(Err(Error::Run("the run's thread ended without an answer".into()))), signal, raised)
                 }
             }
         }
     });
+    if let (Some(e), Ok(_)) = (raised, &outcome) {
+        return Err(e);
+    }
     match outcome {
         Ok(Ok(v)) => signal.map_or(Ok(v), Err),
         Ok(Err(Error::Input(e))) => Err(PyValueError::new_err(e)),
@@ -88,34 +119,50 @@ where
     }
 }
 
-/// `timewarp run ARGS...`: the statistics file's JSON text.
+/// `timewarp run ARGS...`: the statistics file's JSON text; `progress(now,
+/// end)` called every 50 ms while it runs, if given.
 #[pyfunction]
-fn run(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    blocking(py, move |tw, c| tw.run(&args, c))
+#[pyo3(signature = (args, progress=None))]
+fn run(py: Python<'_>, args: Vec<String>, progress: Option<PyObject>) -> PyResult<String> {
+    blocking(py, progress, move |tw, c| tw.run(&args, c))
 }
 
-/// `timewarp resume FILE OPTIONS...`: the statistics file's JSON text.
+/// `timewarp resume FILE OPTIONS...`: the statistics file's JSON text;
+/// `progress` as `run`'s.
 #[pyfunction]
-fn resume(py: Python<'_>, file: PathBuf, options: Vec<String>) -> PyResult<String> {
-    blocking(py, move |tw, c| tw.resume(&file, &options, c))
+#[pyo3(signature = (file, options, progress=None))]
+fn resume(py: Python<'_>, file: PathBuf, options: Vec<String>, progress: Option<PyObject>) -> PyResult<String> {
+    blocking(py, progress, move |tw, c| tw.resume(&file, &options, c))
+}
+
+/// `timewarp plot ARGS...` (the files, `-o OUT`, options): the picture written.
+#[pyfunction]
+fn plot(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
+    py.allow_threads(move || shipped().plot(&args)).map_err(py_err)
+}
+
+/// `timewarp report FILE -o OUT.html`: the page written.
+#[pyfunction]
+fn report(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
+    py.allow_threads(move || shipped().report(&args)).map_err(py_err)
 }
 
 /// `timewarp verify ARGS...`: both runs' statistics and the verdict (JSON text).
 #[pyfunction]
 fn verify(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    blocking(py, move |tw, c| tw.verify(&args, c))
+    blocking(py, None, move |tw, c| tw.verify(&args, c))
 }
 
 /// `timewarp sweep ARGS...`: the CSV text.
 #[pyfunction]
 fn sweep(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    blocking(py, move |tw, c| tw.sweep(&args, c))
+    blocking(py, None, move |tw, c| tw.sweep(&args, c))
 }
 
 /// `timewarp curve ARGS... -o OUTPUT`: the CSV text (plots beside OUTPUT).
 #[pyfunction]
 fn curve(py: Python<'_>, args: Vec<String>, output: PathBuf) -> PyResult<String> {
-    blocking(py, move |tw, c| tw.curve(&args, &output, c))
+    blocking(py, None, move |tw, c| tw.curve(&args, &output, c))
 }
 
 /// The models: (name, summary) pairs.
@@ -152,6 +199,8 @@ fn _timewarp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(curve, m)?)?;
+    m.add_function(wrap_pyfunction!(plot, m)?)?;
+    m.add_function(wrap_pyfunction!(report, m)?)?;
     m.add_function(wrap_pyfunction!(models, m)?)?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
     Ok(())

@@ -42,6 +42,11 @@ class Cli:
                        check=True, stdout=subprocess.DEVNULL)
         return json.loads(out.read_text())
 
+    def command(self, verb, *args):
+        """`timewarp VERB ARGS... -o OUT`: the file OUT (the last argument)."""
+        subprocess.run([self.path, verb, *args], check=True, stdout=subprocess.DEVNULL)
+        return Path(args[-1])
+
     def sweep(self, args):
         out = self.tmp / "cli-sweep.csv"
         subprocess.run([self.path, "sweep", *args, "-o", str(out)], check=True, stdout=subprocess.DEVNULL)

@@ -34,6 +34,7 @@ import csv
 import io
 import json
 import os
+import sys
 import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -197,6 +198,55 @@ class Run:
                 f.write(text + "\n")
         return text
 
+    def _drawn(self, verb: str, path: Union[str, os.PathLike, None], suffix: str, extra: List[str]) -> str:
+        if path is None:
+            path = os.path.join(tempfile.mkdtemp(prefix=f"timewarp-{verb}-"), f"run{suffix}")
+        path = os.fspath(path)
+        folder = tempfile.mkdtemp(prefix=f"timewarp-{verb}-")
+        stats = os.path.join(folder, "stats.json")
+        try:
+            self.to_json(stats)
+            getattr(_timewarp, verb)([stats, "-o", path, *extra])
+        finally:
+            try:
+                os.remove(stats)
+                os.rmdir(folder)
+            except OSError:
+                pass
+        return path
+
+    def plot(self, path: Union[str, os.PathLike, None] = None, **options: Any) -> str:
+        """``timewarp plot STATS.json -o PATH``: the run's statistics drawn
+        as the command draws them (GVT against wall time, event rate, per-PE
+        events, efficiency), a PNG or an SVG by ``path``'s name (default: a
+        PNG in a temporary folder); the path written. ``options`` are the
+        command's: ``samples=True`` (a network run's time series, with
+        ``sample_every``), ``links=True`` / ``map=True`` (its links, with
+        ``link_stats``), ``size=(1200, 900)``.
+
+        >>> import os, tempfile
+        >>> svg = timewarp.run("phold", lps=16, end=5).plot(os.path.join(tempfile.mkdtemp(), "run.svg"))
+        >>> open(svg).read().lstrip().startswith("<svg")
+        True
+        """
+        size = options.pop("size", None)
+        extra = tokens(None, **options)
+        if size is not None:
+            extra.append(f"--size={size[0]}x{size[1]}" if isinstance(size, (list, tuple)) else f"--size={size}")
+        return self._drawn("plot", path, ".png", extra)
+
+    def report(self, path: Union[str, os.PathLike, None] = None) -> str:
+        """``timewarp report STATS.json -o PATH``: the run as the command's
+        self-contained HTML page (summary, configuration, plots, per-PE
+        tables, the model's results; default: a temporary file); the path written.
+
+        >>> import os, tempfile
+        >>> page = timewarp.run("phold", lps=16, end=5).report(os.path.join(tempfile.mkdtemp(), "run.html"))
+        >>> "9b37774d13121e2b" in open(page, encoding="utf-8").read()
+        True
+        """
+        return self._drawn("report", path, ".html", [])
+
     def __repr__(self) -> str:
         return f"<timewarp.Run {self.command!r} digest={self.digest} events={self.stats.get('committed_events')}>"
 
@@ -212,6 +262,70 @@ def _stats(args: List[str], text: str) -> Dict[str, Any]:
     return stats
 
 
+def _interactive() -> bool:
+    """Whether someone watches: stderr a terminal, or an IPython/Jupyter kernel."""
+    try:
+        if sys.stderr is not None and sys.stderr.isatty():
+            return True
+    except (AttributeError, ValueError):
+        pass
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()
+    except Exception:
+        return False
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
+class _Bar:
+    """A ``tqdm.auto`` bar over virtual time [0, end], made at the run's first report."""
+
+    def __init__(self, tqdm: Any) -> None:
+        self.tqdm = tqdm
+        self.bar: Any = None
+
+    def __call__(self, now: float, end: float) -> None:
+        if self.bar is None:
+            self.bar = self.tqdm(total=end, unit="", desc="timewarp",
+                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| time {n:.4g}/{total:.4g} "
+                                            "[{elapsed}<{remaining}]")
+        self.bar.n = now
+        self.bar.refresh()
+
+    def close(self, done: bool) -> None:
+        if self.bar is not None:
+            if done:
+                self.bar.n = self.bar.total
+                self.bar.refresh()
+            self.bar.close()
+
+
+def _progress(progress: Optional[bool]) -> Optional[_Bar]:
+    """The bar of ``progress=`` (None: where tqdm is installed and someone watches)."""
+    if progress is False or (progress is None and not _interactive()):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return _Bar(tqdm)
+
+
+def _with_progress(progress: Optional[bool], call: Any, *args: Any) -> str:
+    bar = _progress(progress)
+    if bar is None:
+        return call(*args)
+    done = False
+    try:
+        text = call(*args, bar)
+        done = True
+        return text
+    finally:
+        bar.close(done)
+
+
 def run(
     model: Optional[str] = None,
     *,
@@ -219,6 +333,7 @@ def run(
     threads: Optional[int] = 1,
     seed: Optional[int] = None,
     quiet: bool = True,
+    progress: Optional[bool] = None,
     **options: Any,
 ) -> Run:
     """``timewarp run MODEL`` with ``options``: the run's :class:`Run`.
@@ -229,6 +344,14 @@ def run(
     ``model``) reads a run file, and ``checkpoint_dir`` /
     ``checkpoint_every`` write checkpoints (see :func:`resume`).
 
+    ``progress``: a progress bar of virtual time against the end time
+    (``tqdm.auto``: a notebook widget in Jupyter, a text bar on a terminal)
+    while the run goes on; ``None`` (default) shows one where ``tqdm`` is
+    installed and stderr is a terminal or the code runs in a Jupyter or
+    IPython kernel, ``False`` never, ``True`` whenever ``tqdm`` is
+    installed. Runs shorter than 50 ms show none. The command's own
+    terminal bar stays off here.
+
     >>> r = timewarp.run("phold", lps=64, end=10, sync="optimistic", threads=2)
     >>> r.digest == timewarp.run("phold", lps=64, end=10).digest
     True
@@ -236,7 +359,7 @@ def run(
     args = tokens(model, **_engine(sync, threads, seed), **options)
     if quiet:
         args.append("--quiet")
-    return Run(args, _stats(args, _timewarp.run(args)))
+    return Run(args, _stats(args, _with_progress(progress, _timewarp.run, args)))
 
 
 def effective_config(model: Optional[str] = None, **options: Any) -> str:
@@ -250,15 +373,17 @@ def effective_config(model: Optional[str] = None, **options: Any) -> str:
     return _timewarp.run(args)
 
 
-def resume(checkpoint: Union[str, os.PathLike], *, quiet: bool = True, **options: Any) -> Run:
+def resume(
+    checkpoint: Union[str, os.PathLike], *, quiet: bool = True, progress: Optional[bool] = None, **options: Any
+) -> Run:
     """``timewarp resume CHECKPOINT`` with ``options`` (engine options but
     ``seed``: ``threads``, ``sync``, ``end``, ...): the continued run's :class:`Run`,
-    whose digest is that of the run that never stopped.
+    whose digest is that of the run that never stopped. ``progress`` as :func:`run`'s.
     """
     args = tokens(None, **options)
     if quiet:
         args.append("--quiet")
-    return Run(args, _stats(args, _timewarp.resume(os.fspath(checkpoint), args)))
+    return Run(args, _stats(args, _with_progress(progress, _timewarp.resume, os.fspath(checkpoint), args)))
 
 
 class Verification:

@@ -52,7 +52,12 @@ impl Action for Run<'_> {
         if let (Some(c), 0, false) = (&engine.auto, self.procs.rank(), engine.quiet) {
             eprintln!("{}", c.line());
         }
-        let cfg = engine.config_for(model.name(), model.num_lps())?;
+        let mut cfg = engine.config_for(model.name(), model.num_lps())?;
+        if self.embedded {
+            // The embedding program shows progress its own way (a sink), if at all.
+            cfg.progress = false;
+            cfg.progress_sink = self.progress.clone();
+        }
         // What a checkpoint must match: the model's tokens of the command line and the seed.
         let history = resume::identity(&self.command, engine.seed);
         let mut plan = engine.plan(&self.command, history.clone())?;
@@ -184,6 +189,8 @@ pub(crate) fn resume_from(
 pub(crate) struct Embedding<'a> {
     pub(crate) control: &'a Control,
     pub(crate) started: &'a std::cell::Cell<bool>,
+    /// Where the run reports its progress (the embedding program's bar).
+    pub(crate) progress: Option<&'a timewarp::ProgressSink>,
 }
 
 /// `timewarp run` of `entry` with its options `m` (`command`, what followed
@@ -218,6 +225,7 @@ pub(crate) fn run(
         resume: resume.into(),
         inputs: Default::default(),
         embedded: embedded.is_some(),
+        progress: embedded.and_then(|e| e.progress.cloned()),
         started: Default::default(),
     };
     let done = entry.dispatch(m, Act::Run(&run));

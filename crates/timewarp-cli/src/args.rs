@@ -221,6 +221,7 @@ impl EngineArgs {
                 QueueArg::Heap => timewarp::QueueKind::Heap,
             },
             progress: !self.quiet,
+            progress_sink: None,
             kps_per_pe: self.kps_per_pe.map_or(timewarp::Config::default().kps_per_pe, |k| k as usize),
             // Asked for: exactly that many (at most one per LP).
             min_lps_per_kp: if self.kps_per_pe.is_some() { 1 } else { timewarp::Config::default().min_lps_per_kp },

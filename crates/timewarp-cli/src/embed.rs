@@ -86,6 +86,7 @@ pub struct OptionInfo {
 pub struct Embedded {
     name: &'static str,
     models: Models,
+    progress: Option<timewarp::ProgressSink>,
 }
 
 impl Embedded {
@@ -93,7 +94,17 @@ impl Embedded {
     pub fn new(app: crate::App) -> Self {
         let (name, models) = app.into_parts();
         crate::program::set_name(name);
-        Embedded { name, models }
+        Embedded { name, models, progress: None }
+    }
+
+    /// Runs ([`run`](Self::run), [`resume`](Self::resume)) report their
+    /// progress to `sink` (virtual time against end time, for a progress
+    /// bar of the embedding program's own, read from another thread while
+    /// the run goes on); the command's terminal progress bar stays off in
+    /// embedded runs either way.
+    pub fn with_progress(mut self, sink: timewarp::ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
     }
 
     /// The models: each one's name and the line `list` prints.
@@ -149,7 +160,7 @@ impl Embedded {
         let entry = self.models.get(name).ok_or_else(|| Error::Input(format!("no model {name}")))?;
         let procs = Procs::init().map_err(Error::Input)?;
         let started = Cell::new(false);
-        let embedding = Embedding { control, started: &started };
+        let embedding = Embedding { control, started: &started, progress: self.progress.as_ref() };
         let command = expanded.argv[2..].to_vec();
         let done = action::run(&procs, &self.models, entry, m, command, None, Some(&embedding));
         let done = done.map_err(|e| expand::attribute(&e, &expanded));
@@ -162,7 +173,7 @@ impl Embedded {
         let (options, stats) = with_stats(options)?;
         let procs = Procs::init().map_err(Error::Input)?;
         let started = Cell::new(false);
-        let embedding = Embedding { control, started: &started };
+        let embedding = Embedding { control, started: &started, progress: self.progress.as_ref() };
         let done = action::resume_from(&procs, &self.models, file, &options, Some(&embedding));
         finish(done, &stats, control, started.get())
     }
@@ -234,6 +245,40 @@ impl Embedded {
         )
     }
 
+    /// `timewarp plot ARGS...`: the statistics files (or a CSV) drawn as
+    /// the command draws them, to its `-o FILE` (PNG or SVG by the name;
+    /// default: the first file with `.png`). The options are the
+    /// command's (`--links`, `--samples`, `--map`, `--size`, `--x`, ...).
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("timewarp-embed-plot-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// use timewarp::checkpoint::Control;
+    /// use timewarp_cli::embed::Embedded;
+    ///
+    /// let tw = Embedded::new(timewarp_cli::App::new("timewarp").shipped());
+    /// let stats = dir.join("stats.json");
+    /// let run: Vec<String> = ["phold", "--lps", "16", "--end", "5", "--quiet", "--stats-json"].map(String::from).to_vec();
+    /// tw.run(&[run, vec![stats.display().to_string()]].concat(), &Control::default()).unwrap();
+    /// let (svg, html) = (dir.join("run.svg"), dir.join("run.html"));
+    /// tw.plot(&[stats.display().to_string(), "-o".into(), svg.display().to_string()]).unwrap();
+    /// tw.report(&[stats.display().to_string(), "-o".into(), html.display().to_string()]).unwrap();
+    /// assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    /// assert!(std::fs::read_to_string(&html).unwrap().contains("<html"));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn plot(&self, args: &[String]) -> Result<(), Error> {
+        let a = parse_args::<crate::plot::PlotArgs>(verb("plot", args))?;
+        crate::plot::run(&a).map_err(Error::Run)
+    }
+
+    /// `timewarp report FILE -o OUT.html`: the statistics file `FILE` as
+    /// the command's self-contained HTML page (default: `FILE` with `.html`).
+    pub fn report(&self, args: &[String]) -> Result<(), Error> {
+        let a = parse_args::<crate::html_report::ReportArgs>(verb("report", args))?;
+        crate::html_report::run(&a).map_err(Error::Run)
+    }
+
     /// One run of a sweep or a curve: its statistics or its error line.
     fn one(&self, tokens: &[String], control: &Control) -> Result<Json, String> {
         let args: Vec<String> = tokens.iter().cloned().chain(["--quiet".to_string()]).collect();
@@ -291,6 +336,11 @@ fn clap_line(e: &clap::Error) -> String {
         Some(tip) => format!("{first} ({tip})"),
         None => first,
     }
+}
+
+/// `verb args...`, for [`parse_args`].
+fn verb(verb: &str, args: &[String]) -> Vec<String> {
+    [verb.to_string()].into_iter().chain(args.iter().cloned()).collect()
 }
 
 /// `A`'s options parsed from `argv` (the verb first).

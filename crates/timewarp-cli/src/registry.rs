@@ -179,6 +179,8 @@ pub(crate) struct Run<'a> {
     /// at its next cut), and an interruption is returned as an error instead
     /// of ending the process. The command line's runs leave it false.
     pub(crate) embedded: bool,
+    /// Where an embedded run reports its progress ([`crate::embed::Embedded::with_progress`]).
+    pub(crate) progress: Option<timewarp::ProgressSink>,
     /// Set when the model is built and its run about to start: an error
     /// before it is one of the input (an embedding program tells them apart).
     pub(crate) started: std::cell::Cell<bool>,

@@ -66,6 +66,12 @@ pub struct Config {
     pub queue: QueueKind,
     /// Show progress (virtual time / end time) on stderr when it is a terminal.
     pub progress: bool,
+    /// Where the run also reports its progress (virtual time against end
+    /// time), terminal or not, for another thread to read while it runs
+    /// (an embedding program's progress bar); `None` (the default): nowhere.
+    /// Never changes what is committed.
+    #[serde(skip)]
+    pub progress_sink: Option<crate::ProgressSink>,
     /// Kernel processes per PE (the unit of rollback and fossil collection):
     /// the most a PE uses (see [`min_lps_per_kp`](Self::min_lps_per_kp)).
     pub kps_per_pe: usize,
@@ -411,6 +417,7 @@ impl Default for Config {
             seed: 1,
             queue: QueueKind::default(),
             progress: false,
+            progress_sink: None,
             kps_per_pe: 16,
             min_lps_per_kp: MIN_LPS_PER_KP,
             batch: 16,

@@ -69,6 +69,7 @@ pub use error::Error;
 pub use key::{Key, LpId, Time};
 pub use mapping::Mapping;
 pub use model::{Ctx, Lent, Model, Rollback, MAX_STREAMS};
+pub use progress::ProgressSink;
 pub use queue::QueueKind;
 pub use report::Report;
 pub use rng::{Random, ReversibleRng, Stream};

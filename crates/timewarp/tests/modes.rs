@@ -123,3 +123,19 @@ fn committed_results_never_depend_on_the_mapping() {
     let e = Run::new(&m, &bad).execute().unwrap_err().to_string();
     assert!(e.contains("PE 2 does not exist") && e.contains("line 3 (LP 2)"), "{e}");
 }
+
+/// A run's [`ProgressSink`](timewarp::ProgressSink) holds its end time and,
+/// once it has run to its end, reached it, sequential and optimistic (a
+/// reporter's progress bar reads it while the run goes on; conservative:
+/// `safe.rs`, whose model has a lookahead).
+#[test]
+fn the_progress_sink_reaches_the_end_time_in_every_mode() {
+    let end = 12.0;
+    let m = Ties::<REVERSE> { lps: 24, tokens: 3 };
+    for (sync, threads) in [(SyncMode::Sequential, 1), (SyncMode::Optimistic, 1), (SyncMode::Optimistic, 2)] {
+        let sink = timewarp::ProgressSink::default();
+        let cfg = Config { end, sync, threads, progress_sink: Some(sink.clone()), ..Config::default() };
+        Run::new(&m, &cfg).execute().unwrap_or_else(|e| panic!("{sync:?} on {threads}: {e}"));
+        assert_eq!((sink.now(), sink.end()), (end, end), "{sync:?} on {threads} thread(s)");
+    }
+}

@@ -210,3 +210,23 @@ fn a_pe_with_an_idle_neighbour_still_waits_for_what_it_sent_to_come_back() {
         assert_eq!(par.committed_events, seq.committed_events, "{threads} threads");
     }
 }
+
+/// A conservative run's [`ProgressSink`](timewarp::ProgressSink) reaches its
+/// end time (the other modes: `modes.rs`).
+#[test]
+fn a_conservative_runs_progress_sink_reaches_the_end_time() {
+    let end = 12.0;
+    let m = Hops::<REVERSE> { lps: 24 };
+    for threads in [1, 2] {
+        let sink = timewarp::ProgressSink::default();
+        let cfg = Config {
+            end,
+            sync: SyncMode::Conservative,
+            threads,
+            progress_sink: Some(sink.clone()),
+            ..Config::default()
+        };
+        Run::new(&m, &cfg).execute().unwrap();
+        assert_eq!((sink.now(), sink.end()), (end, end), "conservative on {threads} thread(s)");
+    }
+}

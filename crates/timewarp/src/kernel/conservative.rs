@@ -569,7 +569,11 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
         };
         pe.init(seg)?;
         let init = t0.elapsed().as_secs_f64();
-        let mut progress = Progress::new(cfg.progress && id.index() == 0, s.end);
+        let mut progress = Progress::new(
+            cfg.progress && id.index() == 0,
+            cfg.progress_sink.as_ref().filter(|_| id.index() == 0),
+            s.end,
+        );
         let clocks = Clocks::start();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pe.run(&sh, seg, &mut progress)))
             .unwrap_or_else(|p| Err(handler_panic(pe.at.0, pe.at.1, p.as_ref())));
@@ -584,6 +588,9 @@ pub(crate) fn run_pes<'a, M: Model, Q: PendingQueue<Inline<M::Msg>>, W: WindowNe
         };
         clocks.finish(&mut pe.worker);
         pe.worker.iterations = pe.windows;
+        if r.is_ok() && !pe.paused {
+            progress.reached_end();
+        }
         progress.finish();
         pe.stats.processed = pe.stats.committed;
         pe.stats.peak_events = pe.peak as u64;

@@ -90,7 +90,7 @@ fn run_segment<
     stats.init_seconds = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
-    let mut progress = Progress::new(cfg.progress, s.end);
+    let mut progress = Progress::new(cfg.progress, cfg.progress_sink.as_ref(), s.end);
     let mut pe = PeStats::default();
     let mut commits = Committer::new(cfg);
     let mut timeline = if TRACE { Recorder::new(cfg, s.started, 1, 0, PeId::new(0)) } else { None };
@@ -146,6 +146,9 @@ fn run_segment<
         Ok(r) => r?,
         Err(p) => return Err(handler_panic(at.0, at.1, p.as_ref())),
     };
+    if !paused {
+        progress.reached_end();
+    }
     progress.finish();
     if TRACE && pe.committed & (SEQUENTIAL_CHUNK - 1) != 0 {
         timeline.span(chunk, SpanKind::Events, pe.committed & (SEQUENTIAL_CHUNK - 1), at.1);

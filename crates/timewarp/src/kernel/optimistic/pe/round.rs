@@ -71,7 +71,11 @@ impl Round {
             by_worker: false,
             start: None,
             t0: None,
-            progress: Progress::new(cfg.progress && id.index() == 0, end),
+            progress: Progress::new(
+                cfg.progress && id.index() == 0,
+                cfg.progress_sink.as_ref().filter(|_| id.index() == 0),
+                end,
+            ),
         }
     }
 
