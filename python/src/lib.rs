@@ -103,6 +103,13 @@ where
     if let (Some(e), Ok(_)) = (raised, &outcome) {
         return Err(e);
     }
+    // Once more at the end of a run that finished: a run shorter than the
+    // polling period reports too, and a bar ends where the run did.
+    if let (None, Ok(Ok(_)), Some(cb), Some(sink)) = (&signal, &outcome, &progress, &sink) {
+        if sink.end() > 0.0 {
+            cb.call1(py, (sink.now(), sink.end()))?;
+        }
+    }
     match outcome {
         Ok(Ok(v)) => signal.map_or(Ok(v), Err),
         Ok(Err(Error::Input(e))) => Err(PyValueError::new_err(e)),
