@@ -89,7 +89,13 @@ where
                         if sink.end() > 0.0 {
                             if let Err(e) = cb.call1(py, (sink.now(), sink.end())) {
                                 control.interrupt();
-                                raised = Some(e);
+                                // Ctrl-C while the callback ran is Ctrl-C: the
+                                // run stops as for a signal (checkpoint and all).
+                                if e.is_instance_of::<PyKeyboardInterrupt>(py) {
+                                    signal = Some(e);
+                                } else {
+                                    raised = Some(e);
+                                }
                             }
                         }
                     }
