@@ -3,8 +3,9 @@
 //! (BookSim's rule over the run's sample periods, `curve::rule`), or that
 //! the network carried less than offered in the run's second half (past
 //! saturation: it falls behind however long the run), or a finite
-//! workload with packets still in flight at `--end`. Each note names the
-//! option that fixes it.
+//! workload with packets still in flight at `--end` (beside synthetic
+//! traffic past saturation, which a later `--end` alone does not cure).
+//! Each note names the option that fixes it.
 
 use timewarp_models::network::Results;
 
@@ -24,6 +25,36 @@ pub(crate) fn note(r: &Results, warmup: f64) -> String {
         let synthetic = r.jobs.iter().any(|j| j.kind == "synthetic");
         if synthetic && r.jobs.iter().all(|j| j.kind != "ranks" || j.finish_ns.is_some()) {
             return String::new();
+        }
+        // A job of ranks beside synthetic traffic the network cannot carry:
+        // the backlog never drains, and the job's packets wait behind it at
+        // every router (issue 62: Theta at 0.2 load, the halo's last ranks
+        // still waiting at 3 ms, 75.8 µs alone). Past saturation when less
+        // arrived than was offered and more is in flight than three times
+        // what Little's law gives for the delivered packets' rate and
+        // latency: a backlog growing with the run, not a short run's
+        // start-up (the pipe still filling: at most about twice, until the
+        // run is shorter than 1.5 latencies).
+        let little = r.delivered_packets as f64 / r.window_ns.max(1.0) * r.latency_mean;
+        let saturated = r.accepted_throughput < (1.0 - rule::THRESHOLD) * r.measured_offered_load
+            && r.in_flight_packets as f64 > 3.0 * little;
+        if synthetic && saturated {
+            let waiting: Vec<String> = r
+                .jobs
+                .iter()
+                .filter(|j| j.kind == "ranks" && j.finish_ns.is_none())
+                .map(|j| format!("job {}", j.job))
+                .collect();
+            return format!(
+                "note: {} had not finished by --end while the network carried {} of the {} offered: past \
+                 saturation, the synthetic job's backlog grows however long the run, and the unfinished job's \
+                 packets wait behind it at every router (under round-robin arbitration, the default, an old packet \
+                 has no priority; --arbitration age serves the oldest first); lower the synthetic job's load, or give \
+                 a later --end\n",
+                waiting.join(", "),
+                sig(r.accepted_throughput),
+                sig(r.measured_offered_load)
+            );
         }
         return format!(
             "note: {} of {} packets still in flight at the end: the workload did not finish by --end; give a later \
@@ -107,7 +138,23 @@ mod tests {
         assert_eq!(note(&r, 0.0), "", "the packets in flight are the synthetic job's");
         r.jobs[0].finish_ns = None;
         assert!(note(&r, 0.0).contains("did not finish by --end"), "a job of ranks still running");
+        // The same beside synthetic traffic past saturation (Theta, halo3d
+        // beside synthetic load 0.2, end 300 µs: 0.0734 carried of 0.1255,
+        // 453,223 of 1,091,444 packets in flight, delivered ones 54.4 µs).
+        (r.accepted_throughput, r.measured_offered_load) = (0.0734, 0.1255);
+        (r.in_flight_packets, r.injected_packets, r.delivered_packets) = (453_223, 1_091_444, 638_221);
+        (r.window_ns, r.latency_mean) = (300e3, 54.4e3);
+        let n = note(&r, 0.0);
+        assert!(n.contains("job 0 had not finished") && n.contains("past saturation"), "{n}");
+        assert!(n.contains("0.07340 of the 0.1255 offered") && n.contains("--arbitration age"), "{n}");
+        // A short run's start-up at low load: ended two latencies in, half
+        // of what was injected still in flight (Little's law's twice).
+        (r.accepted_throughput, r.measured_offered_load) = (0.025, 0.05);
+        (r.in_flight_packets, r.injected_packets, r.delivered_packets) = (1000, 2000, 1000);
+        (r.window_ns, r.latency_mean) = (2000.0, 1000.0);
+        assert!(note(&r, 0.0).contains("did not finish by --end"), "not saturation");
         r.jobs.clear();
+        (r.in_flight_packets, r.injected_packets) = (3, 25_868);
         assert!(note(&r, 0.0).contains("3 of 25,868 packets still in flight"), "one finite workload");
     }
 
