@@ -273,6 +273,13 @@ pub(crate) struct NetworkArgs {
     /// every router's state (so changes the run's digest).
     #[arg(long)]
     pub split_quantiles: bool,
+    /// Trace and generated workloads: MPI's protocol as CODES's replay
+    /// has it. A message of fewer than BYTES bytes goes eager; one of
+    /// BYTES or more by rendezvous (a 64-byte request-to-send, a 64-byte
+    /// clear-to-send once a receive matches, then the data). `none`: every
+    /// message eager [default: none; 8192, CODES's, with --codes-config].
+    #[arg(long, value_name = "BYTES", value_parser = eager_limit)]
+    pub eager_limit: Option<EagerLimit>,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
     #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
@@ -425,7 +432,7 @@ impl ModelCli for NetworkArgs {
             }
             _ => String::new(),
         };
-        let replay = self.workload.replay(r.ranks.len());
+        let replay = self.workload.replay(r.ranks.len(), r.eager_limit);
         split
             + &super::workload_args::summary(r)
             + &replay
@@ -433,6 +440,19 @@ impl ModelCli for NetworkArgs {
             + &super::samples_csv::summary(r, self.samples_csv.as_deref())
             + &super::steady::note(r, self.warmup)
     }
+}
+
+/// `--eager-limit`: bytes, or `none` (every message eager).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EagerLimit(pub Option<u32>);
+
+fn eager_limit(s: &str) -> Result<EagerLimit, String> {
+    if s == "none" {
+        return Ok(EagerLimit(None));
+    }
+    s.parse::<u32>().map(|b| EagerLimit(Some(b))).map_err(|_| {
+        format!("expected a message size in bytes (0 to {}) or `none` (every message eager), got `{s}`", u32::MAX)
+    })
 }
 
 /// Writes the network's per-link figures (`model_results.links`) as CSV.

@@ -121,6 +121,13 @@ pub struct Results {
     /// not modelled), for the end of the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Trace workloads under a rendezvous protocol: its eager limit (a
+    /// message of fewer bytes went eager) and the control messages the
+    /// ranks sent (request- and clear-to-send, two per rendezvous message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eager_limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rendezvous_messages: Option<u64>,
     /// With jobs (`--job`): each job's figures, by job.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobResult>,

@@ -23,7 +23,9 @@ use std::path::Path;
 use timewarp::text::printable;
 
 pub use dumpi::{DumpiOptions, DumpiTime};
-pub(crate) use state::{Counters, Phase, Posted, Rank, Req, Times, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
+pub(crate) use state::{
+    Counters, Phase, Posted, Rank, Req, Times, DETACHED, EARLY, EXPECT, NO_REQ, POSTED, RDV, REQS, SENDING, UNEXPECTED,
+};
 pub use traffic::Traffic;
 
 /// Tags at or above this are reserved for the messages of collectives.
