@@ -11,6 +11,7 @@
 //! same rule by size, each send the send half of a sendrecv: it does not
 //! hold the rank, whose part ends with its receives (blocking sends in
 //! both directions would deadlock under rendezvous, as they do in MPI).
+//! DUMPI's `MPI_Sendrecv` (a send then a receive) is treated alike.
 //!
 //! The kind of a packet's message travels in the top two bits of its
 //! message number (below them, the sender's message number `k`).
@@ -152,5 +153,66 @@ impl Network {
         };
         let id = n.rdv(nic).remove(i).2;
         self.complete(n, nic, id, ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::histogram::Latencies;
+    use super::super::node::{Counts, Journal, Link, Nic, Queues};
+    use super::super::workload::Rank;
+    use super::*;
+    use timewarp::digest::hash_value;
+
+    fn node() -> Node {
+        Node {
+            input: Queues::new(6, 2),
+            links: vec![Link::default(); 3],
+            counts: Counts { events: 7, hist: Latencies::new(false), ..Counts::default() },
+            inject: vec![Nic::default(); 2],
+            output: Queues::new(0, 1),
+            partial: Vec::new(),
+            ranks: vec![Rank::default(); 2],
+            global: None,
+            samples: None,
+            log: Journal::default(),
+        }
+    }
+
+    #[test]
+    fn a_packets_kind_travels_in_its_message_number() {
+        let k = MAX_RANK_SENDS - 1;
+        assert_eq!(
+            [Part::of(k), Part::of(k | RTS), Part::of(k | CTS), Part::of(k | DATA)],
+            [Part::Envelope(k), Part::Envelope(k), Part::Clear(k), Part::Data(k)]
+        );
+    }
+
+    #[test]
+    fn rendezvous_state_is_journalled_undone_and_encoded_only_when_there_is_some() {
+        let start = node();
+        let plain = (&start.input, &start.links, &start.counts, &start.inject, &start.output, &start.partial);
+        let fields = (plain.0, plain.1, plain.2, plain.3, plain.4, plain.5, &start.ranks);
+        assert_eq!(hash_value(&start), hash_value(&fields), "without rendezvous state: the encoding it always had");
+        let mut n = node();
+        n.log.on = true;
+        n.rdv(1).push((SENDING | 3, 4, NO_REQ, 2));
+        n.rdv(1).push((2, 0, 7, 5));
+        n.rank_mut(1).control += 2;
+        n.rdv(1).remove(0);
+        assert_eq!((n.ranks[1].rdv.as_slice(), n.ranks[1].control), (&[(2, 0, 7, 5)][..], 2));
+        assert_ne!(hash_value(&n), hash_value(&start), "its state is in the digest");
+        let bytes = postcard::to_allocvec(&n).unwrap();
+        assert_eq!(postcard::from_bytes::<Node>(&bytes).unwrap(), n, "and in checkpoints");
+        // Only the control count left: still encoded (it is a result).
+        let mut m = node();
+        m.ranks[0].control = 1;
+        let bytes = postcard::to_allocvec(&m).unwrap();
+        assert_eq!(postcard::from_bytes::<Node>(&bytes).unwrap(), m);
+        let undo = n.log.entries.as_slice().to_vec();
+        for u in undo.iter().rev() {
+            n.restore(&u.0);
+        }
+        assert_eq!(n, start);
     }
 }

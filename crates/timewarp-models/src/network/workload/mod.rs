@@ -79,7 +79,9 @@ pub struct Op {
     pub line: u32,
     /// Part of a collective: `allreduce`, `barrier`, or of DUMPI traces
     /// `bcast`, `reduce`, `alltoall`, `alltoallv`, `reduce_scatter`,
-    /// `allgather`, `gather`, `scatter`, `scan` (else empty).
+    /// `allgather`, `gather`, `scatter`, `scan`; or DUMPI's `sendrecv`,
+    /// whose two halves are one call (else empty). Under rendezvous the
+    /// blocking sends of these do not hold the rank (rendezvous.rs).
     pub collective: &'static str,
 }
 
