@@ -292,7 +292,9 @@ pub(crate) struct NetworkArgs {
     /// Statistics start at this time (ns).
     #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub warmup: f64,
-    /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
+    /// Write per-link figures as CSV (link, source, destination, packets,
+    /// busy fraction, class: local/global on a dragonfly or Slim Fly,
+    /// leaf-level1/level1-level2 on a fat-tree, network on a cube).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
     /// Record a time series in intervals of NS ns of virtual time: per
@@ -459,10 +461,11 @@ fn eager_limit(s: &str) -> Result<EagerLimit, String> {
 fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write link statistics to {}: {e}", path.display());
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
-    writeln!(f, "link,source,destination,packets,busy_fraction").map_err(fail)?;
+    writeln!(f, "link,source,destination,packets,busy_fraction,class").map_err(fail)?;
     let links = results.get("links").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     for (i, l) in links.iter().enumerate() {
-        writeln!(f, "{i},{},{},{},{}", l["node"], l["neighbour"], l["packets"], l["busy"]).map_err(fail)?;
+        let class = l["class"].as_str().unwrap_or_default();
+        writeln!(f, "{i},{},{},{},{},{class}", l["node"], l["neighbour"], l["packets"], l["busy"]).map_err(fail)?;
     }
     f.flush().map_err(fail)
 }

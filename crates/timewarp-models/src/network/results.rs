@@ -187,6 +187,10 @@ pub struct LinkStat {
     pub packets: u64,
     /// Fraction of the measured window the link was busy.
     pub busy: f64,
+    /// Its class ([`Network::link_class_name`]): `local` or `global` on a
+    /// dragonfly or Slim Fly, `leaf-level1` or `level1-level2` on a
+    /// fat-tree, `network` on a torus, mesh or hypercube.
+    pub class: &'static str,
 }
 
 /// Sums over nodes behind the derived figures of [`Results`].
@@ -274,7 +278,8 @@ impl Network {
                 r.acc.min_busy = Some(r.acc.min_busy.map_or(busy, |m| m.min(busy)));
             }
             if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
-                r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
+                let (port, packets, class) = (o as u32, n.links[o].packets, self.link_class_name(lp, o));
+                r.links.push(LinkStat { node: lp, port, neighbour: to, packets, busy, class });
             }
         }
         if self.workload.is_some() {
