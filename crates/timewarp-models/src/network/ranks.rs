@@ -115,7 +115,7 @@ impl Workload {
 /// checkpoint was taken with: the checkpoint's input check refuses those).
 #[cold]
 #[inline(never)]
-pub(crate) fn mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::Arguments<'_>) {
+fn mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::Arguments<'_>) {
     ctx.fail(format!(
         "the state of NIC {nic}'s rank does not match the trace: {what}; was the trace changed after the run \
          started (a resume reads it again)? Resume with the trace the run started with, or start a new run"
@@ -123,6 +123,12 @@ pub(crate) fn mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::A
 }
 
 impl Network {
+    /// [`mismatch`], for the files that build on this one (rendezvous.rs).
+    #[cold]
+    pub(crate) fn rank_mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::Arguments<'_>) {
+        mismatch(ctx, nic, what)
+    }
+
     fn workload(&self) -> &Workload {
         self.workload.as_deref().expect("a trace workload")
     }

@@ -16,7 +16,7 @@
 //! The kind of a packet's message travels in the top two bits of its
 //! message number (below them, the sender's message number `k`).
 
-use super::workload::{Phase, DETACHED, NO_REQ, SENDING};
+use super::workload::{Phase, DETACHED, MAX_RANK_SENDS, NO_REQ, SENDING};
 use super::{Network, Node};
 use timewarp::Ctx;
 
@@ -31,9 +31,9 @@ const RTS: u32 = 1 << 31;
 const CTS: u32 = 1 << 30;
 const DATA: u32 = RTS | CTS;
 
-/// Messages a rank may send under a rendezvous protocol (the top two bits
-/// of a packet's message number carry its kind).
-pub const MAX_RANK_SENDS: u32 = CTS;
+// The top two bits of a packet's message number carry its kind: a rank
+// sends fewer messages than that under a rendezvous protocol (validate.rs).
+const _: () = assert!(MAX_RANK_SENDS == CTS);
 
 /// What a packet's message is, under a rendezvous protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +100,7 @@ impl Network {
     ) {
         let w = self.workload.as_deref().expect("a trace workload");
         let (Some(me), Some(&dst)) = (self.topology.node(ctx.lp(), nic as u32), w.node_of.get(src as usize)) else {
-            return super::ranks::mismatch(ctx, nic, format_args!("a clear-to-send to rank {src}, not in the trace"));
+            return Self::rank_mismatch(ctx, nic, format_args!("a clear-to-send to rank {src}, not in the trace"));
         };
         n.rdv(nic).push((src, k, id, pc));
         n.rank_mut(nic).control += 1;
@@ -121,7 +121,7 @@ impl Network {
         let w = self.workload.as_deref().expect("a trace workload");
         let at = n.ranks[nic].rdv.iter().position(|e| e.0 == SENDING | to && e.1 == k);
         let (Some(i), Some(s)) = (at, w.sends.get(r as usize).and_then(|s| s.get(k as usize))) else {
-            return super::ranks::mismatch(
+            return Self::rank_mismatch(
                 ctx,
                 nic,
                 format_args!("a clear-to-send of message {k} from rank {to}, not sent"),
@@ -149,7 +149,7 @@ impl Network {
     /// `nic`: the receive it was cleared for completes.
     pub(crate) fn data_arrived(&self, n: &mut Node, nic: usize, src: u32, k: u32, ctx: &mut Ctx<'_, Self>) {
         let Some(i) = n.ranks[nic].rdv.iter().position(|e| e.0 == src && e.1 == k) else {
-            return super::ranks::mismatch(ctx, nic, format_args!("data of message {k} of rank {src}, not cleared"));
+            return Self::rank_mismatch(ctx, nic, format_args!("data of message {k} of rank {src}, not cleared"));
         };
         let id = n.rdv(nic).remove(i).2;
         self.complete(n, nic, id, ctx);

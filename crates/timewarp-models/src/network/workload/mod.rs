@@ -28,6 +28,11 @@ pub(crate) use state::{
 };
 pub use traffic::Traffic;
 
+/// Most messages a rank may send under a rendezvous protocol
+/// (`--eager-limit`): the top two bits of a packet's message number carry
+/// its kind there (request- or clear-to-send, data).
+pub const MAX_RANK_SENDS: u32 = 1 << 30;
+
 /// Tags at or above this are reserved for the messages of collectives.
 pub const COLLECTIVE_TAG: u32 = 1 << 31;
 
