@@ -167,3 +167,48 @@ fn a_bad_eager_limit_is_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("or `none`"), "{}", stderr(&o));
 }
+
+/// A run checkpointed while rendezvous messages are under way (every
+/// 400 ns of a 3-D halo whose faces all go by rendezvous) resumes from any
+/// of its checkpoints, in another mode, to the uninterrupted run's digest:
+/// the ranks' pending entries and control counts are in the checkpoint.
+#[test]
+fn a_run_resumed_in_the_middle_of_rendezvous_commits_the_same_digest() {
+    let run = [
+        "run",
+        "network",
+        "--dims",
+        "4,4",
+        "--end",
+        "1e15",
+        "--workload",
+        "halo3d",
+        "--halo-bytes",
+        "4096",
+        "--iterations",
+        "3",
+        "--compute-ns",
+        "200",
+        "--eager-limit",
+        "1024",
+    ];
+    let want = stats(&run);
+    let ck = tmp("rdv-checkpoints");
+    let _ = std::fs::remove_dir_all(&ck);
+    std::fs::create_dir_all(&ck).unwrap();
+    let c = ck.to_str().unwrap();
+    let every = ["--checkpoint-every", "400", "--checkpoint-keep", "1000", "--checkpoint-dir", c];
+    let first = stats(&[&run[..], &every[..]].concat());
+    assert_eq!(first["digest"], want["digest"]);
+    let files = timewarp::checkpoint::list(&ck).unwrap();
+    assert!(files.len() >= 5, "checkpoints through the run: {}", files.len());
+    // About four of them, spread over the run.
+    for (i, f) in files.iter().enumerate().step_by(files.len() / 4 + 1) {
+        let again = tmp(&format!("rdv-again-{i}"));
+        let a = again.to_str().unwrap();
+        let s =
+            stats(&["resume", f.to_str().unwrap(), "--sync", "optimistic", "--threads", "2", "--checkpoint-dir", a]);
+        assert_eq!(s["digest"], want["digest"], "resumed from {}", f.display());
+        assert_eq!(s["model_results"]["rendezvous_messages"], want["model_results"]["rendezvous_messages"]);
+    }
+}
