@@ -19,7 +19,8 @@ fn network_runs_writes_link_stats_and_refuses_bad_shapes() {
     );
     assert!(del > 0 && inj == del + fly, "{r}");
     let rows: Vec<String> = std::fs::read_to_string(&csv).unwrap().lines().map(String::from).collect();
-    assert_eq!(rows[0], "link,source,destination,packets,busy_fraction");
+    assert_eq!(rows[0], "link,source,destination,packets,busy_fraction,class");
+    assert!(rows[1..].iter().all(|r| r.ends_with(",network")), "a cube's links are one class");
     assert_eq!(rows.len(), 1 + 16 * 4, "one row per directed link of a 4-cube");
     let o = timewarp(&["run", "network", "--help"]);
     let help = String::from_utf8_lossy(&o.stdout);

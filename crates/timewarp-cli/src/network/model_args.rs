@@ -273,6 +273,13 @@ pub(crate) struct NetworkArgs {
     /// every router's state (so changes the run's digest).
     #[arg(long)]
     pub split_quantiles: bool,
+    /// Trace and generated workloads: MPI's protocol as CODES's replay
+    /// has it. A message of fewer than BYTES bytes goes eager; one of
+    /// BYTES or more by rendezvous (a 64-byte request-to-send, a 64-byte
+    /// clear-to-send once a receive matches, then the data). `none`: every
+    /// message eager [default: none; 8192, CODES's, with --codes-config].
+    #[arg(long, value_name = "BYTES", value_parser = eager_limit)]
+    pub eager_limit: Option<EagerLimit>,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
     #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
@@ -285,7 +292,9 @@ pub(crate) struct NetworkArgs {
     /// Statistics start at this time (ns).
     #[arg(long, default_value_t = 0.0, value_parser = non_negative_f64, allow_negative_numbers = true)]
     pub warmup: f64,
-    /// Write per-link figures as CSV (link, source, destination, packets, busy fraction).
+    /// Write per-link figures as CSV (link, source, destination, packets,
+    /// busy fraction, class: local/global on a dragonfly or Slim Fly,
+    /// leaf-level1/level1-level2 on a fat-tree, network on a cube).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
     /// Record a time series in intervals of NS ns of virtual time: per
@@ -425,7 +434,7 @@ impl ModelCli for NetworkArgs {
             }
             _ => String::new(),
         };
-        let replay = self.workload.replay(r.ranks.len());
+        let replay = self.workload.replay(r.ranks.len(), r.eager_limit);
         split
             + &super::workload_args::summary(r)
             + &replay
@@ -435,14 +444,28 @@ impl ModelCli for NetworkArgs {
     }
 }
 
+/// `--eager-limit`: bytes, or `none` (every message eager).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EagerLimit(pub Option<u32>);
+
+fn eager_limit(s: &str) -> Result<EagerLimit, String> {
+    if s == "none" {
+        return Ok(EagerLimit(None));
+    }
+    s.parse::<u32>().map(|b| EagerLimit(Some(b))).map_err(|_| {
+        format!("expected a message size in bytes (0 to {}) or `none` (every message eager), got `{s}`", u32::MAX)
+    })
+}
+
 /// Writes the network's per-link figures (`model_results.links`) as CSV.
 fn write_link_stats(path: &std::path::Path, results: &Value) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write link statistics to {}: {e}", path.display());
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(fail)?);
-    writeln!(f, "link,source,destination,packets,busy_fraction").map_err(fail)?;
+    writeln!(f, "link,source,destination,packets,busy_fraction,class").map_err(fail)?;
     let links = results.get("links").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     for (i, l) in links.iter().enumerate() {
-        writeln!(f, "{i},{},{},{},{}", l["node"], l["neighbour"], l["packets"], l["busy"]).map_err(fail)?;
+        let class = l["class"].as_str().unwrap_or_default();
+        writeln!(f, "{i},{},{},{},{},{class}", l["node"], l["neighbour"], l["packets"], l["busy"]).map_err(fail)?;
     }
     f.flush().map_err(fail)
 }

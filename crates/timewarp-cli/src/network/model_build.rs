@@ -320,6 +320,7 @@ impl NetworkArgs {
             rollback: self.rollback,
             sample_every: self.sample_every,
             jobs: None,
+            eager_limit: self.eager_limit.and_then(|e| e.0),
         };
         m.validate()?;
         Ok(m)

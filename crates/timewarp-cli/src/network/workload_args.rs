@@ -7,7 +7,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
 use timewarp::checkpoint::InputFiles;
-use timewarp_models::network::{read_mapping, DumpiOptions, DumpiTime, Mapping, Results, Workload};
+use timewarp_models::network::{self, read_mapping, DumpiOptions, DumpiTime, Mapping, Results, Workload};
 
 /// Most messages a generated workload may send (its programs are held in
 /// memory), and a synthetic one bounded by --messages (its source queues
@@ -180,7 +180,7 @@ impl WorkloadArgs {
     /// `ranks` ranks; empty for others): the clock of a DUMPI trace's
     /// compute gaps and their scale, the eager sends, and the collectives'
     /// algorithms (docs/network-workloads.md, "Semantics" and "Collectives").
-    pub(crate) fn replay(&self, ranks: usize) -> String {
+    pub(crate) fn replay(&self, ranks: usize, eager_limit: Option<u32>) -> String {
         let dumpi = self.workload == "dumpi";
         if !dumpi && self.workload != "trace" {
             return String::new();
@@ -202,10 +202,11 @@ impl WorkloadArgs {
             format!("allreduce by the ring ({ranks} ranks, not a power of two)")
         };
         let more = if dumpi { ", bcast and reduce by binomial tree, alltoall by pairwise exchange" } else { "" };
-        format!(
-            "replay: {clock}every send eager (it completes when queued at its NIC; no rendezvous); collectives: \
-             {allreduce}, barrier by dissemination{more}\n"
-        )
+        let sends = match eager_limit {
+            None => "every send eager (it completes when queued at its NIC; no rendezvous)".to_string(),
+            Some(l) => format!("sends eager below {l} bytes, rendezvous from {l} (--eager-limit)"),
+        };
+        format!("replay: {clock}{sends}; collectives: {allreduce}, barrier by dissemination{more}\n")
     }
 
     /// The compute gaps' scale, when not 1.
@@ -221,7 +222,15 @@ impl WorkloadArgs {
 /// (communication) times as min / mean / max.
 pub(crate) fn summary(r: &Results) -> String {
     use crate::readable::time_ns;
-    let notes: String = r.notes.iter().map(|n| format!("{n}\n")).collect();
+    let mut notes: String = r.notes.iter().map(|n| format!("{n}\n")).collect();
+    if let Some(l) = r.eager_limit {
+        notes += &format!(
+            "MPI protocol: eager below {l} bytes, rendezvous from {l} bytes (--eager-limit); {} control messages \
+             (request- and clear-to-send, {} bytes each)\n",
+            r.rendezvous_messages.unwrap_or(0),
+            network::CONTROL_BYTES
+        );
+    }
     let Some(app) = r.app_time_ns else { return notes };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let stats = |v: &[f64]| {

@@ -77,6 +77,11 @@ const GLOBAL_FLAG: u32 = 1 << 31;
 /// Set in the same word when a time series follows (after the table, if any).
 const SAMPLES_FLAG: u32 = 1 << 30;
 
+/// Set in the same word when each rank is followed by its rendezvous
+/// state ([`Rank::rdv`], [`Rank::control`]): only while a rank has some,
+/// so runs without rendezvous messages encode as they always did.
+const RDV_FLAG: u32 = 1 << 29;
+
 /// The end of a node's encoding: its ranks and, under UGAL-G, its table,
 /// and with `--sample-every` its time series.
 /// Without either it is exactly the ranks' `Vec` (postcard: a varint
@@ -87,14 +92,20 @@ pub(crate) struct Tail<'a>(pub(crate) &'a [Rank], pub(crate) Option<&'a Global>,
 
 impl Serialize for Tail<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.1.is_none() && self.2.is_none() {
+        let rdv = self.0.iter().any(|r| r.control > 0 || !r.rdv.is_empty());
+        if self.1.is_none() && self.2.is_none() && !rdv {
             return self.0.serialize(s);
         }
-        let mut t = s.serialize_tuple(self.0.len() + 3)?;
-        let flags = if self.1.is_some() { GLOBAL_FLAG } else { 0 } | if self.2.is_some() { SAMPLES_FLAG } else { 0 };
+        let mut t = s.serialize_tuple(2 * self.0.len() + 3)?;
+        let flags = if self.1.is_some() { GLOBAL_FLAG } else { 0 }
+            | if self.2.is_some() { SAMPLES_FLAG } else { 0 }
+            | if rdv { RDV_FLAG } else { 0 };
         t.serialize_element(&(self.0.len() as u32 | flags))?;
         for r in self.0 {
             t.serialize_element(r)?;
+            if rdv {
+                t.serialize_element(&(r.control, &r.rdv))?;
+            }
         }
         if let Some(g) = self.1 {
             t.serialize_element(g)?;
@@ -120,10 +131,14 @@ impl<'de> Deserialize<'de> for OwnedTail {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OwnedTail, A::Error> {
                 let short = || de::Error::custom("a truncated node encoding (ranks, UGAL-G table, time series)");
                 let word: u32 = seq.next_element()?.ok_or_else(short)?;
-                let n = (word & !(GLOBAL_FLAG | SAMPLES_FLAG)) as usize;
+                let n = (word & !(GLOBAL_FLAG | SAMPLES_FLAG | RDV_FLAG)) as usize;
                 let mut ranks = Vec::with_capacity(n.min(256));
                 for _ in 0..n {
-                    ranks.push(seq.next_element()?.ok_or_else(short)?);
+                    let mut r: Rank = seq.next_element()?.ok_or_else(short)?;
+                    if word & RDV_FLAG != 0 {
+                        (r.control, r.rdv) = seq.next_element()?.ok_or_else(short)?;
+                    }
+                    ranks.push(r);
                 }
                 let global = if word & GLOBAL_FLAG != 0 {
                     Some(Box::new(seq.next_element::<Global>()?.ok_or_else(short)?))

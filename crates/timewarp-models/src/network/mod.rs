@@ -239,6 +239,7 @@ mod options;
 mod packet;
 mod plus;
 mod ranks;
+mod rendezvous;
 mod results;
 mod route;
 mod samples;
@@ -260,6 +261,7 @@ pub use node::Node;
 pub use node::Undo;
 pub use options::{LinkClass, Network};
 pub use packet::{Header, Packet};
+pub use rendezvous::{CODES_EAGER_LIMIT, CONTROL_BYTES};
 pub use results::{Batch, LinkStat, RankResult, Results};
 pub use route::SFLY_UGAL_CANDIDATES;
 pub use samples::{JobSample, Sample, SampleLink, BUSIEST, MAX_SAMPLES};
@@ -270,7 +272,7 @@ pub use topology::{
 };
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,
-    ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG, NO_RANK,
+    ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG, MAX_RANK_SENDS, NO_RANK,
 };
 
 use histogram::Latencies;

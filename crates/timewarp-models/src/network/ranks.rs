@@ -6,7 +6,10 @@
 
 use super::journal::{Elem, List, Logged};
 use super::node::{Journal, Saved};
-use super::workload::{Phase, Posted, Rank, Req, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
+use super::rendezvous::Part;
+use super::workload::{
+    Phase, Posted, Rank, Req, DETACHED, EARLY, EXPECT, NO_REQ, POSTED, RDV, REQS, SENDING, UNEXPECTED,
+};
 use super::{matches, Header, Kind, Msg, Network, Node, RankResult, Results, Workload, ANY_SOURCE, ANY_TAG, NO_RANK};
 use std::collections::VecDeque;
 use timewarp::text::printable_within;
@@ -54,7 +57,7 @@ impl Rank {
 impl Node {
     /// Rank `nic`, whose scalars are saved first: the caller may change them.
     #[inline]
-    fn rank_mut(&mut self, nic: usize) -> &mut Rank {
+    pub(crate) fn rank_mut(&mut self, nic: usize) -> &mut Rank {
         let (c, t) = self.ranks[nic].scalars();
         self.log.save(|| Saved::RankCounters { nic: nic as u8, c });
         self.log.save(|| Saved::RankTimes { nic: nic as u8, t });
@@ -72,6 +75,9 @@ impl Node {
     }
     fn unexpected(&mut self, nic: usize) -> Logged<'_, (u32, u32), Vec<(u32, u32)>> {
         Self::list(&mut self.ranks[nic].unexpected, &mut self.log, nic, UNEXPECTED)
+    }
+    pub(crate) fn rdv(&mut self, nic: usize) -> Logged<'_, Posted, Vec<Posted>> {
+        Self::list(&mut self.ranks[nic].rdv, &mut self.log, nic, RDV)
     }
 
     /// Message `k` of rank `src` is whole at NIC `nic`: the messages of
@@ -117,6 +123,12 @@ fn mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::Arguments<'_
 }
 
 impl Network {
+    /// [`mismatch`], for the files that build on this one (rendezvous.rs).
+    #[cold]
+    pub(crate) fn rank_mismatch(ctx: &mut Ctx<'_, Network>, nic: usize, what: std::fmt::Arguments<'_>) {
+        mismatch(ctx, nic, what)
+    }
+
     fn workload(&self) -> &Workload {
         self.workload.as_deref().expect("a trace workload")
     }
@@ -143,7 +155,7 @@ impl Network {
     }
 
     /// Runs NIC `nic`'s rank until it blocks, computes or ends.
-    fn run_rank(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
+    pub(crate) fn run_rank(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
         let w = self.workload();
         let Some((me_node, r)) = self.topology.node(ctx.lp(), nic as u32).and_then(|x| Some((x, w.rank_on(x)?))) else {
             return mismatch(ctx, nic, format_args!("the trace has no rank on its node"));
@@ -175,18 +187,33 @@ impl Network {
                     rk.next_send += 1;
                     let pc = rk.pc;
                     rk.pc += 1;
-                    if !blocking {
-                        let id = rk.next_req;
-                        rk.next_req += 1;
-                        n.reqs(nic).push((id, true, pc));
-                    }
                     let s = w.sends[r as usize][k as usize];
+                    let rdv = s.dst != r && self.eager_limit.is_some_and(|l| s.bytes >= l);
+                    // A collective's send is the send half of a sendrecv: it
+                    // does not hold the rank (rendezvous.rs).
+                    let detached = blocking && !op.collective.is_empty();
+                    let mut req = if detached { DETACHED } else { NO_REQ };
+                    if !blocking {
+                        req = rk.next_req;
+                        rk.next_req += 1;
+                        n.reqs(nic).push((req, !rdv, pc));
+                    }
                     if s.dst == r {
                         // A message to itself (DUMPI traces) never enters the network.
                         self.to_self(n, nic, r, k, ctx);
                         continue;
                     }
                     let dst = w.node_of[s.dst as usize];
+                    if rdv {
+                        self.request_to_send(n, nic, (me_node, dst), s.dst, k, (req, pc), ctx);
+                        if blocking && !detached {
+                            let rk = &mut n.ranks[nic];
+                            rk.phase = Phase::Rendezvous;
+                            rk.since = now;
+                            return;
+                        }
+                        continue;
+                    }
                     self.enqueue(n, nic, me_node, dst, s.bytes.max(1), k, ctx);
                 }
                 Kind::Recv { src, tag, blocking } => {
@@ -195,14 +222,19 @@ impl Network {
                     let Ok(found) = first_match(w, &rk.unexpected, src, tag) else {
                         return mismatch(ctx, nic, format_args!("a message waiting at rank {r} is not in the trace"));
                     };
+                    let mut done = found.is_some();
                     if let Some(i) = found {
-                        n.unexpected(nic).remove(i);
+                        let (from, k) = n.unexpected(nic).remove(i);
+                        if self.by_rendezvous(from, k, r) == Some(true) {
+                            self.clear_to_send(n, nic, from, k, (id, pc), ctx);
+                            done = false;
+                        }
                     } else {
                         n.posted(nic).push((src, tag, id, pc));
                     }
                     if !blocking {
-                        n.reqs(nic).push((id, found.is_some(), pc));
-                    } else if found.is_none() {
+                        n.reqs(nic).push((id, done, pc));
+                    } else if !done {
                         let rk = &mut n.ranks[nic];
                         rk.phase = Phase::WaitFor(id);
                         rk.since = now;
@@ -272,7 +304,17 @@ impl Network {
         let Some(src) = w.rank_on(p.src) else {
             return mismatch(ctx, nic, format_args!("a message from node {}, where the trace has no rank", p.src));
         };
-        self.to_self(n, nic, src, p.msg, ctx);
+        if self.eager_limit.is_none() {
+            return self.to_self(n, nic, src, p.msg, ctx);
+        }
+        match Part::of(p.msg) {
+            Part::Envelope(k) => self.to_self(n, nic, src, k, ctx),
+            Part::Data(k) => self.data_arrived(n, nic, src, k, ctx),
+            Part::Clear(k) => match w.rank_on(p.dst) {
+                Some(me) => self.cleared(n, nic, (p.dst, me), src, k, ctx),
+                None => mismatch(ctx, nic, format_args!("a clear-to-send to node {}, without a rank", p.dst)),
+            },
+        }
     }
 
     /// Message `k` of rank `src` is here (NIC `nic`): sent by another rank,
@@ -300,7 +342,19 @@ impl Network {
             }
             return;
         };
-        let id = n.posted(nic).remove(i).2;
+        let (_, _, id, pc) = n.posted(nic).remove(i);
+        if self.eager_limit.is_some() {
+            let me = self.topology.node(ctx.lp(), nic as u32).and_then(|x| self.workload().rank_on(x));
+            if me.and_then(|me| self.by_rendezvous(src, k, me)) == Some(true) {
+                return self.clear_to_send(n, nic, src, k, (id, pc), ctx);
+            }
+        }
+        self.complete(n, nic, id, ctx);
+    }
+
+    /// Request `id` of NIC `nic`'s rank is complete: the rank goes on if
+    /// it waits for it (or, in `waitall`, for it last).
+    pub(crate) fn complete(&self, n: &mut Node, nic: usize, id: u32, ctx: &mut Ctx<'_, Self>) {
         if let Some(j) = n.ranks[nic].reqs.iter().position(|q| q.0 == id) {
             let q = n.ranks[nic].reqs[j];
             n.reqs(nic).set(j, (q.0, true, q.2));
@@ -387,7 +441,13 @@ impl Network {
         };
         let recv = |id: u32| match rk.posted.iter().find(|q| q.2 == id) {
             Some(&(src, tag, _, pc)) => format!("recv from {} tag {}{}", src_name(src), tag_name(tag), at(pc)),
-            None => "a request".into(),
+            None => match rk.rdv.iter().find(|q| q.2 == id) {
+                Some(&(to, _, _, pc)) if to & SENDING != 0 => {
+                    format!("isend to {}{} (rendezvous: no clear-to-send yet)", to & !SENDING, at(pc))
+                }
+                Some(&(src, _, _, pc)) => format!("recv from {}{} (rendezvous: its data not here yet)", src, at(pc)),
+                None => "a request".into(),
+            },
         };
         match rk.phase {
             Phase::Idle => format!("rank {r} has not started"),
@@ -403,6 +463,12 @@ impl Network {
                 format!("rank {r} waits in waitall{} for {}", at(rk.pc), open.join(", "))
             }
             Phase::Done => format!("rank {r} finished"),
+            Phase::Rendezvous => match rk.rdv.iter().find(|q| q.0 & SENDING != 0 && q.2 == NO_REQ) {
+                Some(&(to, _, _, pc)) => {
+                    format!("rank {r} waits in send to {}{} (rendezvous: no clear-to-send yet)", to & !SENDING, at(pc))
+                }
+                None => format!("rank {r} waits in a send"),
+            },
             Phase::Probe => match kind(rk.pc) {
                 Some(Kind::Probe { src, tag }) => {
                     format!("rank {r} waits in probe from {} tag {}{}", src_name(src), tag_name(tag), at(rk.pc))
@@ -421,6 +487,11 @@ impl Network {
             if let Some(x) = self.rank_result(lp, nic, n) {
                 r.ranks.push(x);
             }
+        }
+        if let Some(limit) = self.eager_limit {
+            r.eager_limit = Some(limit);
+            let control: u64 = n.ranks.iter().map(|x| x.control as u64).sum();
+            *r.rendezvous_messages.get_or_insert(0) += control;
         }
         if r.notes.is_empty() {
             r.notes.clone_from(&self.workload().notes);

@@ -121,6 +121,13 @@ pub struct Results {
     /// not modelled), for the end of the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Trace workloads under a rendezvous protocol: its eager limit (a
+    /// message of fewer bytes went eager) and the control messages the
+    /// ranks sent (request- and clear-to-send, two per rendezvous message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eager_limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rendezvous_messages: Option<u64>,
     /// With jobs (`--job`): each job's figures, by job.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobResult>,
@@ -180,6 +187,10 @@ pub struct LinkStat {
     pub packets: u64,
     /// Fraction of the measured window the link was busy.
     pub busy: f64,
+    /// Its class ([`Network::link_class_name`]): `local` or `global` on a
+    /// dragonfly or Slim Fly, `leaf-level1` or `level1-level2` on a
+    /// fat-tree, `network` on a torus, mesh or hypercube.
+    pub class: &'static str,
 }
 
 /// Sums over nodes behind the derived figures of [`Results`].
@@ -267,7 +278,8 @@ impl Network {
                 r.acc.min_busy = Some(r.acc.min_busy.map_or(busy, |m| m.min(busy)));
             }
             if let (true, Some(to)) = (self.link_stats, self.topology.neighbour(lp, o)) {
-                r.links.push(LinkStat { node: lp, port: o as u32, neighbour: to, packets: n.links[o].packets, busy });
+                let (port, packets, class) = (o as u32, n.links[o].packets, self.link_class_name(lp, o));
+                r.links.push(LinkStat { node: lp, port, neighbour: to, packets, busy, class });
             }
         }
         if self.workload.is_some() {

@@ -20,8 +20,11 @@
 //!   does, and its tail follows at the slowest link's rate, as CODES's last
 //!   chunk does (ours arrives one chunk's time on that link later). CODES
 //!   has no propagation delay of its own.
+//! * **MPI protocol**: the replay's eager threshold, 8192 bytes
+//!   (`model-net-mpi-replay.c`), becomes `--eager-limit`.
 
 use super::{gib_per_s, num, Map};
+use timewarp_models::network;
 
 /// CODES's router delay of `model` in ns, and whether the model reads the key.
 fn router_delay(model: &str) -> (f64, bool) {
@@ -103,6 +106,16 @@ pub(super) fn apply(m: &mut Map<'_>, model: &str, packet: u32) -> Result<(), Str
             );
         }
     }
+    // MPI's protocol: CODES's replay (model-net-mpi-replay.c) sends a
+    // message of EAGER_THRESHOLD bytes or more by rendezvous; its
+    // `--eager_threshold` is a command-line option, not a key.
+    m.fixed(
+        "",
+        "CODES default",
+        "eager-limit",
+        network::CODES_EAGER_LIMIT.to_string(),
+        "model-net-mpi-replay.c: eager below 8192 bytes, rendezvous from 8192 (its --eager_threshold)",
+    );
     // The router delay.
     let (delay, read) = router_delay(model);
     match m.num("router_delay")? {

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use super::super::node::{Journal, ListOp, Saved};
-use super::super::workload::{Rank, EXPECT, POSTED, REQS, UNEXPECTED};
+use super::super::workload::{Rank, EXPECT, POSTED, RDV, REQS, UNEXPECTED};
 
 /// An element of a rank's list, as four words in a journal entry.
 pub(crate) trait Elem: Copy {
@@ -167,6 +167,7 @@ impl Rank {
             POSTED => undo_list(&mut self.posted, op, i, v),
             UNEXPECTED => undo_list(&mut self.unexpected, op, i, v),
             EXPECT => undo_list(&mut self.expect, op, i, v),
+            RDV => undo_list(&mut self.rdv, op, i, v),
             _ => undo_list(&mut self.early, op, i, v),
         }
     }

@@ -130,6 +130,20 @@ impl Network {
         }
     }
 
+    /// [`Network::link_class`]'s name in the topology's terms: `terminal`;
+    /// a dragonfly's or Slim Fly's `local` and `global` (CODES's names); a
+    /// fat-tree's `leaf-level1` and `level1-level2`; a cube's `network`.
+    pub fn link_class_name(&self, r: u32, o: usize) -> &'static str {
+        match (&self.topology, self.link_class(r, o)) {
+            (_, 0) => "terminal",
+            (Topology::Dragonfly(_) | Topology::SlimFly(_), 1) => "local",
+            (Topology::Dragonfly(_) | Topology::SlimFly(_), _) => "global",
+            (Topology::FatTree(_), 1) => "leaf-level1",
+            (Topology::FatTree(_), _) => "level1-level2",
+            _ => "network",
+        }
+    }
+
     /// Latency of the link behind port `o` of router `r`.
     #[inline]
     pub(crate) fn latency(&self, r: u32, o: usize) -> f64 {

@@ -100,6 +100,11 @@ pub struct Network {
     /// Several jobs sharing the network (jobs.rs): their nodes, and which
     /// run ranks of [`Network::workload`] or synthetic traffic.
     pub jobs: Option<Arc<Jobs>>,
+    /// The ranks' MPI protocol (docs/network-workloads.md): a message of
+    /// fewer bytes than this goes eager, one of this many or more by
+    /// rendezvous (request-to-send, clear-to-send, then the data), as
+    /// CODES's `eager_threshold`. `None`: every message eager.
+    pub eager_limit: Option<u32>,
 }
 
 impl Default for Network {
@@ -134,6 +139,7 @@ impl Default for Network {
             rollback: Rollback::Incremental,
             sample_every: None,
             jobs: None,
+            eager_limit: None,
         }
     }
 }

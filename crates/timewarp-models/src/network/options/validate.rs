@@ -122,6 +122,14 @@ impl Network {
         }
         if let Some(w) = &self.workload {
             w.check(self.topology.nodes(), self.packet_bytes)?;
+            let most = w.sends.iter().map(Vec::len).max().unwrap_or(0);
+            if self.eager_limit.is_some() && most >= super::super::workload::MAX_RANK_SENDS as usize {
+                return Err(format!(
+                    "--eager-limit: a rank sends {most} messages, more than the rendezvous protocol numbers \
+                     ({}); run it eager only (leave out --eager-limit)",
+                    super::super::workload::MAX_RANK_SENDS
+                ));
+            }
         }
         Ok(())
     }

@@ -23,8 +23,15 @@ use std::path::Path;
 use timewarp::text::printable;
 
 pub use dumpi::{DumpiOptions, DumpiTime};
-pub(crate) use state::{Counters, Phase, Posted, Rank, Req, Times, EARLY, EXPECT, POSTED, REQS, UNEXPECTED};
+pub(crate) use state::{
+    Counters, Phase, Posted, Rank, Req, Times, DETACHED, EARLY, EXPECT, NO_REQ, POSTED, RDV, REQS, SENDING, UNEXPECTED,
+};
 pub use traffic::Traffic;
+
+/// Most messages a rank may send under a rendezvous protocol
+/// (`--eager-limit`): the top two bits of a packet's message number carry
+/// its kind there (request- or clear-to-send, data).
+pub const MAX_RANK_SENDS: u32 = 1 << 30;
 
 /// Tags at or above this are reserved for the messages of collectives.
 pub const COLLECTIVE_TAG: u32 = 1 << 31;
@@ -77,7 +84,9 @@ pub struct Op {
     pub line: u32,
     /// Part of a collective: `allreduce`, `barrier`, or of DUMPI traces
     /// `bcast`, `reduce`, `alltoall`, `alltoallv`, `reduce_scatter`,
-    /// `allgather`, `gather`, `scatter`, `scan` (else empty).
+    /// `allgather`, `gather`, `scatter`, `scan`; or DUMPI's `sendrecv`,
+    /// whose two halves are one call (else empty). Under rendezvous the
+    /// blocking sends of these do not hold the rank (rendezvous.rs).
     pub collective: &'static str,
 }
 

@@ -22,6 +22,9 @@ pub(crate) enum Phase {
     /// Blocked in a probe until a matching message is here (variants are
     /// only ever added last: the state's encoding enters the run digest).
     Probe,
+    /// Blocked in a blocking send of a rendezvous message until its
+    /// clear-to-send arrives (rendezvous.rs).
+    Rendezvous,
 }
 
 /// One rank's run-time state.
@@ -47,7 +50,25 @@ pub(crate) struct Rank {
     pub(crate) expect: Vec<(u32, u32)>,
     /// Messages complete but ahead of an earlier one from their source.
     pub(crate) early: Vec<(u32, u32)>,
+    /// Rendezvous messages under way (rendezvous.rs): (peer, k, request,
+    /// operation); a send's peer carries [`SENDING`]. Encoded after the
+    /// rank only while this or `control` is not empty (encoding.rs), so
+    /// eager runs keep their encoding and digests.
+    #[serde(skip)]
+    pub(crate) rdv: Vec<(u32, u32, u32, u32)>,
+    /// Control messages (request- and clear-to-send) this rank has sent.
+    #[serde(skip)]
+    pub(crate) control: u32,
 }
+
+/// Set in a [`Rank::rdv`] entry's peer when the rank is the sender.
+pub(crate) const SENDING: u32 = 1 << 31;
+/// A [`Rank::rdv`] entry's request of a blocking send (which has none).
+pub(crate) const NO_REQ: u32 = u32::MAX;
+/// A [`Rank::rdv`] entry's request of a collective's send, which nothing
+/// waits for (the send half of a sendrecv: the collective ends with its
+/// receives).
+pub(crate) const DETACHED: u32 = u32::MAX - 1;
 
 /// An outstanding request: (id, complete, operation).
 pub(crate) type Req = (u32, bool, u32);
@@ -62,6 +83,7 @@ pub(crate) struct Counters {
     phase: Phase,
     next_req: u32,
     next_send: u32,
+    control: u32,
 }
 
 /// A rank's times, as a journal entry saves them.
@@ -78,10 +100,12 @@ pub(crate) const POSTED: u8 = 1;
 pub(crate) const UNEXPECTED: u8 = 2;
 pub(crate) const EXPECT: u8 = 3;
 pub(crate) const EARLY: u8 = 4;
+pub(crate) const RDV: u8 = 5;
 
 impl Rank {
     pub(crate) fn set_counters(&mut self, c: Counters) {
         (self.pc, self.phase, self.next_req, self.next_send) = (c.pc, c.phase, c.next_req, c.next_send);
+        self.control = c.control;
     }
 
     pub(crate) fn set_times(&mut self, t: Times) {
@@ -91,7 +115,13 @@ impl Rank {
     /// The scalar fields, in the two parts two journal entries save.
     pub(crate) fn scalars(&self) -> (Counters, Times) {
         (
-            Counters { pc: self.pc, phase: self.phase, next_req: self.next_req, next_send: self.next_send },
+            Counters {
+                pc: self.pc,
+                phase: self.phase,
+                next_req: self.next_req,
+                next_send: self.next_send,
+                control: self.control,
+            },
             Times { since: self.since, comm: self.comm, finish: self.finish },
         )
     }

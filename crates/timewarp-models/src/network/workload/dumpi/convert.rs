@@ -220,11 +220,13 @@ pub(in crate::network) fn convert(traces: &[RankTrace], opt: &DumpiOptions, titl
                         let (n, st, rt) = (bytes(count, dt)?, tag(stag, false)?, tag(rtag, true)?);
                         let (dest, src) = (peer(dest, "destination")?, source(src)?);
                         gap(&mut b, &mut anchor);
+                        // Named, so that under rendezvous its send does not
+                        // hold the rank (rendezvous.rs): both halves proceed.
                         if let Some(d) = dest {
-                            b.send(r, d, n, st, true, (line, ""));
+                            b.send(r, d, n, st, true, (line, "sendrecv"));
                         }
                         if let Some(s) = src {
-                            b.push(r, Kind::Recv { src: s, tag: rt, blocking: true }, line, "");
+                            b.push(r, Kind::Recv { src: s, tag: rt, blocking: true }, line, "sendrecv");
                         }
                     }
                     Call::Wait { req, flag } => {

@@ -8,6 +8,7 @@
 
 mod decoding;
 mod refusals;
+mod rendezvous;
 
 use super::*;
 use crate::network::*;
