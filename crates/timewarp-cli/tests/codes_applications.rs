@@ -108,6 +108,19 @@ fn codes_milc_and_jacobi_share_the_network_by_their_allocation() {
 }
 
 #[test]
+fn swm_incast_runs_in_every_mode_as_its_skeleton_defines() {
+    // SWM's incast2.json by name: 8 ranks, 0..=6 each send 160 bytes to 7,
+    // 2 iterations; without an allocation file, on the lowest nodes.
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/incast2.workload.conf");
+    let s = every_mode("incast2", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e9"]);
+    let job = &s["model_results"]["jobs"][0];
+    assert_eq!(job["delivered_packets"], 7 * 2);
+    assert_eq!(job["delivered_bytes"], 7 * 2 * 160);
+    assert_eq!(nodes_of(&s["model_results"], 0, 8), (0..8).collect::<Vec<u64>>());
+}
+
+#[test]
 fn bad_codes_workload_and_allocation_files_get_one_line_errors() {
     let cfg = path("dfdally-72-par.conf");
     let kb = path("kb.dfdally-72-milc-small.workload.conf");

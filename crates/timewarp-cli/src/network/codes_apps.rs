@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
-use timewarp_models::network::skeletons::{Jacobi3d, Milc};
+use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc};
 use timewarp_models::network::Workload;
 
 /// One job's line of a workload file.
@@ -27,15 +27,15 @@ pub(crate) struct AppLine {
 }
 
 /// The SWM skeletons CODES knows by name, with the file CODES reads for
-/// each from its SWM data directory, and whether we model it.
-const SWM_NAMES: [(&str, &str, bool); 7] = [
-    ("milc", "milc_skeleton.json", true),
-    ("nearest_neighbor", "skeleton.json", false),
-    ("lammps", "lammps_workload.json", false),
-    ("nekbone", "workload.json", false),
-    ("incast", "incast.json", false),
-    ("incast1", "incast1.json", false),
-    ("incast2", "incast2.json", false),
+/// each from its SWM data directory (modelled: milc and the incasts).
+const SWM_NAMES: [(&str, &str); 7] = [
+    ("milc", "milc_skeleton.json"),
+    ("nearest_neighbor", "skeleton.json"),
+    ("lammps", "lammps_workload.json"),
+    ("nekbone", "workload.json"),
+    ("incast", "incast.json"),
+    ("incast1", "incast1.json"),
+    ("incast2", "incast2.json"),
 ];
 
 /// A CMake placeholder (`@NAME@`) left in a template's text.
@@ -109,7 +109,7 @@ fn source(dir: &Path, app: &str) -> Result<(PathBuf, Option<String>), String> {
         return Ok((dir.join("conceptual.json"), Some(bench.to_string())));
     }
     match SWM_NAMES.iter().find(|n| n.0 == app) {
-        Some((_, file, _)) => Ok((dir.join(file), None)),
+        Some((_, file)) => Ok((dir.join(file), None)),
         None => {
             let names: Vec<&str> = SWM_NAMES.iter().map(|n| n.0).collect();
             Err(format!(
@@ -177,13 +177,7 @@ fn milc(root: &Value, file: &str, seed: u64) -> Result<Milc, String> {
             dims.len()
         ));
     }
-    let randomize = match cfg.get("randomize_communication_order") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(v) => {
-            return Err(format!("{file}: jobs.cfg.randomize_communication_order must be true or false, got {v}"))
-        }
-    };
+    let randomize = flag(cfg, "randomize_communication_order", file)?;
     Ok(Milc {
         ranks: size as u32,
         iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
@@ -194,6 +188,44 @@ fn milc(root: &Value, file: &str, seed: u64) -> Result<Milc, String> {
         msg_size: whole(cfg, "msg_size", Some(0), file)?,
         max_distance: whole(cfg, "max_dimension_distance", Some(0), file)?,
         randomize,
+        seed,
+    })
+}
+
+fn flag(cfg: &Value, key: &str, file: &str) -> Result<bool, String> {
+    match cfg.get(key) {
+        None => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(format!("{file}: jobs.cfg.{key} must be true or false, got {v}")),
+    }
+}
+
+/// Incast from its skeleton JSON (`AllToOneSWMUserCode`'s defaults).
+fn incast(root: &Value, file: &str, seed: u64) -> Result<Incast, String> {
+    let cfg = &root["jobs"]["cfg"];
+    let size = whole(&root["jobs"], "size", Some(1), file)?;
+    let interval: Vec<u32> = cfg
+        .get("src_rank_id_interval")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_u64().and_then(|x| u32::try_from(x).ok())).collect())
+        .filter(|v: &Vec<u32>| v.len() == 2)
+        .ok_or_else(|| format!("{file}: jobs.cfg.src_rank_id_interval must be [FIRST, LAST] (ranks)"))?;
+    let scattered = flag(cfg, "scattered_start", file)?;
+    let start_delay_max = whole(cfg, "start_delay_max", Some(0), file)?;
+    if scattered && start_delay_max == 0 {
+        return Err(format!("{file}: scattered_start needs start_delay_max > 0 (SWM asserts it)"));
+    }
+    Ok(Incast {
+        ranks: size,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        dst: whole(cfg, "dst_rank_id", Some(0), file)?,
+        sources: (interval[0], interval[1]),
+        bytes: whole(cfg, "msg_req_bytes", Some(0), file)?,
+        compute_cycles: whole(cfg, "compute_delay", Some(0), file)? as f64,
+        cpu_hz: number(cfg, "cpu_freq", None, file)?,
+        any_source: flag(cfg, "use_any_src", file)?,
+        blocking: flag(cfg, "blocking_comm", file)?,
+        start_delay_max: if scattered { start_delay_max } else { 0 },
         seed,
     })
 }
@@ -234,19 +266,29 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
         true => root["jobs"]["cfg"]["app"].as_str().ok_or_else(|| format!("{name}: jobs.cfg.app is missing"))?,
         false => l.app.as_str(),
     };
+    let size = |ranks: u32| {
+        if ranks == l.ranks {
+            Ok(())
+        } else {
+            Err(format!(
+                "{name}: jobs.size is {ranks} but the workload file's line {} gives {} ranks; make them agree",
+                l.line, l.ranks
+            ))
+        }
+    };
     match app {
         "milc" => {
             let m = milc(&root, &name, seed)?;
-            if m.ranks != l.ranks {
-                return Err(format!(
-                    "{name}: jobs.size is {} but the workload file's line {} gives {} ranks; make them agree",
-                    m.ranks, l.line, l.ranks
-                ));
-            }
+            size(m.ranks)?;
             m.workload().map_err(|e| format!("{name}: {e}"))
         }
+        "incast" | "incast1" | "incast2" => {
+            let i = incast(&root, &name, seed)?;
+            size(i.ranks)?;
+            i.workload().map_err(|e| format!("{name}: {e}"))
+        }
         a => Err(format!(
-            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, and conceptual-jacobi3d)",
+            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, incast, and conceptual-jacobi3d)",
             printable(a)
         )),
     }

@@ -5,11 +5,13 @@
 //! "CODES application skeletons"). Each skeleton is a file of its own;
 //! here are the collectives as CODES's online workloads expand them.
 
+mod incast;
 mod jacobi3d;
 mod milc;
 #[cfg(test)]
 mod tests;
 
+pub use incast::Incast;
 pub use jacobi3d::Jacobi3d;
 pub use milc::Milc;
 
@@ -72,11 +74,15 @@ pub fn allreduce_folded_messages(p: u32) -> u64 {
 /// `std::random_shuffle`, whose generator the C++ library leaves open).
 pub(super) fn shuffle<T>(v: &mut [T], state: &mut u64) {
     for i in (1..v.len()).rev() {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        v.swap(i, (z % (i as u64 + 1)) as usize);
+        v.swap(i, (next(state) % (i as u64 + 1)) as usize);
     }
+}
+
+/// The next SplitMix64 draw of `state`.
+pub(super) fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }

@@ -4,7 +4,7 @@
 //! matched by a send.
 
 use super::super::{Kind, Workload, COLLECTIVE_TAG};
-use super::{allreduce_folded_messages, Jacobi3d, Milc};
+use super::{allreduce_folded_messages, Incast, Jacobi3d, Milc};
 use std::collections::BTreeMap;
 
 /// Per rank: (point-to-point messages, their bytes, collective messages).
@@ -143,4 +143,43 @@ fn jacobi3d_refuses_what_it_cannot_run() {
     assert!(j.workload(36).unwrap_err().contains("not a multiple"));
     assert!(Jacobi3d::from_argv(&argv("jacobi3d 1 2")).unwrap_err().contains("got 2 arguments"));
     assert!(Jacobi3d::from_argv(&argv("jacobi3d x 4 16 2 1 barrier")).unwrap_err().contains("'x'"));
+}
+
+fn incast() -> Incast {
+    // SWM's incast.json: 100 ranks, 0..=98 send 1310720 bytes to 99, 10 iterations.
+    Incast {
+        ranks: 100,
+        iterations: 10,
+        dst: 99,
+        sources: (0, 98),
+        bytes: 1_310_720,
+        compute_cycles: 0.0,
+        cpu_hz: 4e9,
+        any_source: false,
+        blocking: false,
+        start_delay_max: 0,
+        seed: 1,
+    }
+}
+
+#[test]
+fn incast_sends_one_message_per_source_per_iteration_to_the_destination() {
+    let i = incast();
+    let w = i.workload().unwrap();
+    for (r, c) in counts(&w).iter().enumerate() {
+        let want = if r < 99 { (10, 10 * 1_310_720, 0) } else { (0, 0, 0) };
+        assert_eq!(*c, want, "rank {r}");
+    }
+    assert!(w.sends.iter().flatten().all(|m| m.dst == 99));
+    // The skeleton's tag: sizeof(int) x ((source + 1) + size x iteration).
+    assert_eq!(w.sends[7][3].tag, 4 * (8 + 100 * 3));
+    assert_matched(&w);
+    // Any source, blocking, scattered start: the same messages.
+    let w = Incast { any_source: true, blocking: true, start_delay_max: 1000, ..incast() }.workload().unwrap();
+    assert_eq!(counts(&w), counts(&i.workload().unwrap()));
+    let recvs = w.ops[99].iter().filter(|o| matches!(o.kind, Kind::Recv { src: super::super::ANY_SOURCE, .. }));
+    assert_eq!(recvs.count(), 99 * 10);
+    // A destination among the sources would wait for itself.
+    assert!(Incast { sources: (0, 99), ..incast() }.workload().unwrap_err().contains("inside"));
+    assert!(Incast { dst: 100, ..incast() }.workload().unwrap_err().contains("must be ranks"));
 }
