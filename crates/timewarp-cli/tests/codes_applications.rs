@@ -121,6 +121,18 @@ fn swm_incast_runs_in_every_mode_as_its_skeleton_defines() {
 }
 
 #[test]
+fn swm_nearest_neighbor_runs_in_every_mode_as_its_skeleton_defines() {
+    // SWM's skeleton.json on 4x4x4 ranks, 2 iterations: distance 3 reaches
+    // the 26 ranks around each, 32768 bytes (8 packets) to each.
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/nearest_neighbor.workload.conf");
+    let s = every_mode("nn", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e10"]);
+    let job = &s["model_results"]["jobs"][0];
+    assert_eq!(job["delivered_packets"], 64 * 2 * 26 * 8);
+    assert_eq!(job["delivered_bytes"], 64 * 2 * 26 * 32768);
+}
+
+#[test]
 fn bad_codes_workload_and_allocation_files_get_one_line_errors() {
     let cfg = path("dfdally-72-par.conf");
     let kb = path("kb.dfdally-72-milc-small.workload.conf");
@@ -146,6 +158,8 @@ fn bad_codes_workload_and_allocation_files_get_one_line_errors() {
     );
     run(&write("size.workload.conf", &format!("36 {} 1 0\n", json.display())), None, "jobs.size is 72");
     run(&write("lammps.workload.conf", "8 lammps 1 0\n"), None, "lammps_workload.json");
+    let nn4096 = std::fs::canonicalize(path("swm/skeleton.json")).unwrap();
+    run(&write("nn.workload.conf", &format!("8 {} 1 0\n", nn4096.display())), None, "jobs.size is 4096");
     let nodes71: String = (0..71).map(|n| format!("{n} ")).collect();
     run(&kb, Some(&write("short.alloc.conf", &nodes71)), "lists 71 nodes for its 72 ranks");
     let out_of_range: String = (0..71).map(|n| format!("{n} ")).collect::<String>() + "99";

@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
-use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc};
+use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc, NearestNeighbor};
 use timewarp_models::network::Workload;
 
 /// One job's line of a workload file.
@@ -27,7 +27,7 @@ pub(crate) struct AppLine {
 }
 
 /// The SWM skeletons CODES knows by name, with the file CODES reads for
-/// each from its SWM data directory (modelled: milc and the incasts).
+/// each from its SWM data directory (modelled: all but lammps and nekbone).
 const SWM_NAMES: [(&str, &str); 7] = [
     ("milc", "milc_skeleton.json"),
     ("nearest_neighbor", "skeleton.json"),
@@ -160,7 +160,37 @@ fn whole(cfg: &Value, key: &str, default: Option<u32>, file: &str) -> Result<u32
 /// `MilcSWMUserCode` reads it).
 fn milc(root: &Value, file: &str, seed: u64) -> Result<Milc, String> {
     let cfg = &root["jobs"]["cfg"];
-    let size = root["jobs"].get("size").map_or(Ok(1.0), |_| number(&root["jobs"], "size", None, file))?;
+    let dims = dimensions(cfg, file)?;
+    let randomize = flag(cfg, "randomize_communication_order", false, file)?;
+    Ok(Milc {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        compute_cycles: whole(cfg, "compute_delay", Some(1), file)? as f64,
+        // CODES reads cpu_freq without a default: a skeleton without it fails to load.
+        cpu_hz: number(cfg, "cpu_freq", None, file)?,
+        dims,
+        msg_size: whole(cfg, "msg_size", Some(0), file)?,
+        max_distance: whole(cfg, "max_dimension_distance", Some(0), file)?,
+        randomize,
+        seed,
+    })
+}
+
+/// A boolean at `key` (`default` when absent): true or false, or as boost's
+/// property tree also reads them, 1 or 0 and those words in strings.
+fn flag(cfg: &Value, key: &str, default: bool, file: &str) -> Result<bool, String> {
+    match cfg.get(key) {
+        None => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(Value::Number(n)) if n.as_u64() == Some(0) || n.as_u64() == Some(1) => Ok(n.as_u64() == Some(1)),
+        Some(Value::String(s)) if ["true", "1"].contains(&s.as_str()) => Ok(true),
+        Some(Value::String(s)) if ["false", "0"].contains(&s.as_str()) => Ok(false),
+        Some(v) => Err(format!("{file}: jobs.cfg.{key} must be true or false, got {v}")),
+    }
+}
+
+/// The grid skeletons' dimensions: `dimension_sizes`, as long as `dimension_cnt` says.
+fn dimensions(cfg: &Value, file: &str) -> Result<Vec<u32>, String> {
     let dims = cfg
         .get("dimension_sizes")
         .and_then(Value::as_array)
@@ -177,27 +207,29 @@ fn milc(root: &Value, file: &str, seed: u64) -> Result<Milc, String> {
             dims.len()
         ));
     }
-    let randomize = flag(cfg, "randomize_communication_order", file)?;
-    Ok(Milc {
-        ranks: size as u32,
-        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
-        compute_cycles: whole(cfg, "compute_delay", Some(1), file)? as f64,
-        // CODES reads cpu_freq without a default: a skeleton without it fails to load.
-        cpu_hz: number(cfg, "cpu_freq", None, file)?,
-        dims,
-        msg_size: whole(cfg, "msg_size", Some(0), file)?,
-        max_distance: whole(cfg, "max_dimension_distance", Some(0), file)?,
-        randomize,
-        seed,
-    })
+    Ok(dims)
 }
 
-fn flag(cfg: &Value, key: &str, file: &str) -> Result<bool, String> {
-    match cfg.get(key) {
-        None => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(v) => Err(format!("{file}: jobs.cfg.{key} must be true or false, got {v}")),
+/// Nearest neighbour from its skeleton JSON (`NearestNeighborSWMUserCode`'s
+/// defaults; what it asserts against refused).
+fn nearest_neighbor(root: &Value, file: &str, seed: u64) -> Result<NearestNeighbor, String> {
+    let cfg = &root["jobs"]["cfg"];
+    if whole(cfg, "noop_cnt", Some(1), file)? != 0 {
+        return Err(format!("{file}: noop_cnt must be 0 (its default is 1, and SWM asserts on a no-op under CODES)"));
     }
+    if !flag(cfg, "synchronous", true, file)? {
+        return Err(format!("{file}: synchronous false sends nothing under CODES (SWM asserts); give true"));
+    }
+    Ok(NearestNeighbor {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        dims: dimensions(cfg, file)?,
+        msg_size: whole(cfg, "msg_size", Some(0), file)?,
+        max_distance: whole(cfg, "max_dimension_distance", Some(0), file)?,
+        iterations_per_sync: whole(cfg, "iterations_per_sync", Some(1), file)?,
+        randomize: flag(cfg, "randomize_communication_order", false, file)?,
+        seed,
+    })
 }
 
 /// Incast from its skeleton JSON (`AllToOneSWMUserCode`'s defaults).
@@ -210,7 +242,7 @@ fn incast(root: &Value, file: &str, seed: u64) -> Result<Incast, String> {
         .map(|a| a.iter().filter_map(|v| v.as_u64().and_then(|x| u32::try_from(x).ok())).collect())
         .filter(|v: &Vec<u32>| v.len() == 2)
         .ok_or_else(|| format!("{file}: jobs.cfg.src_rank_id_interval must be [FIRST, LAST] (ranks)"))?;
-    let scattered = flag(cfg, "scattered_start", file)?;
+    let scattered = flag(cfg, "scattered_start", false, file)?;
     let start_delay_max = whole(cfg, "start_delay_max", Some(0), file)?;
     if scattered && start_delay_max == 0 {
         return Err(format!("{file}: scattered_start needs start_delay_max > 0 (SWM asserts it)"));
@@ -223,8 +255,8 @@ fn incast(root: &Value, file: &str, seed: u64) -> Result<Incast, String> {
         bytes: whole(cfg, "msg_req_bytes", Some(0), file)?,
         compute_cycles: whole(cfg, "compute_delay", Some(0), file)? as f64,
         cpu_hz: number(cfg, "cpu_freq", None, file)?,
-        any_source: flag(cfg, "use_any_src", file)?,
-        blocking: flag(cfg, "blocking_comm", file)?,
+        any_source: flag(cfg, "use_any_src", false, file)?,
+        blocking: flag(cfg, "blocking_comm", false, file)?,
         start_delay_max: if scattered { start_delay_max } else { 0 },
         seed,
     })
@@ -282,13 +314,18 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
             size(m.ranks)?;
             m.workload().map_err(|e| format!("{name}: {e}"))
         }
+        "nearest_neighbor" => {
+            let n = nearest_neighbor(&root, &name, seed)?;
+            size(n.ranks)?;
+            n.workload().map_err(|e| format!("{name}: {e}"))
+        }
         "incast" | "incast1" | "incast2" => {
             let i = incast(&root, &name, seed)?;
             size(i.ranks)?;
             i.workload().map_err(|e| format!("{name}: {e}"))
         }
         a => Err(format!(
-            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, incast, and conceptual-jacobi3d)",
+            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, and conceptual-jacobi3d)",
             printable(a)
         )),
     }

@@ -5,6 +5,7 @@
 //! for all; then two all-reduces of one double.
 
 use super::super::{Builder, Kind, Workload};
+use super::Step;
 
 /// MILC's parameters (the skeleton JSON's `jobs.size` and `jobs.cfg`).
 #[derive(Clone, Debug, PartialEq)]
@@ -38,40 +39,9 @@ impl Milc {
 
     /// Rank `r`'s neighbours in the skeleton's order, repeats kept (a
     /// dimension of 2 has the same rank one step down and one up): for
-    /// each dimension in turn a step down, a step up or none, a neighbour
-    /// wherever `max_distance` steps are taken or the dimensions run out
-    /// with at least one.
+    /// each dimension in turn a step down, a step up or none.
     pub fn neighbours(&self, r: u32) -> Vec<u32> {
-        let mut coords = vec![0; self.dims.len()];
-        let mut div = 1;
-        for (c, &d) in coords.iter_mut().zip(&self.dims) {
-            *c = r / div % d;
-            div *= d;
-        }
-        let mut out = vec![];
-        self.walk(&mut coords, 0, 0, &mut out);
-        out
-    }
-
-    fn walk(&self, coords: &mut [u32], dim: usize, taken: u32, out: &mut Vec<u32>) {
-        if taken == self.max_distance || dim == self.dims.len() {
-            if taken > 0 || self.max_distance == 0 {
-                let (mut pid, mut mult) = (0, 1);
-                for (c, d) in coords.iter().zip(&self.dims) {
-                    pid += c * mult;
-                    mult *= d;
-                }
-                out.push(pid);
-            }
-            return;
-        }
-        let (c, d) = (coords[dim], self.dims[dim]);
-        for step in [(c + d - 1) % d, (c + 1) % d] {
-            coords[dim] = step;
-            self.walk(coords, dim + 1, taken + 1, out);
-        }
-        coords[dim] = c;
-        self.walk(coords, dim + 1, taken, out);
+        super::grid_neighbours(&self.dims, r, self.max_distance, [Step::Down, Step::Up, Step::None])
     }
 
     /// The rank programs; refuses parameters the skeleton asserts against

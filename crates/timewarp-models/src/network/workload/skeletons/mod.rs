@@ -8,12 +8,14 @@
 mod incast;
 mod jacobi3d;
 mod milc;
+mod nearest_neighbor;
 #[cfg(test)]
 mod tests;
 
 pub use incast::Incast;
 pub use jacobi3d::Jacobi3d;
 pub use milc::Milc;
+pub use nearest_neighbor::NearestNeighbor;
 
 use super::{Builder, Kind};
 
@@ -85,4 +87,53 @@ pub(super) fn next(state: &mut u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A step along one dimension of a periodic grid.
+#[derive(Clone, Copy)]
+pub(super) enum Step {
+    Down,
+    Up,
+    None,
+}
+
+/// Rank `r`'s neighbours on the periodic grid of `dims` (rank `r` at
+/// `(r mod d0, r / d0 mod d1, ...)`) as SWM's grid skeletons find them:
+/// for each dimension in turn each step of `order`, a neighbour wherever
+/// `max` steps have been taken or the dimensions run out with at least
+/// one; repeats kept.
+pub(super) fn grid_neighbours(dims: &[u32], r: u32, max: u32, order: [Step; 3]) -> Vec<u32> {
+    fn walk(dims: &[u32], c: &mut [u32], dim: usize, taken: u32, max: u32, order: [Step; 3], out: &mut Vec<u32>) {
+        if taken == max || dim == dims.len() {
+            if taken > 0 || max == 0 {
+                let (mut pid, mut mult) = (0, 1);
+                for (x, d) in c.iter().zip(dims) {
+                    pid += x * mult;
+                    mult *= d;
+                }
+                out.push(pid);
+            }
+            return;
+        }
+        let (x, d) = (c[dim], dims[dim]);
+        for step in order {
+            let (to, more) = match step {
+                Step::Down => ((x + d - 1) % d, 1),
+                Step::Up => ((x + 1) % d, 1),
+                Step::None => (x, 0),
+            };
+            c[dim] = to;
+            walk(dims, c, dim + 1, taken + more, max, order, out);
+        }
+        c[dim] = x;
+    }
+    let mut c = Vec::with_capacity(dims.len());
+    let mut div = 1;
+    for &d in dims {
+        c.push(r / div % d);
+        div *= d;
+    }
+    let mut out = vec![];
+    walk(dims, &mut c, 0, 0, max, order, &mut out);
+    out
 }

@@ -4,7 +4,7 @@
 //! matched by a send.
 
 use super::super::{Kind, Workload, COLLECTIVE_TAG};
-use super::{allreduce_folded_messages, Incast, Jacobi3d, Milc};
+use super::{allreduce_folded_messages, Incast, Jacobi3d, Milc, NearestNeighbor};
 use std::collections::BTreeMap;
 
 /// Per rank: (point-to-point messages, their bytes, collective messages).
@@ -182,4 +182,49 @@ fn incast_sends_one_message_per_source_per_iteration_to_the_destination() {
     // A destination among the sources would wait for itself.
     assert!(Incast { sources: (0, 99), ..incast() }.workload().unwrap_err().contains("inside"));
     assert!(Incast { dst: 100, ..incast() }.workload().unwrap_err().contains("must be ranks"));
+}
+
+#[test]
+fn nearest_neighbor_sends_to_every_rank_within_its_distance() {
+    // SWM's skeleton.json shape (16^3 there): distance 3 on a 3-D grid is
+    // every offset in {-1, 0, 1}^3 but 0: 26 neighbours, all distinct when
+    // every dimension is 3 or more.
+    let nn = NearestNeighbor {
+        ranks: 64,
+        iterations: 5,
+        dims: vec![4, 4, 4],
+        msg_size: 32_768,
+        max_distance: 3,
+        iterations_per_sync: 2,
+        randomize: false,
+        seed: 1,
+    };
+    let at = |c: [u32; 3]| c[0] + 4 * c[1] + 16 * c[2];
+    for r in [0, 21, 63] {
+        let c = [r % 4, r / 4 % 4, r / 16];
+        let mut want = vec![];
+        for dz in [3, 0, 1] {
+            for dy in [3, 0, 1] {
+                for dx in [3, 0, 1] {
+                    if (dx, dy, dz) != (0, 0, 0) {
+                        want.push(at([(c[0] + dx) % 4, (c[1] + dy) % 4, (c[2] + dz) % 4]));
+                    }
+                }
+            }
+        }
+        let mut got = nn.neighbours(r);
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "rank {r}");
+    }
+    let w = nn.workload().unwrap();
+    for (r, c) in counts(&w).iter().enumerate() {
+        assert_eq!(*c, (5 * 26, 5 * 26 * 32_768, 0), "rank {r}");
+    }
+    // A wait every 2 iterations and after the last: after iterations 2, 4, 5.
+    assert_eq!(w.ops[0].iter().filter(|o| o.kind == Kind::WaitAll).count(), 3);
+    assert_matched(&w);
+    // Distance 1: 2 per dimension.
+    assert_eq!(NearestNeighbor { max_distance: 1, ..nn.clone() }.neighbours(5).len(), 6);
+    assert!(NearestNeighbor { dims: vec![4, 8], ..nn }.workload().err().is_some_and(|e| e.contains("multiply")));
 }
