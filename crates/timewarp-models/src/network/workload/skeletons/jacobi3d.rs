@@ -53,7 +53,7 @@ impl Jacobi3d {
 
     /// Blocks per dimension.
     pub fn grid(&self) -> [u32; 3] {
-        [0, 1, 2].map(|d| if self.block[d] == 0 { 0 } else { self.array[d] / self.block[d] })
+        [0, 1, 2].map(|d| self.array[d].checked_div(self.block[d]).unwrap_or(0))
     }
 
     /// Bytes of a face message (doubles of 8 bytes).
