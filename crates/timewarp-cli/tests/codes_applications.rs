@@ -133,6 +133,24 @@ fn swm_nearest_neighbor_runs_in_every_mode_as_its_skeleton_defines() {
 }
 
 #[test]
+fn a_codes_study_is_a_run_file_of_its_own() {
+    // --print-config keeps --codes-workload and --codes-alloc; the run file
+    // runs the same study (same digest).
+    let cfg = path("dfdally-72-par.conf");
+    let (w, a) = (path("kb.dfdally-72-milc-small.workload.conf"), path("kb.dfdally-72-milc-small.alloc.conf"));
+    let args = ["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--codes-alloc", &a, "--end", "1e9"];
+    let o = timewarp(&[&args[..], &["--print-config", "-q"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let toml = String::from_utf8(o.stdout).unwrap();
+    assert!(toml.contains(&format!("codes-workload = \"{w}\"")), "{toml}");
+    assert!(toml.contains(&format!("codes-alloc = \"{a}\"")), "{toml}");
+    let file = tmp("codes-study.toml");
+    std::fs::write(&file, toml).unwrap();
+    let replay = stats("run-file", &["run", "--config", file.to_str().unwrap()]);
+    assert_eq!(replay["digest"], stats("direct", &args)["digest"]);
+}
+
+#[test]
 fn bad_codes_workload_and_allocation_files_get_one_line_errors() {
     let cfg = path("dfdally-72-par.conf");
     let kb = path("kb.dfdally-72-milc-small.workload.conf");
