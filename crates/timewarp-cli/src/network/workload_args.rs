@@ -69,9 +69,10 @@ pub(crate) struct WorkloadArgs {
     pub baseline_alone: bool,
     /// A CODES workload file (model-net-mpi-replay's --workload_conf_file): a
     /// line per job, RANKS APP QOS MEAN_INTERVAL, APP an SWM skeleton's name
-    /// (milc), conceptual-BENCH (jacobi3d, from conceptual.json) or a skeleton
-    /// .json file; names and relative paths are looked up in the file's
-    /// directory. Each line is a job, before any --job (docs/codes-applications.md).
+    /// (milc, nearest_neighbor, incast, incast1, incast2), conceptual-BENCH
+    /// (jacobi3d, from conceptual.json) or an SWM skeleton .json file; names
+    /// and relative paths are looked up in the file's directory. Each line is
+    /// a job, before any --job (docs/codes-applications.md).
     #[arg(long, value_name = "FILE")]
     pub codes_workload: Option<PathBuf>,
     /// A CODES allocation file (--alloc_file): line j lists job j's nodes in
@@ -82,7 +83,9 @@ pub(crate) struct WorkloadArgs {
 
 impl WorkloadArgs {
     /// The files [`build`](Self::build) reads: the trace's (those of
-    /// `--trace-dir` it would read, as found there) and a `--rank-mapping` file.
+    /// `--trace-dir` it would read, as found there), a `--rank-mapping` file,
+    /// the jobs' files, and `--codes-workload`'s (with the skeleton files it
+    /// names) and `--codes-alloc`'s.
     pub(crate) fn inputs(&self) -> Vec<InputFiles> {
         let mut out = Vec::new();
         if let Some(dir) = &self.trace_dir {
