@@ -302,6 +302,8 @@ mod tests {
         "intra-connections",
         "inter-connections",
         "connections-dir",
+        "codes-workload",
+        "codes-alloc",
     ];
     // Options whose value names a file or directory a run writes: the run
     // file's list, which a replay leaves out.

@@ -68,6 +68,10 @@ impl Spec {
     /// The files the job reads (checkpoints record them): its trace's, its placement file.
     pub(crate) fn inputs(&self) -> Vec<timewarp::checkpoint::InputFiles> {
         let mut out = Vec::new();
+        if self.kind == "codes" {
+            // --codes-workload and --codes-alloc record their files once (workload_args.rs).
+            return out;
+        }
         if let Some(dir) = self.get("dir") {
             let files = match self.kind.as_str() {
                 "trace" => Workload::trace_files(Path::new(dir)),
@@ -95,10 +99,24 @@ impl Spec {
     }
 
     /// The job's ranks' programs (`None`: synthetic traffic).
-    fn workload(&self, message_bytes: u32, max_messages: u64) -> Result<Option<Workload>, String> {
+    fn workload(&self, message_bytes: u32, max_messages: u64, seed: u64) -> Result<Option<Workload>, String> {
         let dir = || self.get("dir").map(Path::new).ok_or_else(|| format!("--job {}: give dir=PATH", self.text));
         let w = match self.kind.as_str() {
             "synthetic" => return Ok(None),
+            "codes" => {
+                let file = Path::new(self.get("file").unwrap_or_default());
+                let j: usize = self.num("job", None)?;
+                let line = &super::codes_apps::read(file)?[j];
+                let w = super::codes_apps::workload(file.parent().unwrap_or(Path::new(".")), line, seed)?;
+                let sends: u64 = w.sends.iter().map(|s| s.len() as u64).sum();
+                if sends > max_messages {
+                    return Err(format!(
+                        "{}: {sends} messages, more than the {max_messages} a run holds; lower its iterations",
+                        self.text
+                    ));
+                }
+                w
+            }
             "trace" => Workload::read(dir()?)?,
             "dumpi" => {
                 let time = match self.get("time") {
@@ -187,6 +205,15 @@ fn place(spec: &Spec, j: usize, n: u32, free: &[bool], topology: &Topology, seed
                 None => unreachable!("parse checks the placement"),
             };
             let list = if codes { codes_line(Path::new(path), j)? } else { read_mapping(Path::new(path))? };
+            // A CODES job's allocation line is its ranks' nodes, one each.
+            if spec.kind == "codes" && list.len() != n as usize {
+                return Err(format!(
+                    "{}: line {} of allocation file {path} lists {} nodes for its {n} ranks; give one node per rank",
+                    spec.text,
+                    j + 1,
+                    list.len()
+                ));
+            }
             if list.len() < n as usize {
                 return Err(format!("--job {}: {path} lists {} nodes for {n}", spec.text, list.len()));
             }
@@ -217,8 +244,10 @@ fn place(spec: &Spec, j: usize, n: u32, free: &[bool], topology: &Topology, seed
 /// separated by spaces (CODES's `jobmap-list`).
 fn codes_line(path: &Path, j: usize) -> Result<Vec<u32>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("allocation file {}: {e}", path.display()))?;
-    let line = text.lines().nth(j).ok_or_else(|| {
-        format!("allocation file {} has {} lines, none for job {j}", path.display(), text.lines().count())
+    // As jobmap-list, lines without nodes are no jobs.
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let line = lines.get(j).ok_or_else(|| {
+        format!("allocation file {} has {} lines, none for job {j} (a line per job)", path.display(), lines.len())
     })?;
     line.split_whitespace()
         .map(|w| {
@@ -235,12 +264,14 @@ fn codes_line(path: &Path, j: usize) -> Result<Vec<u32>, String> {
 /// send at most `max_messages`.
 pub(crate) fn build(
     m: &mut Network,
-    specs: &[String],
+    specs: Vec<Spec>,
     alone: bool,
     (end, seed): (f64, u64),
     max_messages: u64,
 ) -> Result<(), String> {
-    let specs: Vec<Spec> = specs.iter().map(|s| parse(s)).collect::<Result<_, _>>()?;
+    if alone && specs.is_empty() {
+        return Err("--baseline-alone is for runs of jobs: give --job or --codes-workload".into());
+    }
     if specs.len() > NO_JOB as usize {
         return Err(format!("{} jobs: at most {} may share a network", specs.len(), NO_JOB));
     }
@@ -250,7 +281,7 @@ pub(crate) fn build(
     let mut parts = Vec::new();
     let mut load = None;
     for (j, spec) in specs.iter().enumerate() {
-        let w = spec.workload(m.message_bytes, max_messages)?;
+        let w = spec.workload(m.message_bytes, max_messages, seed)?;
         let size = match &w {
             Some(w) => w.ranks(),
             None => {

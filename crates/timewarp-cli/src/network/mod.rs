@@ -7,7 +7,8 @@
 //! (how they become a `Network`, and the bounds on a run), `wired.rs` (its
 //! Dragonfly+ and the dragonflies wired by connection files),
 //! `workload_args.rs` (the workload options) over `job_args.rs` (`--job`
-//! specs, placements, `--baseline-alone` runs), `samples_csv.rs` (the
+//! specs, placements, `--baseline-alone` runs) and `codes_apps.rs` (CODES's
+//! workload files and the application skeletons they name), `samples_csv.rs` (the
 //! time-series CSV),
 //! `steady.rs` (the steady-state note after a run), `applies.rs` (which
 //! options apply to a configuration, for the report) and `codes/` (CODES
@@ -20,6 +21,8 @@
 mod applies;
 #[cfg(feature = "models")]
 pub(crate) mod codes;
+#[cfg(feature = "models")]
+mod codes_apps;
 pub(crate) mod curve;
 pub(crate) mod draw;
 #[cfg(feature = "models")]

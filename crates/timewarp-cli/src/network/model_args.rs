@@ -342,7 +342,7 @@ impl ModelCli for NetworkArgs {
             ));
         }
         let mut m = self.model()?;
-        if !self.workload.jobs.is_empty() {
+        if self.workload.has_jobs() {
             self.jobs(&mut m, run)?;
             m.validate()?;
             return Ok(m);

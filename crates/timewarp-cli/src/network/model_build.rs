@@ -61,7 +61,13 @@ impl NetworkArgs {
                 "{option} is for one workload; with --job each job says what it runs (KIND:KEY=VALUE,...@PLACEMENT)"
             ));
         }
-        super::job_args::build(m, &w.jobs, w.baseline_alone, (run.end, run.seed), super::workload_args::MAX_MESSAGES)?;
+        super::job_args::build(
+            m,
+            w.job_specs()?,
+            w.baseline_alone,
+            (run.end, run.seed),
+            super::workload_args::MAX_MESSAGES,
+        )?;
         if m.load > 0.0 {
             // Synthetic traffic runs to --end: bound it as a synthetic run.
             let nodes = m.jobs.as_ref().map_or(0, |j| j.list.iter().map(|x| x.nodes.len() as u32).sum());

@@ -63,15 +63,29 @@ pub(crate) struct WorkloadArgs {
     pub halo_bytes: u32,
     #[arg(long = "job", value_name = "KIND[:KEY=VALUE,...][@PLACEMENT]", help = super::job_args::JOB_HELP)]
     pub jobs: Vec<String>,
-    /// With --job: run each job alone on the same nodes first (sequentially),
-    /// and report each job's slowdown against it.
-    #[arg(long, requires = "jobs")]
+    /// With --job or --codes-workload: run each job alone on the same nodes
+    /// first (sequentially), and report each job's slowdown against it.
+    #[arg(long)]
     pub baseline_alone: bool,
+    /// A CODES workload file (model-net-mpi-replay's --workload_conf_file): a
+    /// line per job, RANKS APP QOS MEAN_INTERVAL, APP an SWM skeleton's name
+    /// (milc, nearest_neighbor, incast, incast1, incast2), conceptual-BENCH
+    /// (jacobi3d, from conceptual.json) or an SWM skeleton .json file; names
+    /// and relative paths are looked up in the file's directory. Each line is
+    /// a job, before any --job (docs/codes-applications.md).
+    #[arg(long, value_name = "FILE")]
+    pub codes_workload: Option<PathBuf>,
+    /// A CODES allocation file (--alloc_file): line j lists job j's nodes in
+    /// rank order [default: each job on the lowest nodes left free].
+    #[arg(long, value_name = "FILE")]
+    pub codes_alloc: Option<PathBuf>,
 }
 
 impl WorkloadArgs {
     /// The files [`build`](Self::build) reads: the trace's (those of
-    /// `--trace-dir` it would read, as found there) and a `--rank-mapping` file.
+    /// `--trace-dir` it would read, as found there), a `--rank-mapping` file,
+    /// the jobs' files, and `--codes-workload`'s (with the skeleton files it
+    /// names) and `--codes-alloc`'s.
     pub(crate) fn inputs(&self) -> Vec<InputFiles> {
         let mut out = Vec::new();
         if let Some(dir) = &self.trace_dir {
@@ -83,6 +97,13 @@ impl WorkloadArgs {
             };
             out.push(InputFiles::new(format!("--trace-dir {}", dir.display()), files));
         }
+        if let Some(file) = &self.codes_workload {
+            let files = super::codes_apps::inputs(file);
+            out.push(InputFiles::new(format!("--codes-workload {}", file.display()), files));
+        }
+        if let Some(file) = &self.codes_alloc {
+            out.push(InputFiles::new(format!("--codes-alloc {}", file.display()), vec![file.clone()]));
+        }
         for spec in self.jobs.iter().filter_map(|j| super::job_args::parse(j).ok()) {
             out.extend(spec.inputs());
         }
@@ -93,8 +114,45 @@ impl WorkloadArgs {
         out
     }
 
+    /// Whether the run is of jobs (`--job` or `--codes-workload`).
+    pub(crate) fn has_jobs(&self) -> bool {
+        !self.jobs.is_empty() || self.codes_workload.is_some()
+    }
+
+    /// The jobs: a line of `--codes-workload` each (placed by `--codes-alloc`),
+    /// then the `--job`s.
+    pub(crate) fn job_specs(&self) -> Result<Vec<super::job_args::Spec>, String> {
+        let mut out = Vec::new();
+        if let Some(file) = &self.codes_workload {
+            for (j, l) in super::codes_apps::read(file)?.iter().enumerate() {
+                out.push(super::job_args::Spec {
+                    text: format!("{} ({} ranks, --codes-workload line {})", l.app, l.ranks, l.line),
+                    kind: "codes".into(),
+                    opts: vec![("file".into(), file.display().to_string()), ("job".into(), j.to_string())],
+                    placement: match &self.codes_alloc {
+                        Some(a) => format!("codes:{}", a.display()),
+                        None => "contiguous".into(),
+                    },
+                });
+            }
+        }
+        for s in &self.jobs {
+            out.push(super::job_args::parse(s)?);
+        }
+        Ok(out)
+    }
+
     /// The placed workload (`None`: synthetic traffic).
     pub(crate) fn build(&self, nodes: u32, message_bytes: u32, seed: u64) -> Result<Option<Arc<Workload>>, String> {
+        if self.baseline_alone {
+            return Err("--baseline-alone is for runs of jobs: give --job or --codes-workload".into());
+        }
+        if let Some(a) = &self.codes_alloc {
+            return Err(format!(
+                "--codes-alloc {}: it places the jobs of --codes-workload; give that too",
+                a.display()
+            ));
+        }
         let traced = self.workload == "trace" || self.workload == "dumpi";
         let generated = self.workload != "synthetic" && !traced;
         if self.trace_dir.is_some() && !traced {

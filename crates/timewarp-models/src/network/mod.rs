@@ -216,7 +216,7 @@
 //! | `series.rs` | the time series opened at run time and gathered at the end |
 //! | `footprint.rs` | the network's memory before it is built: a router's heap, the NICs' source-queue backlog past what the links carry |
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
-//! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`) |
+//! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`), CODES's application skeletons (`skeletons/`: MILC, nearest neighbour, incast, Jacobi 3-D) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
 //! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`; `node.rs` (the
@@ -270,6 +270,7 @@ pub use topology::{
     Dragonfly, FatTree, Hop, RailSelect, SlimFly, Step, Topology, CODES_RAIL_SELECT_LIMIT, NO_VIA, PAR_PENDING,
     RAIL_KEPT,
 };
+pub use workload::skeletons;
 pub use workload::{
     grid3, matches, read_mapping, trace_file, DumpiOptions, DumpiTime, Kind, Mapping, Op, SendInfo, Traffic, Workload,
     ANY_SOURCE, ANY_TAG, COLLECTIVE_TAG, MAX_RANK_SENDS, NO_RANK,

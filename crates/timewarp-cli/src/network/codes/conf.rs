@@ -183,6 +183,15 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Conf, String> {
                 let opened = open(&mut i, "PARAMS")?;
                 conf.params.extend(entries(&mut i, "PARAMS", opened)?);
             }
+            // The surrogate directors' blocks (CODES's union tests carry
+            // them): not a part of the network, skipped as the YAML form's
+            // `sections`.
+            (Tok::Word(w), _) if w.ends_with("_SURROGATE") => {
+                let block = printable(w).to_string();
+                i += 1;
+                let opened = open(&mut i, &block)?;
+                entries(&mut i, &block, opened)?;
+            }
             (t, l) => {
                 return Err(format!(
                     "{file}:{l}: expected a block LPGROUPS {{ ... }} or PARAMS {{ ... }}, found {}",

@@ -9,11 +9,12 @@
 //! What the nodes send, in this folder: synthetic traffic's destination
 //! patterns (traffic.rs, [`Traffic`]), the rank programs (here), a rank's
 //! run-time state (state.rs) and SST DUMPI traces read into rank programs
-//! (dumpi/). Nothing here knows the nodes or the model's options: they
+//! (dumpi/), and CODES's application skeletons (skeletons/). Nothing here knows the nodes or the model's options: they
 //! build on it.
 
 mod dumpi;
 mod jobs;
+pub mod skeletons;
 mod state;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,191 @@
+//! CODES's application studies from CODES's own files (`--codes-workload`,
+//! `--codes-alloc`; tests/data/codes/workloads/, copied from CODES's
+//! repository, `small/` a reduced copy of the MILC + Jacobi test): every
+//! mode commits one digest, each job runs on its allocation line's nodes,
+//! its packets and bytes are what its skeleton's definition sends, and
+//! bad files get one-line errors.
+
+mod common;
+use common::{assert_clear_error, stderr, timewarp, tmp};
+use serde_json::Value;
+
+const DIR: &str = "tests/data/codes/workloads";
+
+fn path(name: &str) -> String {
+    format!("{DIR}/{name}")
+}
+
+/// A quiet run's `--stats-json`, parsed (a short file name of its own).
+fn stats(name: &str, args: &[&str]) -> Value {
+    let out = tmp(&format!("codes-apps-{name}.json"));
+    let mut all = args.to_vec();
+    all.extend(["--stats-json", out.to_str().unwrap(), "--quiet"]);
+    let o = timewarp(&all);
+    assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+}
+
+/// Every mode's run of `args` (sequential, optimistic and conservative on 2
+/// threads): one digest, one set of results; the sequential one's.
+fn every_mode(name: &str, args: &[&str]) -> Value {
+    let seq = stats(&format!("{name}-seq"), &[args, &["--sync", "sequential"]].concat());
+    for sync in ["optimistic", "conservative"] {
+        let p = stats(&format!("{name}-{sync}"), &[args, &["--sync", sync, "--threads", "2"]].concat());
+        assert_eq!(p["digest"], seq["digest"], "{name}: {sync}");
+        assert_eq!(p["model_results"], seq["model_results"], "{name}: {sync}");
+    }
+    seq
+}
+
+/// Messages of MPICH's all-reduce on `p` ranks as CODES expands it: the
+/// fold and unfold of the `rem = p − pof2` extra ranks, and `log2 pof2`
+/// rounds of the `pof2` others.
+fn allreduce_messages(p: u64) -> u64 {
+    let pof2 = 1u64 << (63 - p.leading_zeros());
+    2 * (p - pof2) + pof2 * pof2.trailing_zeros() as u64
+}
+
+/// Nodes of ranks `first..first + n` in rank order.
+fn nodes_of(r: &Value, first: usize, n: usize) -> Vec<u64> {
+    r["ranks"].as_array().unwrap()[first..first + n].iter().map(|x| x["node"].as_u64().unwrap()).collect()
+}
+
+/// Line `j` of an allocation file as node numbers.
+fn alloc_line(file: &str, j: usize) -> Vec<u64> {
+    let text = std::fs::read_to_string(path(file)).unwrap();
+    text.lines().nth(j).unwrap().split_whitespace().map(|w| w.parse().unwrap()).collect()
+}
+
+#[test]
+fn codes_milc_example_runs_in_every_mode_as_its_skeleton_defines() {
+    // kb.dfdally-72-milc-small: MILC on 2x2x3x6 = 72 ranks, 10 iterations of
+    // 4096-byte messages (one packet), on CODES's 72-node Dally dragonfly.
+    let cfg = path("dfdally-72-par.conf");
+    let (w, a) = (path("kb.dfdally-72-milc-small.workload.conf"), path("kb.dfdally-72-milc-small.alloc.conf"));
+    let args = ["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--codes-alloc", &a, "--end", "1e9"];
+    let s = every_mode("milc-small", &args);
+    let r = &s["model_results"];
+    // Per rank and iteration: 2 exchanges x (a step down and up in each of 4
+    // dimensions) = 16 messages, and 2 all-reduces of 8 bytes.
+    let halo = 72 * 10 * 16;
+    let collective = 10 * 2 * allreduce_messages(72);
+    assert_eq!(allreduce_messages(72), 2 * 8 + 64 * 6);
+    assert_eq!(r["delivered_messages"], halo + collective);
+    let job = &r["jobs"][0];
+    assert_eq!(job["delivered_packets"], halo + collective, "one packet each");
+    assert_eq!(job["delivered_bytes"], halo * 4096 + collective * 8);
+    assert_eq!(nodes_of(r, 0, 72), alloc_line("kb.dfdally-72-milc-small.alloc.conf", 0));
+    assert!(job["finish_ns"].as_f64().is_some(), "{job}");
+}
+
+#[test]
+fn codes_milc_and_jacobi_share_the_network_by_their_allocation() {
+    // CODES's two-job test (jacobi_MILC.workload.conf: Jacobi 3-D then MILC,
+    // 36 ranks each, on rand_node0-1d-72-jacobi_MILC.alloc.conf), with
+    // fewer iterations and smaller messages (small/README.md).
+    let cfg = path("dfdally-72-par.conf");
+    let (w, a) = (path("small/jacobi_MILC.workload.conf"), path("rand_node0-1d-72-jacobi_MILC.alloc.conf"));
+    let args = ["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--codes-alloc", &a, "--end", "1e10"];
+    let s = every_mode("jacobi-milc", &args);
+    let r = &s["model_results"];
+    let jobs = r["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert!(jobs[0]["name"].as_str().unwrap().starts_with("conceptual-jacobi3d"), "{}", jobs[0]);
+    assert!(jobs[1]["name"].as_str().unwrap().starts_with("milc"), "{}", jobs[1]);
+    assert_eq!(nodes_of(r, 0, 36), alloc_line("rand_node0-1d-72-jacobi_MILC.alloc.conf", 0));
+    assert_eq!(nodes_of(r, 36, 36), alloc_line("rand_node0-1d-72-jacobi_MILC.alloc.conf", 1));
+    // Jacobi: 3 iterations x 6 planes of 512 doubles (4096 bytes, one
+    // packet) per rank, an all-reduce per iteration, a 6-round barrier
+    // before and after.
+    let jacobi = 36 * 3 * 6 + 3 * allreduce_messages(36) + 2 * 36 * 6;
+    assert_eq!(jobs[0]["delivered_packets"], jacobi);
+    // MILC: 3 iterations x 16 messages of 8192 bytes (2 packets) per rank,
+    // 2 all-reduces per iteration.
+    let (halo, collective) = (36 * 3 * 16, 3 * 2 * allreduce_messages(36));
+    assert_eq!(jobs[1]["delivered_packets"], halo * 2 + collective);
+    assert_eq!(jobs[1]["delivered_bytes"], halo * 8192 + collective * 8);
+    assert!(jobs.iter().all(|j| j["finish_ns"].as_f64().is_some()), "{jobs:?}");
+}
+
+#[test]
+fn swm_incast_runs_in_every_mode_as_its_skeleton_defines() {
+    // SWM's incast2.json by name: 8 ranks, 0..=6 each send 160 bytes to 7,
+    // 2 iterations; without an allocation file, on the lowest nodes.
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/incast2.workload.conf");
+    let s = every_mode("incast2", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e9"]);
+    let job = &s["model_results"]["jobs"][0];
+    assert_eq!(job["delivered_packets"], 7 * 2);
+    assert_eq!(job["delivered_bytes"], 7 * 2 * 160);
+    assert_eq!(nodes_of(&s["model_results"], 0, 8), (0..8).collect::<Vec<u64>>());
+}
+
+#[test]
+fn swm_nearest_neighbor_runs_in_every_mode_as_its_skeleton_defines() {
+    // SWM's skeleton.json on 4x4x4 ranks, 2 iterations: distance 3 reaches
+    // the 26 ranks around each, 32768 bytes (8 packets) to each.
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/nearest_neighbor.workload.conf");
+    let s = every_mode("nn", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e10"]);
+    let job = &s["model_results"]["jobs"][0];
+    assert_eq!(job["delivered_packets"], 64 * 2 * 26 * 8);
+    assert_eq!(job["delivered_bytes"], 64 * 2 * 26 * 32768);
+}
+
+#[test]
+fn a_codes_study_is_a_run_file_of_its_own() {
+    // --print-config keeps --codes-workload and --codes-alloc; the run file
+    // runs the same study (same digest).
+    let cfg = path("dfdally-72-par.conf");
+    let (w, a) = (path("kb.dfdally-72-milc-small.workload.conf"), path("kb.dfdally-72-milc-small.alloc.conf"));
+    let args = ["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--codes-alloc", &a, "--end", "1e9"];
+    let o = timewarp(&[&args[..], &["--print-config", "-q"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let toml = String::from_utf8(o.stdout).unwrap();
+    assert!(toml.contains(&format!("codes-workload = \"{w}\"")), "{toml}");
+    assert!(toml.contains(&format!("codes-alloc = \"{a}\"")), "{toml}");
+    let file = tmp("codes-study.toml");
+    std::fs::write(&file, toml).unwrap();
+    let replay = stats("run-file", &["run", "--config", file.to_str().unwrap()]);
+    assert_eq!(replay["digest"], stats("direct", &args)["digest"]);
+}
+
+#[test]
+fn bad_codes_workload_and_allocation_files_get_one_line_errors() {
+    let cfg = path("dfdally-72-par.conf");
+    let kb = path("kb.dfdally-72-milc-small.workload.conf");
+    let json = std::fs::canonicalize(path("kb.dfdally-72-milc-small.json")).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = tmp(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let run = |w: &str, alloc: Option<&str>, must: &str| {
+        let mut args = vec!["run", "network", "-q", "--codes-config", &cfg, "--codes-workload", w, "--end", "1e9"];
+        if let Some(a) = alloc {
+            args.extend(["--codes-alloc", a]);
+        }
+        assert_clear_error(&args, must);
+    };
+    run(&write("bogus.workload.conf", "4 bogus 1 0\n"), None, "unknown application 'bogus'");
+    run(&write("three.workload.conf", "36 milc 1\n"), None, "expected 4 fields");
+    run(
+        &path("kb.dfdally-72-milc-small.workload.conf.in"),
+        None,
+        "'@CMAKE_CURRENT_BINARY_DIR@' is a CMake placeholder",
+    );
+    run(&write("size.workload.conf", &format!("36 {} 1 0\n", json.display())), None, "jobs.size is 72");
+    run(&write("lammps.workload.conf", "8 lammps 1 0\n"), None, "lammps_workload.json");
+    let nn4096 = std::fs::canonicalize(path("swm/skeleton.json")).unwrap();
+    run(&write("nn.workload.conf", &format!("8 {} 1 0\n", nn4096.display())), None, "jobs.size is 4096");
+    let nodes71: String = (0..71).map(|n| format!("{n} ")).collect();
+    run(&kb, Some(&write("short.alloc.conf", &nodes71)), "lists 71 nodes for its 72 ranks");
+    let out_of_range: String = (0..71).map(|n| format!("{n} ")).collect::<String>() + "99";
+    run(&kb, Some(&write("range.alloc.conf", &out_of_range)), "node 99 is outside");
+    let nodes36: String = (0..36).map(|n| format!("{n} ")).collect();
+    run(&path("jacobi_MILC.workload.conf"), Some(&write("one.alloc.conf", &nodes36)), "none for job 1");
+    // More ranks than the network has nodes.
+    assert_clear_error(&["run", "network", "--dims", "4,4", "--codes-workload", &kb, "--end", "1e9"], "only 16");
+    assert_clear_error(&["run", "network", "--dims", "4,4", "--baseline-alone"], "--codes-workload");
+    assert_clear_error(&["run", "network", "--dims", "4,4", "--codes-alloc", &kb], "give that too");
+}

@@ -1,0 +1,139 @@
+//! CODES's application skeletons as rank programs: the SWM skeletons
+//! (`swm-online`) and Conceptual benchmarks (`conc-online`) that CODES's
+//! `model-net-mpi-replay` runs from a workload file, generated natively
+//! from the skeleton's own parameters (docs/network-workloads.md,
+//! "CODES application skeletons"). Each skeleton is a file of its own;
+//! here are the collectives as CODES's online workloads expand them.
+
+mod incast;
+mod jacobi3d;
+mod milc;
+mod nearest_neighbor;
+#[cfg(test)]
+mod tests;
+
+pub use incast::Incast;
+pub use jacobi3d::Jacobi3d;
+pub use milc::Milc;
+pub use nearest_neighbor::NearestNeighbor;
+
+use super::{Builder, Kind};
+
+impl Builder {
+    /// Rank `r`'s part of an all-reduce of `bytes` over `p` ranks as
+    /// CODES's `SWM_Allreduce` / `UNION_MPI_Allreduce` expand a short one
+    /// (MPICH's): with `pof2` the largest power of two ≤ `p` and
+    /// `rem = p − pof2`, the even ranks below `2 rem` hand their vector to
+    /// the next rank and wait; the other `pof2` ranks exchange by recursive
+    /// doubling (a send then a receive per round); the folded ranks then get
+    /// the result back.
+    pub(super) fn allreduce_folded(&mut self, r: u32, p: u32, bytes: u32) {
+        let tag = self.collective_tag(r);
+        let at = (0, "allreduce");
+        let recv = |b: &mut Builder, src: u32| b.push(r, Kind::Recv { src, tag, blocking: true }, 0, "allreduce");
+        let pof2 = 1u32 << (31 - p.leading_zeros());
+        let rem = p - pof2;
+        let newrank = if r < 2 * rem {
+            if r % 2 == 0 {
+                self.send(r, r + 1, bytes, tag, true, at);
+                None
+            } else {
+                recv(self, r - 1);
+                Some(r / 2)
+            }
+        } else {
+            Some(r - rem)
+        };
+        if let Some(nr) = newrank {
+            let mut mask = 1;
+            while mask < pof2 {
+                let nd = nr ^ mask;
+                let dst = if nd < rem { nd * 2 + 1 } else { nd + rem };
+                self.send(r, dst, bytes, tag, true, at);
+                recv(self, dst);
+                mask <<= 1;
+            }
+        }
+        if r < 2 * rem {
+            if r % 2 == 1 {
+                self.send(r, r - 1, bytes, tag, true, at);
+            } else {
+                recv(self, r + 1);
+            }
+        }
+    }
+}
+
+/// Messages of one folded all-reduce over `p` ranks, all ranks together
+/// (for checks): `2 rem` for the fold and unfold, `pof2 log2(pof2)` for the
+/// exchange.
+pub fn allreduce_folded_messages(p: u32) -> u64 {
+    let pof2 = 1u32 << (31 - p.max(1).leading_zeros());
+    2 * (p - pof2) as u64 + pof2 as u64 * pof2.trailing_zeros() as u64
+}
+
+/// A SplitMix64 shuffle (a skeleton's randomised order; not C++'s
+/// `std::random_shuffle`, whose generator the C++ library leaves open).
+pub(super) fn shuffle<T>(v: &mut [T], state: &mut u64) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, (next(state) % (i as u64 + 1)) as usize);
+    }
+}
+
+/// The next SplitMix64 draw of `state`.
+pub(super) fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A step along one dimension of a periodic grid.
+#[derive(Clone, Copy)]
+pub(super) enum Step {
+    Down,
+    Up,
+    None,
+}
+
+/// Rank `r`'s neighbours on the periodic grid of `dims` (rank `r` at
+/// `(r mod d0, r / d0 mod d1, ...)`) as SWM's grid skeletons find them:
+/// for each dimension in turn each step of `order`, a neighbour wherever
+/// `max` steps have been taken or the dimensions run out with at least
+/// one; repeats kept.
+pub(super) fn grid_neighbours(dims: &[u32], r: u32, max: u32, order: [Step; 3]) -> Vec<u32> {
+    fn walk(dims: &[u32], c: &mut [u32], dim: usize, taken: u32, max: u32, order: [Step; 3], out: &mut Vec<u32>) {
+        if taken == max || dim == dims.len() {
+            if taken > 0 || max == 0 {
+                let (mut pid, mut mult) = (0, 1);
+                for (x, d) in c.iter().zip(dims) {
+                    pid += x * mult;
+                    mult *= d;
+                }
+                out.push(pid);
+            }
+            return;
+        }
+        let (x, d) = (c[dim], dims[dim]);
+        for step in order {
+            let (to, more) = match step {
+                Step::Down => ((x + d - 1) % d, 1),
+                Step::Up => ((x + 1) % d, 1),
+                Step::None => (x, 0),
+            };
+            c[dim] = to;
+            walk(dims, c, dim + 1, taken + more, max, order, out);
+        }
+        c[dim] = x;
+    }
+    let mut c = Vec::with_capacity(dims.len());
+    let mut div = 1;
+    for &d in dims {
+        c.push(r / div % d);
+        div *= d;
+    }
+    let mut out = vec![];
+    walk(dims, &mut c, 0, 0, max, order, &mut out);
+    out
+}
