@@ -7,7 +7,7 @@
 
 mod common;
 use common::{assert_clear_error, stderr, timewarp, tmp};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const DIR: &str = "tests/data/codes/workloads";
 
@@ -105,6 +105,10 @@ fn codes_milc_and_jacobi_share_the_network_by_their_allocation() {
     assert_eq!(jobs[1]["delivered_packets"], halo * 2 + collective);
     assert_eq!(jobs[1]["delivered_bytes"], halo * 8192 + collective * 8);
     assert!(jobs.iter().all(|j| j["finish_ns"].as_f64().is_some()), "{jobs:?}");
+    // A Conceptual benchmark in the workload: CODES replays it (conc-online)
+    // with every message eager, whatever its size.
+    // (The packet counts above hold no control message either.)
+    assert_eq!(r["eager_limit"], Value::Null, "{r}");
 }
 
 #[test]
@@ -127,9 +131,14 @@ fn swm_nearest_neighbor_runs_in_every_mode_as_its_skeleton_defines() {
     let cfg = path("dfdally-72-par.conf");
     let w = path("swm/nearest_neighbor.workload.conf");
     let s = every_mode("nn", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e10"]);
-    let job = &s["model_results"]["jobs"][0];
-    assert_eq!(job["delivered_packets"], 64 * 2 * 26 * 8);
-    assert_eq!(job["delivered_bytes"], 64 * 2 * 26 * 32768);
+    let r = &s["model_results"];
+    let job = &r["jobs"][0];
+    // 32 KiB is past CODES's eager limit (8192 bytes, swm-online): each
+    // message is a request-to-send, a clear-to-send and its 8 packets.
+    let messages = 64 * 2 * 26;
+    assert_eq!((&r["eager_limit"], &r["rendezvous_messages"]), (&json!(8192), &json!(2 * messages)));
+    assert_eq!(job["delivered_packets"], messages * (8 + 2));
+    assert_eq!(job["delivered_bytes"], messages * 32768 + 2 * messages * 64);
 }
 
 #[test]

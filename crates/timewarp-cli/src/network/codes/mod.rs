@@ -264,6 +264,17 @@ pub(crate) fn put_in(
         _ => true,
     };
     let mut import = import;
+    // CODES replays Conceptual benchmarks (`--workload_type=conc-online`,
+    // as its own tests run the MILC + Jacobi study) with every message
+    // eager: model-net-mpi-replay.c sets EAGER_THRESHOLD to INT64_MAX.
+    let workload = named.iter().find(|(n, _)| n.as_deref() == Some("codes-workload")).and_then(|(_, t)| t.last());
+    let workload = workload.map(|t| t.strip_prefix("--codes-workload=").unwrap_or(t));
+    let conceptual = workload
+        .and_then(|w| super::codes_apps::read(Path::new(w)).ok())
+        .is_some_and(|lines| lines.iter().any(|l| l.app.starts_with("conceptual-")));
+    if conceptual {
+        conc_online(&mut import);
+    }
     for r in import.rows.iter_mut().filter(|r| r.option.as_ref().is_some_and(|o| given.contains(o))) {
         r.from = "command line";
         r.note = format!("{} (replaced by the command line's --{})", r.note, r.option.as_deref().unwrap_or(""));
@@ -287,6 +298,18 @@ pub(crate) fn put_in(
     }
     out.extend(rest.into_iter().skip(1));
     Ok(out)
+}
+
+/// The import's eager limit as CODES's `conc-online` replay has it: none.
+fn conc_online(import: &mut Import) {
+    for o in import.options.iter_mut().filter(|o| o.0 == "eager-limit") {
+        o.1 = "none".to_string();
+    }
+    for r in import.rows.iter_mut().filter(|r| r.option.as_deref() == Some("eager-limit")) {
+        r.note = "--eager-limit none (model-net-mpi-replay.c replays Conceptual benchmarks, conc-online, with \
+                  every message eager: EAGER_THRESHOLD = INT64_MAX; --codes-workload names one)"
+            .to_string();
+    }
 }
 
 #[cfg(test)]
