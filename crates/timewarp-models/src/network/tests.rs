@@ -565,7 +565,12 @@ fn split_latency_quantiles_are_exact_at_zero_load_and_add_no_behaviour() {
     assert_eq!(r.latency_mean, t0);
     assert_eq!((r.source_queueing_p50, r.source_queueing_p99), (Some(queue), Some(queue)));
     assert_eq!((r.network_latency_p50, r.network_latency_p99), (Some(t0 - queue), Some(t0 - queue)));
-    assert_eq!(go(&base, 1e6).results.network_latency_p50, None, "only when asked for");
+    // CODES's terms: the longest network latency (its "maximum chunk
+    // latency"), and the routers passed (source, one between, destination).
+    assert_eq!(r.network_latency_max, Some(t0 - queue));
+    assert_eq!((r.hops_mean, r.routers_traversed_mean), (2.0, 3.0));
+    let plain = go(&base, 1e6).results;
+    assert_eq!((plain.network_latency_p50, plain.network_latency_max), (None, None), "only when asked for");
     // Under load: the same run with and without them, and quantiles in order.
     let loaded = Network { probe: None, load: 0.7, ..base };
     let (plain, split) =
@@ -575,6 +580,9 @@ fn split_latency_quantiles_are_exact_at_zero_load_and_add_no_behaviour() {
     let (n50, n99) = (split.network_latency_p50.unwrap(), split.network_latency_p99.unwrap());
     assert!(queue <= q50 && q50 <= q99 && q99 > queue, "source queueing p50 {q50}, p99 {q99}");
     assert!(n50 <= n99 && n50 >= t0 - queue - 2.0 * base.link_latency, "network p50 {n50}, p99 {n99}");
+    let nmax = split.network_latency_max.unwrap();
+    assert!(n99 <= nmax && nmax <= split.latency_max - queue, "network max {nmax}, p99 {n99}");
+    assert_eq!(split.routers_traversed_mean, split.hops_mean + 1.0);
 }
 
 #[test]
