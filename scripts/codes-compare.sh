@@ -83,11 +83,11 @@ D=crates/timewarp-cli/tests/data/codes
 # arrivals (CODES's: periodic in phase for -dragonfly-all, Poisson for the
 # others) | CODES --arrival_time values (ns), lowest load first
 ROWS="
-theta-adaptive|model-net-synthetic-dragonfly-all|modelnet-test-dragonfly-theta.conf|-|2048|20|periodic|8000 4000 2000
+theta-adaptive|model-net-synthetic-dragonfly-all|modelnet-test-dragonfly-theta.conf|-|2048|20|in-phase|8000 4000 2000
 df1056-minimal|model-net-synthetic|synthetic-dragonfly-minimal-c512.conf|-|2048|10|poisson|4000 2000 1000
 df1056-adaptive|model-net-synthetic|synthetic-dragonfly-minimal-c512.conf|adaptive|2048|10|poisson|4000 2000 1000
-dally72-minimal|model-net-synthetic-dragonfly-all|dfdally_72.conf|-|4096|20|periodic|16000 8000 4000
-dfplus-prog-adaptive|model-net-synthetic-dragonfly-all|dfp-test.conf|-|2048|20|periodic|8000 4000 2000
+dally72-minimal|model-net-synthetic-dragonfly-all|dfdally_72.conf|-|4096|20|in-phase|16000 8000 4000
+dfplus-prog-adaptive|model-net-synthetic-dragonfly-all|dfp-test.conf|-|2048|20|in-phase|8000 4000 2000
 fattree128-adaptive|model-net-synthetic-fattree|synthetic-fattree-stock.conf|-|2048|end:20000|poisson|2000 1000 500
 slimfly3042-adaptive|model-net-synthetic-slimfly|sfly_3k.conf|-|4096|5|poisson|4000 2000 1000
 "

@@ -112,6 +112,8 @@ fn known_difference(id: &str, gap: &str) -> Option<&'static str> {
              CODES's chunk latency when the NIC takes the packet (its injection link and source router delay)"
         }
         ("df1056-minimal", _) => return None,
+        // Theta's two lighter rows agree now; they are adaptive, and move with issue 61's item 1.
+        ("theta-adaptive", "8000" | "4000") => return None,
         ("theta-adaptive" | "df1056-adaptive", _) => {
             "adaptive routing on a dragonfly is our UGAL-L, not CODES's rule yet (issue 61, item 1)"
         }
@@ -120,8 +122,8 @@ fn known_difference(id: &str, gap: &str) -> Option<&'static str> {
              propagation) and the source router's delay, which CODES's chunk latency counts"
         }
         ("dfplus-prog-adaptive", _) => {
-            "CODES's synthetic program sends every node's message at the same instants; \
-             ours have a random phase each, so fewer collide"
+            "4-6 % low: our network latency leaves out the injection link and source router delay; \
+             hops 2.2 % low at the highest load"
         }
         ("fattree128-adaptive", _) => {
             "our network latency starts after the source switch's 90 ns delay; CODES's chunk latency before it"
@@ -135,14 +137,18 @@ fn known_difference(id: &str, gap: &str) -> Option<&'static str> {
 fn hops_agree(id: &str, gap: &str) -> bool {
     matches!(
         (id, gap),
-        ("df1056-minimal", _) | ("dally72-minimal", _) | ("fattree128-adaptive", _) | ("dfplus-prog-adaptive", "8000")
+        ("df1056-minimal" | "dally72-minimal" | "fattree128-adaptive", _)
+            | ("dfplus-prog-adaptive", "8000" | "4000")
+            | ("theta-adaptive", "8000" | "4000")
     )
 }
 
-/// The small rows (a debug build runs each in seconds); the large ones
-/// (Theta, the Slim Fly, the adaptive 1,056-node dragonfly) are the script's.
-fn small(id: &str) -> bool {
+/// The rows a debug build runs in seconds, and Theta's that agree; the
+/// others (the Slim Fly, the adaptive 1,056-node dragonfly, Theta's
+/// highest load) are the script's.
+fn small(id: &str, gap: &str) -> bool {
     matches!(id, "df1056-minimal" | "dally72-minimal" | "dfplus-prog-adaptive" | "fattree128-adaptive")
+        || (id == "theta-adaptive" && gap != "2000")
 }
 
 #[test]
@@ -153,7 +159,7 @@ fn recorded_codes_rows_agree_within_tolerance_or_are_listed() {
         assert!(rows.iter().any(|r| r.id == id), "{id} recorded");
     }
     let mut compared = 0;
-    for r in rows.iter().filter(|r| small(&r.id)) {
+    for r in rows.iter().filter(|r| small(&r.id, &r.gap)) {
         let v = ours(r, &[]);
         let m = &v["model_results"];
         let (lat, hops) = (m["network_latency_mean"].as_f64().unwrap(), m["routers_traversed_mean"].as_f64().unwrap());
@@ -182,7 +188,7 @@ fn recorded_codes_rows_agree_within_tolerance_or_are_listed() {
             assert!(inj >= r.codes_generated && (inj - r.codes_generated) * 100 <= inj, "{what}: {inj} packets");
         }
     }
-    assert!(compared >= 2, "rows within tolerance: {compared}");
+    assert!(compared >= 4, "rows within tolerance: {compared}");
 }
 
 #[test]

@@ -388,6 +388,25 @@ fn bursty_and_bernoulli_arrivals_offer_the_load_asked() {
 }
 
 #[test]
+fn in_phase_arrivals_create_every_nodes_messages_at_the_same_instants() {
+    // Every node's first message one gap after the start, the next a gap
+    // later (CODES's synthetic dragonfly program): none before, all 16 at it.
+    let m =
+        Network { topology: Topology::Torus(vec![4, 4]), arrivals: Arrivals::InPhase, load: 0.3, ..Network::default() };
+    let gap = m.gap();
+    let injected = |m: &Network, end: f64| go(m, end).results.injected_packets;
+    assert_eq!(injected(&m, gap), 0);
+    assert_eq!(injected(&m, gap + 1e-6), 16);
+    assert_eq!(injected(&m, 2.0 * gap + 1e-6), 32);
+    // Periodic draws each node's phase in the first gap: some have sent by half of it.
+    let periodic = Network { arrivals: Arrivals::Periodic, ..m.clone() };
+    assert!((1..16).contains(&injected(&periodic, gap / 2.0)));
+    assert_eq!(injected(&m, gap / 2.0), 0);
+    assert_eq!("in-phase".parse::<Arrivals>(), Ok(Arrivals::InPhase));
+    assert_eq!(Arrivals::InPhase.name(), "in-phase");
+}
+
+#[test]
 fn batch_means_intervals_shrink_like_one_over_the_root_of_the_run_length() {
     let at = |end: f64| {
         let m = Network { topology: Topology::Torus(vec![8, 8]), load: 0.3, warmup: 5_000.0, ..Network::default() };
