@@ -20,6 +20,7 @@ pub(crate) fn unit(column: &str) -> Option<&'static str> {
             "fraction of injection bandwidth"
         }
         "hops_mean" | "hops_std" => "hops",
+        "routers_traversed_mean" => "routers",
         "threads" => "threads",
         _ if c.starts_with("accepted_throughput") || c.starts_with("node_accepted") => {
             "fraction of injection bandwidth"

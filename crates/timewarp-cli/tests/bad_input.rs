@@ -182,7 +182,7 @@ fn malformed_command_lines_get_clap_s_whole_message() {
         (&["run", "phold", "--remote", "1.5"], Clap, "--remote"),
         (&["run", "phold", "--queue", "splay"], Clap, "possible values: ladder, heap"),
         (&["run", "pcs", "--arrivals", "erlang"], Clap, "possible values: engset, poisson"),
-        (&["run", "network", "--arrivals", "onoff"], Clap, "possible values: poisson, periodic, bursty, bernoulli"),
+        (&["run", "network", "--arrivals", "onoff"], Clap, "possible values: poisson, periodic, in-phase, bursty, bernoulli"),
         (&["run", "network", "--arrivals", "bursty", "--burst-length", "0"], Clap, "--burst-length"),
         (&["run", "network", "--traffic", "permutation", "--permutation-seed", "-1"], Clap, "--permutation-seed"),
         (&["run", "network", "--traffic", "neighbor"], Clap, "a similar value exists: 'neighbour'"),

@@ -140,11 +140,13 @@ pub(crate) struct NetworkArgs {
     /// Fraction of messages sent to a hot node (--traffic hotspot).
     #[arg(long, default_value_t = 0.1, value_parser = probability, allow_negative_numbers = true)]
     pub hotspot_fraction: f64,
-    /// Message creation at each node: poisson, periodic, bursty (on/off:
+    /// Message creation at each node: poisson, periodic (each node its own
+    /// random phase), in-phase (periodic, every node at the same instants,
+    /// the first one gap in, as CODES's synthetic dragonfly program), bursty (on/off:
     /// bursts of --burst-length messages on average at the link's rate,
     /// silences between) or bernoulli (one message per serialisation slot
     /// with probability --load).
-    #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic", "bursty", "bernoulli"]))]
+    #[arg(long, default_value = "poisson", value_parser = choice::<network::Arrivals>(&["poisson", "periodic", "in-phase", "bursty", "bernoulli"]))]
     pub arrivals: network::Arrivals,
     /// Mean messages per burst of --arrivals bursty.
     #[arg(long, value_name = "B", default_value_t = 8, value_parser = whole::<u32>(1, u32::MAX as u64), allow_negative_numbers = true)]

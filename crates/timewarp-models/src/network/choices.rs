@@ -188,6 +188,11 @@ pub enum Arrivals {
     Poisson,
     /// Equal gaps, each node with a random phase.
     Periodic,
+    /// Equal gaps, every node in phase: each creates its first message one
+    /// gap after the start, then one a gap, all at the same instants (as
+    /// CODES's `model-net-synthetic-dragonfly-all` sends).
+    #[serde(rename = "in-phase")]
+    InPhase,
     /// On/off (Markov-modulated): bursts of messages back to back at the
     /// injection link's rate, `burst` messages long on average (each ends
     /// the burst with probability 1/burst), separated by exponential
@@ -207,6 +212,7 @@ impl Arrivals {
         match self {
             Arrivals::Poisson => "poisson",
             Arrivals::Periodic => "periodic",
+            Arrivals::InPhase => "in-phase",
             Arrivals::Bursty { .. } => "bursty",
             Arrivals::Bernoulli => "bernoulli",
         }
@@ -219,9 +225,10 @@ impl FromStr for Arrivals {
         match s {
             "poisson" => Ok(Arrivals::Poisson),
             "periodic" => Ok(Arrivals::Periodic),
+            "in-phase" => Ok(Arrivals::InPhase),
             "bursty" | "on-off" => Ok(Arrivals::Bursty { burst: 8 }),
             "bernoulli" => Ok(Arrivals::Bernoulli),
-            _ => Err(format!("unknown arrival process '{s}' (poisson, periodic, bursty, bernoulli)")),
+            _ => Err(format!("unknown arrival process '{s}' (poisson, periodic, in-phase, bursty, bernoulli)")),
         }
     }
 }

@@ -45,7 +45,18 @@ pub struct Results {
     pub network_latency_p50: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network_latency_p99: Option<f64>,
+    /// The longest network latency of a measured packet (with
+    /// [`Network::split_quantiles`] only; exact): CODES's "maximum chunk
+    /// latency" counts from the same point, where `latency_max` also counts
+    /// source queueing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_latency_max: Option<f64>,
+    /// Router-to-router links a measured packet crossed, on average.
     pub hops_mean: f64,
+    /// Routers a measured packet passed through, on average: `hops_mean + 1`
+    /// (CODES's "average number of hops traversed", which counts a chunk at
+    /// each router it leaves, the source and destination routers included).
+    pub routers_traversed_mean: f64,
     /// Standard deviation of the hops of measured packets.
     pub hops_std: f64,
     /// Measured packets (the sample behind the latency and hop figures).
@@ -335,9 +346,11 @@ impl Network {
             r.source_queueing_p99 = Some(sp.quantile(0, 0.99));
             r.network_latency_p50 = Some(sp.quantile(1, 0.5));
             r.network_latency_p99 = Some(sp.quantile(1, 0.99));
+            r.network_latency_max = (sp.parts[1].total() > 0).then_some(sp.max[1]);
         }
         r.message_latency_mean = ratio(a.msg_lat_sum, r.delivered_messages as f64);
         r.hops_mean = ratio(a.hop_sum as f64, m);
+        r.routers_traversed_mean = if m > 0.0 { r.hops_mean + 1.0 } else { 0.0 };
         r.hops_std =
             if m > 1.0 { ((a.hop_sq as f64 - m * r.hops_mean * r.hops_mean) / (m - 1.0)).max(0.0).sqrt() } else { 0.0 };
         let finite = self.workload.is_some() || self.messages.is_some();

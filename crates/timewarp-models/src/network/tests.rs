@@ -388,6 +388,25 @@ fn bursty_and_bernoulli_arrivals_offer_the_load_asked() {
 }
 
 #[test]
+fn in_phase_arrivals_create_every_nodes_messages_at_the_same_instants() {
+    // Every node's first message one gap after the start, the next a gap
+    // later (CODES's synthetic dragonfly program): none before, all 16 at it.
+    let m =
+        Network { topology: Topology::Torus(vec![4, 4]), arrivals: Arrivals::InPhase, load: 0.3, ..Network::default() };
+    let gap = m.gap();
+    let injected = |m: &Network, end: f64| go(m, end).results.injected_packets;
+    assert_eq!(injected(&m, gap), 0);
+    assert_eq!(injected(&m, gap + 1e-6), 16);
+    assert_eq!(injected(&m, 2.0 * gap + 1e-6), 32);
+    // Periodic draws each node's phase in the first gap: some have sent by half of it.
+    let periodic = Network { arrivals: Arrivals::Periodic, ..m.clone() };
+    assert!((1..16).contains(&injected(&periodic, gap / 2.0)));
+    assert_eq!(injected(&m, gap / 2.0), 0);
+    assert_eq!("in-phase".parse::<Arrivals>(), Ok(Arrivals::InPhase));
+    assert_eq!(Arrivals::InPhase.name(), "in-phase");
+}
+
+#[test]
 fn batch_means_intervals_shrink_like_one_over_the_root_of_the_run_length() {
     let at = |end: f64| {
         let m = Network { topology: Topology::Torus(vec![8, 8]), load: 0.3, warmup: 5_000.0, ..Network::default() };
@@ -565,7 +584,12 @@ fn split_latency_quantiles_are_exact_at_zero_load_and_add_no_behaviour() {
     assert_eq!(r.latency_mean, t0);
     assert_eq!((r.source_queueing_p50, r.source_queueing_p99), (Some(queue), Some(queue)));
     assert_eq!((r.network_latency_p50, r.network_latency_p99), (Some(t0 - queue), Some(t0 - queue)));
-    assert_eq!(go(&base, 1e6).results.network_latency_p50, None, "only when asked for");
+    // CODES's terms: the longest network latency (its "maximum chunk
+    // latency"), and the routers passed (source, one between, destination).
+    assert_eq!(r.network_latency_max, Some(t0 - queue));
+    assert_eq!((r.hops_mean, r.routers_traversed_mean), (2.0, 3.0));
+    let plain = go(&base, 1e6).results;
+    assert_eq!((plain.network_latency_p50, plain.network_latency_max), (None, None), "only when asked for");
     // Under load: the same run with and without them, and quantiles in order.
     let loaded = Network { probe: None, load: 0.7, ..base };
     let (plain, split) =
@@ -575,6 +599,9 @@ fn split_latency_quantiles_are_exact_at_zero_load_and_add_no_behaviour() {
     let (n50, n99) = (split.network_latency_p50.unwrap(), split.network_latency_p99.unwrap());
     assert!(queue <= q50 && q50 <= q99 && q99 > queue, "source queueing p50 {q50}, p99 {q99}");
     assert!(n50 <= n99 && n50 >= t0 - queue - 2.0 * base.link_latency, "network p50 {n50}, p99 {n99}");
+    let nmax = split.network_latency_max.unwrap();
+    assert!(n99 <= nmax && nmax <= split.latency_max - queue, "network max {nmax}, p99 {n99}");
+    assert_eq!(split.routers_traversed_mean, split.hops_mean + 1.0);
 }
 
 #[test]

@@ -19,7 +19,9 @@
 //!   latency: a packet's head reaches each router when CODES's first chunk
 //!   does, and its tail follows at the slowest link's rate, as CODES's last
 //!   chunk does (ours arrives one chunk's time on that link later). CODES
-//!   has no propagation delay of its own.
+//!   has no propagation delay of its own, but for dragonfly-dally.cxx: it
+//!   adds the link's `*_delay` (default: the chunk's time again) after the
+//!   chunk's own time on the link, so a Dally link takes both.
 //! * **MPI protocol**: the replay's eager threshold, 8192 bytes
 //!   (`model-net-mpi-replay.c`), becomes `--eager-limit`.
 
@@ -150,14 +152,40 @@ pub(super) fn apply(m: &mut Map<'_>, model: &str, packet: u32) -> Result<(), Str
         option: None,
     });
     for (i, &(_, _, _, long, delay_key)) in classes.iter().enumerate() {
+        let bw = bandwidths[i];
+        // dragonfly-dally.cxx puts a chunk on the link (its bytes / bandwidth)
+        // and then adds the link's delay as propagation, by default a whole
+        // chunk's time again; the other models take the delay as the chunk's
+        // whole time on the link.
+        let transmission = (model == "dragonfly_dally").then(|| moved as f64 / bw);
         if let Some(key) = delay_key {
             if let Some((d, e)) = m.num(key)? {
-                m.set(key, Some(e), long, num(d), "taken", "ns, CODES's delay of a chunk on this link");
+                match transmission {
+                    None => m.set(key, Some(e), long, num(d), "taken", "ns, CODES's delay of a chunk on this link"),
+                    Some(t) => m.set(
+                        key,
+                        Some(e),
+                        long,
+                        num(t + d),
+                        "converted",
+                        &format!("{src}: the chunk's {} ns on the link, then this delay (ns) as propagation", num(t)),
+                    ),
+                }
                 continue;
             }
         }
-        let l = moved as f64 / bandwidths[i];
-        let why = format!("{moved} bytes / {} bytes/ns: CODES's time of a chunk on the link", num(bandwidths[i]));
+        let l = moved as f64 / bw;
+        let (l, why) = match transmission {
+            None => (l, format!("{moved} bytes / {} bytes/ns: CODES's time of a chunk on the link", num(bw))),
+            Some(t) => (
+                t + chunk as f64 / bw,
+                format!(
+                    "{src}: {moved} bytes / {} bytes/ns on the link, then its default propagation delay, \
+                     {chunk} bytes / the same bandwidth",
+                    num(bw)
+                ),
+            ),
+        };
         m.fixed(delay_key.unwrap_or(""), "CODES default", long, num(l), &why);
     }
     if model == "torus" {

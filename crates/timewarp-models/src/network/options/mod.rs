@@ -175,7 +175,7 @@ impl Network {
         match self.arrivals {
             Arrivals::Poisson => rng.exponential(self.gap()),
             Arrivals::Periodic if first => rng.uniform() * self.gap(),
-            Arrivals::Periodic => self.gap(),
+            Arrivals::Periodic | Arrivals::InPhase => self.gap(),
             Arrivals::Bursty { burst } => {
                 // A cycle: `burst` messages a slot apart on average, then a silence.
                 let silence = burst as f64 * slot * (1.0 / self.load - 1.0);
