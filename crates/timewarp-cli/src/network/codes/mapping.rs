@@ -221,7 +221,10 @@ pub(super) fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
             m.ignore("df-dally-vc", "one virtual channel per hop, as --vcs");
             m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");
         }
-        "dragonfly_plus" => wiring::plus(&mut m, reps, terminals, dir, packet)?,
+        "dragonfly_plus" => {
+            let routers = count("modelnet_dragonfly_plus_router")?;
+            wiring::plus(&mut m, (reps, terminals, routers, *gline), dir, packet)?
+        }
         "fattree" => fattree_keys::map(&mut m, terminals, reps, *gline, packet)?,
         "slimfly" => slimfly_keys::map(&mut m, terminals, reps, *gline, packet)?,
         _ => {

@@ -61,35 +61,68 @@ pub(super) fn connections(m: &mut Map<'_>, model: &str, dir: &Path) -> Result<bo
     Ok(true)
 }
 
-/// CODES's `dragonfly_plus`: `repetitions` groups of `num_router_leaf`
+/// CODES's `dragonfly_plus`: `num_groups` groups of `num_router_leaf`
 /// leaves (with `num_cns_per_router` terminals each) and `num_router_spine`
 /// spines, wired by its connection files (else the standard arrangement of
-/// `num_global_connections` global links per spine).
-pub(super) fn plus(m: &mut Map<'_>, reps: u32, terminals: u32, dir: &Path, packet: u32) -> Result<(), String> {
+/// `num_global_connections` global links per spine). `shape`: the LP
+/// group's repetitions, terminals and routers per repetition, and its line.
+/// Any split of the LPs into repetitions whose totals agree is taken, as
+/// CODES takes it (`dragonfly-plus.cxx` numbers routers and terminals
+/// across repetitions and checks only the routers' total): one group per
+/// repetition, or one router per repetition.
+pub(super) fn plus(m: &mut Map<'_>, shape: (u32, u32, Option<u32>, usize), dir: &Path, packet: u32) -> Result<(), String> {
+    let (reps, terminals, routers, gline) = shape;
     let file = m.conf.file.clone();
     let (l, le) = m.need("num_router_leaf", "leaf routers per group")?;
     let (s, se) = m.need("num_router_spine", "spine routers per group")?;
     m.set("num_router_leaf", Some(le), "leaves-per-group", l.to_string(), "taken", "");
     m.set("num_router_spine", Some(se), "spines-per-group", s.to_string(), "taken", "");
     let (p, pe) = m.need("num_cns_per_router", "terminals per leaf")?;
-    if l.checked_mul(p) != Some(terminals) {
-        return Err(format!(
-            "{}: num_cns_per_router=\"{p}\" × num_router_leaf {l} but modelnet_dragonfly_plus is {terminals} per \
-             repetition (group): the two must agree",
-            m.place(pe)
-        ));
-    }
-    m.set("num_cns_per_router", Some(pe), "terminals-per-router", p.to_string(), "taken", "on each leaf");
-    if let Some((g, e)) = m.whole("num_groups")? {
-        if g != reps {
+    let group = l as u64 + s as u64;
+    // Without routers in the LP group, or with a group's worth per repetition: one group per repetition.
+    let per_group = routers.map_or(true, |r| r as u64 == group);
+    let g = match m.whole("num_groups")? {
+        Some((g, _)) => g,
+        None if per_group => reps,
+        None => {
             return Err(format!(
-                "{}: num_groups=\"{g}\" but repetitions (groups) is {reps}: the two must agree",
-                m.place(e)
+                "{file}:{gline}: modelnet_dragonfly_plus_router=\"{}\" per repetition is not a group's {group} \
+                 routers: give num_groups=\"N\"; in PARAMS (CODES needs it too)",
+                routers.unwrap_or(0)
+            ))
+        }
+    };
+    let (g_key, g_line) = match m.get("num_groups") {
+        Some(e) => (format!("num_groups {g}"), m.place(e)),
+        None => (format!("{reps} groups (one per repetition)"), format!("{file}:{gline}")),
+    };
+    if let Some(r) = routers {
+        let have = reps as u64 * r as u64;
+        if have != g as u64 * group {
+            return Err(format!(
+                "{g_line}: repetitions {reps} × modelnet_dragonfly_plus_router {r} = {have} routers but {g_key} × \
+                 (num_router_leaf {l} + num_router_spine {s}) = {}: the two must agree",
+                g as u64 * group
             ));
         }
     }
-    m.row("num_groups", reps.to_string(), "converted", format!("--groups {reps} (repetitions: one per group)"));
-    m.out.options.push(("groups".into(), reps.to_string(), file.clone()));
+    let nodes = g as u64 * l as u64 * p as u64;
+    if reps as u64 * terminals as u64 != nodes {
+        return Err(format!(
+            "{}: num_cns_per_router=\"{p}\" × num_router_leaf {l} × {g_key} = {nodes} nodes but repetitions {reps} × \
+             modelnet_dragonfly_plus {terminals} = {}: the two must agree",
+            m.place(pe),
+            reps as u64 * terminals as u64
+        ));
+    }
+    m.set("num_cns_per_router", Some(pe), "terminals-per-router", p.to_string(), "taken", "on each leaf");
+    match m.get("num_groups") {
+        Some(e) => m.set("num_groups", Some(e), "groups", g.to_string(), "taken", ""),
+        None => {
+            m.row("num_groups", reps.to_string(), "converted", format!("--groups {reps} (repetitions: one per group)"));
+            m.out.options.push(("groups".into(), reps.to_string(), file.clone()));
+        }
+    }
     if let Some((h, e)) = m.whole("num_global_connections")? {
         m.set("num_global_connections", Some(e), "global-links", h.to_string(), "taken", "per spine");
     }
