@@ -18,9 +18,14 @@ fn theta() -> Dragonfly {
 const VIA: u16 = 5 * 96 + 7;
 
 /// From router 0 to a node of group 3 through router `via` of group 5: the
-/// packet's two draws of each route, their first ports here.
+/// packet's two draws of each route (forced apart), their first ports here.
 fn ports(d: &Dragonfly, p: &Packet, via: u16) -> [u8; 2] {
-    [p.dim, p.dim ^ 0x80].map(|dim| d.step_keyed(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap())
+    draws(d, p, via).map(|dim| d.step_keyed(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap())
+}
+
+/// The two draws of a route from router 0 ([`Network::custom_draws`]).
+fn draws(d: &Dragonfly, p: &Packet, via: u16) -> [u8; 2] {
+    Network { topology: Topology::Dragonfly(d.clone()), ..Network::default() }.custom_draws(d, 0, p, via)
 }
 
 /// Non-minimal exactly when the better minimal draw's port holds more than
@@ -66,8 +71,8 @@ fn codes_custom_adaptive_rule_and_the_draw_kept() {
                 // The draw kept: the less congested of its pair (the first on a tie).
                 let (ports, qs) = if want_min { (min, qm) } else { (non, qn) };
                 let kept = if qs[0] > qs[1] { 1 } else { 0 };
-                assert_eq!(p.dim, [draw, draw ^ 0x80][kept], "{what}");
                 let via = if want_min { NO_VIA } else { VIA };
+                assert_eq!(p.dim, draws(&d, &p0, via)[kept], "{what}");
                 assert_eq!(d.step_keyed(0, to / d.p, via, key(p.dim, p.src, p.msg)), Some(ports[kept]), "{what}");
             }
         }
@@ -118,4 +123,138 @@ fn within_a_group_one_draw_each_and_no_later_reconsideration() {
         }
     }
     assert!(checked > 50, "{checked} draws with three distinct ports");
+}
+
+fn dally_72() -> Dragonfly {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../timewarp-cli/tests/data/codes");
+    let w =
+        Wiring::read(&data.join("dfdally-72-intra"), &data.join("dfdally-72-inter"), 4, 9, ExitRule::Dally).unwrap();
+    Dragonfly::wired(4, 2, 9, w)
+}
+
+/// CODES's `dragonfly_dally` comparison (`dfdally_prog_adaptive_routing`)
+/// on the 72-node Dally network: minimal when the minimal port's count is
+/// at most `adaptive_threshold`, or at most the non-minimal one's (doubled
+/// under delta); no hop weighting. Each row is a branch of CODES's rule.
+#[test]
+fn dally_decides_by_codes_threshold_and_scoring() {
+    use crate::network::Scoring::{Alpha, Delta};
+    let d = dally_72();
+    assert!(d.dally() && !d.via_router());
+    // Router 0 (group 0) to a node of group 3, through group 5.
+    let (to, via) = (3 * 4 * 2 + 5, 5u16);
+    let mut checked = 0;
+    for draw in 0..=255u8 {
+        let k = key(draw, 1, 0);
+        let (min, non) = (d.step_keyed(0, to / d.p, NO_VIA, k).unwrap(), d.step_keyed(0, to / d.p, via, k).unwrap());
+        if min == non {
+            continue;
+        }
+        checked += 1;
+        for (q_min, q_non, threshold, scoring, want_min) in [
+            (0, 0, 0.0, Alpha, true),  // idle: minimal
+            (2, 1, 0.0, Alpha, false), // above T and above the other
+            (2, 2, 0.0, Alpha, true),  // a tie stays minimal
+            (2, 1, 2.0, Alpha, true),  // at most T: minimal whatever the other
+            (2, 1, 0.0, Delta, true),  // 2 ≤ 2 × 1
+            (3, 1, 0.0, Delta, false), // 3 > 2 × 1
+            (3, 1, 3.0, Delta, true),  // at most T
+            (1, 0, 0.5, Alpha, false), // T in packets: 1 > 0.5
+        ] {
+            let m = Network {
+                topology: Topology::Dragonfly(d.clone()),
+                routing: Routing::Ugal,
+                vcs: 8,
+                ugal_threshold: threshold,
+                scoring,
+                buffer_packets: 8,
+                ..Network::default()
+            };
+            let mut n = idle(&m, 0);
+            load(&mut n, min as usize, q_min);
+            load(&mut n, non as usize, q_non);
+            let what = format!("draw {draw} q_min {q_min} q_non {q_non} T {threshold} {scoring:?}");
+            assert_eq!(m.dally_minimal(&d, &n, 0, to / d.p, via, k), Some(want_min), "{what}");
+            let mut p = Packet { src: 1, dst: to, via, dim: draw, ..Packet::default() };
+            m.ugal(&n, 0, &mut p);
+            assert_eq!(p.via, if want_min { NO_VIA } else { via }, "{what}");
+            assert_eq!(p.out, if want_min { min } else { non }, "{what}");
+        }
+    }
+    assert!(checked > 20, "{checked} draws with distinct ports");
+}
+
+/// `minimal-bias=1` on a `dragonfly_custom` (CODES's BIAS_MIN, our delta):
+/// the better non-minimal draw's count doubled before the comparison.
+#[test]
+fn custom_minimal_bias_doubles_the_non_minimal_count() {
+    let d = theta();
+    let to = 3 * 96 * 4 + 17;
+    let mut checked = 0;
+    for draw in 0..=255u8 {
+        let p0 = Packet { src: 1, dst: to, via: VIA, dim: draw, ..Packet::default() };
+        let (min, non) = (ports(&d, &p0, NO_VIA), ports(&d, &p0, VIA));
+        if min.iter().any(|o| non.contains(o)) || min[0] == min[1] || non[0] == non[1] {
+            continue;
+        }
+        checked += 1;
+        for (scoring, qm, qn, want_min) in [
+            (crate::network::Scoring::Alpha, 3, 2, false),
+            (crate::network::Scoring::Delta, 3, 2, true),
+            (crate::network::Scoring::Delta, 5, 2, false),
+        ] {
+            let m = Network {
+                topology: Topology::Dragonfly(d.clone()),
+                routing: Routing::Ugal,
+                vcs: 12,
+                ugal_threshold: 0.5,
+                scoring,
+                buffer_packets: 8,
+                ..Network::default()
+            };
+            let mut n = idle(&m, 0);
+            for o in min {
+                load(&mut n, o as usize, qm);
+            }
+            for o in non {
+                load(&mut n, o as usize, qn);
+            }
+            let mut p = p0;
+            assert_eq!(m.custom_adaptive(&d, &n, 0, &mut p, VIA, true), Some(want_min), "{scoring:?} {qm} {qn}");
+        }
+    }
+    assert!(checked > 50, "{checked}");
+}
+
+/// CODES draws the two channels of a pair apart (`do_global_adaptive_routing`:
+/// a repeat becomes the next, `(a + 1) mod n`): on Theta (24 gateways per
+/// pair of groups) the two draws of every route from router 0 head for
+/// different gateways, the second for the first's next whenever the
+/// unforced second draw repeated the first; the first is the packet's own.
+#[test]
+fn the_two_draws_of_a_route_head_for_different_gateways_as_codes_forces_them() {
+    let d = theta();
+    let w = d.wiring.as_deref().unwrap();
+    let (mut forced, mut total) = (0, 0);
+    for via in [NO_VIA, VIA, 3 * 96 + 40] {
+        for draw in 0..=255u8 {
+            for msg in 0..8 {
+                let p = Packet { src: 1, dst: 3 * 96 * 4 + 17, via, dim: draw, msg, ..Packet::default() };
+                let gw = |dim: u8| w.custom_gateway(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap();
+                let [a, b] = draws(&d, &p, via);
+                assert_eq!(a, draw, "the first draw is the packet's");
+                let ((ga, n), (gb, _)) = (gw(a), gw(b));
+                assert_eq!(n, 24, "Theta: 24 gateways toward each other group");
+                total += 1;
+                if gw(draw ^ 0x80).0 == ga {
+                    forced += 1;
+                    assert_eq!(gb, (ga + 1) % n, "via {via} draw {draw} msg {msg}: a repeat becomes the next gateway");
+                } else {
+                    assert_eq!(b, draw ^ 0x80, "an unforced second draw is the packet's byte, top bit flipped");
+                }
+            }
+        }
+    }
+    // About 1 in 24 pairs repeat.
+    assert!(forced * 48 > total && forced * 12 < total, "{forced} of {total} forced");
 }

@@ -70,7 +70,12 @@ pub(super) fn connections(m: &mut Map<'_>, model: &str, dir: &Path) -> Result<bo
 /// CODES takes it (`dragonfly-plus.cxx` numbers routers and terminals
 /// across repetitions and checks only the routers' total): one group per
 /// repetition, or one router per repetition.
-pub(super) fn plus(m: &mut Map<'_>, shape: (u32, u32, Option<u32>, usize), dir: &Path, packet: u32) -> Result<(), String> {
+pub(super) fn plus(
+    m: &mut Map<'_>,
+    shape: (u32, u32, Option<u32>, usize),
+    dir: &Path,
+    packet: u32,
+) -> Result<(), String> {
     let (reps, terminals, routers, gline) = shape;
     let file = m.conf.file.clone();
     let (l, le) = m.need("num_router_leaf", "leaf routers per group")?;
@@ -214,14 +219,14 @@ fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
 /// `local_vc_size / 8`, with its default `local_vc_size` of 1024), here in
 /// `packet`-byte packets.
 pub(super) fn custom_threshold(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
+    // CODES's BIAS_MIN: 1 doubles the non-minimal count (our delta); absent or 0, alpha.
     if let Some((b, e)) = m.whole("minimal-bias")? {
-        if b != 0 {
-            return Err(format!(
-                "{}: minimal-bias=\"{b}\": CODES's dragonfly_custom then doubles the non-minimal route's count, \
-                 which timewarp does not model: remove the line",
-                m.place(e)
-            ));
-        }
+        let (scoring, why) = if b == 1 {
+            ("delta", "CODES's BIAS_MIN = 1: the non-minimal route's count doubled")
+        } else {
+            ("alpha", "CODES's BIAS_MIN = 0: counts compared as they are")
+        };
+        m.set("minimal-bias", Some(e), "route-scoring", scoring.into(), "converted", why);
     }
     let t = match m.num("adaptive_threshold")? {
         Some((t, e)) => {
@@ -233,5 +238,45 @@ pub(super) fn custom_threshold(m: &mut Map<'_>, packet: u32) -> Result<(), Strin
     };
     let why = format!("local_vc_size / 8 = {t} bytes / {packet}-byte packets");
     m.fixed("adaptive_threshold", "CODES default", "ugal-threshold", (t / packet as f64).to_string(), &why);
+    Ok(())
+}
+
+/// `dragonfly_dally`'s prog-adaptive comparison (`dfdally_prog_adaptive_routing`):
+/// `adaptive_threshold` in bytes (absent: 0), here in `packet`-byte
+/// packets, and `route_scoring_metric` (absent: delta, CODES's default;
+/// beta and gamma stop CODES, so they are refused).
+pub(super) fn dally_adaptive(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
+    match m.num("adaptive_threshold")? {
+        Some((t, e)) => {
+            let why = format!("{t} bytes / {packet}-byte packets: minimal while the minimal port holds at most this");
+            m.set("adaptive_threshold", Some(e), "ugal-threshold", (t / packet as f64).to_string(), "converted", &why);
+        }
+        None => m.fixed("adaptive_threshold", "CODES default", "ugal-threshold", "0".into(), "dragonfly-dally.cxx: 0"),
+    }
+    match m.get("route_scoring_metric") {
+        Some(e) => {
+            let why = match e.values[0].as_str() {
+                "alpha" => "CODES's alpha: packets buffered and waiting for the port",
+                "delta" => "CODES's delta: the non-minimal port's count doubled",
+                other => {
+                    return Err(format!(
+                        "{}: route_scoring_metric=\"{}\": CODES's dragonfly_dally scores by alpha or delta (it \
+                         stops on beta and gamma): use one of those",
+                        m.place(e),
+                        printable(other)
+                    ))
+                }
+            };
+            let v = e.values[0].clone();
+            m.set("route_scoring_metric", Some(e), "route-scoring", v, "taken", why);
+        }
+        None => m.fixed(
+            "route_scoring_metric",
+            "CODES default",
+            "route-scoring",
+            "delta".into(),
+            "dragonfly-dally.cxx: delta, the non-minimal port's count doubled",
+        ),
+    }
     Ok(())
 }
