@@ -18,14 +18,9 @@ fn theta() -> Dragonfly {
 const VIA: u16 = 5 * 96 + 7;
 
 /// From router 0 to a node of group 3 through router `via` of group 5: the
-/// packet's two draws of each route (forced apart), their first ports here.
+/// packet's two draws of each route, their first ports here.
 fn ports(d: &Dragonfly, p: &Packet, via: u16) -> [u8; 2] {
-    draws(d, p, via).map(|dim| d.step_keyed(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap())
-}
-
-/// The two draws of a route from router 0 ([`Network::custom_draws`]).
-fn draws(d: &Dragonfly, p: &Packet, via: u16) -> [u8; 2] {
-    Network { topology: Topology::Dragonfly(d.clone()), ..Network::default() }.custom_draws(d, 0, p, via)
+    [p.dim, p.dim ^ 0x80].map(|dim| d.step_keyed(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap())
 }
 
 /// Non-minimal exactly when the better minimal draw's port holds more than
@@ -71,8 +66,8 @@ fn codes_custom_adaptive_rule_and_the_draw_kept() {
                 // The draw kept: the less congested of its pair (the first on a tie).
                 let (ports, qs) = if want_min { (min, qm) } else { (non, qn) };
                 let kept = if qs[0] > qs[1] { 1 } else { 0 };
+                assert_eq!(p.dim, [draw, draw ^ 0x80][kept], "{what}");
                 let via = if want_min { NO_VIA } else { VIA };
-                assert_eq!(p.dim, draws(&d, &p0, via)[kept], "{what}");
                 assert_eq!(d.step_keyed(0, to / d.p, via, key(p.dim, p.src, p.msg)), Some(ports[kept]), "{what}");
             }
         }
@@ -224,37 +219,4 @@ fn custom_minimal_bias_doubles_the_non_minimal_count() {
         }
     }
     assert!(checked > 50, "{checked}");
-}
-
-/// CODES draws the two channels of a pair apart (`do_global_adaptive_routing`:
-/// a repeat becomes the next, `(a + 1) mod n`): on Theta (24 gateways per
-/// pair of groups) the two draws of every route from router 0 head for
-/// different gateways, the second for the first's next whenever the
-/// unforced second draw repeated the first; the first is the packet's own.
-#[test]
-fn the_two_draws_of_a_route_head_for_different_gateways_as_codes_forces_them() {
-    let d = theta();
-    let w = d.wiring.as_deref().unwrap();
-    let (mut forced, mut total) = (0, 0);
-    for via in [NO_VIA, VIA, 3 * 96 + 40] {
-        for draw in 0..=255u8 {
-            for msg in 0..8 {
-                let p = Packet { src: 1, dst: 3 * 96 * 4 + 17, via, dim: draw, msg, ..Packet::default() };
-                let gw = |dim: u8| w.custom_gateway(0, p.dst / d.p, via, key(dim, p.src, p.msg)).unwrap();
-                let [a, b] = draws(&d, &p, via);
-                assert_eq!(a, draw, "the first draw is the packet's");
-                let ((ga, n), (gb, _)) = (gw(a), gw(b));
-                assert_eq!(n, 24, "Theta: 24 gateways toward each other group");
-                total += 1;
-                if gw(draw ^ 0x80).0 == ga {
-                    forced += 1;
-                    assert_eq!(gb, (ga + 1) % n, "via {via} draw {draw} msg {msg}: a repeat becomes the next gateway");
-                } else {
-                    assert_eq!(b, draw ^ 0x80, "an unforced second draw is the packet's byte, top bit flipped");
-                }
-            }
-        }
-    }
-    // About 1 in 24 pairs repeat.
-    assert!(forced * 48 > total && forced * 12 < total, "{forced} of {total} forced");
 }

@@ -324,8 +324,9 @@ impl Network {
 
     /// CODES's dragonfly-custom adaptive choice (`do_global_adaptive_routing`,
     /// a5958cf) at `router` for packet `p` that may go through router `via`:
-    /// two draws of each route (the packet's own and a second forced onto
-    /// another gateway, [`Network::custom_draws`]), each scored by the occupancy of its first
+    /// two draws of each route (the packet's own and a second, which may
+    /// name the same gateway: CODES forces its second draw apart, not
+    /// modelled, docs/network.md), each scored by the occupancy of its first
     /// port here, the less congested of each pair (the first on a tie);
     /// non-minimal by [`Network::codes_minimal`]. The draw kept becomes the
     /// packet's (its routing byte), so the route goes by the channel
@@ -345,7 +346,7 @@ impl Network {
         let pair = if d.group(router) == d.group(to) { 1 } else { 2 };
         let best = |via: u16| -> Option<(u32, u8)> {
             let mut best: Option<(u32, u8)> = None;
-            for &dim in &self.custom_draws(d, router, p, via)[..pair] {
+            for &dim in &[p.dim, p.dim ^ 0x80][..pair] {
                 let port = d.step_keyed(router, to, via, key(dim, p.src, p.msg))?;
                 let q = self.occupancy(n, router, port as usize);
                 if best.map_or(true, |b| q < b.0) {
@@ -362,28 +363,6 @@ impl Network {
             p.dim = non.1;
         }
         Some(minimal)
-    }
-
-    /// The two draws CODES's `do_global_adaptive_routing` weighs of one
-    /// route of packet `p` at `router` (toward its destination, through
-    /// router `via` unless [`NO_VIA`]): the packet's own routing byte, and
-    /// a second (its top bit flipped) forced apart as CODES forces its
-    /// second channel draw: when it would head for the same gateway of
-    /// the group as the first (and the group has more than one), the
-    /// next byte (in order, wrapping) that heads for the next gateway,
-    /// CODES's `(a + 1) mod n`.
-    pub(crate) fn custom_draws(&self, d: &Dragonfly, router: u32, p: &Packet, via: u16) -> [u8; 2] {
-        let (first, second) = (p.dim, p.dim ^ 0x80);
-        let w = d.wiring.as_deref().expect("a dragonfly_custom is wired");
-        let gateway = |dim: u8| w.custom_gateway(router, p.dst / d.p, via, key(dim, p.src, p.msg));
-        match (gateway(first), gateway(second)) {
-            (Some((a, n)), Some((b, _))) if a == b && n > 1 => {
-                let want = Some(((a + 1) % n, n));
-                let next = (1..=255u8).map(|i| second.wrapping_add(i)).filter(|&c| c != first);
-                [first, next.into_iter().find(|&c| gateway(c) == want).unwrap_or(second)]
-            }
-            _ => [first, second],
-        }
     }
 
     /// The Valiant intermediate of a packet from router `from` to node

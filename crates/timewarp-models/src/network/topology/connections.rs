@@ -486,25 +486,6 @@ impl Wiring {
         first + pick(key, (r as u64) << 32 | to as u64, n as u32) as u8
     }
 
-    /// Under [`ExitRule::Custom`]: the gateway a packet of key `key` at
-    /// router `r` heads for on its way to router `dst` (through router
-    /// `via` first unless `u16::MAX`), as its index among the gateways
-    /// of `r`'s group toward the target group ([`Wiring::gateways`]) and
-    /// their count, as [`Wiring::step`] draws it; `None` within a group.
-    pub fn custom_gateway(&self, r: u32, dst: u32, via: u16, key: u64) -> Option<(u32, u32)> {
-        let (r, dst) = (self.int(r), self.int(dst));
-        let (dst, key) = match via as u32 {
-            v if via == u16::MAX || v == r => (dst, key),
-            v => (v, key ^ VIA_KEY),
-        };
-        let (grp, to) = (r / self.a, dst / self.a);
-        if grp == to {
-            return None;
-        }
-        let n = self.gateways(grp, to).len() as u32;
-        Some((pick(key, (grp as u64) << 32 | to as u64, n), n))
-    }
-
     /// The next port from router `r` toward router `dst`, through `via`
     /// first unless it is `u16::MAX`: a group, or under [`ExitRule::Custom`]
     /// a router (CODES's `dragonfly_custom` routes minimally to its
