@@ -269,3 +269,42 @@ fn a_printed_run_file_finds_the_connection_files_from_another_folder() {
         run(here, &["run", "network", "--codes-config", "dfdally_72.conf", "--end", "1000", "-q", "--stats-json", "-"]);
     assert_eq!(replayed["digest"], first["digest"]);
 }
+
+/// `dragonfly_dally`'s `adaptive_threshold` (bytes) and
+/// `route_scoring_metric` are taken under prog-adaptive, as
+/// `dragonfly-dally.cxx` reads them (absent: 0 and delta; beta stops
+/// CODES, so it is refused), and the run commits one digest in every mode.
+/// That the threshold and delta change the choice as CODES's rule says:
+/// route.rs's `dally_decides_by_codes_threshold_and_scoring`.
+#[test]
+fn dally_prog_adaptive_takes_codes_threshold_and_scoring() {
+    let text = std::fs::read_to_string(data("dfdally_72.conf")).unwrap();
+    let adaptive =
+        |extra: &str| text.replacen("routing=\"minimal\";", &format!("routing=\"prog-adaptive\";{extra}"), 1);
+    let write = |name: &str, body: String| {
+        let f = tmp(name);
+        std::fs::write(&f, body).unwrap();
+        f.to_str().unwrap().to_string()
+    };
+    let dir = data("");
+    let run = |conf: &str, extra: &[&str]| {
+        let base = ["run", "network", "--codes-config", conf, "--connections-dir", &dir, "--load", "0.7"];
+        stats(&[&base[..], extra].concat())
+    };
+    // 8,192 bytes of 4,096-byte packets: 2 packets; alpha as written.
+    let given =
+        write("dally-t.conf", adaptive("\n   adaptive_threshold=\"8192\";\n   route_scoring_metric=\"alpha\";"));
+    let s = run(&given, &["--end", "6000"]);
+    let m = &s["config"]["model"];
+    assert_eq!((m["routing"].as_str(), m["ugal-threshold"].as_f64()), (Some("par"), Some(2.0)), "{m}");
+    assert_eq!(m["route-scoring"].as_str(), Some("alpha"));
+    for (sync, threads) in [("optimistic", "2"), ("conservative", "2")] {
+        let o = run(&given, &["--end", "6000", "--sync", sync, "--threads", threads]);
+        assert_eq!(o["digest"], s["digest"], "{sync} {threads}");
+    }
+    // Neither given: CODES's defaults, 0 and delta.
+    let m = run(&write("dally-d.conf", adaptive("")), &["--end", "1"])["config"]["model"].clone();
+    assert_eq!((m["ugal-threshold"].as_f64(), m["route-scoring"].as_str()), (Some(0.0), Some("delta")), "{m}");
+    let beta = write("dally-b.conf", adaptive("\n   route_scoring_metric=\"beta\";"));
+    assert_clear_error(&["run", "network", "--codes-config", &beta, "--connections-dir", &dir, "--end", "1"], "beta");
+}

@@ -87,3 +87,45 @@ fn bad_dragonfly_plus_shapes_and_files_are_refused_in_one_line() {
         "ugal-g",
     );
 }
+
+/// CODES's `dragonfly_plus` numbers routers and terminals across the LP
+/// group's repetitions and checks only their totals (`dragonfly-plus.cxx`,
+/// `router_plus_setup`): one router per repetition is the same network
+/// as one group per repetition, so the same run (issue 61).
+#[test]
+fn a_dragonfly_plus_with_one_router_per_repetition_is_the_one_group_per_repetition_network() {
+    let run = |conf: &str, extra: &[&str]| {
+        let c = data(conf);
+        stats(&[&["run", "network", "--codes-config", &c, "--end", "3000", "--load", "0.5"][..], extra].concat())
+    };
+    let groups = run("dfp-test.conf", &[]);
+    let routers = run("dfp-test-per-router.conf", &[]);
+    assert!(groups["model_results"]["delivered_packets"].as_u64().unwrap() > 0);
+    assert_eq!((routers["lps"].as_u64(), routers["model_results"]["nodes"].as_u64()), (Some(40), Some(80)));
+    assert_eq!(routers["digest"], groups["digest"], "the same network, the same run");
+    let opt = run("dfp-test-per-router.conf", &["--sync", "optimistic", "--threads", "2"]);
+    assert_eq!(opt["digest"], groups["digest"], "optimistic on 2 threads");
+}
+
+#[test]
+fn dragonfly_plus_repetitions_whose_totals_disagree_are_refused_in_one_line() {
+    let text = std::fs::read_to_string(data("dfp-test-per-router.conf")).unwrap();
+    let dir = common::tmp("dfp-forms");
+    std::fs::create_dir_all(&dir).unwrap();
+    let try_conf = |name: &str, from: &str, to: &str, must: &str| {
+        let path = dir.join(name);
+        assert!(text.contains(from), "{from}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let p = path.to_str().unwrap();
+        assert_clear_error(
+            &["run", "network", "--codes-config", p, "--connections-dir", &data(""), "--end", "1"],
+            must,
+        );
+    };
+    // 39 routers for 5 groups of 8.
+    try_conf("routers.conf", "repetitions=\"40\"", "repetitions=\"39\"", "39 × modelnet_dragonfly_plus_router 1 = 39");
+    // One router per repetition says nothing of the groups: num_groups is needed.
+    try_conf("groups.conf", "num_groups=\"5\";", "", "give num_groups");
+    // 3 terminals per repetition: 120 nodes, where 5 groups of 4 leaves of 4 have 80.
+    try_conf("nodes.conf", "modelnet_dragonfly_plus=\"2\"", "modelnet_dragonfly_plus=\"3\"", "= 80 nodes but");
+}

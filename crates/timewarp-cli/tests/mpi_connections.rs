@@ -1,4 +1,5 @@
-//! A dragonfly wired by CODES's connection files (Theta; a Dragonfly+)
+//! A dragonfly wired by CODES's connection files (Theta, adaptive; the
+//! 3k Dally, prog-adaptive; a Dragonfly+)
 //! across MPI processes:
 //! `mpirun -n 2` and `-n 3` commit the sequential digest (the routing draws
 //! and the wiring are the same on every process). Built only with
@@ -17,6 +18,13 @@ fn theta_wired_by_its_files_matches_sequential_across_processes() {
 #[test]
 fn a_dragonfly_plus_matches_sequential_across_processes() {
     matches_sequential(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/dfp-test.conf"));
+}
+
+/// The Dally's prog-adaptive as CODES compares (threshold 0, delta: the
+/// file's and CODES's defaults; issue 61).
+#[test]
+fn a_dally_under_prog_adaptive_matches_sequential_across_processes() {
+    matches_sequential(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/dfdally_3k.conf"));
 }
 
 fn matches_sequential(conf: &str) {

@@ -32,7 +32,11 @@ pub(crate) fn network_option_applies(option: &str, model: &Map<String, Value>) -
         | "global-bandwidth"
         | "global-buffer-packets"
         | "ugal-threshold" => matches!(topology, "dragonfly" | "dragonfly-plus"),
-        "leaves-per-group" | "spines-per-group" | "route-scoring" => topology == "dragonfly-plus",
+        "leaves-per-group" | "spines-per-group" => topology == "dragonfly-plus",
+        // Delta also on CODES's wired dragonflies (Dally's scoring, custom's minimal-bias).
+        "route-scoring" => {
+            topology == "dragonfly-plus" || (topology == "dragonfly" && !s("intra-connections").is_empty())
+        }
         "shift" => synthetic && s("traffic") == "shift",
         "hotspot-nodes" | "hotspot-fraction" => synthetic && s("traffic") == "hotspot",
         "permutation-seed" => synthetic && s("traffic") == "permutation",

@@ -262,7 +262,9 @@ pub(crate) struct NetworkArgs {
     /// Dragonfly-plus: CODES's route_scoring_metric, how candidate ports
     /// are scored: alpha (packets queued at each), beta (times the hops
     /// left from its far end) or delta (prog-adaptive's non-minimal
-    /// candidate's count doubled).
+    /// candidate's count doubled). Also delta on a dragonfly wired by
+    /// CODES's files, under ugal or par: the non-minimal count doubled
+    /// (dragonfly_dally's delta, dragonfly_custom's minimal-bias=1).
     #[arg(long, default_value = "alpha", value_parser = choice::<Scoring>(&["alpha", "beta", "delta"]))]
     pub route_scoring: Scoring,
     /// Dragonfly, ugal-g: a router sends its global channels' occupancy to

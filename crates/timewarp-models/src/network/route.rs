@@ -13,7 +13,7 @@ use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO
 /// Random intermediate routers a Slim Fly's UGAL weighs against the minimal
 /// route (CODES's `num_indirect_routes` in `slimfly.c`).
 pub const SFLY_UGAL_CANDIDATES: u32 = 4;
-use super::{Network, Node, Packet, Routing, Switch};
+use super::{Network, Node, Packet, Routing, Scoring, Switch};
 
 /// A packet's routing key on a wired dragonfly (its random byte, drawn at
 /// injection into `dim`, which a wired dragonfly does not use otherwise,
@@ -79,6 +79,8 @@ impl Network {
                 let via = p.via & !PAR_PENDING;
                 let minimal = if d.via_router() {
                     self.custom_adaptive(d, n, node, p, via, false)
+                } else if d.dally() {
+                    self.dally_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
                 } else {
                     self.ugal_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
                 };
@@ -248,6 +250,8 @@ impl Network {
             self.ugal_g_minimal(d, n, router, p.dst / d.p, via)
         } else if d.via_router() {
             self.custom_adaptive(d, n, router, p, via, true)
+        } else if d.dally() {
+            self.dally_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
         } else {
             self.ugal_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
         };
@@ -284,13 +288,47 @@ impl Network {
         Some(q_min as f64 <= q_val as f64 + self.ugal_threshold)
     }
 
+    /// CODES's comparison of a minimal and a non-minimal candidate scored
+    /// `q_min` and `q_non` (a5958cf: `do_global_adaptive_routing` in
+    /// `dragonfly-custom.cxx`, `dfdally_prog_adaptive_routing` in
+    /// `dragonfly-dally.cxx`): minimal unless `q_min > T` and `q_min >
+    /// q_non`, with `q_non` doubled under delta scoring (the Dally's
+    /// `route_scoring_metric="delta"`, the custom model's `minimal-bias=1`);
+    /// `T` = [`Network::ugal_threshold`]. No hop weighting.
+    #[inline]
+    pub(crate) fn codes_minimal(&self, q_min: u32, q_non: u32) -> bool {
+        let q_non = if self.scoring == Scoring::Delta { 2 * q_non as u64 } else { q_non as u64 };
+        !(q_min as f64 > self.ugal_threshold && q_min as u64 > q_non)
+    }
+
+    /// CODES's `dragonfly_dally` choice at `router` for a packet to router
+    /// `to` that may go through group `via` ([`Network::codes_minimal`]
+    /// of the occupancy of each route's next output here, the Dally's
+    /// alpha score), or `None` when either route has no next hop. The
+    /// candidates are ours: the packet's own draw of each route, where
+    /// CODES takes the least congested of all minimal (and non-minimal)
+    /// connections, the best of two draws among global ones.
+    #[inline]
+    pub(crate) fn dally_minimal(
+        &self,
+        d: &Dragonfly,
+        n: &Node,
+        router: u32,
+        to: u32,
+        via: u16,
+        key: u64,
+    ) -> Option<bool> {
+        let (min, val) = (d.step_keyed(router, to, NO_VIA, key)?, d.step_keyed(router, to, via, key)?);
+        Some(self.codes_minimal(self.occupancy(n, router, min as usize), self.occupancy(n, router, val as usize)))
+    }
+
     /// CODES's dragonfly-custom adaptive choice (`do_global_adaptive_routing`,
     /// a5958cf) at `router` for packet `p` that may go through router `via`:
     /// two draws of each route (the packet's own and a second, which may
-    /// name the same channel), each scored by the occupancy of its first
+    /// name the same gateway: CODES forces its second draw apart, not
+    /// modelled, docs/network.md), each scored by the occupancy of its first
     /// port here, the less congested of each pair (the first on a tie);
-    /// non-minimal when `q_min > T` and `q_min > q_non` (no hop weighting,
-    /// `T` = [`Network::ugal_threshold`]). The draw kept becomes the
+    /// non-minimal by [`Network::codes_minimal`]. The draw kept becomes the
     /// packet's (its routing byte), so the route goes by the channel
     /// scored; at a later router (`source` false) a minimal packet keeps its
     /// own. A packet for its own group (`do_local_adaptive_routing`) has one
@@ -305,11 +343,10 @@ impl Network {
         source: bool,
     ) -> Option<bool> {
         let to = p.dst / d.p;
-        let draws = [p.dim, p.dim ^ 0x80];
-        let draws = &draws[..if d.group(router) == d.group(to) { 1 } else { 2 }];
+        let pair = if d.group(router) == d.group(to) { 1 } else { 2 };
         let best = |via: u16| -> Option<(u32, u8)> {
             let mut best: Option<(u32, u8)> = None;
-            for &dim in draws {
+            for &dim in &[p.dim, p.dim ^ 0x80][..pair] {
                 let port = d.step_keyed(router, to, via, key(dim, p.src, p.msg))?;
                 let q = self.occupancy(n, router, port as usize);
                 if best.map_or(true, |b| q < b.0) {
@@ -319,7 +356,7 @@ impl Network {
             best
         };
         let (min, non) = (best(NO_VIA)?, best(via)?);
-        let minimal = !(min.0 as f64 > self.ugal_threshold && min.0 > non.0);
+        let minimal = self.codes_minimal(min.0, non.0);
         if minimal && source {
             p.dim = min.1;
         } else if !minimal {

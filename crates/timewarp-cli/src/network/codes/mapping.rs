@@ -211,17 +211,23 @@ pub(super) fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 if model == "dragonfly_custom" && matches!(r.0, "ugal" | "par") {
                     wiring::custom_threshold(&mut m, packet)?;
                 }
+                if model == "dragonfly_dally" && matches!(r.0, "ugal" | "par") {
+                    wiring::dally_adaptive(&mut m, packet)?;
+                }
             }
             m.out.options.insert(0, ("topology".into(), "dragonfly".into(), file.clone()));
             m.ignore(
                 "num_vcs",
                 "one virtual channel per hop of the longest route, against deadlock: --vcs, by default as the routing and the groups' wiring need",
             );
-            m.ignore("minimal-bias", "not modelled");
+            m.ignore("minimal-bias", "CODES's dragonfly_custom reads it for adaptive and prog-adaptive only");
             m.ignore("df-dally-vc", "one virtual channel per hop, as --vcs");
             m.ignore("self_msg_overhead", "a node's messages to itself are not simulated");
         }
-        "dragonfly_plus" => wiring::plus(&mut m, reps, terminals, dir, packet)?,
+        "dragonfly_plus" => {
+            let routers = count("modelnet_dragonfly_plus_router")?;
+            wiring::plus(&mut m, (reps, terminals, routers, *gline), dir, packet)?
+        }
         "fattree" => fattree_keys::map(&mut m, terminals, reps, *gline, packet)?,
         "slimfly" => slimfly_keys::map(&mut m, terminals, reps, *gline, packet)?,
         _ => {

@@ -61,35 +61,73 @@ pub(super) fn connections(m: &mut Map<'_>, model: &str, dir: &Path) -> Result<bo
     Ok(true)
 }
 
-/// CODES's `dragonfly_plus`: `repetitions` groups of `num_router_leaf`
+/// CODES's `dragonfly_plus`: `num_groups` groups of `num_router_leaf`
 /// leaves (with `num_cns_per_router` terminals each) and `num_router_spine`
 /// spines, wired by its connection files (else the standard arrangement of
-/// `num_global_connections` global links per spine).
-pub(super) fn plus(m: &mut Map<'_>, reps: u32, terminals: u32, dir: &Path, packet: u32) -> Result<(), String> {
+/// `num_global_connections` global links per spine). `shape`: the LP
+/// group's repetitions, terminals and routers per repetition, and its line.
+/// Any split of the LPs into repetitions whose totals agree is taken, as
+/// CODES takes it (`dragonfly-plus.cxx` numbers routers and terminals
+/// across repetitions and checks only the routers' total): one group per
+/// repetition, or one router per repetition.
+pub(super) fn plus(
+    m: &mut Map<'_>,
+    shape: (u32, u32, Option<u32>, usize),
+    dir: &Path,
+    packet: u32,
+) -> Result<(), String> {
+    let (reps, terminals, routers, gline) = shape;
     let file = m.conf.file.clone();
     let (l, le) = m.need("num_router_leaf", "leaf routers per group")?;
     let (s, se) = m.need("num_router_spine", "spine routers per group")?;
     m.set("num_router_leaf", Some(le), "leaves-per-group", l.to_string(), "taken", "");
     m.set("num_router_spine", Some(se), "spines-per-group", s.to_string(), "taken", "");
     let (p, pe) = m.need("num_cns_per_router", "terminals per leaf")?;
-    if l.checked_mul(p) != Some(terminals) {
-        return Err(format!(
-            "{}: num_cns_per_router=\"{p}\" × num_router_leaf {l} but modelnet_dragonfly_plus is {terminals} per \
-             repetition (group): the two must agree",
-            m.place(pe)
-        ));
-    }
-    m.set("num_cns_per_router", Some(pe), "terminals-per-router", p.to_string(), "taken", "on each leaf");
-    if let Some((g, e)) = m.whole("num_groups")? {
-        if g != reps {
+    let group = l as u64 + s as u64;
+    // Without routers in the LP group, or with a group's worth per repetition: one group per repetition.
+    let per_group = routers.map_or(true, |r| r as u64 == group);
+    let g = match m.whole("num_groups")? {
+        Some((g, _)) => g,
+        None if per_group => reps,
+        None => {
             return Err(format!(
-                "{}: num_groups=\"{g}\" but repetitions (groups) is {reps}: the two must agree",
-                m.place(e)
+                "{file}:{gline}: modelnet_dragonfly_plus_router=\"{}\" per repetition is not a group's {group} \
+                 routers: give num_groups=\"N\"; in PARAMS (CODES needs it too)",
+                routers.unwrap_or(0)
+            ))
+        }
+    };
+    let (g_key, g_line) = match m.get("num_groups") {
+        Some(e) => (format!("num_groups {g}"), m.place(e)),
+        None => (format!("{reps} groups (one per repetition)"), format!("{file}:{gline}")),
+    };
+    if let Some(r) = routers {
+        let have = reps as u64 * r as u64;
+        if have != g as u64 * group {
+            return Err(format!(
+                "{g_line}: repetitions {reps} × modelnet_dragonfly_plus_router {r} = {have} routers but {g_key} × \
+                 (num_router_leaf {l} + num_router_spine {s}) = {}: the two must agree",
+                g as u64 * group
             ));
         }
     }
-    m.row("num_groups", reps.to_string(), "converted", format!("--groups {reps} (repetitions: one per group)"));
-    m.out.options.push(("groups".into(), reps.to_string(), file.clone()));
+    let nodes = g as u64 * l as u64 * p as u64;
+    if reps as u64 * terminals as u64 != nodes {
+        return Err(format!(
+            "{}: num_cns_per_router=\"{p}\" × num_router_leaf {l} × {g_key} = {nodes} nodes but repetitions {reps} × \
+             modelnet_dragonfly_plus {terminals} = {}: the two must agree",
+            m.place(pe),
+            reps as u64 * terminals as u64
+        ));
+    }
+    m.set("num_cns_per_router", Some(pe), "terminals-per-router", p.to_string(), "taken", "on each leaf");
+    match m.get("num_groups") {
+        Some(e) => m.set("num_groups", Some(e), "groups", g.to_string(), "taken", ""),
+        None => {
+            m.row("num_groups", reps.to_string(), "converted", format!("--groups {reps} (repetitions: one per group)"));
+            m.out.options.push(("groups".into(), reps.to_string(), file.clone()));
+        }
+    }
     if let Some((h, e)) = m.whole("num_global_connections")? {
         m.set("num_global_connections", Some(e), "global-links", h.to_string(), "taken", "per spine");
     }
@@ -181,14 +219,14 @@ fn plus_routing(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
 /// `local_vc_size / 8`, with its default `local_vc_size` of 1024), here in
 /// `packet`-byte packets.
 pub(super) fn custom_threshold(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
+    // CODES's BIAS_MIN: 1 doubles the non-minimal count (our delta); absent or 0, alpha.
     if let Some((b, e)) = m.whole("minimal-bias")? {
-        if b != 0 {
-            return Err(format!(
-                "{}: minimal-bias=\"{b}\": CODES's dragonfly_custom then doubles the non-minimal route's count, \
-                 which timewarp does not model: remove the line",
-                m.place(e)
-            ));
-        }
+        let (scoring, why) = if b == 1 {
+            ("delta", "CODES's BIAS_MIN = 1: the non-minimal route's count doubled")
+        } else {
+            ("alpha", "CODES's BIAS_MIN = 0: counts compared as they are")
+        };
+        m.set("minimal-bias", Some(e), "route-scoring", scoring.into(), "converted", why);
     }
     let t = match m.num("adaptive_threshold")? {
         Some((t, e)) => {
@@ -200,5 +238,45 @@ pub(super) fn custom_threshold(m: &mut Map<'_>, packet: u32) -> Result<(), Strin
     };
     let why = format!("local_vc_size / 8 = {t} bytes / {packet}-byte packets");
     m.fixed("adaptive_threshold", "CODES default", "ugal-threshold", (t / packet as f64).to_string(), &why);
+    Ok(())
+}
+
+/// `dragonfly_dally`'s prog-adaptive comparison (`dfdally_prog_adaptive_routing`):
+/// `adaptive_threshold` in bytes (absent: 0), here in `packet`-byte
+/// packets, and `route_scoring_metric` (absent: delta, CODES's default;
+/// beta and gamma stop CODES, so they are refused).
+pub(super) fn dally_adaptive(m: &mut Map<'_>, packet: u32) -> Result<(), String> {
+    match m.num("adaptive_threshold")? {
+        Some((t, e)) => {
+            let why = format!("{t} bytes / {packet}-byte packets: minimal while the minimal port holds at most this");
+            m.set("adaptive_threshold", Some(e), "ugal-threshold", (t / packet as f64).to_string(), "converted", &why);
+        }
+        None => m.fixed("adaptive_threshold", "CODES default", "ugal-threshold", "0".into(), "dragonfly-dally.cxx: 0"),
+    }
+    match m.get("route_scoring_metric") {
+        Some(e) => {
+            let why = match e.values[0].as_str() {
+                "alpha" => "CODES's alpha: packets buffered and waiting for the port",
+                "delta" => "CODES's delta: the non-minimal port's count doubled",
+                other => {
+                    return Err(format!(
+                        "{}: route_scoring_metric=\"{}\": CODES's dragonfly_dally scores by alpha or delta (it \
+                         stops on beta and gamma): use one of those",
+                        m.place(e),
+                        printable(other)
+                    ))
+                }
+            };
+            let v = e.values[0].clone();
+            m.set("route_scoring_metric", Some(e), "route-scoring", v, "taken", why);
+        }
+        None => m.fixed(
+            "route_scoring_metric",
+            "CODES default",
+            "route-scoring",
+            "delta".into(),
+            "dragonfly-dally.cxx: delta, the non-minimal port's count doubled",
+        ),
+    }
     Ok(())
 }

@@ -307,12 +307,17 @@ impl Network {
         } + if via_router && self.routing != Routing::Minimal { dd } else { 0 };
         // As in CODES, any routing of a Dragonfly+ may name delta; only
         // prog-adaptive's comparison scores differently.
+        // On CODES's wired dragonflies delta is dragonfly_dally's
+        // route_scoring_metric and dragonfly_custom's minimal-bias=1; beta
+        // is the Dragonfly+'s alone (CODES's dragonfly_dally stops on it).
         let plus = matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
-        if self.scoring != Scoring::Alpha && !plus {
+        let wired = matches!(&self.topology, Topology::Dragonfly(d) if d.wiring.is_some());
+        if self.scoring != Scoring::Alpha && !plus && !(wired && self.scoring == Scoring::Delta) {
             return Err(format!(
-                "--route-scoring {} is for --topology dragonfly-plus (CODES's dragonfly_plus), not a {}: leave it out",
+                "--route-scoring {} is for --topology dragonfly-plus (CODES's dragonfly_plus; delta also on a \
+                 dragonfly wired by CODES's connection files), not a {}: leave it out",
                 self.scoring.name(),
-                self.topology.name()
+                if wired { "dragonfly wired by connection files" } else { self.topology.name() }
             ));
         }
         if let Topology::Dragonfly(d) = &self.topology {

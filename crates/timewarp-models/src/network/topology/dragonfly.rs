@@ -315,6 +315,13 @@ impl Dragonfly {
         self.wiring.as_deref().is_some_and(|w| w.rule == ExitRule::Custom && w.leaves == 0)
     }
 
+    /// Whether this dragonfly is wired by CODES's `dragonfly_dally` files
+    /// (its exit rule): `ugal` and `par` then decide by CODES's comparison.
+    #[inline]
+    pub fn dally(&self) -> bool {
+        self.wiring.as_deref().is_some_and(|w| w.rule == ExitRule::Dally)
+    }
+
     /// How many equally likely draws [`Dragonfly::custom_via`] maps: `a − 1`
     /// for a route within a group, else every router.
     #[inline]
