@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
-use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc, NearestNeighbor};
+use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc, NearestNeighbor, Nekbone};
 use timewarp_models::network::Workload;
 
 /// One job's line of a workload file.
@@ -27,7 +27,7 @@ pub(crate) struct AppLine {
 }
 
 /// The SWM skeletons CODES knows by name, with the file CODES reads for
-/// each from its SWM data directory (modelled: all but lammps and nekbone).
+/// each from its SWM data directory (modelled: all but lammps).
 const SWM_NAMES: [(&str, &str); 7] = [
     ("milc", "milc_skeleton.json"),
     ("nearest_neighbor", "skeleton.json"),
@@ -262,6 +262,22 @@ fn incast(root: &Value, file: &str, seed: u64) -> Result<Incast, String> {
     })
 }
 
+/// Nekbone from its skeleton JSON (`NEKBONESWMUserCode` reads each key
+/// with a default of 1; `iteration_cnt`, `NeighborCount` and `cpu_freq`
+/// are read there but change nothing it sends).
+fn nekbone(root: &Value, file: &str) -> Result<Nekbone, String> {
+    let cfg = &root["jobs"]["cfg"];
+    let one = |key: &str| whole(cfg, key, Some(1), file);
+    Ok(Nekbone {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        r: [one("Rx")?, one("Ry")?, one("Rz")?],
+        e: [one("Ex")?, one("Ey")?, one("Ez")?],
+        poly: (one("Pbegin")?, one("Pend")?, one("Pstep")?),
+        cg_count: one("CGcount")?,
+        dof_bytes: one("ByteSizeOf1DOF")?,
+    })
+}
+
 /// Job `l`'s ranks' programs (`dir`: the workload file's directory; `seed`
 /// shuffles a randomised skeleton's order).
 pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, String> {
@@ -324,8 +340,14 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
             size(i.ranks)?;
             i.workload().map_err(|e| format!("{name}: {e}"))
         }
+        "nekbone" => {
+            let n = nekbone(&root, &name)?;
+            size(n.ranks)?;
+            n.workload().map_err(|e| format!("{name}: {e}"))
+        }
         a => Err(format!(
-            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, and conceptual-jacobi3d)",
+            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, and \
+             conceptual-jacobi3d)",
             printable(a)
         )),
     }
