@@ -380,6 +380,21 @@ mod tests {
         assert_eq!(p2p(&workload(&dir, &kb[0], 1).unwrap()), (72 * 10 * 16, 72 * 10 * 16 * 4096));
     }
 
+    /// SWM's own Nekbone file (the one CODES reads for `nekbone`) read as
+    /// SWM reads it; too large (13^3 ranks) to build in a test, so its
+    /// parameters and one inner rank's gather-scatter are checked.
+    #[test]
+    fn swm_nekbone_file_reads_as_swm_reads_it() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes/workloads/swm");
+        let text = std::fs::read_to_string(dir.join("workload.json")).unwrap();
+        let n = nekbone(&serde_json::from_str(&text).unwrap(), "workload.json").unwrap();
+        assert_eq!((n.ranks, n.r, n.e, n.poly, n.cg_count, n.dof_bytes), (2197, [13; 3], [13; 3], (8, 12, 3), 100, 8));
+        // Rank (6,6,6): 26 neighbours; at order 8 a face shares (13*8+1)^2 DOFs, an edge 105, a corner 1.
+        let loads = n.loads(6 + 13 * 6 + 169 * 6, 8).unwrap();
+        let bytes: u64 = loads.iter().map(|l| l.1 as u64).sum();
+        assert_eq!((loads.len(), bytes), (26, (6 * 105 * 105 + 12 * 105 + 8) * 8));
+    }
+
     #[test]
     fn placeholders_are_found() {
         assert_eq!(placeholder("72 @CMAKE_CURRENT_BINARY_DIR@/x.json 1 0"), Some("@CMAKE_CURRENT_BINARY_DIR@"));
