@@ -141,6 +141,55 @@ fn swm_nearest_neighbor_runs_in_every_mode_as_its_skeleton_defines() {
     assert_eq!(job["delivered_bytes"], messages * 32768 + 2 * messages * 64);
 }
 
+/// Message sizes of one Nekbone gather-scatter of rank `rank` on the
+/// non-periodic `r` lattice at order `p` (SWM's `make_neighbors_loads`: a
+/// face along x shares `(Ez p + 1)(Ey p + 1)` DOFs, along y
+/// `(Ez p + 1)(Ex p + 1)`, along z `(Ex p + 1)(Ey p + 1)`; an edge the
+/// unstepped axis's `E p + 1`; a corner 1; 8 bytes each).
+fn nekbone_gsop(r: [i64; 3], e: [u64; 3], rank: i64, p: u64) -> Vec<u64> {
+    let at = [rank % r[0], rank / r[0] % r[1], rank / (r[0] * r[1])];
+    let side = e.map(|e| e * p + 1);
+    let mut out = vec![];
+    for d in (0..27).map(|i| [i % 3 - 1, i / 3 % 3 - 1, i / 9 - 1]) {
+        if d == [0, 0, 0] || (0..3).any(|i| !(0..r[i]).contains(&(at[i] + d[i]))) {
+            continue;
+        }
+        let dofs: u64 = (0..3).filter(|&i| d[i] == 0).map(|i| side[i]).product();
+        out.push(dofs * 8);
+    }
+    out
+}
+
+#[test]
+fn swm_nekbone_runs_in_every_mode_as_its_skeleton_defines() {
+    // nekbone-36.json: 4x3x3 ranks of 2x3x4 elements, orders 8 and 11, 2
+    // CG iterations. Per order and rank: 2 + 2 x 2 gather-scatters, 2 x
+    // (1 + 3 x 2) all-reduces of a double, a barrier (6 rounds on 36 ranks).
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/nekbone.workload.conf");
+    let s = every_mode("nek", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e10"]);
+    let r = &s["model_results"];
+    let job = &r["jobs"][0];
+    assert!(job["name"].as_str().unwrap().starts_with("nekbone"), "{job}");
+    let sizes: Vec<u64> =
+        (0..36).flat_map(|rank| [8, 11].map(|p| nekbone_gsop([4, 3, 3], [2, 3, 4], rank, p))).flatten().collect();
+    let gsops = 2 + 2 * 2;
+    // CODES's eager limit (8192 bytes): a message that large or larger goes
+    // by rendezvous (a request- and a clear-to-send of 64 bytes each).
+    let rdv = gsops * sizes.iter().filter(|&&b| b >= 8192).count() as u64;
+    assert!(rdv > 0 && rdv < gsops * sizes.len() as u64, "both protocols: {rdv}");
+    let halo_packets = gsops * sizes.iter().map(|b| b.div_ceil(4096)).sum::<u64>();
+    let halo_bytes = gsops * sizes.iter().sum::<u64>();
+    let collective = 2 * (2 * (1 + 3 * 2) * allreduce_messages(36) + 36 * 6);
+    assert_eq!((&r["eager_limit"], &r["rendezvous_messages"]), (&json!(8192), &json!(2 * rdv)));
+    assert_eq!(job["delivered_packets"], halo_packets + 2 * rdv + collective);
+    assert_eq!(
+        job["delivered_bytes"],
+        halo_bytes + 2 * rdv * 64 + 2 * (2 * (1 + 3 * 2) * allreduce_messages(36)) * 8 + 2 * 36 * 6
+    );
+    assert!(job["finish_ns"].as_f64().is_some(), "{job}");
+}
+
 #[test]
 fn a_codes_study_is_a_run_file_of_its_own() {
     // --print-config keeps --codes-workload and --codes-alloc; the run file
@@ -186,6 +235,10 @@ fn bad_codes_workload_and_allocation_files_get_one_line_errors() {
     run(&write("size.workload.conf", &format!("36 {} 1 0\n", json.display())), None, "jobs.size is 72");
     run(&write("lammps.workload.conf", "8 lammps 1 0\n"), None, "lammps_workload.json");
     let nn4096 = std::fs::canonicalize(path("swm/skeleton.json")).unwrap();
+    // SWM's Nekbone by name: its workload.json is 13^3 ranks.
+    let nek = std::fs::canonicalize(path("swm/workload.json")).unwrap();
+    run(&write("nek.workload.conf", &format!("8 {} 1 0\n", nek.display())), None, "jobs.size is 2197");
+    run(&write("nekbone.workload.conf", "8 nekbone 1 0\n"), None, "workload.json");
     run(&write("nn.workload.conf", &format!("8 {} 1 0\n", nn4096.display())), None, "jobs.size is 4096");
     let nodes71: String = (0..71).map(|n| format!("{n} ")).collect();
     run(&kb, Some(&write("short.alloc.conf", &nodes71)), "lists 71 nodes for its 72 ranks");

@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
-use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc, NearestNeighbor};
+use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc, NearestNeighbor, Nekbone};
 use timewarp_models::network::Workload;
 
 /// One job's line of a workload file.
@@ -27,7 +27,7 @@ pub(crate) struct AppLine {
 }
 
 /// The SWM skeletons CODES knows by name, with the file CODES reads for
-/// each from its SWM data directory (modelled: all but lammps and nekbone).
+/// each from its SWM data directory (modelled: all but lammps).
 const SWM_NAMES: [(&str, &str); 7] = [
     ("milc", "milc_skeleton.json"),
     ("nearest_neighbor", "skeleton.json"),
@@ -262,6 +262,22 @@ fn incast(root: &Value, file: &str, seed: u64) -> Result<Incast, String> {
     })
 }
 
+/// Nekbone from its skeleton JSON (`NEKBONESWMUserCode` reads each key
+/// with a default of 1; `iteration_cnt`, `NeighborCount` and `cpu_freq`
+/// are read there but change nothing it sends).
+fn nekbone(root: &Value, file: &str) -> Result<Nekbone, String> {
+    let cfg = &root["jobs"]["cfg"];
+    let one = |key: &str| whole(cfg, key, Some(1), file);
+    Ok(Nekbone {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        r: [one("Rx")?, one("Ry")?, one("Rz")?],
+        e: [one("Ex")?, one("Ey")?, one("Ez")?],
+        poly: (one("Pbegin")?, one("Pend")?, one("Pstep")?),
+        cg_count: one("CGcount")?,
+        dof_bytes: one("ByteSizeOf1DOF")?,
+    })
+}
+
 /// Job `l`'s ranks' programs (`dir`: the workload file's directory; `seed`
 /// shuffles a randomised skeleton's order).
 pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, String> {
@@ -324,8 +340,14 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
             size(i.ranks)?;
             i.workload().map_err(|e| format!("{name}: {e}"))
         }
+        "nekbone" => {
+            let n = nekbone(&root, &name)?;
+            size(n.ranks)?;
+            n.workload().map_err(|e| format!("{name}: {e}"))
+        }
         a => Err(format!(
-            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, and conceptual-jacobi3d)",
+            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, and \
+             conceptual-jacobi3d)",
             printable(a)
         )),
     }
@@ -356,6 +378,21 @@ mod tests {
         assert_eq!(p2p(&milc), (36 * 120 * 16, 36 * 120 * 16 * 497_664));
         let kb = read(&dir.join("kb.dfdally-72-milc-small.workload.conf")).unwrap();
         assert_eq!(p2p(&workload(&dir, &kb[0], 1).unwrap()), (72 * 10 * 16, 72 * 10 * 16 * 4096));
+    }
+
+    /// SWM's own Nekbone file (the one CODES reads for `nekbone`) read as
+    /// SWM reads it; too large (13^3 ranks) to build in a test, so its
+    /// parameters and one inner rank's gather-scatter are checked.
+    #[test]
+    fn swm_nekbone_file_reads_as_swm_reads_it() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes/workloads/swm");
+        let text = std::fs::read_to_string(dir.join("workload.json")).unwrap();
+        let n = nekbone(&serde_json::from_str(&text).unwrap(), "workload.json").unwrap();
+        assert_eq!((n.ranks, n.r, n.e, n.poly, n.cg_count, n.dof_bytes), (2197, [13; 3], [13; 3], (8, 12, 3), 100, 8));
+        // Rank (6,6,6): 26 neighbours; at order 8 a face shares (13*8+1)^2 DOFs, an edge 105, a corner 1.
+        let loads = n.loads(6 + 13 * 6 + 169 * 6, 8).unwrap();
+        let bytes: u64 = loads.iter().map(|l| l.1 as u64).sum();
+        assert_eq!((loads.len(), bytes), (26, (6 * 105 * 105 + 12 * 105 + 8) * 8));
     }
 
     #[test]

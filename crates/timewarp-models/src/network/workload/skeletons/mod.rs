@@ -9,6 +9,7 @@ mod incast;
 mod jacobi3d;
 mod milc;
 mod nearest_neighbor;
+mod nekbone;
 #[cfg(test)]
 mod tests;
 
@@ -16,6 +17,7 @@ pub use incast::Incast;
 pub use jacobi3d::Jacobi3d;
 pub use milc::Milc;
 pub use nearest_neighbor::NearestNeighbor;
+pub use nekbone::Nekbone;
 
 use super::{Builder, Kind};
 

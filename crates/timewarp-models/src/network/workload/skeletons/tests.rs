@@ -1,10 +1,11 @@
 //! Each skeleton's messages and bytes per iteration against its own
-//! definition (SWM's `milc_swm_user_code.cpp`, Union's `jacobi3d.C`),
+//! definition (SWM's `milc_swm_user_code.cpp` and
+//! `nekbone_swm_user_code.cpp`, Union's `jacobi3d.C`),
 //! counted here independently of the generators, and every receive
 //! matched by a send.
 
 use super::super::{Kind, Workload, COLLECTIVE_TAG};
-use super::{allreduce_folded_messages, Incast, Jacobi3d, Milc, NearestNeighbor};
+use super::{allreduce_folded_messages, Incast, Jacobi3d, Milc, NearestNeighbor, Nekbone};
 use std::collections::BTreeMap;
 
 /// Per rank: (point-to-point messages, their bytes, collective messages).
@@ -227,4 +228,86 @@ fn nearest_neighbor_sends_to_every_rank_within_its_distance() {
     // Distance 1: 2 per dimension.
     assert_eq!(NearestNeighbor { max_distance: 1, ..nn.clone() }.neighbours(5).len(), 6);
     assert!(NearestNeighbor { dims: vec![4, 8], ..nn }.workload().err().is_some_and(|e| e.contains("multiply")));
+}
+
+fn nekbone() -> Nekbone {
+    // tests/data/codes/workloads/swm/nekbone-36.json: SWM's workload.json
+    // (orders 8 and 11, 8-byte DOFs) on 4x3x3 ranks of 2x3x4 elements, 2 CG iterations.
+    Nekbone { ranks: 36, r: [4, 3, 3], e: [2, 3, 4], poly: (8, 12, 3), cg_count: 2, dof_bytes: 8 }
+}
+
+/// Rank `rank`'s (messages, bytes) of one gather-scatter at order `p`, from
+/// `make_neighbors_loads` case by case: a face neighbour along x gets
+/// `(Ez p + 1)(Ey p + 1)` DOFs, along y `(Ez p + 1)(Ex p + 1)`, along z
+/// `(Ex p + 1)(Ey p + 1)`; an edge neighbour in the y-z plane `Ex p + 1`,
+/// x-z `Ey p + 1`, x-y `Ez p + 1`; a corner 1; none off the lattice.
+fn nekbone_gsop(n: &Nekbone, rank: u32, p: u64) -> (u64, u64) {
+    let [rx, ry, rz] = n.r.map(i64::from);
+    let (x, y, z) = (rank as i64 % rx, rank as i64 / rx % ry, rank as i64 / (rx * ry));
+    let [ex, ey, ez] = n.e.map(|e| e as u64 * p + 1);
+    let (mut msgs, mut bytes) = (0, 0);
+    for dz in -1..=1i64 {
+        for dy in -1..=1i64 {
+            for dx in -1..=1i64 {
+                let inside = (0..rx).contains(&(x + dx)) && (0..ry).contains(&(y + dy)) && (0..rz).contains(&(z + dz));
+                let dofs = match (dx != 0, dy != 0, dz != 0) {
+                    (false, false, false) => continue,
+                    (true, false, false) => ez * ey,
+                    (false, true, false) => ez * ex,
+                    (false, false, true) => ex * ey,
+                    (false, true, true) => ex,
+                    (true, false, true) => ey,
+                    (true, true, false) => ez,
+                    (true, true, true) => 1,
+                };
+                if inside {
+                    msgs += 1;
+                    bytes += dofs * n.dof_bytes as u64;
+                }
+            }
+        }
+    }
+    (msgs, bytes)
+}
+
+#[test]
+fn nekbone_sends_its_gather_scatters_and_allreduces_per_order() {
+    let n = nekbone();
+    let w = n.workload().unwrap();
+    assert_eq!(n.orders(), vec![8, 11], "for (p = Pbegin; p < Pend; p += Pstep)");
+    // Per order: gsop twice, then two conjugate gradients of CGcount gsops each.
+    let gsops = 2 + 2 * n.cg_count as u64;
+    for (r, c) in counts(&w).iter().enumerate() {
+        let (m8, b8) = nekbone_gsop(&n, r as u32, 8);
+        let (m11, b11) = nekbone_gsop(&n, r as u32, 11);
+        assert_eq!((c.0, c.1), (gsops * (m8 + m11), gsops * (b8 + b11)), "rank {r}");
+    }
+    // A corner rank (0) has 7 neighbours; an inner one (rank 17 = (1,1,1)) all 26.
+    assert_eq!(nekbone_gsop(&n, 0, 8).0, 7);
+    assert_eq!(n.loads(17, 8).unwrap().len(), 26);
+    // Per order: two CGs of 1 + 3 CGcount all-reduces, and a barrier
+    // (SWM's dissemination: ceil(log2 36) = 6 rounds, a message per rank each).
+    let allreduces = 2 * (1 + 3 * n.cg_count as u64);
+    let collective: u64 = counts(&w).iter().map(|c| c.2).sum();
+    assert_eq!(collective, 2 * (allreduces * allreduce_folded_messages(36) + 36 * 6));
+    assert_matched(&w);
+}
+
+#[test]
+fn nekbone_on_a_line_has_only_face_neighbours() {
+    // 5x1x1 ranks: the ends have one neighbour, the others two, each a face along x.
+    let n = Nekbone { ranks: 5, r: [5, 1, 1], e: [1, 2, 3], poly: (1, 2, 1), cg_count: 0, ..nekbone() };
+    assert_eq!(n.loads(0, 1).unwrap(), vec![(1, (3 + 1) * (2 + 1) * 8)]);
+    assert_eq!(n.loads(2, 1).unwrap().iter().map(|l| l.0).collect::<Vec<_>>(), vec![3, 1]);
+    assert_matched(&n.workload().unwrap());
+}
+
+#[test]
+fn nekbone_refuses_what_the_skeleton_asserts_against() {
+    assert!(Nekbone { ranks: 35, ..nekbone() }.workload().unwrap_err().contains("multiply"));
+    assert!(Nekbone { e: [2, 0, 4], ..nekbone() }.workload().unwrap_err().contains("Ex Ey Ez"));
+    assert!(Nekbone { poly: (12, 8, 3), ..nekbone() }.workload().unwrap_err().contains("Pbegin < Pend"));
+    assert!(Nekbone { poly: (8, 12, 0), ..nekbone() }.workload().unwrap_err().contains("Pstep"));
+    let huge = Nekbone { e: [100_000, 100_000, 1], ..nekbone() };
+    assert!(huge.workload().unwrap_err().contains("exceeds 4 GiB"));
 }
