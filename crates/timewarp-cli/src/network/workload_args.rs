@@ -279,13 +279,13 @@ impl WorkloadArgs {
 /// The application's figures: its time, and per-rank finish and blocked
 /// (communication) times as min / mean / max.
 pub(crate) fn summary(r: &Results) -> String {
-    use crate::readable::time_ns;
+    use crate::readable::{count, time_ns};
     let mut notes: String = r.notes.iter().map(|n| format!("{n}\n")).collect();
     if let Some(l) = r.eager_limit {
         notes += &format!(
             "MPI protocol: eager below {l} bytes, rendezvous from {l} bytes (--eager-limit); {} control messages \
              (request- and clear-to-send, {} bytes each)\n",
-            r.rendezvous_messages.unwrap_or(0),
+            count(r.rendezvous_messages.unwrap_or(0)),
             network::CONTROL_BYTES
         );
     }
