@@ -47,22 +47,7 @@ impl Milc {
     /// The rank programs; refuses parameters the skeleton asserts against
     /// and a neighbour that is the rank itself (a dimension of size 1).
     pub fn workload(&self) -> Result<Workload, String> {
-        let product = self.dims.iter().try_fold(1u32, |a, &d| a.checked_mul(d));
-        if self.dims.is_empty() || self.dims.contains(&0) || product != Some(self.ranks) {
-            return Err(format!(
-                "milc: dimension_sizes {:?} must be positive and multiply to the job's {} ranks",
-                self.dims, self.ranks
-            ));
-        }
-        if self.max_distance == 0 {
-            return Err("milc: max_dimension_distance 0 makes each rank its own only neighbour; give 1 or more".into());
-        }
-        if let Some(d) = self.dims.iter().position(|&d| d == 1) {
-            return Err(format!(
-                "milc: dimension {d} has size 1, so ranks would send to themselves (not modelled); drop that \
-                 dimension"
-            ));
-        }
+        super::check_grid("milc", &self.dims, self.ranks, self.max_distance)?;
         let ns = self.compute_ns();
         let mut b = Builder::new(self.ranks);
         for r in 0..self.ranks {

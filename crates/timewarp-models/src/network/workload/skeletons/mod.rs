@@ -99,6 +99,28 @@ pub(super) enum Step {
     None,
 }
 
+/// What SWM's grid skeletons (MILC, nearest neighbour) assert about their
+/// grid, and what we refuse besides: `dims` multiplying to the job's
+/// `ranks`, a distance of at least 1, and no dimension of size 1 (a rank
+/// would be its own neighbour: not modelled).
+pub(super) fn check_grid(app: &str, dims: &[u32], ranks: u32, max_distance: u32) -> Result<(), String> {
+    let product = dims.iter().try_fold(1u32, |a, &d| a.checked_mul(d));
+    if dims.is_empty() || dims.contains(&0) || product != Some(ranks) {
+        return Err(format!(
+            "{app}: dimension_sizes {dims:?} must be positive and multiply to the job's {ranks} ranks"
+        ));
+    }
+    if max_distance == 0 {
+        return Err(format!("{app}: max_dimension_distance 0 makes each rank its own only neighbour; give 1 or more"));
+    }
+    if let Some(d) = dims.iter().position(|&d| d == 1) {
+        return Err(format!(
+            "{app}: dimension {d} has size 1, so ranks would send to themselves (not modelled); drop that dimension"
+        ));
+    }
+    Ok(())
+}
+
 /// Rank `r`'s neighbours on the periodic grid of `dims` (rank `r` at
 /// `(r mod d0, r / d0 mod d1, ...)`) as SWM's grid skeletons find them:
 /// for each dimension in turn each step of `order`, a neighbour wherever

@@ -39,21 +39,7 @@ impl NearestNeighbor {
     /// The rank programs; refuses what the skeleton asserts against and a
     /// neighbour that is the rank itself.
     pub fn workload(&self) -> Result<Workload, String> {
-        let product = self.dims.iter().try_fold(1u32, |a, &d| a.checked_mul(d));
-        if self.dims.is_empty() || self.dims.contains(&0) || product != Some(self.ranks) {
-            return Err(format!(
-                "nearest_neighbor: dimension_sizes {:?} must be positive and multiply to the job's {} ranks",
-                self.dims, self.ranks
-            ));
-        }
-        if self.max_distance == 0 {
-            return Err("nearest_neighbor: max_dimension_distance 0 makes each rank its own only neighbour".into());
-        }
-        if let Some(d) = self.dims.iter().position(|&d| d == 1) {
-            return Err(format!(
-                "nearest_neighbor: dimension {d} has size 1, so ranks would send to themselves (not modelled)"
-            ));
-        }
+        super::check_grid("nearest_neighbor", &self.dims, self.ranks, self.max_distance)?;
         if self.iterations_per_sync == 0 {
             return Err("nearest_neighbor: iterations_per_sync must be 1 or more".into());
         }
