@@ -5,7 +5,7 @@
 //! untouched.
 
 mod common;
-use common::{assert_clear_error, stats, tmp};
+use common::{assert_clear_error, stats, stderr, timewarp, tmp};
 
 /// A 72-node dragonfly (a = 4 routers per group, p = 2 terminals, h = 2,
 /// g = 9 groups), every node sending 4 messages of 4096 bytes in 512-byte
@@ -112,4 +112,40 @@ fn lp_io_refuses_topologies_without_codes_dragonfly_files() {
     let dir = tmp("lpio-torus");
     let args = ["run", "network", "--topology", "torus", "--dims", "4,4", "--end", "100"];
     assert_clear_error(&[&args[..], &["--lp-io-dir", dir.to_str().unwrap()]].concat(), "--lp-io-dir");
+}
+
+/// CODES's own 72-node Dally dragonfly (`dfdally_72.conf`: 9 groups of 4
+/// routers, 2 terminals each; its connection files give each router 3
+/// local and 2 global links): a row per terminal and per router, each
+/// router's row its 3 + 2 + 2 ports.
+#[test]
+fn a_codes_dally_import_writes_a_row_per_terminal_and_router() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes");
+    let dir = tmp("lpio-dally");
+    let conf = data.join("dfdally_72.conf");
+    let args = ["run", "network", "--codes-config", conf.to_str().unwrap(), "--end", "2000", "--load", "0.1"];
+    let s = stats(&[&args[..], &["--lp-io-dir", dir.to_str().unwrap()]].concat());
+    let msgs = std::fs::read_to_string(dir.join("dragonfly-msg-stats")).unwrap();
+    assert_eq!(msgs.lines().count(), 72);
+    let packets: f64 = msgs.lines().map(|l| cols(l)[4]).sum();
+    assert_eq!(packets, s["model_results"]["delivered_packets"].as_f64().unwrap());
+    let traffic = std::fs::read_to_string(dir.join("dragonfly-router-traffic")).unwrap();
+    assert!(traffic.lines().next().unwrap().contains("3 local links, 2 global channels, 2 terminal links"));
+    let rows: Vec<Vec<f64>> = traffic.lines().skip(1).filter(|l| !l.is_empty()).map(cols).collect();
+    assert_eq!(rows.len(), 36);
+    assert!(rows.iter().all(|r| r.len() == 3 + 7));
+}
+
+/// The counters are not in checkpoints: resuming a run that writes them is
+/// refused before it runs, with one line saying how to get the files.
+#[test]
+fn resuming_a_run_with_lp_io_is_refused_at_once() {
+    let (dir, ck) = (tmp("lpio-ck-out"), tmp("lpio-ck"));
+    let mut args = RUN.to_vec();
+    args.extend(["--checkpoint-dir", ck.to_str().unwrap(), "--checkpoint-every", "2000"]);
+    args.extend(["--lp-io-dir", dir.to_str().unwrap(), "--quiet"]);
+    let o = timewarp(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = std::fs::read_dir(&ck).unwrap().next().expect("a checkpoint").unwrap().path();
+    assert_clear_error(&["resume", file.to_str().unwrap()], "run it again from the start");
 }
