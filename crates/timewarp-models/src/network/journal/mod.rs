@@ -391,6 +391,7 @@ impl Node {
             ranks: Vec::new(),
             global: None,
             samples: None,
+            lp_io: None,
             log: super::node::Journal::default(),
         }
     }
