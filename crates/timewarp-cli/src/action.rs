@@ -156,6 +156,16 @@ pub(crate) fn resume_from(
         ));
     }
     let command = resume::merge(&ck.header.command, options)?;
+    // The network's LP-IO counters are out of the router's encoding (so of
+    // checkpoints): refused now rather than after the whole run.
+    if command.iter().any(|a| a == "--lp-io-dir" || a.starts_with("--lp-io-dir=")) {
+        return Err(format!(
+            "checkpoint {}: its run writes --lp-io-dir, whose counters checkpoints do not carry; \
+             run it again from the start (timewarp run {})",
+            file.display(),
+            ck.header.command.join(" ")
+        ));
+    }
     // `--quiet=false` has replaced a stored `--quiet`; now it goes.
     let command: Vec<String> = switches(command.into_iter().map(OsString::from).collect())
         .iter()

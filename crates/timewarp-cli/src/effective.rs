@@ -29,6 +29,7 @@ pub(crate) const OUTPUTS: &[&str] = &[
     "checkpoint-wall",
     "checkpoint-keep",
     "link-stats",
+    "lp-io-dir",
     "image",
     "image-at",
     "image-layer",

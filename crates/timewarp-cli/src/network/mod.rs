@@ -9,7 +9,7 @@
 //! `workload_args.rs` (the workload options) over `job_args.rs` (`--job`
 //! specs, placements, `--baseline-alone` runs) and `codes_apps.rs` (CODES's
 //! workload files and the application skeletons they name), `samples_csv.rs` (the
-//! time-series CSV),
+//! time-series CSV), `lp_io.rs` (CODES's LP-IO files of `--lp-io-dir`),
 //! `steady.rs` (the steady-state note after a run), `applies.rs` (which
 //! options apply to a configuration, for the report) and `codes/` (CODES
 //! configurations read as options). Built always, as they read files and
@@ -27,6 +27,8 @@ pub(crate) mod curve;
 pub(crate) mod draw;
 #[cfg(feature = "models")]
 mod job_args;
+#[cfg(feature = "models")]
+mod lp_io;
 #[cfg(feature = "models")]
 mod model_args;
 #[cfg(feature = "models")]

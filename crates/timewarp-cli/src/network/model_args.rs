@@ -301,6 +301,13 @@ pub(crate) struct NetworkArgs {
     /// leaf-level1/level1-level2 on a fat-tree, network on a cube).
     #[arg(long, value_name = "FILE")]
     pub link_stats: Option<PathBuf>,
+    /// Write CODES's LP-IO files for a dragonfly into DIR (created if
+    /// needed): dragonfly-msg-stats (per terminal: bytes received, packet
+    /// latency, packets, hops) and dragonfly-router-traffic (bytes per
+    /// router port), in CODES's layout (docs/codes.md, "Output files").
+    /// Not in the digest; not carried by checkpoints.
+    #[arg(long, value_name = "DIR")]
+    pub lp_io_dir: Option<PathBuf>,
     /// Record a time series in intervals of NS ns of virtual time: per
     /// interval, accepted throughput, latency mean and p99, packets in
     /// flight, the busiest links (utilisation, occupancy) and per-job
@@ -418,6 +425,9 @@ impl ModelCli for NetworkArgs {
         }
         if let Some(path) = &self.samples_csv {
             super::samples_csv::write_csv(path, r)?;
+        }
+        if let Some(dir) = &self.lp_io_dir {
+            super::lp_io::write(dir, r)?;
         }
         // A trace workload whose ranks did not all finish has no application time to report.
         r.unfinished().map_or(Ok(()), Err)

@@ -283,6 +283,9 @@ impl NetworkArgs {
             Topology::FatTree(_) => Routing::UpDown,
             _ => Routing::DimensionOrder,
         });
+        if self.lp_io_dir.is_some() {
+            super::lp_io::supported(&topology)?;
+        }
         let classes = self.classes(&topology)?;
         let m = Network {
             classes,
@@ -322,6 +325,7 @@ impl NetworkArgs {
             warmup: self.warmup,
             probe: None,
             link_stats: self.link_stats.is_some(),
+            lp_io: self.lp_io_dir.is_some(),
             workload: None,
             rollback: self.rollback,
             sample_every: self.sample_every,

@@ -65,6 +65,9 @@ impl<'de> Deserialize<'de> for Node {
             ranks: e.ranks.0,
             global: e.ranks.1,
             samples: e.ranks.2,
+            // Never encoded (the digest does not depend on it); the CLI
+            // refuses `--lp-io-dir` with a checkpoint to resume from.
+            lp_io: None,
             log: Journal::default(),
         })
     }

@@ -214,15 +214,17 @@
 //! | `jobs.rs` | several jobs on one network: [`Jobs`], [`JobResult`] |
 //! | `samples.rs` | `--sample-every`'s rows per router and interval, and the [`Sample`]s of the results |
 //! | `series.rs` | the time series opened at run time and gathered at the end |
+//! | `lp_io.rs` | `--lp-io-dir`'s counters per router (CODES's per-terminal and per-port figures) and the tables of the results |
+//! | `lp_io_count.rs` | counting them at run time (delivery, a packet sent on a port) and gathering them at the end |
 //! | `footprint.rs` | the network's memory before it is built: a router's heap, the NICs' source-queue backlog past what the links carry |
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`), CODES's application skeletons (`skeletons/`: MILC, nearest neighbour, incast, Jacobi 3-D) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
-//! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`; `node.rs` (the
+//! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`, `lp_io.rs`; `node.rs` (the
 //! state); `options.rs`;
 //! `journal.rs`, `encoding.rs`, `results.rs`, `footprint.rs`; then the behaviour (`route.rs`,
-//! `plus.rs`, `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`) and `mod.rs`. A file
+//! `plus.rs`, `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`, `lp_io_count.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
 mod choices;
@@ -234,6 +236,8 @@ mod histogram;
 mod injection;
 mod jobs;
 mod journal;
+mod lp_io;
+mod lp_io_count;
 mod node;
 mod options;
 mod packet;
@@ -257,6 +261,7 @@ use timewarp::{Ctx, LpId, Model, Rollback};
 pub use choices::{Arbitration, Arrivals, Routing, Scoring, Selection, Switch};
 pub use histogram::Histogram;
 pub use jobs::{Alone, Job, JobResult, Jobs, NO_JOB};
+pub use lp_io::{LpIoRouter, LpIoTables, LpIoTerminal};
 pub use node::Node;
 pub use node::Undo;
 pub use options::{LinkClass, Network};
@@ -393,6 +398,7 @@ impl Model for Network {
                 _ => None,
             },
             samples: (self.sample_every.is_some() || self.job_count() > 0).then(|| Box::new(self.new_series())),
+            lp_io: self.lp_io.then(|| Box::new(lp_io::LpIo::new(outs, self.topology.terminals()))),
             log: Journal::default(),
         }
     }
@@ -422,6 +428,9 @@ impl Model for Network {
         self.finalize_node(lp, n, end, r);
         if n.samples.is_some() {
             self.finalize_series(lp, n, end, r);
+        }
+        if let Some(io) = n.lp_io.as_deref() {
+            self.finalize_lp_io(lp, io, r);
         }
         if self.jobs.is_some() && lp as u64 + 1 == self.num_lps() as u64 {
             self.finalize_jobs(r);
@@ -495,7 +504,11 @@ impl Network {
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
             Msg::Deliver { pkt } => {
-                if self.deliver(n, &pkt, ctx.now(), ctx.end_time()) && self.workload.is_some() && self.of_ranks(&pkt) {
+                let whole = self.deliver(n, &pkt, ctx.now(), ctx.end_time());
+                if n.lp_io.is_some() {
+                    self.lp_io_delivered(ctx.lp(), n, &pkt, ctx.now(), whole);
+                }
+                if whole && self.workload.is_some() && self.of_ranks(&pkt) {
                     self.message_arrived(n, &pkt, ctx);
                 }
             }

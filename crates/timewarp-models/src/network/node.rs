@@ -307,6 +307,9 @@ pub struct Node {
     /// `--sample-every`: this router's time series (samples.rs); `None`
     /// otherwise, and then out of the encoding.
     pub(crate) samples: Option<Box<Samples>>,
+    /// `--lp-io-dir`: CODES's per-terminal and per-port counters (lp_io.rs);
+    /// `None` otherwise. Never encoded: the digest does not depend on it.
+    pub(crate) lp_io: Option<Box<super::lp_io::LpIo>>,
     /// What the current event overwrote (optimistic runs; empty between events).
     pub(crate) log: Journal,
 }
@@ -598,6 +601,34 @@ pub(crate) enum Saved {
     SampleBusy {
         o: u16,
         old: f64,
+    },
+    /// `--lp-io-dir`: NIC `nic` received a packet that crossed `routers`
+    /// routers; its latency sum and extremes were these.
+    LpIoPacket {
+        nic: u8,
+        routers: u16,
+        sum: f64,
+        max: f64,
+        min: f64,
+    },
+    /// `--lp-io-dir`: NIC `nic` received the last packet of a message of `bytes`.
+    LpIoMessage {
+        nic: u8,
+        bytes: u64,
+    },
+    /// `--lp-io-dir`: a message's reassembly entry `i`: pushed (`op` 0),
+    /// grown by `bytes` (1), or removed by a swap (2), when it was this.
+    LpIoPending {
+        op: u8,
+        i: u32,
+        src: u32,
+        msg: u32,
+        bytes: u64,
+    },
+    /// `--lp-io-dir`: output link `o` sent a packet of `bytes`.
+    LpIoSent {
+        o: u16,
+        bytes: u32,
     },
     /// Several jobs: job `job`'s run totals here counted a packet of
     /// `bytes`; its latency sum was `sum`.

@@ -175,6 +175,7 @@ mod tests {
             ranks: vec![Rank::default(); 2],
             global: None,
             samples: None,
+            lp_io: None,
             log: Journal::default(),
         }
     }

@@ -122,6 +122,10 @@ pub struct Results {
     /// level, leaves first (switches are numbered level by level).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shape: Vec<u32>,
+    /// With [`Network::lp_io`]: CODES's LP-IO figures per terminal and per
+    /// router port (lp_io.rs; the CLI writes them as CODES's files).
+    #[serde(skip)]
+    pub lp_io: Option<super::lp_io::LpIoTables>,
     /// Trace workloads: when the last rank finished (0 if one did not).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app_time_ns: Option<f64>,

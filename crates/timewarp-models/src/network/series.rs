@@ -238,6 +238,7 @@ mod tests {
             ranks: Vec::new(),
             global: None,
             samples,
+            lp_io: None,
             log: Journal::default(),
         }
     }

@@ -238,6 +238,7 @@ impl Network {
             };
             let delay = self.class_latency(0) + s;
             n.launch_on(o, from, link(busy), None, now + delay >= end);
+            n.lp_io_sent(o, p.bytes);
             ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
@@ -247,6 +248,7 @@ impl Network {
         let v = self.vcs as usize;
         let delay = self.latency(ctx.lp(), o) + self.router_delay;
         n.launch_on(o, from, link(s), Some(o * v + vc), now + delay >= end);
+        n.lp_io_sent(o, p.bytes);
         p.hops += 1;
         if vc >= self.escape_vcs() && self.routing == Routing::Adaptive {
             // An adaptive hop: should the packet take the escape channels

@@ -19,6 +19,7 @@ mod lists;
 mod series;
 mod waiting;
 
+use super::lp_io::LpIo;
 use super::node::{Node, Queues, Saved, Undo, NIL};
 use super::packet::Packet;
 
@@ -195,6 +196,12 @@ impl Node {
                 c.lat_sum = sum;
             }
             Saved::SampleBusy { o, old } => self.open_row().busy[o as usize] = old,
+            Saved::LpIoPacket { .. }
+            | Saved::LpIoMessage { .. }
+            | Saved::LpIoPending { .. }
+            | Saved::LpIoSent { .. } => {
+                restore_lp_io(self.lp_io.as_deref_mut().expect("lp-io entries only with its counters"), e)
+            }
             Saved::JobTotal { job, bytes, sum } => {
                 let c = &mut self.series().jobs[job as usize];
                 c.bytes -= bytes as u64;
@@ -384,8 +391,34 @@ impl Node {
             ranks: Vec::new(),
             global: None,
             samples: None,
+            lp_io: None,
             log: super::node::Journal::default(),
         }
+    }
+}
+
+/// Undoes one of `--lp-io-dir`'s entries (lp_io.rs).
+fn restore_lp_io(io: &mut LpIo, e: &Saved) {
+    match *e {
+        Saved::LpIoPacket { nic, routers, sum, max, min } => {
+            let r = &mut io.recv[nic as usize];
+            r.packets -= 1;
+            r.routers -= routers as u64;
+            (r.lat_sum, r.lat_max, r.lat_min) = (sum, max, min);
+        }
+        Saved::LpIoMessage { nic, bytes } => io.recv[nic as usize].msg_bytes -= bytes,
+        Saved::LpIoPending { op, i, src, msg, bytes } => match op {
+            0 => drop(io.pending.pop()),
+            1 => io.pending[i as usize].2 -= bytes,
+            _ => {
+                // Undo a swap_remove: put the old element back at `i`.
+                io.pending.push((src, msg, bytes));
+                let last = io.pending.len() - 1;
+                io.pending.swap(i as usize, last);
+            }
+        },
+        Saved::LpIoSent { o, bytes } => io.sent[o as usize] -= bytes as u64,
+        _ => unreachable!("not an lp-io entry"),
     }
 }
 

@@ -84,6 +84,11 @@ pub struct Network {
     pub probe: Option<(u32, u32)>,
     /// Report every link's figures in [`Results::links`](super::Results::links).
     pub link_stats: bool,
+    /// Count what CODES's dragonfly writes to its LP-IO files (per
+    /// terminal: what it received; per router port: bytes sent) into
+    /// [`Results::lp_io`](super::Results::lp_io) (lp_io.rs). The counters
+    /// are out of the node's encoding: the digest is the same without it.
+    pub lp_io: bool,
     /// Instead of traffic: ranks running these programs (placed with
     /// [`Workload::place`]); see docs/network-workloads.md.
     pub workload: Option<Arc<Workload>>,
@@ -135,6 +140,7 @@ impl Default for Network {
             warmup: 0.0,
             probe: None,
             link_stats: false,
+            lp_io: false,
             workload: None,
             rollback: Rollback::Incremental,
             sample_every: None,

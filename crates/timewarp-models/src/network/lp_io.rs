@@ -1,0 +1,89 @@
+//! `--lp-io-dir` (`Network::lp_io`): the figures CODES's dragonfly
+//! writes to its LP-IO files at the end of a run (`dragonfly-custom.cxx`,
+//! `dragonfly_custom_terminal_final` and `_router_final`): per terminal,
+//! what it received (bytes of whole messages, packets, their latency sum
+//! and extremes, routers crossed), and per router port, the bytes it sent.
+//!
+//! Counted over the whole run, as CODES does (it has no warm-up), and only
+//! when asked: the counters live in `Node::lp_io`, out of the node's
+//! encoding, so a run's digest is the same with and without them. Their
+//! writes are journalled like every other (node.rs's `LpIo*` entries, undone
+//! in journal/); they are counted in `lp_io_count.rs`.
+
+use serde::Serialize;
+
+/// One router's counters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct LpIo {
+    /// Per NIC: what it received.
+    pub(crate) recv: Vec<Recv>,
+    /// Bytes sent on each output link (network ports, then ejection links).
+    pub(crate) sent: Vec<u64>,
+    /// Messages being reassembled here: (source, message, bytes so far).
+    pub(crate) pending: Vec<(u32, u32, u64)>,
+}
+
+/// What one NIC received over the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Recv {
+    pub(crate) packets: u64,
+    /// Bytes of the messages that arrived whole (CODES's `total_msg_size`).
+    pub(crate) msg_bytes: u64,
+    pub(crate) lat_sum: f64,
+    pub(crate) lat_max: f64,
+    pub(crate) lat_min: f64,
+    /// Routers crossed, summed (CODES's `my_N_hop`: one per router a
+    /// packet leaves, the source and destination routers included, so one
+    /// more than its router-to-router hops).
+    pub(crate) routers: u64,
+}
+
+/// The LP-IO figures of a run (`Results::lp_io`), gathered router by router.
+#[derive(Clone, Debug, Default, Serialize)]
+#[allow(missing_docs)]
+pub struct LpIoTables {
+    /// Network ports per router: local, then global (every router of a
+    /// dragonfly has the same); then one terminal port per NIC.
+    pub local_ports: u32,
+    pub global_ports: u32,
+    pub terminal_ports: u32,
+    /// Routers per group.
+    pub group_routers: u32,
+    pub terminals: Vec<LpIoTerminal>,
+    pub routers: Vec<LpIoRouter>,
+}
+
+/// One terminal's row of `dragonfly-msg-stats`.
+#[derive(Clone, Debug, Serialize)]
+#[allow(missing_docs)]
+pub struct LpIoTerminal {
+    /// Its router's LP and its node id.
+    pub lp: u32,
+    pub terminal: u32,
+    pub msg_bytes: u64,
+    pub packets: u64,
+    /// Latency (ns, from creation to the last byte's arrival) summed, and
+    /// its extremes (0 with no packet).
+    pub latency_sum: f64,
+    pub latency_max: f64,
+    pub latency_min: f64,
+    pub routers_sum: u64,
+}
+
+/// One router's row of `dragonfly-router-traffic`.
+#[derive(Clone, Debug, Serialize)]
+#[allow(missing_docs)]
+pub struct LpIoRouter {
+    pub lp: u32,
+    pub group: u32,
+    pub router: u32,
+    /// Bytes sent per port: network ports (local, then global), then terminal ports.
+    pub port_bytes: Vec<u64>,
+}
+
+impl LpIo {
+    /// Counters for a router with `outs` output links and `nics` NICs.
+    pub(crate) fn new(outs: usize, nics: u32) -> Self {
+        LpIo { recv: vec![Recv::default(); nics as usize], sent: vec![0; outs], pending: Vec::new() }
+    }
+}
