@@ -30,6 +30,8 @@ pub(crate) const OUTPUTS: &[&str] = &[
     "checkpoint-keep",
     "link-stats",
     "lp-io-dir",
+    "lp-io-lps",
+    "lp-io-grid",
     "image",
     "image-at",
     "image-layer",

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use timewarp_models::network::{LpIoTables, Results, Topology};
+use timewarp_models::network::{Dragonfly, LpIoTables, Results, Topology};
 
 /// CODES's terminal format line (its `dragonfly-msg-stats.meta`); the busy
 /// time, which needs a bounded NIC buffer, is not modelled: written `nan`.
@@ -28,8 +28,158 @@ pub(crate) fn supported(t: &Topology) -> Result<(), String> {
     }
 }
 
-/// Writes the files into `dir` (created if needed).
-pub(crate) fn write(dir: &Path, r: &Results) -> Result<(), String> {
+/// How CODES numbers the LPs and lays out the ports (`--lp-io-lps`,
+/// `--lp-io-grid`); each part absent: ours.
+pub(crate) struct Layout {
+    lps: Option<Lps>,
+    pub(crate) grid: Option<Grid>,
+}
+
+/// One LPGROUPS repetition: its LPs, and where its terminals and routers
+/// sit in it. codes-mapping numbers LPs repetition by repetition, each
+/// listing its LP types in order, so LP `k` of a type is number
+/// `(k / count) · per_rep + offset + k mod count`.
+struct Lps {
+    per_rep: u64,
+    terminals: (u64, u64),
+    routers: (u64, u64),
+}
+
+/// `dragonfly_custom`'s router ports (`dragonfly-custom.cxx`, `get_output_port`):
+/// a slot per column and row channel (green), then per row and column
+/// channel (black) of the group, then the global channels in the inter
+/// file's order, then the terminals.
+pub(crate) struct Grid {
+    cols: u32,
+    row_chans: u32,
+    col_chans: u32,
+    global: u32,
+}
+
+impl Lps {
+    fn id(&self, (at, count): (u64, u64), k: u32) -> u64 {
+        let k = u64::from(k);
+        (k / count) * self.per_rep + at + k % count
+    }
+}
+
+impl Layout {
+    pub(crate) fn new(lps: Option<&str>, grid: Option<&str>) -> Result<Layout, String> {
+        let lps = lps.map(parse_lps).transpose()?;
+        let grid = grid
+            .map(|g| {
+                let bad = || {
+                    format!(
+                        "--lp-io-grid {g}: expected COLS,ROW_CHANS,COL_CHANS,GLOBAL_CHANNELS, four whole numbers \
+                         of at least 1 (CODES's num_router_cols, num_row_chans, num_col_chans, num_global_channels)"
+                    )
+                };
+                let v: Vec<u32> =
+                    g.split(',').map(|x| x.trim().parse().map_err(|_| bad())).collect::<Result<_, _>>()?;
+                match v[..] {
+                    [cols, row_chans, col_chans, global] if v.iter().all(|&x| x > 0) => {
+                        Ok(Grid { cols, row_chans, col_chans, global })
+                    }
+                    _ => Err(bad()),
+                }
+            })
+            .transpose()?;
+        Ok(Layout { lps, grid })
+    }
+
+    /// Whether the grid fits the network: every wired port has a slot of its own.
+    pub(crate) fn check(&self, t: &Topology) -> Result<(), String> {
+        match (&self.grid, t) {
+            (None, _) => Ok(()),
+            (Some(g), Topology::Dragonfly(d)) => g.slots(d).map(|_| ()),
+            (Some(_), _) => Err("--lp-io-grid is for CODES's dragonfly_custom networks".into()),
+        }
+    }
+}
+
+fn parse_lps(s: &str) -> Result<Lps, String> {
+    let bad = |why: &str| {
+        format!(
+            "--lp-io-lps {s}: {why} (expected one LPGROUPS repetition as NAME=COUNT,..., e.g. \
+             nw-lp=4,modelnet_dragonfly_custom=4,modelnet_dragonfly_custom_router=1)"
+        )
+    };
+    let (mut at, mut terminals, mut routers) = (0u64, None, None);
+    for part in s.split(',') {
+        let (name, count) = part.split_once('=').ok_or_else(|| bad(&format!("{part} has no =COUNT")))?;
+        let count: u64 = count.trim().parse().map_err(|_| bad(&format!("{part}: COUNT must be a whole number")))?;
+        let name = name.trim();
+        if let Some(m) = name.strip_prefix("modelnet_") {
+            let slot = if m.ends_with("_router") { &mut routers } else { &mut terminals };
+            if count > 0 && slot.replace((at, count)).is_some() {
+                return Err(bad("two modelnet_ terminal (or router) types"));
+            }
+        }
+        at += count;
+    }
+    match (terminals, routers) {
+        (Some(terminals), Some(routers)) => Ok(Lps { per_rep: at, terminals, routers }),
+        _ => Err(bad("it needs a modelnet_<model> terminal type and a modelnet_<model>_router type, each at least 1")),
+    }
+}
+
+impl Grid {
+    /// Green and black slots of a group.
+    fn intra(&self, rows: u32) -> (u32, u32) {
+        (self.cols * self.row_chans, if rows > 1 { rows * self.col_chans } else { 0 })
+    }
+
+    /// Per router, the slot of each network port (`usize::MAX`: unwired).
+    fn slots(&self, d: &Dragonfly) -> Result<Vec<Vec<usize>>, String> {
+        let err = |why: String| {
+            format!("--lp-io-grid {},{},{},{}: {why}", self.cols, self.row_chans, self.col_chans, self.global)
+        };
+        let Some(w) = &d.wiring else {
+            return Err(err("CODES's port slots are for dragonfly_custom networks read from connection files".into()));
+        };
+        if d.a % self.cols != 0 {
+            return Err(err(format!("{} routers per group are not rows of {} columns", d.a, self.cols)));
+        }
+        let rows = d.a / self.cols;
+        let (green, black) = self.intra(rows);
+        let mut out = Vec::with_capacity(d.routers() as usize);
+        for r in 0..d.routers() {
+            let i = r % d.a;
+            let mut slots = vec![usize::MAX; d.ports()];
+            for (port, slot) in slots.iter_mut().enumerate() {
+                let Some((s, _)) = d.link(r, port) else { continue };
+                if d.is_global(port) {
+                    let k = w.global_file_order(r, port - w.local as usize) as u32;
+                    if k >= self.global {
+                        return Err(err(format!("router {r} has more than {} global links", self.global)));
+                    }
+                    *slot = (green + black + k) as usize;
+                    continue;
+                }
+                // The m-th of the parallel links to s goes to s's m-th channel slot.
+                let m = (0..port).filter(|&q| d.link(r, q).is_some_and(|(x, _)| x == s)).count() as u32;
+                let j = s % d.a;
+                let (at, chans) = if i / self.cols == j / self.cols {
+                    ((j % self.cols) * self.row_chans, self.row_chans)
+                } else if i % self.cols == j % self.cols {
+                    (green + (j / self.cols) * self.col_chans, self.col_chans)
+                } else {
+                    return Err(err(format!("routers {i} and {j} of a group are joined but share no row or column")));
+                };
+                if m >= chans {
+                    return Err(err(format!("routers {i} and {j} of a group are joined by more than {chans} links")));
+                }
+                *slot = (at + m) as usize;
+            }
+            out.push(slots);
+        }
+        Ok(out)
+    }
+}
+
+/// Writes the files into `dir` (created if needed); `topology` is the
+/// run's, needed with a grid.
+pub(crate) fn write(dir: &Path, r: &Results, layout: &Layout, topology: Option<&Topology>) -> Result<(), String> {
     let Some(t) = &r.lp_io else {
         return Err(format!(
             "--lp-io-dir {}: the run has no LP-IO figures (they are not carried by checkpoints: \
@@ -39,9 +189,13 @@ pub(crate) fn write(dir: &Path, r: &Results) -> Result<(), String> {
     };
     let fail = |e: std::io::Error| format!("cannot write LP-IO files to {}: {e}", dir.display());
     std::fs::create_dir_all(dir).map_err(fail)?;
-    std::fs::write(dir.join("dragonfly-msg-stats"), msg_stats(t)).map_err(fail)?;
+    let traffic = match (&layout.grid, topology) {
+        (Some(g), Some(Topology::Dragonfly(d))) => grid_traffic(t, layout, g, d)?,
+        _ => router_traffic(t, layout),
+    };
+    std::fs::write(dir.join("dragonfly-msg-stats"), msg_stats(t, layout)).map_err(fail)?;
     std::fs::write(dir.join("dragonfly-msg-stats.meta"), format!("{MSG_STATS_FORMAT}\n")).map_err(fail)?;
-    std::fs::write(dir.join("dragonfly-router-traffic"), router_traffic(t)).map_err(fail)?;
+    std::fs::write(dir.join("dragonfly-router-traffic"), traffic).map_err(fail)?;
     Ok(())
 }
 
@@ -55,7 +209,7 @@ fn lf_ratio(x: f64, n: u64) -> String {
 }
 
 /// One row per terminal: `%llu %u %llu %lf %ld %lf %lf %lf %lf`.
-fn msg_stats(t: &LpIoTables) -> Vec<u8> {
+fn msg_stats(t: &LpIoTables, layout: &Layout) -> Vec<u8> {
     let mut out = Vec::new();
     for x in &t.terminals {
         // CODES starts the minimum at INT_MAX and prints it when nothing arrived.
@@ -63,7 +217,7 @@ fn msg_stats(t: &LpIoTables) -> Vec<u8> {
         writeln!(
             out,
             "{} {} {} {} {} {} nan {:.6} {:.6}",
-            x.lp,
+            layout.lps.as_ref().map_or(u64::from(x.lp), |l| l.id(l.terminals, x.terminal)),
             x.terminal,
             x.msg_bytes,
             lf_ratio(x.latency_sum, x.packets),
@@ -79,18 +233,50 @@ fn msg_stats(t: &LpIoTables) -> Vec<u8> {
 
 /// The format line, then per router `\n %llu %d %d` and ` %lld` per port,
 /// as CODES lays it out (each row starts its own line).
-fn router_traffic(t: &LpIoTables) -> Vec<u8> {
+fn router_traffic(t: &LpIoTables, layout: &Layout) -> Vec<u8> {
     let mut out = format!(
         "# Format <LP ID> <Group ID> <Router ID> <Link Traffic per router port(s)>\
          # Router ports in the order: {} local links, {} global channels, {} terminal links \n",
         t.local_ports, t.global_ports, t.terminal_ports
     );
     for x in &t.routers {
-        out += &format!("\n {} {} {}", x.lp, x.group, x.router);
+        out += &format!("\n {} {} {}", router_id(layout, x.lp), x.group, x.router);
         for b in &x.port_bytes {
             out += &format!(" {b}");
         }
     }
     out.push('\n');
     out.into_bytes()
+}
+
+fn router_id(layout: &Layout, lp: u32) -> u64 {
+    layout.lps.as_ref().map_or(u64::from(lp), |l| l.id(l.routers, lp))
+}
+
+/// `dragonfly-router-traffic` in `dragonfly_custom`'s slots: green, black,
+/// global, terminal; a slot without a link of ours (the router's own) is 0.
+fn grid_traffic(t: &LpIoTables, layout: &Layout, g: &Grid, d: &Dragonfly) -> Result<Vec<u8>, String> {
+    let slots = g.slots(d)?;
+    let (green, black) = g.intra(d.a / g.cols);
+    let mut out = format!(
+        "# Format <LP ID> <Group ID> <Router ID> <Link Traffic per router port(s)>\
+         # Router ports in the order: {green} green links, {black} black links {} global channels \n",
+        g.global
+    );
+    let net = d.ports();
+    for x in &t.routers {
+        let mut row = vec![0u64; (green + black + g.global) as usize + (x.port_bytes.len() - net)];
+        for (port, &b) in x.port_bytes[..net].iter().enumerate() {
+            if let Some(s) = row.get_mut(slots[x.lp as usize][port]) {
+                *s += b;
+            }
+        }
+        row[(green + black + g.global) as usize..].copy_from_slice(&x.port_bytes[net..]);
+        out += &format!("\n {} {} {}", router_id(layout, x.lp), x.group, x.router);
+        for b in row {
+            out += &format!(" {b}");
+        }
+    }
+    out.push('\n');
+    Ok(out.into_bytes())
 }

@@ -308,6 +308,19 @@ pub(crate) struct NetworkArgs {
     /// Not in the digest; not carried by checkpoints.
     #[arg(long, value_name = "DIR")]
     pub lp_io_dir: Option<PathBuf>,
+    /// CODES's LP numbering for --lp-io-dir: one repetition of the
+    /// configuration's LPGROUPS, its LP types in order as NAME=COUNT,...
+    /// (`--codes-config` sets it from the file). The files' first column is
+    /// then CODES's global LP id; without it, the router's LP of ours.
+    #[arg(long, value_name = "LIST", requires = "lp_io_dir")]
+    pub lp_io_lps: Option<String>,
+    /// CODES's `dragonfly_custom` port slots for --lp-io-dir's
+    /// dragonfly-router-traffic: COLS,ROW_CHANS,COL_CHANS,GLOBAL_CHANNELS
+    /// (num_router_cols, num_row_chans, num_col_chans, num_global_channels;
+    /// `--codes-config` sets it from a dragonfly_custom file). Without it, the
+    /// router's own port order.
+    #[arg(long, value_name = "C,R,K,G", requires = "lp_io_dir")]
+    pub lp_io_grid: Option<String>,
     /// Record a time series in intervals of NS ns of virtual time: per
     /// interval, accepted throughput, latency mean and p99, packets in
     /// flight, the busiest links (utilisation, occupancy) and per-job
@@ -427,7 +440,9 @@ impl ModelCli for NetworkArgs {
             super::samples_csv::write_csv(path, r)?;
         }
         if let Some(dir) = &self.lp_io_dir {
-            super::lp_io::write(dir, r)?;
+            let layout = super::lp_io::Layout::new(self.lp_io_lps.as_deref(), self.lp_io_grid.as_deref())?;
+            let topology = if layout.grid.is_some() { Some(self.model()?.topology) } else { None };
+            super::lp_io::write(dir, r, &layout, topology.as_ref())?;
         }
         // A trace workload whose ranks did not all finish has no application time to report.
         r.unfinished().map_or(Ok(()), Err)

@@ -285,6 +285,9 @@ impl NetworkArgs {
         });
         if self.lp_io_dir.is_some() {
             super::lp_io::supported(&topology)?;
+            // Checked before the run: a bad layout would be found only after it.
+            let layout = super::lp_io::Layout::new(self.lp_io_lps.as_deref(), self.lp_io_grid.as_deref())?;
+            layout.check(&topology)?;
         }
         let classes = self.classes(&topology)?;
         let m = Network {

@@ -185,6 +185,30 @@ pub(super) fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 r.note = "each router's global links are the connection files'".into();
                 r.option = None;
             }
+            // For --lp-io-dir (put_in passes them on only with it): CODES's
+            // LP numbering, and dragonfly_custom's port slots.
+            let lp_list: Vec<String> = lps
+                .iter()
+                .filter(|e| e.key != "repetitions")
+                .map(|e| format!("{}={}", e.key, e.values[0].trim()))
+                .collect();
+            m.out.options.push(("lp-io-lps".into(), lp_list.join(","), file.clone()));
+            if custom && m.get("intra-group-connections").is_some() {
+                let mut chans = |key: &str, default: u32| -> Result<u32, String> {
+                    Ok(match m.whole(key)? {
+                        Some((n, _)) => {
+                            m.row(key, n.to_string(), "checked", "channels per link: --lp-io-dir's port slots".into());
+                            n
+                        }
+                        None => default,
+                    })
+                };
+                // dragonfly-custom.cxx's defaults.
+                let (row, col) = (chans("num_row_chans", 1)?, chans("num_col_chans", 3)?);
+                let cols = m.whole("num_router_cols")?.map_or(0, |c| c.0);
+                let global = m.whole("num_global_channels")?.map_or(10, |c| c.0);
+                m.out.options.push(("lp-io-grid".into(), format!("{cols},{row},{col},{global}"), file.clone()));
+            }
             m.link_classes(packet)?;
             if let Some(e) = m.get("routing") {
                 let r = match e.values[0].as_str() {

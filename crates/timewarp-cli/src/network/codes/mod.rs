@@ -258,8 +258,10 @@ pub(crate) fn put_in(
     // So does the file's rail selection limit with adaptive rail selection.
     let rails = named.iter().find(|(n, _)| n.as_deref() == Some("rail-select")).and_then(|(_, t)| t.last());
     let rails = rails.map(|t| t.strip_prefix("--rail-select=").unwrap_or(t));
+    let lp_io = rest.iter().any(|t| t == "--lp-io-dir" || t.starts_with("--lp-io-dir="));
     let kept = |long: &str| match long {
         "ugal-threshold" => routing.map_or(true, adaptive),
+        "lp-io-lps" | "lp-io-grid" => lp_io,
         "rail-select-limit" => rails.map_or(true, |r| r == "adaptive"),
         _ => true,
     };

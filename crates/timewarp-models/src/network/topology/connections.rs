@@ -73,6 +73,10 @@ pub struct Wiring {
     /// numbers all leaves first (group by group), then all spines, so that
     /// nodes are numbered without gaps; the files' numbers are mapped.
     pub leaves: u32,
+    /// Per router and global port: the link's place among the router's
+    /// links in the inter file (CODES numbers a router's global channels
+    /// in file order; ours are sorted by far router). Only `--lp-io-dir` reads it.
+    file_order: Vec<u8>,
 }
 
 /// Reads the 32-bit records of `path`, `width` integers each.
@@ -179,6 +183,7 @@ impl Wiring {
             }
             far[s as usize].push(d as u32);
         }
+        let as_read = far.clone();
         for v in to.iter_mut().chain(far.iter_mut()) {
             v.sort_unstable();
         }
@@ -224,6 +229,15 @@ impl Wiring {
                     let back = direct[j as usize * au + i].0 as usize + m;
                     links[(grp * au + i) * ports + p] = ((grp * au) as u32 + j, back as u32);
                 }
+            }
+        }
+        // The m-th sorted link to s is the m-th link to s as read.
+        let mut file_order = vec![0u8; n * gmax as usize];
+        for (r, v) in far.iter().enumerate() {
+            for (p, &s) in v.iter().enumerate() {
+                let m = p - v.iter().position(|&x| x == s).expect("present");
+                let k = as_read[r].iter().enumerate().filter(|e| *e.1 == s).nth(m).expect("same links").0;
+                file_order[r * gmax as usize + p] = k as u8;
             }
         }
         let mut exits = vec![(0u8, 0u8); n * gu];
@@ -314,6 +328,7 @@ impl Wiring {
             between,
             typed,
             leaves: 0,
+            file_order,
         })
     }
 
@@ -414,6 +429,12 @@ impl Wiring {
     pub fn link(&self, r: u32, port: usize) -> Option<(u32, usize)> {
         let (s, b) = self.links[self.int(r) as usize * self.ports() + port];
         (s != u32::MAX).then(|| (self.ext(s), b as usize))
+    }
+
+    /// Global port `p` (counted from the first global port) of router `r`:
+    /// its place among `r`'s links in the inter file, CODES's channel number.
+    pub fn global_file_order(&self, r: u32, p: usize) -> usize {
+        self.file_order[self.int(r) as usize * self.global as usize + p] as usize
     }
 
     /// Links of router `r` (local, global).
