@@ -159,7 +159,7 @@ impl Network {
         for d in draws.iter_mut() {
             *d = ctx.rng(0).below(s.routers() as u64) as u32;
         }
-        p.via = self.sfly_ugal_choice(s, n, router, to, nic, ctx.now(), &draws).map_or(NO_VIA, |v| v as u16);
+        p.via = self.sfly_ugal_choice(s, n, (router, to), nic, ctx.now(), &draws).map_or(NO_VIA, |v| v as u16);
         self.route(n, router, p);
     }
 
@@ -174,8 +174,7 @@ impl Network {
         &self,
         s: &SlimFly,
         n: &Node,
-        router: u32,
-        to: u32,
+        (router, to): (u32, u32),
         nic: usize,
         now: f64,
         draws: &[u32],

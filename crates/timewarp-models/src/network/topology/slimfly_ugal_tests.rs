@@ -105,24 +105,24 @@ fn ugal_choice_follows_codes_on_crafted_queues() {
     let vo = s.step(0, v).unwrap() as usize;
     let draws = [v; 4];
     // Idle: every cost 0, ties to the minimal route.
-    assert_eq!(m.sfly_ugal_choice(&s, &n, 0, to2, 0, 0.0, &draws), None);
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None);
     // Transit traffic on the minimal output does not push first-hop packets off it.
     for vc in 1..4 {
         downstream(&m, &mut n, min, vc, 4);
     }
-    assert_eq!(m.sfly_ugal_choice(&s, &n, 0, to2, 0, 0.0, &draws), None);
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None);
     // q_min · 2 against q_val · H_val (2 or 3): 1 · 2 never beats it, 2 · 2 does.
     downstream(&m, &mut n, vo, 0, 1);
     downstream(&m, &mut n, min, 0, 1);
-    assert_eq!(m.sfly_ugal_choice(&s, &n, 0, to2, 0, 0.0, &draws), None, "1 · 2 against 1 · {hv}");
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None, "1 · 2 against 1 · {hv}");
     downstream(&m, &mut n, min, 0, 1);
-    assert_eq!(m.sfly_ugal_choice(&s, &n, 0, to2, 0, 0.0, &draws), Some(v), "2 · 2 against 1 · {hv}");
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), Some(v), "2 · 2 against 1 · {hv}");
     // A waiting head of the other NIC counts on the candidate's output: 2 · hv ≥ 4.
     n.inject[1].queue.push_back(Packet { out: vo as u8, ..Packet::default() });
-    assert_eq!(m.sfly_ugal_choice(&s, &n, 0, to2, 0, 0.0, &draws), None, "2 · 2 against 2 · {hv}");
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None, "2 · 2 against 2 · {hv}");
     // Its own node's destination, or a draw that lands on an end, routes minimally.
-    assert_eq!(m.sfly_ugal_choice(&s, &n, 0, 0, 0, 0.0, &draws), None);
-    assert_eq!(m.sfly_ugal_choice(&s, &n, 0, to2, 0, 0.0, &[to2; 4]).filter(|&c| c == to2), None);
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, 0), 0, 0.0, &draws), None);
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &[to2; 4]).filter(|&c| c == to2), None);
 }
 
 #[test]
