@@ -29,7 +29,7 @@ impl Network {
             || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive)
             || matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
         if let (true, Topology::SlimFly(s)) = (adaptive, &self.topology) {
-            self.ugal_slimfly(s, n, &mut h, ctx);
+            self.ugal_slimfly(s, n, nic, &mut h, ctx);
         } else if adaptive {
             self.ugal(n, router, &mut h);
         }

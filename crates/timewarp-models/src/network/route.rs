@@ -147,27 +147,74 @@ impl Network {
     /// (`do_adaptive_routing`) does it: [`SFLY_UGAL_CANDIDATES`] routers
     /// drawn uniformly (one equal to the destination's router, then one
     /// equal to this router, moved to the next as CODES moves it, modulo
-    /// `2q² − 1`), each weighed by its next output's occupancy × its hops
-    /// (`q_val · H_val`, here to it and on to the destination); the first
-    /// cheapest is taken only when `q_min · H_min > q_val · H_val + T`
-    /// (CODES: T = 0, its costs divided by `H_min`). A packet for this
-    /// router's own nodes draws nothing, as in CODES.
-    pub(crate) fn ugal_slimfly(&self, s: &SlimFly, n: &Node, p: &mut Packet, ctx: &mut Ctx<'_, Self>) {
+    /// `2q² − 1`), weighed by [`Network::sfly_ugal_choice`]. A packet for
+    /// this router's own nodes draws nothing, as in CODES. `nic`: the
+    /// injection queue whose head `p` is.
+    pub(crate) fn ugal_slimfly(&self, s: &SlimFly, n: &Node, nic: usize, p: &mut Packet, ctx: &mut Ctx<'_, Self>) {
         let (router, to) = (ctx.lp(), p.dst / s.p);
-        let Some(min) = s.step(router, to) else { return };
-        let cost_min = self.occupancy(n, router, min as usize) * s.hops(router, to);
+        if router == to {
+            return;
+        }
+        let mut draws = [0u32; SFLY_UGAL_CANDIDATES as usize];
+        for d in draws.iter_mut() {
+            *d = ctx.rng(0).below(s.routers() as u64) as u32;
+        }
+        p.via = self.sfly_ugal_choice(s, n, (router, to), nic, ctx.now(), &draws).map_or(NO_VIA, |v| v as u16);
+        self.route(n, router, p);
+    }
+
+    /// The intermediate router UGAL takes on Slim Fly `s` at `router` for
+    /// router `to` from uniform draws `draws`, or `None` (minimal): each
+    /// candidate costs its next output's [`Network::sfly_first_hop_occupancy`]
+    /// × its hops (to it and on to the destination), the minimal route its
+    /// own × its 1 or 2 hops, and the first cheapest candidate is taken only
+    /// when `q_min · H_min > q_val · H_val + T` (CODES: T = 0, its costs
+    /// divided by `H_min`, the same order).
+    pub(crate) fn sfly_ugal_choice(
+        &self,
+        s: &SlimFly,
+        n: &Node,
+        (router, to): (u32, u32),
+        nic: usize,
+        now: f64,
+        draws: &[u32],
+    ) -> Option<u32> {
+        let min = s.step(router, to)?;
+        let cost_min = self.sfly_first_hop_occupancy(n, router, min as usize, nic, now) * s.hops(router, to);
         let mut cands = [(0u32, 0u32); SFLY_UGAL_CANDIDATES as usize];
-        for c in cands.iter_mut() {
-            let v = s.ugal_candidate(ctx.rng(0).below(s.routers() as u64) as u32, router, to);
+        for (c, &d) in cands.iter_mut().zip(draws) {
+            let v = s.ugal_candidate(d, router, to);
             // A candidate at either end is the minimal route at its cost.
             let cost = match s.step(router, v) {
-                Some(val) if v != to => self.occupancy(n, router, val as usize) * (s.hops(router, v) + s.hops(v, to)),
+                Some(val) if v != to => {
+                    self.sfly_first_hop_occupancy(n, router, val as usize, nic, now)
+                        * (s.hops(router, v) + s.hops(v, to))
+                }
                 _ => cost_min,
             };
             *c = (v, cost);
         }
-        p.via = SlimFly::ugal_pick(cost_min, &cands, self.ugal_threshold).map_or(NO_VIA, |v| v as u16);
-        self.route(n, router, p);
+        SlimFly::ugal_pick(cost_min, &cands[..draws.len().min(cands.len())], self.ugal_threshold)
+    }
+
+    /// The queue CODES's Slim Fly UGAL reads for output `o` of router `r`:
+    /// `vc_occupancy[o][0]`, the first-hop virtual channel only (CODES puts
+    /// a packet on channel `my_N_hop`, so channel 0 holds just the packets
+    /// this router's own nodes sent out of `o`): those waiting here at `now`
+    /// (the other injection queues' heads routed to `o` that have reached
+    /// the router, as CODES counts a packet once its router holds it, and
+    /// channel 0's output buffer) and those in the channel-0 buffer
+    /// downstream not yet credited back. Transit traffic on `o`'s other
+    /// channels is not seen.
+    pub(crate) fn sfly_first_hop_occupancy(&self, n: &Node, r: u32, o: usize, nic: usize, now: f64) -> u32 {
+        let lane = o * self.vcs as usize;
+        let mut q = self.buffer_of(r, o) - n.input.lanes[lane].credits as u32;
+        if self.switch == Switch::OutputBuffered {
+            q += n.output.len(lane) as u32;
+        }
+        let waiting = n.inject.iter().enumerate().filter(|&(i, _)| i != nic);
+        q + waiting.filter(|(_, q)| q.queue.front().is_some_and(|h| h.out as usize == o && h.ready <= now)).count()
+            as u32
     }
 
     /// The rail of a message of `bytes` from node `me` on a multi-rail

@@ -2,6 +2,8 @@
 //! four random intermediates, each weighed by its next output's occupancy
 //! × its hops, against the minimal route; ties to the minimal route.
 
+use crate::network::node::{Nic, Node};
+use crate::network::plus::tests::idle;
 use crate::network::tests::go;
 use crate::network::*;
 
@@ -50,6 +52,77 @@ fn the_first_cheapest_candidate_wins_only_when_strictly_cheaper_than_minimal() {
     assert_eq!(SlimFly::ugal_pick(6, &[(5, 3)], 2.0), Some(5));
     assert_eq!(SlimFly::ugal_pick(6, &[(5, 3)], 3.0), None, "the threshold biases towards the minimal route");
     assert_eq!(SlimFly::ugal_pick(6, &[], 0.0), None);
+}
+
+/// Router 0's network: its node idle, with two NICs; a one-hop and a
+/// two-hop destination router and a candidate of each kind with its
+/// first port.
+fn crafted() -> (Network, SlimFly, Node) {
+    let m = network(Routing::Ugal);
+    let mut n = idle(&m, 0);
+    n.inject = vec![Nic::default(); 2];
+    let Topology::SlimFly(s) = m.topology.clone() else { unreachable!() };
+    (m, s, n)
+}
+
+/// Takes `k` credits of channel `vc` of output `o` (packets downstream).
+fn downstream(m: &Network, n: &mut Node, o: usize, vc: usize, k: u16) {
+    n.input.lanes[o * m.vcs as usize + vc].credits -= k;
+}
+
+#[test]
+fn codes_weighs_only_the_first_hop_channel_of_an_output() {
+    let (m, _, mut n) = crafted();
+    // Transit packets (channels 1..3: CODES's `my_N_hop` ≥ 1) are not seen.
+    for vc in 1..4 {
+        downstream(&m, &mut n, 2, vc, 3);
+    }
+    assert_eq!(m.sfly_first_hop_occupancy(&n, 0, 2, 0, 0.0), 0);
+    assert_eq!(m.occupancy(&n, 0, 2), 9, "the general measure sees them");
+    downstream(&m, &mut n, 2, 0, 2);
+    assert_eq!(m.sfly_first_hop_occupancy(&n, 0, 2, 0, 0.0), 2);
+    // The other NIC's head routed to 2 waits for it; the deciding NIC's own head does not count.
+    n.inject[1].queue.push_back(Packet { out: 2, ..Packet::default() });
+    n.inject[0].queue.push_back(Packet { out: 2, ..Packet::default() });
+    assert_eq!(m.sfly_first_hop_occupancy(&n, 0, 2, 0, 0.0), 3);
+    assert_eq!(m.sfly_first_hop_occupancy(&n, 0, 2, 1, 0.0), 3);
+    // A head still on its way from its node (ready later) is not here yet.
+    n.inject[1].queue[0].ready = 5.0;
+    assert_eq!(m.sfly_first_hop_occupancy(&n, 0, 2, 0, 0.0), 2);
+    assert_eq!(m.sfly_first_hop_occupancy(&n, 0, 2, 0, 5.0), 3);
+    assert_eq!(m.sfly_first_hop_occupancy(&n, 0, 3, 0, 0.0), 0);
+}
+
+#[test]
+fn ugal_choice_follows_codes_on_crafted_queues() {
+    let (m, s, mut n) = crafted();
+    let r = s.routers();
+    let to2 = (1..r).find(|&t| s.hops(0, t) == 2).unwrap();
+    let min = s.step(0, to2).unwrap() as usize;
+    // A candidate one hop away whose first port is not the minimal one: H = 1 + H(v, to).
+    let v = (1..r).find(|&v| v != to2 && s.hops(0, v) == 1 && s.step(0, v).unwrap() as usize != min).unwrap();
+    let hv = 1 + s.hops(v, to2);
+    let vo = s.step(0, v).unwrap() as usize;
+    let draws = [v; 4];
+    // Idle: every cost 0, ties to the minimal route.
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None);
+    // Transit traffic on the minimal output does not push first-hop packets off it.
+    for vc in 1..4 {
+        downstream(&m, &mut n, min, vc, 4);
+    }
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None);
+    // q_min · 2 against q_val · H_val (2 or 3): 1 · 2 never beats it, 2 · 2 does.
+    downstream(&m, &mut n, vo, 0, 1);
+    downstream(&m, &mut n, min, 0, 1);
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None, "1 · 2 against 1 · {hv}");
+    downstream(&m, &mut n, min, 0, 1);
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), Some(v), "2 · 2 against 1 · {hv}");
+    // A waiting head of the other NIC counts on the candidate's output: 2 · hv ≥ 4.
+    n.inject[1].queue.push_back(Packet { out: vo as u8, ..Packet::default() });
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &draws), None, "2 · 2 against 2 · {hv}");
+    // Its own node's destination, or a draw that lands on an end, routes minimally.
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, 0), 0, 0.0, &draws), None);
+    assert_eq!(m.sfly_ugal_choice(&s, &n, (0, to2), 0, 0.0, &[to2; 4]).filter(|&c| c == to2), None);
 }
 
 #[test]
