@@ -43,7 +43,7 @@ impl LayeredAllBcast {
         if self.ranks == 0 {
             return Err("layered_allbcast: jobs.size must be 1 or more".into());
         }
-        if !(self.compression > 0.0) {
+        if self.compression.is_nan() || self.compression <= 0.0 {
             return Err(format!("layered_allbcast: first_comm_compression_rate {} must be > 0", self.compression));
         }
         let mut sizes = Vec::with_capacity(self.layers as usize);
