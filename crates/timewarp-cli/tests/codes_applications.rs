@@ -141,6 +141,119 @@ fn swm_nearest_neighbor_runs_in_every_mode_as_its_skeleton_defines() {
     assert_eq!(job["delivered_bytes"], messages * 32768 + 2 * messages * 64);
 }
 
+#[test]
+fn swm_allreduce_and_many_to_many_share_the_network_in_every_mode() {
+    // benchmarks.workload.conf: SWM's allreduce32 by name (32 ranks, 10
+    // all-reduces of 8 bytes) on nodes 0..32, and many_to_many-40.json
+    // (sources 0..=7 each to every one of 8..=39, 2 iterations of 4096
+    // bytes: one packet, eager) on the 40 nodes after.
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/benchmarks.workload.conf");
+    let s =
+        every_mode("swm-bench", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e10"]);
+    let r = &s["model_results"];
+    let jobs = r["jobs"].as_array().unwrap();
+    assert!(jobs[0]["name"].as_str().unwrap().starts_with("allreduce"), "{}", jobs[0]);
+    assert!(jobs[1]["name"].as_str().unwrap().starts_with("many_to_many"), "{}", jobs[1]);
+    let allreduce = 10 * allreduce_messages(32);
+    assert_eq!(allreduce, 10 * 32 * 5);
+    assert_eq!(
+        (&jobs[0]["delivered_packets"], &jobs[0]["delivered_bytes"]),
+        (&json!(allreduce), &json!(allreduce * 8))
+    );
+    let m2m = 8 * 32 * 2;
+    assert_eq!((&jobs[1]["delivered_packets"], &jobs[1]["delivered_bytes"]), (&json!(m2m), &json!(m2m * 4096)));
+    assert_eq!(nodes_of(r, 0, 72), (0..72).collect::<Vec<u64>>());
+    // Every all-reduce waits 1000 cycles at 1 GHz first.
+    assert!(jobs[0]["finish_ns"].as_f64().unwrap() >= 10.0 * 1000.0, "{}", jobs[0]);
+}
+
+#[test]
+fn a_long_swm_allreduce_reduce_scatters_and_all_gathers_in_every_mode() {
+    // 64 KiB on 32 ranks, 2 iterations: past 2048 bytes CODES's
+    // SWM_Allreduce is MPICH's reduce-scatter (blocks of 32768, 16384,
+    // 8192, 4096, 2048 bytes per rank) then all-gather (the same back):
+    // 10 messages per rank, 6 of them 8192 bytes or more (rendezvous).
+    let json = tmp("allreduce-long.json");
+    let cfg = json!({"app": "allreduce", "iteration_cnt": 2, "msg_req_bytes": 65536, "cpu_freq": 4e9});
+    std::fs::write(&json, json!({"jobs": {"size": 32, "cfg": cfg}}).to_string()).unwrap();
+    let w = tmp("allreduce-long.workload.conf");
+    std::fs::write(&w, format!("32 {} 0 0\n", json.display())).unwrap();
+    let cfg = path("dfdally-72-par.conf");
+    let args = ["run", "network", "--codes-config", &cfg, "--codes-workload", w.to_str().unwrap(), "--end", "1e10"];
+    let s = every_mode("allreduce-long", &args);
+    let r = &s["model_results"];
+    let job = &r["jobs"][0];
+    let rdv = 32 * 6 * 2;
+    assert_eq!(r["rendezvous_messages"], 2 * rdv);
+    // Each phase a rank sends all but one 32nd of the vector.
+    let payload = 2 * 32 * 2 * 65536 * 31 / 32;
+    assert_eq!(job["delivered_bytes"], payload + 2 * rdv * 64);
+    assert_eq!(job["delivered_packets"], 2 * 32 * 2 * (8 + 4 + 2 + 1 + 1) + 2 * rdv);
+}
+
+#[test]
+fn swm_spread_runs_in_every_mode_as_its_skeleton_defines() {
+    // SWM's spread_workload.json by name: rank 63 sends 8 bytes to each of
+    // 0..=62, 50 iterations, 10000 cycles at 4 GHz (2.5 us) after each send.
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/spread.workload.conf");
+    let s = every_mode("spread", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e10"]);
+    let job = &s["model_results"]["jobs"][0];
+    assert_eq!((&job["delivered_packets"], &job["delivered_bytes"]), (&json!(50 * 63), &json!(50 * 63 * 8)));
+    assert!(job["finish_ns"].as_f64().unwrap() >= 50.0 * 63.0 * 2500.0, "the source computes after every send: {job}");
+}
+
+#[test]
+fn swm_layered_allbcast_runs_in_every_mode_as_its_skeleton_defines() {
+    // layered_allbcast-16.json: 16 ranks, 2 iterations of 3 layers from
+    // 32768 bytes growing 1.5 per layer, gradients a quarter: per layer a
+    // rank sends each of the 15 others 1/16 of the gradients then of the
+    // weights: 512 + 2048, 768 + 3072, 1152 + 4608 bytes (4608: 2 packets).
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/layered_allbcast.workload.conf");
+    let s = every_mode("layered", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e10"]);
+    let job = &s["model_results"]["jobs"][0];
+    let pairs = 16 * 15 * 2;
+    assert_eq!(job["delivered_packets"], pairs * (1 + 1 + 1 + 1 + 1 + 2));
+    assert_eq!(job["delivered_bytes"], pairs * (512 + 2048 + 768 + 3072 + 1152 + 4608));
+}
+
+#[test]
+fn bad_swm_benchmark_files_get_one_line_errors() {
+    let cfg = path("dfdally-72-par.conf");
+    let write = |name: &str, text: &str| {
+        let p = tmp(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let run = |w: &str, must: &str| {
+        assert_clear_error(
+            &["run", "network", "-q", "--codes-config", &cfg, "--codes-workload", w, "--end", "1e9"],
+            must,
+        );
+    };
+    let job = |name: &str, ranks: u32, cfg: Value| {
+        let json = write(&format!("{name}.json"), &json!({"jobs": {"size": ranks, "cfg": cfg}}).to_string());
+        write(&format!("{name}.workload.conf"), &format!("{ranks} {json} 0 0\n"))
+    };
+    run(&write("aggressor.workload.conf", "8 periodic_aggressor 1 0\n"), "'periodic_aggressor'");
+    let m2m = std::fs::canonicalize(path("swm/many_to_many_workload.json")).unwrap();
+    run(&write("m2m.workload.conf", &format!("8 {} 1 0\n", m2m.display())), "jobs.size is 256");
+    let overlap =
+        json!({"app": "many_to_many", "cpu_freq": 4e9, "src_rank_id_interval": [0, 4], "dst_rank_id_interval": [4, 7]});
+    run(&job("m2m-overlap", 8, overlap), "overlap");
+    let no_dst = json!({"app": "many_to_many", "cpu_freq": 4e9, "src_rank_id_interval": [0, 3]});
+    run(&job("m2m-no-dst", 8, no_dst), "dst_rank_id_interval must be [FIRST, LAST]");
+    let inside = json!({"app": "spread", "cpu_freq": 4e9, "src_rank_id": 3, "dst_rank_id_interval": [0, 7]});
+    run(&job("spread-inside", 8, inside), "src_rank_id 3 is inside");
+    let scattered = json!({"app": "spread", "cpu_freq": 4e9, "scattered_start": true, "dst_rank_id_interval": [1, 7]});
+    run(&job("spread-scattered", 8, scattered), "start_delay_max > 0");
+    run(&job("allreduce-nofreq", 8, json!({"app": "allreduce"})), "jobs.cfg.cpu_freq is missing");
+    let huge = json!({"app": "layered_allbcast", "cpu_freq": 4e9, "layer_growth_rate": 100.0});
+    run(&job("layered-huge", 8, huge), "not a size");
+}
+
 /// Message sizes of one Nekbone gather-scatter of rank `rank` on the
 /// non-periodic `r` lattice at order `p` (SWM's `make_neighbors_loads`: a
 /// face along x shares `(Ez p + 1)(Ey p + 1)` DOFs, along y

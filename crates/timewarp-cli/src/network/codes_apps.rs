@@ -11,7 +11,9 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
-use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc, NearestNeighbor, Nekbone};
+use timewarp_models::network::skeletons::{
+    AllReduce, Incast, Jacobi3d, LayeredAllBcast, ManyToMany, Milc, NearestNeighbor, Nekbone, Spread,
+};
 use timewarp_models::network::Workload;
 
 /// One job's line of a workload file.
@@ -26,17 +28,35 @@ pub(crate) struct AppLine {
     pub qos: i64,
 }
 
-/// The SWM skeletons CODES knows by name, with the file CODES reads for
-/// each from its SWM data directory (modelled: all but lammps).
-const SWM_NAMES: [(&str, &str); 7] = [
-    ("milc", "milc_skeleton.json"),
-    ("nearest_neighbor", "skeleton.json"),
+/// The SWM skeletons CODES knows by name (`get_default_path` of its
+/// `codes-online-comm-wrkld.cxx`), with the file CODES reads for each from
+/// its SWM data directory (modelled: all but lammps, lammps1 and
+/// periodic_aggressor).
+const SWM_NAMES: [(&str, &str); 17] = [
     ("lammps", "lammps_workload.json"),
+    ("lammps1", "lammps_workload1.json"),
     ("nekbone", "workload.json"),
+    ("nekbone1", "workload1.json"),
+    ("nearest_neighbor", "skeleton.json"),
     ("incast", "incast.json"),
     ("incast1", "incast1.json"),
     ("incast2", "incast2.json"),
+    ("spread", "spread_workload.json"),
+    ("allreduce", "allreduce_workload.json"),
+    ("allreduce32", "allreduce32_workload.json"),
+    ("allreduce256", "allreduce256_workload.json"),
+    ("many_to_many", "many_to_many_workload.json"),
+    ("many_to_many1", "many_to_many_workload1.json"),
+    ("milc", "milc_skeleton.json"),
+    ("periodic_aggressor", "periodic_aggressor.json"),
+    ("layered_allbcast", "layered_allbcast.json"),
 ];
+
+/// SWM's periodic aggressor (LAMMPS interleaved with incast bursts), which
+/// has no native skeleton here.
+const AGGRESSOR: &str = "SWM skeleton 'periodic_aggressor' (LAMMPS interleaved with incast bursts, \
+                         periodic_aggressor.cpp) has no native model here; run its parts as jobs of their own \
+                         (incast, and lammps where modelled)";
 
 /// A CMake placeholder (`@NAME@`) left in a template's text.
 fn placeholder(text: &str) -> Option<&str> {
@@ -232,33 +252,105 @@ fn nearest_neighbor(root: &Value, file: &str, seed: u64) -> Result<NearestNeighb
     })
 }
 
-/// Incast from its skeleton JSON (`AllToOneSWMUserCode`'s defaults).
-fn incast(root: &Value, file: &str, seed: u64) -> Result<Incast, String> {
-    let cfg = &root["jobs"]["cfg"];
-    let size = whole(&root["jobs"], "size", Some(1), file)?;
-    let interval: Vec<u32> = cfg
-        .get("src_rank_id_interval")
+/// A `[FIRST, LAST]` pair of ranks at `key` (SWM's `*_rank_id_interval`).
+fn interval(cfg: &Value, key: &str, file: &str) -> Result<(u32, u32), String> {
+    cfg.get(key)
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(|v| v.as_u64().and_then(|x| u32::try_from(x).ok())).collect())
         .filter(|v: &Vec<u32>| v.len() == 2)
-        .ok_or_else(|| format!("{file}: jobs.cfg.src_rank_id_interval must be [FIRST, LAST] (ranks)"))?;
+        .map(|v| (v[0], v[1]))
+        .ok_or_else(|| format!("{file}: jobs.cfg.{key} must be [FIRST, LAST] (ranks)"))
+}
+
+/// `start_delay_max` where `scattered_start` is set (else 0), which SWM
+/// asserts is positive then.
+fn start_delay(cfg: &Value, file: &str) -> Result<u32, String> {
     let scattered = flag(cfg, "scattered_start", false, file)?;
-    let start_delay_max = whole(cfg, "start_delay_max", Some(0), file)?;
-    if scattered && start_delay_max == 0 {
+    let max = whole(cfg, "start_delay_max", Some(0), file)?;
+    if scattered && max == 0 {
         return Err(format!("{file}: scattered_start needs start_delay_max > 0 (SWM asserts it)"));
     }
+    Ok(if scattered { max } else { 0 })
+}
+
+/// Incast from its skeleton JSON (`AllToOneSWMUserCode`'s defaults).
+fn incast(root: &Value, file: &str, seed: u64) -> Result<Incast, String> {
+    let cfg = &root["jobs"]["cfg"];
     Ok(Incast {
-        ranks: size,
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
         iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
         dst: whole(cfg, "dst_rank_id", Some(0), file)?,
-        sources: (interval[0], interval[1]),
+        sources: interval(cfg, "src_rank_id_interval", file)?,
         bytes: whole(cfg, "msg_req_bytes", Some(0), file)?,
         compute_cycles: whole(cfg, "compute_delay", Some(0), file)? as f64,
         cpu_hz: number(cfg, "cpu_freq", None, file)?,
         any_source: flag(cfg, "use_any_src", false, file)?,
         blocking: flag(cfg, "blocking_comm", false, file)?,
-        start_delay_max: if scattered { start_delay_max } else { 0 },
+        start_delay_max: start_delay(cfg, file)?,
         seed,
+    })
+}
+
+/// Many-to-many from its skeleton JSON (`ManyToManySWMUserCode`'s defaults).
+fn many_to_many(root: &Value, file: &str, seed: u64) -> Result<ManyToMany, String> {
+    let cfg = &root["jobs"]["cfg"];
+    Ok(ManyToMany {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        sources: interval(cfg, "src_rank_id_interval", file)?,
+        dests: interval(cfg, "dst_rank_id_interval", file)?,
+        bytes: whole(cfg, "msg_req_bytes", Some(0), file)?,
+        compute_cycles: whole(cfg, "compute_delay", Some(0), file)? as f64,
+        cpu_hz: number(cfg, "cpu_freq", None, file)?,
+        fixed_pairs: flag(cfg, "fixed_pairs", false, file)?,
+        start_delay_max: start_delay(cfg, file)?,
+        seed,
+    })
+}
+
+/// Spread from its skeleton JSON (`OneToManySWMUserCode`'s defaults).
+fn spread(root: &Value, file: &str, seed: u64) -> Result<Spread, String> {
+    let cfg = &root["jobs"]["cfg"];
+    Ok(Spread {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        src: whole(cfg, "src_rank_id", Some(0), file)?,
+        dests: interval(cfg, "dst_rank_id_interval", file)?,
+        bytes: whole(cfg, "msg_req_bytes", Some(0), file)?,
+        compute_cycles: whole(cfg, "compute_delay", Some(0), file)? as f64,
+        cpu_hz: number(cfg, "cpu_freq", None, file)?,
+        blocking: flag(cfg, "blocking_comm", false, file)?,
+        start_delay_max: start_delay(cfg, file)?,
+        seed,
+    })
+}
+
+/// The all-reduce benchmark from its skeleton JSON (`AllReduceSWMUserCode`'s
+/// defaults: 1024 bytes).
+fn allreduce(root: &Value, file: &str) -> Result<AllReduce, String> {
+    let cfg = &root["jobs"]["cfg"];
+    Ok(AllReduce {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        bytes: whole(cfg, "msg_req_bytes", Some(1024), file)?,
+        compute_cycles: whole(cfg, "compute_delay", Some(0), file)? as f64,
+        cpu_hz: number(cfg, "cpu_freq", None, file)?,
+    })
+}
+
+/// The layered all-broadcast from its skeleton JSON (`LayeredAllBroadcast`'s
+/// defaults; it computes nothing, but CODES reads `cpu_freq` for every
+/// skeleton and fails without it).
+fn layered_allbcast(root: &Value, file: &str) -> Result<LayeredAllBcast, String> {
+    let cfg = &root["jobs"]["cfg"];
+    number(cfg, "cpu_freq", None, file)?;
+    Ok(LayeredAllBcast {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        layers: whole(cfg, "total_layers", Some(50), file)?,
+        initial_size: number(cfg, "initial_layer_size", Some(8192.0), file)?,
+        growth: number(cfg, "layer_growth_rate", Some(1.12), file)?,
+        compression: number(cfg, "first_comm_compression_rate", Some(32.0), file)?,
     })
 }
 
@@ -281,9 +373,18 @@ fn nekbone(root: &Value, file: &str) -> Result<Nekbone, String> {
 /// Job `l`'s ranks' programs (`dir`: the workload file's directory; `seed`
 /// shuffles a randomised skeleton's order).
 pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, String> {
+    if l.app == "periodic_aggressor" {
+        return Err(AGGRESSOR.to_string());
+    }
     let (file, bench) = source(dir, &l.app)?;
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{name} (application '{}'): {e}", l.app))?;
+    let text = std::fs::read_to_string(&file).map_err(|e| {
+        let hint = match l.app.ends_with(".json") || bench.is_some() {
+            true => "",
+            false => "; CODES reads it from SWM's data directory: copy it next to the workload file",
+        };
+        format!("{name} (application '{}'): {e}{hint}", l.app)
+    })?;
     let root: Value = serde_json::from_str(&text).map_err(|e| format!("{name}: not JSON: {e}"))?;
     if let Some(bench) = bench {
         let entry = root.get(&bench).ok_or_else(|| format!("{name} has no benchmark '{}'", printable(&bench)))?;
@@ -340,14 +441,35 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
             size(i.ranks)?;
             i.workload().map_err(|e| format!("{name}: {e}"))
         }
-        "nekbone" => {
+        "nekbone" | "nekbone1" => {
             let n = nekbone(&root, &name)?;
             size(n.ranks)?;
             n.workload().map_err(|e| format!("{name}: {e}"))
         }
+        "many_to_many" | "many_to_many1" => {
+            let m = many_to_many(&root, &name, seed)?;
+            size(m.ranks)?;
+            m.workload().map_err(|e| format!("{name}: {e}"))
+        }
+        "spread" => {
+            let s = spread(&root, &name, seed)?;
+            size(s.ranks)?;
+            s.workload().map_err(|e| format!("{name}: {e}"))
+        }
+        "allreduce" | "allreduce32" | "allreduce256" => {
+            let a = allreduce(&root, &name)?;
+            size(a.ranks)?;
+            a.workload().map_err(|e| format!("{name}: {e}"))
+        }
+        "layered_allbcast" => {
+            let a = layered_allbcast(&root, &name)?;
+            size(a.ranks)?;
+            a.workload().map_err(|e| format!("{name}: {e}"))
+        }
+        "periodic_aggressor" => Err(format!("{name}: {AGGRESSOR}")),
         a => Err(format!(
-            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, and \
-             conceptual-jacobi3d)",
+            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, \
+             many_to_many, spread, allreduce, layered_allbcast, and conceptual-jacobi3d)",
             printable(a)
         )),
     }
@@ -393,6 +515,52 @@ mod tests {
         let loads = n.loads(6 + 13 * 6 + 169 * 6, 8).unwrap();
         let bytes: u64 = loads.iter().map(|l| l.1 as u64).sum();
         assert_eq!((loads.len(), bytes), (26, (6 * 105 * 105 + 12 * 105 + 8) * 8));
+    }
+
+    /// SWM's benchmark files (the ones CODES reads for `many_to_many`,
+    /// `many_to_many1`, `spread`, `allreduce`, `allreduce32`, `allreduce256`,
+    /// `layered_allbcast` and `nekbone1`) found by name and read as SWM
+    /// reads them; each builds on its own size.
+    #[test]
+    fn swm_benchmark_files_read_as_swm_reads_them() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes/workloads/swm");
+        let json = |name: &str| -> Value {
+            let (file, _) = source(&dir, name).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+        };
+        for (name, iterations) in [("many_to_many", 2), ("many_to_many1", 36)] {
+            let m = many_to_many(&json(name), name, 1).unwrap();
+            assert_eq!((m.ranks, m.iterations, m.sources, m.dests), (256, iterations, (128, 255), (0, 127)));
+            assert_eq!((m.bytes, m.fixed_pairs, m.start_delay_max, m.cpu_hz), (4_194_304, true, 0, 4e9));
+        }
+        for (name, ranks, iterations, cycles, hz) in [
+            ("allreduce", 32, 100, 0.0, 4e9),
+            ("allreduce32", 32, 10, 1000.0, 1e9),
+            ("allreduce256", 256, 10, 1000.0, 1e9),
+        ] {
+            let a = allreduce(&json(name), name).unwrap();
+            assert_eq!(
+                (a.ranks, a.iterations, a.bytes, a.compute_cycles, a.cpu_hz),
+                (ranks, iterations, 8, cycles, hz)
+            );
+        }
+        let s = spread(&json("spread"), "spread", 1).unwrap();
+        assert_eq!((s.ranks, s.iterations, s.src, s.dests, s.bytes), (64, 50, 63, (0, 62), 8));
+        assert_eq!((s.compute_cycles, s.cpu_hz, s.blocking, s.start_delay_max), (10_000.0, 4e9, false, 0));
+        // SWM reads first_comm_compression_rate (the file's grad_compression_rate
+        // is not read): its default, 32, the same value.
+        let l = layered_allbcast(&json("layered_allbcast"), "layered_allbcast").unwrap();
+        assert_eq!(
+            (l.ranks, l.iterations, l.layers, l.initial_size, l.growth, l.compression),
+            (32, 10, 50, 8192.0, 1.12, 32.0)
+        );
+        let n = nekbone(&json("nekbone1"), "nekbone1").unwrap();
+        assert_eq!((n.ranks, n.r, n.e, n.poly, n.cg_count, n.dof_bytes), (729, [9; 3], [13; 3], (8, 12, 3), 15, 8));
+        for (name, ranks) in [("many_to_many", 256), ("allreduce256", 256), ("spread", 64), ("layered_allbcast", 32)] {
+            let line = AppLine { line: 1, ranks, app: name.into(), qos: 0 };
+            let w = workload(&dir, &line, 1).unwrap();
+            assert_eq!(w.ranks(), ranks, "{name}");
+        }
     }
 
     #[test]

@@ -5,30 +5,44 @@
 //! "CODES application skeletons"). Each skeleton is a file of its own;
 //! here are the collectives as CODES's online workloads expand them.
 
+mod allreduce;
 mod incast;
 mod jacobi3d;
+mod layered_allbcast;
+mod many_to_many;
 mod milc;
 mod nearest_neighbor;
 mod nekbone;
+mod spread;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_swm;
 
+pub use allreduce::AllReduce;
 pub use incast::Incast;
 pub use jacobi3d::Jacobi3d;
+pub use layered_allbcast::LayeredAllBcast;
+pub use many_to_many::ManyToMany;
 pub use milc::Milc;
 pub use nearest_neighbor::NearestNeighbor;
 pub use nekbone::Nekbone;
+pub use spread::Spread;
 
 use super::{Builder, Kind};
 
 impl Builder {
     /// Rank `r`'s part of an all-reduce of `bytes` over `p` ranks as
-    /// CODES's `SWM_Allreduce` / `UNION_MPI_Allreduce` expand a short one
-    /// (MPICH's): with `pof2` the largest power of two ≤ `p` and
-    /// `rem = p − pof2`, the even ranks below `2 rem` hand their vector to
-    /// the next rank and wait; the other `pof2` ranks exchange by recursive
-    /// doubling (a send then a receive per round); the folded ranks then get
-    /// the result back.
+    /// CODES's `SWM_Allreduce` expands it (MPICH's): with `pof2` the
+    /// largest power of two ≤ `p` and `rem = p − pof2`, the even ranks
+    /// below `2 rem` hand their vector to the next rank and wait; the other
+    /// `pof2` ranks exchange by recursive doubling (a send then a receive
+    /// per round) when `bytes` ≤ 2048 or `bytes < pof2`, else by a
+    /// reduce-scatter and an all-gather ([`Builder::halving_doubling`]);
+    /// the folded ranks then get the result back. (SWM's `SWM_Sendrecv`
+    /// posts its receive before the send; the messages are the same.
+    /// Union's `UNION_MPI_Allreduce` is the same up to 81920 bytes, its
+    /// threshold, which Jacobi 3-D's 8 bytes stay under.)
     pub(super) fn allreduce_folded(&mut self, r: u32, p: u32, bytes: u32) {
         let tag = self.collective_tag(r);
         let at = (0, "allreduce");
@@ -46,7 +60,9 @@ impl Builder {
         } else {
             Some(r - rem)
         };
-        if let Some(nr) = newrank {
+        if let Some(nr) = newrank.filter(|_| bytes > ALLREDUCE_SHORT_BYTES && bytes >= pof2) {
+            self.halving_doubling(r, nr, pof2, rem, bytes, tag);
+        } else if let Some(nr) = newrank {
             let mut mask = 1;
             while mask < pof2 {
                 let nd = nr ^ mask;
@@ -66,8 +82,77 @@ impl Builder {
     }
 }
 
-/// Messages of one folded all-reduce over `p` ranks, all ranks together
-/// (for checks): `2 rem` for the fold and unfold, `pof2 log2(pof2)` for the
+/// CODES's `ALLREDUCE_SHORT_MSG_SIZE`: all-reduces of more bytes (and at
+/// least `pof2`) reduce-scatter and all-gather.
+const ALLREDUCE_SHORT_BYTES: u32 = 2048;
+
+impl Builder {
+    /// The long all-reduce of [`Builder::allreduce_folded`] for rank `r`
+    /// (`nr` among the `pof2` exchanging ranks), as `SWM_Allreduce` writes
+    /// MPICH's: the vector cut into `pof2` blocks of `bytes / pof2` (the last
+    /// takes the remainder); a reduce-scatter by recursive halving (each
+    /// round the half of its window the partner keeps, the lower half kept
+    /// by the lower rank), then an all-gather by recursive doubling back
+    /// (each round its window so far).
+    fn halving_doubling(&mut self, r: u32, nr: u32, pof2: u32, rem: u32, bytes: u32, tag: u32) {
+        let block = bytes / pof2;
+        // Bytes of blocks lo..hi (the counts array's sum over that range).
+        let span = |lo: u32, hi: u32| -> u32 {
+            if hi <= lo {
+                return 0;
+            }
+            debug_assert!(hi <= pof2, "MPICH's windows stay within the blocks");
+            let last = if hi == pof2 { bytes - block * (pof2 - 1) } else { block };
+            block * (hi - lo - 1) + last
+        };
+        let real = |nd: u32| if nd < rem { nd * 2 + 1 } else { nd + rem };
+        let exchange = |b: &mut Builder, nd: u32, n: u32| {
+            let dst = real(nd);
+            b.send(r, dst, n, tag, true, (0, "allreduce"));
+            b.push(r, Kind::Recv { src: dst, tag, blocking: true }, 0, "allreduce");
+        };
+        let (mut send_idx, mut recv_idx, mut last_idx) = (0u32, 0u32, pof2);
+        let mut mask = 1;
+        while mask < pof2 {
+            let nd = nr ^ mask;
+            let n = if nr < nd {
+                send_idx = recv_idx + pof2 / (mask * 2);
+                span(send_idx, last_idx)
+            } else {
+                recv_idx = send_idx + pof2 / (mask * 2);
+                span(send_idx, recv_idx)
+            };
+            exchange(self, nd, n);
+            send_idx = recv_idx;
+            mask <<= 1;
+            if mask < pof2 {
+                last_idx = recv_idx + pof2 / mask;
+            }
+        }
+        mask >>= 1;
+        while mask > 0 {
+            let nd = nr ^ mask;
+            let n = if nr < nd {
+                if mask != pof2 / 2 {
+                    last_idx += pof2 / (mask * 2);
+                }
+                recv_idx = send_idx + pof2 / (mask * 2);
+                span(send_idx, recv_idx)
+            } else {
+                recv_idx = send_idx - pof2 / (mask * 2);
+                span(send_idx, last_idx)
+            };
+            exchange(self, nd, n);
+            if nr > nd {
+                send_idx = recv_idx;
+            }
+            mask >>= 1;
+        }
+    }
+}
+
+/// Messages of one short folded all-reduce over `p` ranks, all ranks
+/// together (for checks): `2 rem` for the fold and unfold, `pof2 log2(pof2)` for the
 /// exchange.
 pub fn allreduce_folded_messages(p: u32) -> u64 {
     let pof2 = 1u32 << (31 - p.max(1).leading_zeros());
