@@ -11,7 +11,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
-use timewarp_models::network::skeletons::{Incast, Jacobi3d, Milc, NearestNeighbor, Nekbone};
+use timewarp_models::network::skeletons::{Incast, Jacobi3d, Lammps, Milc, NearestNeighbor, Nekbone};
 use timewarp_models::network::Workload;
 
 /// One job's line of a workload file.
@@ -27,11 +27,12 @@ pub(crate) struct AppLine {
 }
 
 /// The SWM skeletons CODES knows by name, with the file CODES reads for
-/// each from its SWM data directory (modelled: all but lammps).
-const SWM_NAMES: [(&str, &str); 7] = [
+/// each from its SWM data directory.
+const SWM_NAMES: [(&str, &str); 8] = [
     ("milc", "milc_skeleton.json"),
     ("nearest_neighbor", "skeleton.json"),
     ("lammps", "lammps_workload.json"),
+    ("lammps1", "lammps_workload1.json"),
     ("nekbone", "workload.json"),
     ("incast", "incast.json"),
     ("incast1", "incast1.json"),
@@ -278,6 +279,21 @@ fn nekbone(root: &Value, file: &str) -> Result<Nekbone, String> {
     })
 }
 
+/// LAMMPS from its skeleton JSON (`LAMMPS_SWM`'s defaults; `cpu_freq`,
+/// which CODES requires, converts both SWM's model and CODES's cycles).
+fn lammps(root: &Value, file: &str) -> Result<Lammps, String> {
+    let cfg = &root["jobs"]["cfg"];
+    let one = |key: &str| whole(cfg, key, Some(1), file);
+    Ok(Lammps {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        replicas: [one("num_x_replicas")?, one("num_y_replicas")?, one("num_z_replicas")?],
+        timesteps: whole(cfg, "num_time_steps", Some(100), file)?,
+        router_hz: number(cfg, "router_freq", Some(800e6), file)?,
+        cpu_hz: number(cfg, "cpu_freq", None, file)?,
+        speedup: number(cfg, "cpu_sim_speedup", Some(1.0), file)?,
+    })
+}
+
 /// Job `l`'s ranks' programs (`dir`: the workload file's directory; `seed`
 /// shuffles a randomised skeleton's order).
 pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, String> {
@@ -345,9 +361,14 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
             size(n.ranks)?;
             n.workload().map_err(|e| format!("{name}: {e}"))
         }
+        "lammps" | "lammps1" => {
+            let m = lammps(&root, &name)?;
+            size(m.ranks)?;
+            m.workload().map_err(|e| format!("{name}: {e}"))
+        }
         a => Err(format!(
-            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, and \
-             conceptual-jacobi3d)",
+            "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, \
+             lammps, and conceptual-jacobi3d)",
             printable(a)
         )),
     }
@@ -393,6 +414,20 @@ mod tests {
         let loads = n.loads(6 + 13 * 6 + 169 * 6, 8).unwrap();
         let bytes: u64 = loads.iter().map(|l| l.1 as u64).sum();
         assert_eq!((loads.len(), bytes), (26, (6 * 105 * 105 + 12 * 105 + 8) * 8));
+    }
+
+    /// SWM's LAMMPS files (the ones CODES reads for `lammps` and `lammps1`)
+    /// read as `LAMMPS_SWM` reads them; 2048 ranks, too many to build here.
+    #[test]
+    fn swm_lammps_files_read_as_swm_reads_them() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes/workloads/swm");
+        for (name, steps) in [("lammps", 30), ("lammps1", 10)] {
+            let (file, _) = source(&dir, name).unwrap();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let l = lammps(&serde_json::from_str(&text).unwrap(), name).unwrap();
+            assert_eq!((l.ranks, l.replicas, l.timesteps), (2048, [3, 3, 3], steps), "{name}");
+            assert_eq!((l.router_hz, l.cpu_hz, l.speedup), (800e6, 4e9, 1e6), "{name}");
+        }
     }
 
     #[test]

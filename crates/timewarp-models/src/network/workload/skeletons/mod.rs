@@ -7,6 +7,10 @@
 
 mod incast;
 mod jacobi3d;
+mod lammps;
+mod lammps_setup;
+#[cfg(test)]
+mod lammps_tests;
 mod milc;
 mod nearest_neighbor;
 mod nekbone;
@@ -15,6 +19,8 @@ mod tests;
 
 pub use incast::Incast;
 pub use jacobi3d::Jacobi3d;
+pub use lammps::{Check, Lammps};
+pub use lammps_setup::{Exchange, Geometry, RankPlan, Transpose};
 pub use milc::Milc;
 pub use nearest_neighbor::NearestNeighbor;
 pub use nekbone::Nekbone;

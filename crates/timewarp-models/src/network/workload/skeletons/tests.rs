@@ -9,7 +9,7 @@ use super::{allreduce_folded_messages, Incast, Jacobi3d, Milc, NearestNeighbor, 
 use std::collections::BTreeMap;
 
 /// Per rank: (point-to-point messages, their bytes, collective messages).
-fn counts(w: &Workload) -> Vec<(u64, u64, u64)> {
+pub(super) fn counts(w: &Workload) -> Vec<(u64, u64, u64)> {
     w.sends
         .iter()
         .map(|s| {
@@ -21,7 +21,7 @@ fn counts(w: &Workload) -> Vec<(u64, u64, u64)> {
 
 /// Every receive has a send from its source with its tag to its rank, and
 /// no send is left over (as multisets).
-fn assert_matched(w: &Workload) {
+pub(super) fn assert_matched(w: &Workload) {
     let mut sent: BTreeMap<(u32, u32, u32), i64> = BTreeMap::new();
     for (r, s) in w.sends.iter().enumerate() {
         for m in s {
