@@ -404,8 +404,17 @@ impl Geometry {
         for _ in 0..3 {
             moves.extend([(1, 2), (2, 3), (3, 0)]);
         }
+        // Five distinct moves among the 13: each found once (a pass over all ranks).
+        let mut found: Vec<((usize, usize), (Vec<u32>, Vec<(u32, i64)>))> = vec![];
         for (i, (a, b)) in moves.into_iter().enumerate() {
-            let (from, to) = self.transpose(r, a, b);
+            let (from, to) = match found.iter().find(|m| m.0 == (a, b)) {
+                Some(m) => m.1.clone(),
+                None => {
+                    let m = self.transpose(r, a, b);
+                    found.push(((a, b), m.clone()));
+                    m
+                }
+            };
             if from.len() != to.len() {
                 return Err(format!(
                     "lammps: FFT transpose {i} of rank {r} receives from {} ranks but sends to {} (SWM asserts they \
