@@ -186,6 +186,9 @@ pub struct Geometry {
     bricks: [Vec<[i32; 6]>; 4],
 }
 
+/// A transpose's ranks received from, and ranks sent to with their points.
+type Overlaps = (Vec<u32>, Vec<(u32, i64)>);
+
 /// `(int)` of C: truncation toward zero.
 fn int(x: f64) -> i32 {
     x as i32
@@ -405,7 +408,7 @@ impl Geometry {
             moves.extend([(1, 2), (2, 3), (3, 0)]);
         }
         // Five distinct moves among the 13: each found once (a pass over all ranks).
-        let mut found: Vec<((usize, usize), (Vec<u32>, Vec<(u32, i64)>))> = vec![];
+        let mut found: Vec<((usize, usize), Overlaps)> = vec![];
         for (i, (a, b)) in moves.into_iter().enumerate() {
             let (from, to) = match found.iter().find(|m| m.0 == (a, b)) {
                 Some(m) => m.1.clone(),
@@ -455,7 +458,7 @@ impl Geometry {
     /// ranks from `r + 1`, those whose `b` brick meets `r`'s `a` brick are
     /// sent the overlap, those whose `a` brick meets `r`'s `b` brick are
     /// received from (`r` itself keeps its own part).
-    fn transpose(&self, r: u32, a: usize, b: usize) -> (Vec<u32>, Vec<(u32, i64)>) {
+    fn transpose(&self, r: u32, a: usize, b: usize) -> Overlaps {
         let (p, r) = (self.ranks, r as usize);
         let (ins, outs) = (&self.bricks[a], &self.bricks[b]);
         let (mut from, mut to) = (vec![], vec![]);
