@@ -303,6 +303,84 @@ fn swm_nekbone_runs_in_every_mode_as_its_skeleton_defines() {
     assert!(job["finish_ns"].as_f64().is_some(), "{job}");
 }
 
+/// One FFT transpose of SWM's LAMMPS over all ranks: the (messages,
+/// points) that move, each grid point going from its owner in one layout
+/// to its owner in the other (a message per pair of different owners).
+fn transpose_totals(grid: [u64; 3], from: &dyn Fn([u64; 3]) -> u64, to: &dyn Fn([u64; 3]) -> u64) -> (u64, u64) {
+    let (mut pairs, mut points) = (std::collections::BTreeSet::new(), 0);
+    for x in 0..grid[0] {
+        for y in 0..grid[1] {
+            for z in 0..grid[2] {
+                let (a, b) = (from([x, y, z]), to([x, y, z]));
+                if a != b {
+                    pairs.insert((a, b));
+                    points += 1;
+                }
+            }
+        }
+    }
+    (pairs.len() as u64, points)
+}
+
+#[test]
+fn swm_lammps_runs_in_every_mode_as_its_skeleton_defines() {
+    // lammps-8.json: SWM's LAMMPS on 2x2x2 ranks, 2x2x2 replicas (a box of
+    // 110 x 154 x 145.45, PPPM grid 48 x 64 x 60), 11 timesteps: checks
+    // from the 6th, a neighbour rebuild at the 11th (the sixth check).
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/lammps.workload.conf");
+    let s = every_mode("lammps", &["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e11"]);
+    let r = &s["model_results"];
+    let job = &r["jobs"][0];
+    assert!(job["name"].as_str().unwrap().starts_with("lammps"), "{job}");
+    let (steps, checks, rebuilds) = (11, 6, 1);
+    // Per rank a slab of 55 x 77 x 72.7261; a ghost swap per axis each way
+    // (the cutoff 12 within a slab), the y and z faces grown by it.
+    let wd = [55.0, 77.0, 2.0 * (36.3615 + 36.3646) / 2.0];
+    let vol = [
+        (wd[1] * wd[2] * 12.0f64).trunc(),
+        ((wd[0] + 24.0) * wd[2] * 12.0).trunc(),
+        ((wd[0] + 24.0) * (wd[1] + 24.0) * 12.0).trunc(),
+    ];
+    let ghost = |per: f64| vol.iter().map(|v| 2 * (v * per + 0.5) as u64).sum::<u64>();
+    let (fw, rw) = (ghost(2.48839990371), ghost(2.48841071356));
+    // The PPPM stencil each way: 2 and 3 planes across faces of the 24 x 32 x
+    // 30 brick grown by 5 on the axes before, 8 bytes a point before the
+    // FFTs and 24 after.
+    let faces = 29 * 37 + 29 * 30 + 32 * 30;
+    // The FFT layouts: bricks (z fastest), z slabs of 60/8 (pencils, 1 x 8),
+    // x halves by z quarters, x halves by y quarters.
+    let brick = |p: [u64; 3]| p[0] / 24 * 4 + p[1] / 32 * 2 + p[2] / 30;
+    let slab = |p: [u64; 3]| (0..8).rev().find(|m| m * 60 / 8 <= p[2]).unwrap();
+    let mid1 = |p: [u64; 3]| p[0] / 24 + 2 * (p[2] / 15);
+    let mid2 = |p: [u64; 3]| p[0] / 24 + 2 * (p[1] / 16);
+    let lay: [&dyn Fn([u64; 3]) -> u64; 4] = [&brick, &slab, &mid1, &mid2];
+    let mut moves = vec![(0, 1, 8), (1, 2, 16), (2, 3, 16), (3, 1, 16)];
+    for _ in 0..3 {
+        moves.extend([(1, 2, 16), (2, 3, 16), (3, 0, 16)]);
+    }
+    let fft = moves.iter().fold((0, 0), |acc, &(a, b, elem)| {
+        let (m, points) = transpose_totals([48, 64, 60], lay[a], lay[b]);
+        (acc.0 + m, acc.1 + elem * points)
+    });
+    let step = (8 * (3 * 6 + 12) + fft.0, 8 * (fw + 2 * rw + 32 * 5 * faces) + fft.1);
+    // The rebuild replaces the forward ghost exchange: a handshake of 4
+    // bytes and the atoms per axis (both neighbours are one rank), then the
+    // borders, each ghost swap after a handshake.
+    let atoms: u64 =
+        [77.0 * wd[2], 55.0 * wd[2], 55.0 * 77.0].iter().map(|a| 4 + (a.trunc() * 3.08673789851 + 0.5) as u64).sum();
+    let rebuild = (8 * (6 + 12 - 6), 8 * (atoms + 6 * 4 + ghost(6.63563071593) - fw));
+    let p2p = (steps * step.0 + rebuilds * rebuild.0, steps * step.1 + rebuilds * rebuild.1);
+    // All-reduces (3 rounds of 8 ranks): 48, 48, 48, 8, 48 bytes a step, 4
+    // per check, 5 x 4 per rebuild.
+    let collective = (8 * 3 * (5 * steps + checks + 5 * rebuilds), 8 * 3 * (200 * steps + 4 * checks + 20 * rebuilds));
+    let control = r["rendezvous_messages"].as_u64().unwrap();
+    assert!(control > 0, "FFT messages go by rendezvous");
+    assert_eq!(r["delivered_messages"], p2p.0 + collective.0 + control);
+    assert_eq!(job["delivered_bytes"], p2p.1 + collective.1 + 64 * control);
+    assert!(job["finish_ns"].as_f64().is_some(), "{job}");
+}
+
 #[test]
 fn a_codes_study_is_a_run_file_of_its_own() {
     // --print-config keeps --codes-workload and --codes-alloc; the run file
@@ -346,7 +424,16 @@ fn bad_codes_workload_and_allocation_files_get_one_line_errors() {
         "'@CMAKE_CURRENT_BINARY_DIR@' is a CMake placeholder",
     );
     run(&write("size.workload.conf", &format!("36 {} 1 0\n", json.display())), None, "jobs.size is 72");
+    // SWM's LAMMPS files by name: 2048 ranks.
     run(&write("lammps.workload.conf", "8 lammps 1 0\n"), None, "lammps_workload.json");
+    let lmp = std::fs::canonicalize(path("swm/lammps_workload1.json")).unwrap();
+    run(&write("lmp.workload.conf", &format!("8 {} 1 0\n", lmp.display())), None, "jobs.size is 2048");
+    // 36 ranks: SWM's FFT transposes do not pair up (it asserts).
+    let lmp36 = write(
+        "lammps-36.json",
+        &std::fs::read_to_string(path("swm/lammps-8.json")).unwrap().replace("\"size\": 8", "\"size\": 36"),
+    );
+    run(&write("lmp36.workload.conf", &format!("36 {lmp36} 1 0\n")), None, "FFT transpose");
     let nn4096 = std::fs::canonicalize(path("swm/skeleton.json")).unwrap();
     // SWM's Nekbone by name: its workload.json is 13^3 ranks.
     let nek = std::fs::canonicalize(path("swm/workload.json")).unwrap();

@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
 use timewarp_models::network::skeletons::{
-    AllReduce, Incast, Jacobi3d, LayeredAllBcast, ManyToMany, Milc, NearestNeighbor, Nekbone, Spread,
+    AllReduce, Incast, Jacobi3d, Lammps, LayeredAllBcast, ManyToMany, Milc, NearestNeighbor, Nekbone, Spread,
 };
 use timewarp_models::network::Workload;
 
@@ -30,8 +30,7 @@ pub(crate) struct AppLine {
 
 /// The SWM skeletons CODES knows by name (`get_default_path` of its
 /// `codes-online-comm-wrkld.cxx`), with the file CODES reads for each from
-/// its SWM data directory (modelled: all but lammps, lammps1 and
-/// periodic_aggressor).
+/// its SWM data directory (modelled: all but periodic_aggressor).
 const SWM_NAMES: [(&str, &str); 17] = [
     ("lammps", "lammps_workload.json"),
     ("lammps1", "lammps_workload1.json"),
@@ -56,7 +55,7 @@ const SWM_NAMES: [(&str, &str); 17] = [
 /// has no native skeleton here.
 const AGGRESSOR: &str = "SWM skeleton 'periodic_aggressor' (LAMMPS interleaved with incast bursts, \
                          periodic_aggressor.cpp) has no native model here; run its parts as jobs of their own \
-                         (incast, and lammps where modelled)";
+                         (incast and lammps)";
 
 /// A CMake placeholder (`@NAME@`) left in a template's text.
 fn placeholder(text: &str) -> Option<&str> {
@@ -370,6 +369,21 @@ fn nekbone(root: &Value, file: &str) -> Result<Nekbone, String> {
     })
 }
 
+/// LAMMPS from its skeleton JSON (`LAMMPS_SWM`'s defaults; `cpu_freq`,
+/// which CODES requires, converts both SWM's model and CODES's cycles).
+fn lammps(root: &Value, file: &str) -> Result<Lammps, String> {
+    let cfg = &root["jobs"]["cfg"];
+    let one = |key: &str| whole(cfg, key, Some(1), file);
+    Ok(Lammps {
+        ranks: whole(&root["jobs"], "size", Some(1), file)?,
+        replicas: [one("num_x_replicas")?, one("num_y_replicas")?, one("num_z_replicas")?],
+        timesteps: whole(cfg, "num_time_steps", Some(100), file)?,
+        router_hz: number(cfg, "router_freq", Some(800e6), file)?,
+        cpu_hz: number(cfg, "cpu_freq", None, file)?,
+        speedup: number(cfg, "cpu_sim_speedup", Some(1.0), file)?,
+    })
+}
+
 /// Job `l`'s ranks' programs (`dir`: the workload file's directory; `seed`
 /// shuffles a randomised skeleton's order).
 pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, String> {
@@ -466,10 +480,15 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
             size(a.ranks)?;
             a.workload().map_err(|e| format!("{name}: {e}"))
         }
+        "lammps" | "lammps1" => {
+            let m = lammps(&root, &name)?;
+            size(m.ranks)?;
+            m.workload().map_err(|e| format!("{name}: {e}"))
+        }
         "periodic_aggressor" => Err(format!("{name}: {AGGRESSOR}")),
         a => Err(format!(
             "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, \
-             many_to_many, spread, allreduce, layered_allbcast, and conceptual-jacobi3d)",
+             many_to_many, spread, allreduce, layered_allbcast, lammps, and conceptual-jacobi3d)",
             printable(a)
         )),
     }
@@ -560,6 +579,20 @@ mod tests {
             let line = AppLine { line: 1, ranks, app: name.into(), qos: 0 };
             let w = workload(&dir, &line, 1).unwrap();
             assert_eq!(w.ranks(), ranks, "{name}");
+        }
+    }
+
+    /// SWM's LAMMPS files (the ones CODES reads for `lammps` and `lammps1`)
+    /// read as `LAMMPS_SWM` reads them; 2048 ranks, too many to build here.
+    #[test]
+    fn swm_lammps_files_read_as_swm_reads_them() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes/workloads/swm");
+        for (name, steps) in [("lammps", 30), ("lammps1", 10)] {
+            let (file, _) = source(&dir, name).unwrap();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let l = lammps(&serde_json::from_str(&text).unwrap(), name).unwrap();
+            assert_eq!((l.ranks, l.replicas, l.timesteps), (2048, [3, 3, 3], steps), "{name}");
+            assert_eq!((l.router_hz, l.cpu_hz, l.speedup), (800e6, 4e9, 1e6), "{name}");
         }
     }
 

@@ -69,7 +69,8 @@ pub(crate) struct WorkloadArgs {
     pub baseline_alone: bool,
     /// A CODES workload file (model-net-mpi-replay's --workload_conf_file): a
     /// line per job, RANKS APP QOS MEAN_INTERVAL, APP an SWM skeleton's name
-    /// (milc, nearest_neighbor, incast, incast1, incast2), conceptual-BENCH
+    /// (milc, nearest_neighbor, incast, incast1, incast2, nekbone, lammps,
+    /// lammps1), conceptual-BENCH
     /// (jacobi3d, from conceptual.json) or an SWM skeleton .json file; names
     /// and relative paths are looked up in the file's directory. Each line is
     /// a job, before any --job (docs/codes-applications.md).

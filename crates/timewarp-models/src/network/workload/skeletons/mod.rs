@@ -8,6 +8,10 @@
 mod allreduce;
 mod incast;
 mod jacobi3d;
+mod lammps;
+mod lammps_setup;
+#[cfg(test)]
+mod lammps_tests;
 mod layered_allbcast;
 mod many_to_many;
 mod milc;
@@ -22,6 +26,8 @@ mod tests_swm;
 pub use allreduce::AllReduce;
 pub use incast::Incast;
 pub use jacobi3d::Jacobi3d;
+pub use lammps::{Check, Lammps};
+pub use lammps_setup::{Exchange, Geometry, RankPlan, Transpose};
 pub use layered_allbcast::LayeredAllBcast;
 pub use many_to_many::ManyToMany;
 pub use milc::Milc;
