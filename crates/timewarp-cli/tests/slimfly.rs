@@ -124,6 +124,9 @@ fn codes_sfly_3k_runs_as_the_same_slim_fly_as_the_options() {
         "305.17578125",
         "--global-link-latency",
         "305.17578125",
+        // cn_vc_size = 65536 bytes: 16 packets.
+        "--nic-buffer",
+        "65536",
         "--end",
         "2000",
         "--load",

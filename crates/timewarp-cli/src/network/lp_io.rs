@@ -9,7 +9,7 @@ use std::path::Path;
 use timewarp_models::network::{Dragonfly, LpIoTables, Results, Topology};
 
 /// CODES's terminal format line (its `dragonfly-msg-stats.meta`); the busy
-/// time, which needs a bounded NIC buffer, is not modelled: written `nan`.
+/// time needs a bounded NIC buffer (`--nic-buffer`): `nan` without one.
 const MSG_STATS_FORMAT: &str = "# Format <LP id> <Terminal ID> <Total Data Size> <Avg packet latency> \
 <# Flits/Packets finished> <Avg hops> <Busy Time> <Max packet Latency> <Min packet Latency >";
 
@@ -214,15 +214,17 @@ fn msg_stats(t: &LpIoTables, layout: &Layout) -> Vec<u8> {
     for x in &t.terminals {
         // CODES starts the minimum at INT_MAX and prints it when nothing arrived.
         let min = if x.packets == 0 { f64::from(i32::MAX) } else { x.latency_min };
+        let busy = if t.nic_buffer { format!("{:.6}", x.busy_ns) } else { "nan".to_string() };
         writeln!(
             out,
-            "{} {} {} {} {} {} nan {:.6} {:.6}",
+            "{} {} {} {} {} {} {} {:.6} {:.6}",
             layout.lps.as_ref().map_or(u64::from(x.lp), |l| l.id(l.terminals, x.terminal)),
             x.terminal,
             x.msg_bytes,
             lf_ratio(x.latency_sum, x.packets),
             x.packets,
             lf_ratio(x.routers_sum as f64, x.packets),
+            busy.as_str(),
             x.latency_max,
             min
         )

@@ -284,6 +284,13 @@ pub(crate) struct NetworkArgs {
     /// message eager [default: none; 8192, CODES's, with --codes-config].
     #[arg(long, value_name = "BYTES", value_parser = eager_limit)]
     pub eager_limit: Option<EagerLimit>,
+    /// The NICs' bounded buffer, as CODES's `cn_vc_size`: each router's
+    /// input from a NIC holds BYTES (whole packets of --packet-bytes), and
+    /// the NIC sends a packet only while it holds a credit for a free one;
+    /// packets wait at the NIC meanwhile. `none`: unbounded, the NIC sends
+    /// at its link's rate [default: none; cn_vc_size with --codes-config].
+    #[arg(long, value_name = "BYTES", value_parser = nic_buffer)]
+    pub nic_buffer: Option<NicBuffer>,
     /// Adaptive routing's choice among free outputs: load (most free buffers
     /// at the neighbour) or contention (fewest packets here waiting for the port).
     #[arg(long, default_value = "load", value_parser = choice::<Selection>(&["load", "contention"]))]
@@ -483,6 +490,19 @@ fn eager_limit(s: &str) -> Result<EagerLimit, String> {
     }
     s.parse::<u32>().map(|b| EagerLimit(Some(b))).map_err(|_| {
         format!("expected a message size in bytes (0 to {}) or `none` (every message eager), got `{s}`", u32::MAX)
+    })
+}
+
+/// `--nic-buffer`: bytes, or `none` (unbounded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NicBuffer(pub Option<u32>);
+
+fn nic_buffer(s: &str) -> Result<NicBuffer, String> {
+    if s == "none" {
+        return Ok(NicBuffer(None));
+    }
+    s.parse::<u32>().map(|b| NicBuffer(Some(b))).map_err(|_| {
+        format!("expected the buffer's size in bytes (1 to {}) or `none` (an unbounded NIC), got `{s}`", u32::MAX)
     })
 }
 

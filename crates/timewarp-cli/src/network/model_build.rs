@@ -334,6 +334,7 @@ impl NetworkArgs {
             sample_every: self.sample_every,
             jobs: None,
             eager_limit: self.eager_limit.and_then(|e| e.0),
+            nic_buffer: self.nic_buffer.and_then(|b| b.0),
         };
         m.validate()?;
         Ok(m)

@@ -290,6 +290,15 @@ pub(crate) fn summary(r: &Results) -> String {
             network::CONTROL_BYTES
         );
     }
+    // Beside the protocol: the NICs' buffer (--nic-buffer), for every run that has one.
+    if let (Some(b), Some(k)) = (r.nic_buffer_bytes, r.nic_buffer_packets) {
+        notes += &format!(
+            "NIC buffer: {} bytes ({k} packet{}) at each router's input from a NIC; the NIC sends a packet \
+             only with a credit for a free slot (--nic-buffer)\n",
+            count(b as u64),
+            if k == 1 { "" } else { "s" }
+        );
+    }
     let Some(app) = r.app_time_ns else { return notes };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let stats = |v: &[f64]| {

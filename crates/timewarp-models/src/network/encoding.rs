@@ -9,7 +9,7 @@ use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::global_table::Global;
-use super::node::{Counts, Journal, Link, Nic, Node, Queues};
+use super::node::{Counts, Journal, Link, Nic, NicBuf, Node, Queues};
 use super::samples::Samples;
 use super::workload::Rank;
 
@@ -46,7 +46,7 @@ impl Serialize for Node {
             inject: &self.inject,
             output: &self.output,
             partial: &self.partial,
-            ranks: Tail(&self.ranks, self.global.as_deref(), self.samples.as_deref()),
+            ranks: Tail(&self.ranks, self.global.as_deref(), self.samples.as_deref(), &self.nic_buf),
         }
         .serialize(s)
     }
@@ -68,6 +68,7 @@ impl<'de> Deserialize<'de> for Node {
             // Never encoded (the digest does not depend on it); the CLI
             // refuses `--lp-io-dir` with a checkpoint to resume from.
             lp_io: None,
+            nic_buf: e.ranks.3,
             log: Journal::default(),
         })
     }
@@ -85,24 +86,35 @@ const SAMPLES_FLAG: u32 = 1 << 30;
 /// so runs without rendezvous messages encode as they always did.
 const RDV_FLAG: u32 = 1 << 29;
 
+/// Set in the same word when the NICs' credits for a bounded terminal
+/// buffer (`--nic-buffer`, [`NicBuf`]) follow, last.
+const NIC_BUF_FLAG: u32 = 1 << 28;
+
 /// The end of a node's encoding: its ranks and, under UGAL-G, its table,
 /// and with `--sample-every` its time series.
 /// Without either it is exactly the ranks' `Vec` (postcard: a varint
 /// count, then the elements), so nodes of every other run encode as they
 /// always did; with one, the count carries [`GLOBAL_FLAG`] (a table
 /// follows the ranks) and [`SAMPLES_FLAG`] (then the time series).
-pub(crate) struct Tail<'a>(pub(crate) &'a [Rank], pub(crate) Option<&'a Global>, pub(crate) Option<&'a Samples>);
+pub(crate) struct Tail<'a>(
+    pub(crate) &'a [Rank],
+    pub(crate) Option<&'a Global>,
+    pub(crate) Option<&'a Samples>,
+    pub(crate) &'a [NicBuf],
+);
 
 impl Serialize for Tail<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let rdv = self.0.iter().any(|r| r.control > 0 || !r.rdv.is_empty());
-        if self.1.is_none() && self.2.is_none() && !rdv {
+        let nic_buf = !self.3.is_empty();
+        if self.1.is_none() && self.2.is_none() && !rdv && !nic_buf {
             return self.0.serialize(s);
         }
-        let mut t = s.serialize_tuple(2 * self.0.len() + 3)?;
+        let mut t = s.serialize_tuple(2 * self.0.len() + 4)?;
         let flags = if self.1.is_some() { GLOBAL_FLAG } else { 0 }
             | if self.2.is_some() { SAMPLES_FLAG } else { 0 }
-            | if rdv { RDV_FLAG } else { 0 };
+            | if rdv { RDV_FLAG } else { 0 }
+            | if nic_buf { NIC_BUF_FLAG } else { 0 };
         t.serialize_element(&(self.0.len() as u32 | flags))?;
         for r in self.0 {
             t.serialize_element(r)?;
@@ -116,12 +128,20 @@ impl Serialize for Tail<'_> {
         if let Some(x) = self.2 {
             t.serialize_element(x)?;
         }
+        if nic_buf {
+            t.serialize_element(self.3)?;
+        }
         t.end()
     }
 }
 
 /// [`Tail`] decoded.
-pub(crate) struct OwnedTail(pub(crate) Vec<Rank>, pub(crate) Option<Box<Global>>, pub(crate) Option<Box<Samples>>);
+pub(crate) struct OwnedTail(
+    pub(crate) Vec<Rank>,
+    pub(crate) Option<Box<Global>>,
+    pub(crate) Option<Box<Samples>>,
+    pub(crate) Vec<NicBuf>,
+);
 
 impl<'de> Deserialize<'de> for OwnedTail {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -134,7 +154,7 @@ impl<'de> Deserialize<'de> for OwnedTail {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OwnedTail, A::Error> {
                 let short = || de::Error::custom("a truncated node encoding (ranks, UGAL-G table, time series)");
                 let word: u32 = seq.next_element()?.ok_or_else(short)?;
-                let n = (word & !(GLOBAL_FLAG | SAMPLES_FLAG | RDV_FLAG)) as usize;
+                let n = (word & !(GLOBAL_FLAG | SAMPLES_FLAG | RDV_FLAG | NIC_BUF_FLAG)) as usize;
                 let mut ranks = Vec::with_capacity(n.min(256));
                 for _ in 0..n {
                     let mut r: Rank = seq.next_element()?.ok_or_else(short)?;
@@ -153,7 +173,12 @@ impl<'de> Deserialize<'de> for OwnedTail {
                 } else {
                     None
                 };
-                Ok(OwnedTail(ranks, global, samples))
+                let nic_buf = if word & NIC_BUF_FLAG != 0 {
+                    seq.next_element::<Vec<NicBuf>>()?.ok_or_else(short)?
+                } else {
+                    Vec::new()
+                };
+                Ok(OwnedTail(ranks, global, samples, nic_buf))
             }
         }
         // The elements' number is in the first of them: read on as far as it says.

@@ -133,9 +133,16 @@ impl Network {
         n.save_nic(nic);
         for j in 0..npkts {
             let bytes = (message_bytes - j * self.packet_bytes).min(self.packet_bytes);
+            // `--nic-buffer`: without a slot it waits at the NIC (nic_buffer.rs).
+            let starts = n.nic_buf.is_empty() || self.nic_take_slot(n, nic);
             let q = &mut n.inject[nic];
-            let ready = (now + self.class_latency(0) + self.router_delay).max(q.next);
-            q.next = ready + self.serialisation(bytes);
+            let ready = if starts {
+                let ready = (now + self.class_latency(0) + self.router_delay).max(q.next);
+                q.next = ready + self.serialisation(bytes);
+                ready
+            } else {
+                f64::INFINITY
+            };
             let mut p = Packet {
                 created: now,
                 ready,

@@ -21,6 +21,19 @@ pub(crate) struct LpIo {
     pub(crate) sent: Vec<u64>,
     /// Messages being reassembled here: (source, message, bytes so far).
     pub(crate) pending: Vec<(u32, u32, u64)>,
+    /// Per NIC, with `--nic-buffer`: its packets that waited for room in
+    /// the router's terminal buffer (nic_buffer.rs).
+    pub(crate) stall: Vec<Stall>,
+}
+
+/// What one NIC's packets waited for the terminal buffer (CODES's
+/// `busy_time` and Dally's `stalled_chunks`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Stall {
+    /// Time (ns) the NIC held a packet it could have sent but for the full buffer.
+    pub(crate) busy: f64,
+    /// Packets that found the buffer full when they could have been sent.
+    pub(crate) stalled: u64,
 }
 
 /// What one NIC received over the run.
@@ -49,6 +62,9 @@ pub struct LpIoTables {
     pub terminal_ports: u32,
     /// Routers per group.
     pub group_routers: u32,
+    /// Whether the NICs had a bounded buffer (`--nic-buffer`): the busy
+    /// times and stalled counts are defined only then.
+    pub nic_buffer: bool,
     pub terminals: Vec<LpIoTerminal>,
     pub routers: Vec<LpIoRouter>,
 }
@@ -68,6 +84,12 @@ pub struct LpIoTerminal {
     pub latency_max: f64,
     pub latency_min: f64,
     pub routers_sum: u64,
+    /// With `--nic-buffer`: the time (ns) it held a packet that could have
+    /// gone but for its router's full terminal buffer (CODES's Busy Time),
+    /// and the packets that waited so (Dally's `stalled_chunks`); 0 and 0
+    /// without a buffer.
+    pub busy_ns: f64,
+    pub stalled: u64,
 }
 
 /// One router's row of `dragonfly-router-traffic`.
@@ -84,6 +106,11 @@ pub struct LpIoRouter {
 impl LpIo {
     /// Counters for a router with `outs` output links and `nics` NICs.
     pub(crate) fn new(outs: usize, nics: u32) -> Self {
-        LpIo { recv: vec![Recv::default(); nics as usize], sent: vec![0; outs], pending: Vec::new() }
+        LpIo {
+            recv: vec![Recv::default(); nics as usize],
+            sent: vec![0; outs],
+            pending: Vec::new(),
+            stall: vec![Stall::default(); nics as usize],
+        }
     }
 }

@@ -71,6 +71,7 @@ impl Network {
                 global_ports: global,
                 terminal_ports: d.p,
                 group_routers: d.a,
+                nic_buffer: self.nic_buffer.is_some(),
                 ..LpIoTables::default()
             }
         });
@@ -85,6 +86,8 @@ impl Network {
                 latency_max: x.lat_max,
                 latency_min: x.lat_min,
                 routers_sum: x.routers,
+                busy_ns: io.stall[nic].busy,
+                stalled: io.stall[nic].stalled,
             });
         }
         t.routers.push(LpIoRouter { lp, group: lp / d.a, router: lp % d.a, port_bytes: io.sent.clone() });

@@ -13,7 +13,9 @@
 //! none on its other switches (leaves are numbered first, so node `n` is
 //! again NIC `n mod k` of switch `n / k`; see [`Topology::nics`]). The NIC splits each message into
 //! packets of at most `packet_bytes` and queues them for injection (its
-//! source queue is unbounded); its receive side reassembles messages.
+//! source queue is unbounded; with [`Network::nic_buffer`] the router's
+//! input from it is bounded and credited back, nic_buffer.rs); its receive
+//! side reassembles messages.
 //! Routers have one port per link (torus and mesh: up and down each
 //! dimension; hypercube: one per dimension) plus the NIC's, and on every
 //! network input port `vcs` virtual channels of `buffer_packets` packets.
@@ -186,7 +188,9 @@
 //! `Deliver` (last byte at the destination NIC, self), with a trace
 //! workload `Step` (a rank starts or ends a compute, self), and with UGAL-G
 //! `Occupancy` (a global channel's occupancy, from a router of the group)
-//! and `Publish` (a rate-limited broadcast is due, self). At zero load a hop
+//! and `Publish` (a rate-limited broadcast is due, self), and with
+//! `--nic-buffer` `NicCredit` (a slot of a NIC's buffer at the router
+//! freed, self). At zero load a hop
 //! costs two events (arrive, credit). Every event between nodes has a delay
 //! of at least `L` (a dragonfly: the smaller of `L` and the global link
 //! latency): the model's lookahead, so conservative windows work.
@@ -206,7 +210,9 @@
 //! | `global.rs` | UGAL-G's global information: the table's writes, its broadcasts, the choice |
 //! | `switch.rs` | arbitration, virtual channels and credits; input- and output-buffered switches |
 //! | `injection.rs` | the NICs: message creation, packets, injection queues, delivery |
+//! | `nic_buffer.rs` | `--nic-buffer` (CODES's `cn_vc_size`): the router's bounded input from each NIC, its credits back to the NIC, the packets that wait there |
 //! | `ranks.rs` | the ranks of a trace-driven workload at run time: their programs' execution, message matching, their results |
+//! | `nic_credits.rs` | `--nic-buffer`'s part of the state: a NIC's credits and the packets holding a slot |
 //! | `node.rs` | a router's state: buffers, links, NICs, counters, UGAL-G's table, and the records of its journal ([`Undo`]: what one write changed) |
 //! | `journal.rs` | the writing methods that save what they overwrite, and `Node::restore`: the journal depends on the state, never the other way |
 //! | `encoding.rs` | a node's encoding (checkpoints, digests), with the ranks and UGAL-G's table at its end |
@@ -221,10 +227,10 @@
 //! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`), CODES's application skeletons (`skeletons/`: MILC, nearest neighbour, incast, Nekbone, LAMMPS, Jacobi 3-D) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
-//! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`, `lp_io.rs`; `node.rs` (the
+//! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`, `lp_io.rs`, `nic_credits.rs`; `node.rs` (the
 //! state); `options.rs`;
 //! `journal.rs`, `encoding.rs`, `results.rs`, `footprint.rs`; then the behaviour (`route.rs`,
-//! `plus.rs`, `global.rs`, `switch.rs`, `injection.rs`, `ranks.rs`, `series.rs`, `lp_io_count.rs`) and `mod.rs`. A file
+//! `plus.rs`, `global.rs`, `switch.rs`, `injection.rs`, `nic_buffer.rs`, `ranks.rs`, `series.rs`, `lp_io_count.rs`) and `mod.rs`. A file
 //! uses only files below it (`crates/timewarp/tests/module_cycles.rs`).
 
 mod choices;
@@ -238,6 +244,10 @@ mod jobs;
 mod journal;
 mod lp_io;
 mod lp_io_count;
+mod nic_buffer;
+#[cfg(test)]
+mod nic_buffer_tests;
+mod nic_credits;
 mod node;
 mod options;
 mod packet;
@@ -315,6 +325,10 @@ pub enum Msg {
     Occupancy { link: u16, q: u16 },
     /// UGAL-G: this router's rate-limited broadcast is due (self).
     Publish,
+    /// `--nic-buffer`: a slot of NIC `nic`'s terminal buffer at this router
+    /// freed (self; nic_buffer.rs).
+    #[allow(missing_docs)]
+    NicCredit { nic: u8 },
 }
 
 impl Model for Network {
@@ -399,6 +413,10 @@ impl Model for Network {
             },
             samples: (self.sample_every.is_some() || self.job_count() > 0).then(|| Box::new(self.new_series())),
             lp_io: self.lp_io.then(|| Box::new(lp_io::LpIo::new(outs, self.topology.terminals()))),
+            nic_buf: match self.nic_slots() {
+                Some(credits) => vec![node::NicBuf { credits, sent: 0 }; nics as usize],
+                None => Vec::new(),
+            },
             log: Journal::default(),
         }
     }
@@ -515,6 +533,7 @@ impl Network {
             Msg::Step { nic } => self.step(n, nic as usize, ctx),
             Msg::Occupancy { link, q } => return n.set_seen(link as usize, q),
             Msg::Publish => {}
+            Msg::NicCredit { nic } => self.nic_credit(n, nic as usize, ctx),
         }
         if self.routing == Routing::UgalG {
             if let Topology::Dragonfly(d) = &self.topology {

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use super::global_table::Global;
 use super::histogram::Latencies;
+pub(crate) use super::nic_credits::NicBuf;
 use super::packet::{Back, Front, Packet};
 use super::samples::Samples;
 use super::workload::{Counters, Rank, Times};
@@ -310,6 +311,9 @@ pub struct Node {
     /// `--lp-io-dir`: CODES's per-terminal and per-port counters (lp_io.rs);
     /// `None` otherwise. Never encoded: the digest does not depend on it.
     pub(crate) lp_io: Option<Box<super::lp_io::LpIo>>,
+    /// `--nic-buffer`: each NIC's credits for its router's terminal input
+    /// (nic_buffer.rs); empty without one, and then out of the encoding.
+    pub(crate) nic_buf: Vec<NicBuf>,
     /// What the current event overwrote (optimistic runs; empty between events).
     pub(crate) log: Journal,
 }
@@ -444,6 +448,19 @@ pub(crate) enum Saved {
     NicHeadBack {
         nic: u8,
         b: Back,
+    },
+    /// `--nic-buffer`: NIC `nic`'s credits and sent packets as they were.
+    NicBuf {
+        nic: u8,
+        credits: u16,
+        sent: u16,
+    },
+    /// `--nic-buffer`: packet `i` of NIC `nic`'s queue took a slot; its
+    /// `ready` was `ready` (infinite: it waited at the NIC).
+    NicReady {
+        nic: u8,
+        i: u32,
+        ready: f64,
     },
     /// `events += 1`.
     Event,
@@ -629,6 +646,12 @@ pub(crate) enum Saved {
     LpIoSent {
         o: u16,
         bytes: u32,
+    },
+    /// `--lp-io-dir` with `--nic-buffer`: NIC `nic`'s packet waited for a
+    /// slot (`stalled += 1`); its busy time was `busy`.
+    LpIoStall {
+        nic: u8,
+        busy: f64,
     },
     /// Several jobs: job `job`'s run totals here counted a packet of
     /// `bytes`; its latency sum was `sum`.

@@ -176,6 +176,7 @@ mod tests {
             global: None,
             samples: None,
             lp_io: None,
+            nic_buf: Vec::new(),
             log: Journal::default(),
         }
     }

@@ -143,6 +143,12 @@ pub struct Results {
     pub eager_limit: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rendezvous_messages: Option<u64>,
+    /// `--nic-buffer`: the terminal buffer at each router, in bytes and
+    /// in whole packets (absent: unbounded NICs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic_buffer_bytes: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic_buffer_packets: Option<u32>,
     /// With jobs (`--job`): each job's figures, by job.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobResult>,
@@ -257,6 +263,8 @@ impl Network {
         // 16-packet buffers listed the unused default, 4).
         r.buffer_packets = self.max_buffer();
         r.class_buffer_packets = [0, 1, 2].map(|c| self.class_buffer(c));
+        r.nic_buffer_bytes = self.nic_buffer;
+        r.nic_buffer_packets = self.nic_slots().map(u32::from);
         // Undefined for a trace or generated workload, or a probe: NaN,
         // which the JSON writes as null and the summary as n/a.
         r.offered_load = if self.probe.is_some() || self.workload.is_some() { f64::NAN } else { self.load };

@@ -239,6 +239,7 @@ mod tests {
             global: None,
             samples,
             lp_io: None,
+            nic_buf: Vec::new(),
             log: Journal::default(),
         }
     }

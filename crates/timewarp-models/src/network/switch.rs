@@ -195,6 +195,9 @@ impl Network {
         let inject = self.ports() * v;
         if i >= inject {
             let p = n.nic_pop(i - inject, ctx.now() >= self.warmup);
+            if !n.nic_buf.is_empty() {
+                self.nic_left(n, i - inject, &p, ctx);
+            }
             self.injection_head(n, i - inject, ctx);
             n.link_heads(p.out as usize, -1);
             return p;
@@ -326,6 +329,10 @@ impl Network {
     #[inline(never)]
     fn wait_ready(&self, n: &mut Node, i: usize, p: &Packet, ctx: &mut Ctx<'_, Self>) {
         let nic = i - self.ports() * self.vcs as usize;
+        // `--nic-buffer`: still at the NIC, waiting for a credit (its own event).
+        if p.ready == f64::INFINITY {
+            return;
+        }
         if n.inject[nic].wake != p.ready {
             n.save_nic(nic);
             n.inject[nic].wake = p.ready;

@@ -22,6 +22,8 @@
 //!   has no propagation delay of its own, but for dragonfly-dally.cxx: it
 //!   adds the link's `*_delay` (default: the chunk's time again) after the
 //!   chunk's own time on the link, so a Dally link takes both.
+//! * **NIC buffer** (`cn_vc_size`): 1024 bytes; the fat-tree's 8 packets;
+//!   the torus has none.
 //! * **MPI protocol**: the replay's eager threshold, 8192 bytes
 //!   (`model-net-mpi-replay.c`), becomes `--eager-limit`.
 
@@ -107,6 +109,16 @@ pub(super) fn apply(m: &mut Map<'_>, model: &str, packet: u32) -> Result<(), Str
                 &format!("{src}: {bytes} bytes / {packet}-byte packets"),
             );
         }
+    }
+    // The NICs' buffer (`cn_vc_size`): every model but the torus has one.
+    if model != "torus" && m.get("cn_vc_size").is_none() {
+        let bytes = if model == "fattree" { 8 * packet } else { 1024 };
+        let why = if bytes >= packet {
+            format!("{src}: {bytes} bytes, {} packets of {packet}", bytes / packet)
+        } else {
+            format!("{src}: {bytes} bytes, rounded up to one {packet}-byte packet (our buffer holds whole packets)")
+        };
+        m.fixed("cn_vc_size", "CODES default", "nic-buffer", bytes.max(packet).to_string(), &why);
     }
     // MPI's protocol: CODES's replay (model-net-mpi-replay.c) sends a
     // message of EAGER_THRESHOLD bytes or more by rendezvous; its

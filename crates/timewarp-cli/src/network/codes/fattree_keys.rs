@@ -118,7 +118,7 @@ pub(super) fn map(m: &mut Map<'_>, terminals: u32, reps: u32, gline: usize, pack
         }
     }
     m.buffer("vc_size", "buffer-packets", packet)?;
-    m.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+    m.nic_buffer(packet)?;
     match m.get("routing") {
         Some(e) => {
             let r = match e.values[0].as_str() {

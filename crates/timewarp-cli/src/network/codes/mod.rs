@@ -138,7 +138,27 @@ impl<'c> Map<'c> {
         self.bandwidth_gib("cn_bandwidth", "terminal-bandwidth")?;
         self.buffer("local_vc_size", "local-buffer-packets", packet)?;
         self.buffer("global_vc_size", "global-buffer-packets", packet)?;
-        self.ignore("cn_vc_size", "terminal links have no buffer: the NIC's source queue is unbounded");
+        self.nic_buffer(packet)
+    }
+
+    /// `cn_vc_size`: the router's terminal input buffer, in bytes (whole
+    /// packets of `packet` bytes), credited back to the NIC.
+    pub(super) fn nic_buffer(&mut self, packet: u32) -> Result<(), String> {
+        if let Some((bytes, e)) = self.whole("cn_vc_size")? {
+            if bytes < packet {
+                return Err(format!(
+                    "{}: cn_vc_size {bytes} bytes holds no packet of packet_size {packet} bytes (timewarp's NIC \
+                     buffer holds whole packets): make cn_vc_size at least {packet}",
+                    self.place(e)
+                ));
+            }
+            let why = format!(
+                "bytes: {} packets of {packet} at each router's input from a NIC, which sends only with a credit \
+                 for one (CODES's vc_occupancy)",
+                bytes / packet
+            );
+            self.set("cn_vc_size", Some(e), "nic-buffer", bytes.to_string(), "taken", &why);
+        }
         Ok(())
     }
 

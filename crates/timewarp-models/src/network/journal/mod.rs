@@ -16,11 +16,12 @@
 //! series' writes (series.rs) and the waiting lists (waiting.rs).
 
 mod lists;
+mod nic_buf;
 mod series;
 mod waiting;
 
 use super::lp_io::LpIo;
-use super::node::{Node, Queues, Saved, Undo, NIL};
+use super::node::{NicBuf, Node, Queues, Saved, Undo, NIL};
 use super::packet::Packet;
 
 pub(crate) use lists::{Elem, List, Logged};
@@ -95,6 +96,8 @@ impl Node {
             }
             Saved::NicHeadFront { nic, f } => self.inject[nic as usize].queue[0].set_front(f),
             Saved::NicHeadBack { nic, b } => self.inject[nic as usize].queue[0].set_back(b),
+            Saved::NicBuf { nic, credits, sent } => self.nic_buf[nic as usize] = NicBuf { credits, sent },
+            Saved::NicReady { nic, i, ready } => self.inject[nic as usize].queue[i as usize].ready = ready,
             Saved::Event => self.counts.events -= 1,
             Saved::Arrived { q, lane, free, tail_next } => {
                 self.counts.events -= 1;
@@ -199,7 +202,8 @@ impl Node {
             Saved::LpIoPacket { .. }
             | Saved::LpIoMessage { .. }
             | Saved::LpIoPending { .. }
-            | Saved::LpIoSent { .. } => {
+            | Saved::LpIoSent { .. }
+            | Saved::LpIoStall { .. } => {
                 restore_lp_io(self.lp_io.as_deref_mut().expect("lp-io entries only with its counters"), e)
             }
             Saved::JobTotal { job, bytes, sum } => {
@@ -392,6 +396,7 @@ impl Node {
             global: None,
             samples: None,
             lp_io: None,
+            nic_buf: Vec::new(),
             log: super::node::Journal::default(),
         }
     }
@@ -418,6 +423,11 @@ fn restore_lp_io(io: &mut LpIo, e: &Saved) {
             }
         },
         Saved::LpIoSent { o, bytes } => io.sent[o as usize] -= bytes as u64,
+        Saved::LpIoStall { nic, busy } => {
+            let w = &mut io.stall[nic as usize];
+            w.stalled -= 1;
+            w.busy = busy;
+        }
         _ => unreachable!("not an lp-io entry"),
     }
 }

@@ -110,6 +110,13 @@ pub struct Network {
     /// rendezvous (request-to-send, clear-to-send, then the data), as
     /// CODES's `eager_threshold`. `None`: every message eager.
     pub eager_limit: Option<u32>,
+    /// The NICs' bounded buffer (CODES's `cn_vc_size`): bytes of each
+    /// router's terminal input buffer, in whole packets of `packet_bytes`
+    /// (a packet takes a slot whatever its size, as CODES counts a chunk);
+    /// the NIC sends a packet only while it holds a slot's credit
+    /// (nic_buffer.rs). `None`: unbounded, a packet's time on the
+    /// terminal link fixed when it is queued.
+    pub nic_buffer: Option<u32>,
 }
 
 impl Default for Network {
@@ -146,10 +153,17 @@ impl Default for Network {
             sample_every: None,
             jobs: None,
             eager_limit: None,
+            nic_buffer: None,
         }
     }
 }
 impl Network {
+    /// `--nic-buffer`: the terminal buffer's packet slots, or `None`.
+    #[inline]
+    pub fn nic_slots(&self) -> Option<u16> {
+        self.nic_buffer.map(|b| (b / self.packet_bytes.max(1)).min(u16::MAX as u32) as u16)
+    }
+
     /// UGAL-G: the least time between two occupancy broadcasts of a router
     /// ([`Network::ugal_g_period`], or a packet's serialisation time on a global link).
     pub fn ugal_g_period(&self) -> f64 {

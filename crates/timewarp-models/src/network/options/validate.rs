@@ -78,6 +78,22 @@ impl Network {
                 self.packet_bytes
             ));
         }
+        if let Some(b) = self.nic_buffer {
+            if b < self.packet_bytes {
+                return Err(format!(
+                    "--nic-buffer {b} bytes (a CODES import's cn_vc_size) holds no packet of {} bytes \
+                     (--packet-bytes): give at least one packet's bytes, or --nic-buffer none",
+                    self.packet_bytes
+                ));
+            }
+            if b / self.packet_bytes > u16::MAX as u32 {
+                return Err(format!(
+                    "--nic-buffer {b} bytes is {} packets of {} bytes; at most 65,535 packets are counted",
+                    b / self.packet_bytes,
+                    self.packet_bytes
+                ));
+            }
+        }
         if self.message_bytes.div_ceil(self.packet_bytes) > 1 << 20 {
             return Err("a message may have at most 2^20 packets (--message-bytes / --packet-bytes)".into());
         }
