@@ -441,7 +441,7 @@ impl ModelCli for NetworkArgs {
         }
         if let Some(dir) = &self.lp_io_dir {
             let layout = super::lp_io::Layout::new(self.lp_io_lps.as_deref(), self.lp_io_grid.as_deref())?;
-            let topology = if layout.grid.is_some() { Some(self.model()?.topology) } else { None };
+            let topology = if layout.needs_topology() { Some(self.model()?.topology) } else { None };
             super::lp_io::write(dir, r, &layout, topology.as_ref())?;
         }
         // A trace workload whose ranks did not all finish has no application time to report.

@@ -238,6 +238,8 @@ mod jobs;
 mod journal;
 mod lp_io;
 mod lp_io_count;
+#[cfg(test)]
+mod lp_io_tests;
 mod node;
 mod options;
 mod packet;
@@ -465,6 +467,9 @@ impl Network {
                     n.save_maxes();
                     n.counts.max_input = len as u16;
                 }
+                if n.lp_io.is_some() {
+                    self.lp_io_arrived(n, &pkt, ctx.lp(), ctx.now());
+                }
                 if len == 1 {
                     n.wait_for(q, pkt.out as usize);
                     self.try_input(n, q, ctx);
@@ -479,6 +484,7 @@ impl Network {
                     ));
                 }
                 n.credit_event(q, undo);
+                n.lp_io_unbusy(port as usize, ctx.now());
                 if c + 1 > n.counts.max_credits {
                     n.save_maxes();
                     n.counts.max_credits = c + 1;
@@ -501,6 +507,10 @@ impl Network {
             Msg::Ready { nic } => {
                 n.save_nic(nic as usize);
                 n.inject[nic as usize].wake = -1.0;
+                if let Some(h) = n.inject[nic as usize].queue.front().copied().filter(|_| n.lp_io.is_some()) {
+                    // The head has reached the router (injection.rs, `injection_head`).
+                    self.lp_io_arrived(n, &h, ctx.lp(), ctx.now());
+                }
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
             Msg::Deliver { pkt } => {
