@@ -507,9 +507,11 @@ impl Network {
             Msg::Ready { nic } => {
                 n.save_nic(nic as usize);
                 n.inject[nic as usize].wake = -1.0;
-                if let Some(h) = n.inject[nic as usize].queue.front().copied().filter(|_| n.lp_io.is_some()) {
+                if n.lp_io.is_some() {
                     // The head has reached the router (injection.rs, `injection_head`).
-                    self.lp_io_arrived(n, &h, ctx.lp(), ctx.now());
+                    if let Some(h) = n.inject[nic as usize].queue.front().copied() {
+                        self.lp_io_arrived(n, &h, ctx.lp(), ctx.now());
+                    }
                 }
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }

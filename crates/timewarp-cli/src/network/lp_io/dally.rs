@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use timewarp_models::network::{Dragonfly, LpIoRouter, LpIoTables};
+use timewarp_models::network::{Dragonfly, LpIoRouter, LpIoTables, Wiring};
 
 use super::{lf_ratio, Lps};
 
@@ -29,8 +29,7 @@ pub(crate) fn files(t: &LpIoTables, l: &Lps, d: &Dragonfly) -> Result<Vec<(&'sta
         if x.terminal == 0 {
             s += LINK_FORMAT;
         }
-        // The terminal's busy time and stalled chunks need a bounded NIC
-        // buffer: nan, never a made-up 0.
+        // Busy time, stalled chunks: nan (no bounded NIC buffer), never a made-up 0.
         // filled by the NIC buffer
         let _ = write!(s, "\n{} T {} R CN {} nan nan", x.terminal, x.lp, x.injected_bytes);
         link.push((l.terminal(x.terminal), s));
@@ -38,6 +37,8 @@ pub(crate) fn files(t: &LpIoTables, l: &Lps, d: &Dragonfly) -> Result<Vec<(&'sta
             cn += CN_FORMAT;
         }
         let min = if x.packets == 0 { f64::from(i32::MAX) } else { x.latency_min };
+        // The last column, busy time: nan likewise.
+        // filled by the NIC buffer
         let _ = writeln!(
             cn,
             "{} {} {} {} {} {:.6} {:.6} {} {} nan",
@@ -62,7 +63,7 @@ pub(crate) fn files(t: &LpIoTables, l: &Lps, d: &Dragonfly) -> Result<Vec<(&'sta
 
 /// One router's rows: `R R L` for routers `0..=intra_grp_radix` of its
 /// group but itself, `R R G` per global link, `R T CN` per terminal.
-fn router_rows(x: &LpIoRouter, d: &Dragonfly, w: &timewarp_models::network::Wiring) -> String {
+fn router_rows(x: &LpIoRouter, d: &Dragonfly, w: &Wiring) -> String {
     let r = x.lp;
     let local = w.local as usize;
     let row = |s: &mut String, dest: u32, kind: &str, port: Option<usize>| {
