@@ -319,8 +319,8 @@ fn ports_table(
         let row: Vec<f64> = match &slots {
             Some((slots, net_slots, net)) => {
                 let mut row = vec![0.0; net_slots + (ports - net)];
-                for port in 0..*net {
-                    if let Some(s) = row.get_mut(slots[x.lp as usize][port]) {
+                for (port, &slot) in slots[x.lp as usize].iter().enumerate().take(*net) {
+                    if let Some(s) = row.get_mut(slot) {
                         *s += value(x, port);
                     }
                 }
