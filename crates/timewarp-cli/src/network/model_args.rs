@@ -303,19 +303,23 @@ pub(crate) struct NetworkArgs {
     pub link_stats: Option<PathBuf>,
     /// Write CODES's LP-IO files for a dragonfly into DIR (created if
     /// needed): dragonfly-msg-stats (per terminal: bytes received, packet
-    /// latency, packets, hops) and dragonfly-router-traffic (bytes per
-    /// router port), in CODES's layout (docs/codes.md, "Output files").
-    /// Not in the digest; not carried by checkpoints.
+    /// latency, packets, hops), dragonfly-router-traffic (bytes per router
+    /// port) and dragonfly-router-stats (busy time per port), in CODES's
+    /// layout; for a dragonfly_dally import (--lp-io-lps naming its LPs)
+    /// dragonfly-link-stats and dragonfly-cn-stats, as CODES's Dally model
+    /// (docs/codes.md, "Output files"). Not in the digest; not carried by
+    /// checkpoints.
     #[arg(long, value_name = "DIR")]
     pub lp_io_dir: Option<PathBuf>,
     /// CODES's LP numbering for --lp-io-dir: one repetition of the
     /// configuration's LPGROUPS, its LP types in order as NAME=COUNT,...
     /// (`--codes-config` sets it from the file). The files' first column is
-    /// then CODES's global LP id; without it, the router's LP of ours.
+    /// then CODES's global LP id; without it, the router's LP of ours. A
+    /// terminal type modelnet_dragonfly_dally selects the Dally files.
     #[arg(long, value_name = "LIST", requires = "lp_io_dir")]
     pub lp_io_lps: Option<String>,
     /// CODES's `dragonfly_custom` port slots for --lp-io-dir's
-    /// dragonfly-router-traffic: COLS,ROW_CHANS,COL_CHANS,GLOBAL_CHANNELS
+    /// dragonfly-router-traffic and -router-stats: COLS,ROW_CHANS,COL_CHANS,GLOBAL_CHANNELS
     /// (num_router_cols, num_row_chans, num_col_chans, num_global_channels;
     /// `--codes-config` sets it from a dragonfly_custom file). Without it, the
     /// router's own port order.
