@@ -31,8 +31,9 @@ const RUN: &[&str] = &[
     "1e6",
 ];
 
-/// Runs `RUN` plus `more` with `--lp-io-dir`; the run's results and the files' text.
-fn lp_io(name: &str, more: &[&str]) -> (serde_json::Value, String, String) {
+/// Runs `RUN` plus `more` with `--lp-io-dir`; the run's results and the
+/// files' text (`dragonfly-router-stats` last).
+fn lp_io(name: &str, more: &[&str]) -> (serde_json::Value, String, String, String) {
     let dir = tmp(name);
     let mut args = RUN.to_vec();
     args.extend(more);
@@ -40,7 +41,7 @@ fn lp_io(name: &str, more: &[&str]) -> (serde_json::Value, String, String) {
     let s = stats(&args);
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     assert!(read("dragonfly-msg-stats.meta").starts_with("# Format <LP id> <Terminal ID> <Total Data Size>"));
-    (s, read("dragonfly-msg-stats"), read("dragonfly-router-traffic"))
+    (s, read("dragonfly-msg-stats"), read("dragonfly-router-traffic"), read("dragonfly-router-stats"))
 }
 
 fn cols(line: &str) -> Vec<f64> {
@@ -49,7 +50,7 @@ fn cols(line: &str) -> Vec<f64> {
 
 #[test]
 fn the_files_have_a_row_per_terminal_and_router_that_add_up_to_the_run() {
-    let (s, msgs, traffic) = lp_io("lpio-seq", &[]);
+    let (s, msgs, traffic, busy) = lp_io("lpio-seq", &[]);
     let m = &s["model_results"];
     let packets = m["delivered_packets"].as_f64().unwrap();
     // The workload's definition: every message arrives whole.
@@ -90,18 +91,41 @@ fn the_files_have_a_row_per_terminal_and_router_that_add_up_to_the_run() {
     assert_eq!(eject, sum(2));
     let hops = m["hops_mean"].as_f64().unwrap() * packets;
     assert!((net / 512.0 - hops).abs() < 1e-6 * hops, "{net} bytes on network ports, {hops} hops");
+
+    // The busy-time file: CODES's format line, the same rows, a time per
+    // port; terminal ports always take a packet, a port that sent nothing
+    // never had a packet waiting for it, and every busy period lies
+    // within the run (ending by the last credit, a link latency past the
+    // last delivery).
+    let mut lines = busy.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("# Format <LP ID> <Group ID> <Router ID> <Busy time per router port(s)>"));
+    let rows: Vec<Vec<f64>> = lines.filter(|l| !l.is_empty()).map(cols).collect();
+    assert_eq!(rows.len(), 36);
+    let end = m["window_ns"].as_f64().unwrap() + 100.0;
+    for (r, t) in rows.iter().zip(&routers) {
+        assert_eq!(r.len(), 3 + 7);
+        assert_eq!(r[..3], t[..3]);
+        assert!(r[8..].iter().all(|&b| b == 0.0), "terminal ports: {r:?}");
+        for o in 3..8 {
+            assert!((0.0..=end).contains(&r[o]), "{r:?}");
+            assert!(t[o] > 0.0 || r[o] == 0.0, "a port that sent nothing: {r:?}");
+        }
+    }
 }
 
 #[test]
 fn every_mode_writes_the_same_files_and_the_digest_is_unchanged() {
-    let (seq, msgs, traffic) = lp_io("lpio-a", &[]);
+    let (seq, msgs, traffic, busy) = lp_io("lpio-a", &[]);
     for (i, mode) in [&["--sync", "optimistic", "--threads", "2"][..], &["--sync", "conservative", "--threads", "2"]]
         .iter()
         .enumerate()
     {
-        let (s, m, t) = lp_io(&format!("lpio-mode{i}"), mode);
+        let (s, m, t, b) = lp_io(&format!("lpio-mode{i}"), mode);
         assert_eq!(s["digest"], seq["digest"], "{mode:?}");
-        assert!(m == msgs && t == traffic, "{mode:?}: the files differ");
+        assert!(m == msgs && t == traffic && b == busy, "{mode:?}: the files differ");
     }
     let plain = stats(RUN);
     assert_eq!(plain["digest"], seq["digest"], "the counters are out of the digest");
@@ -127,28 +151,6 @@ fn lp_io_refuses_topologies_without_codes_dragonfly_files() {
     let dir = tmp("lpio-torus");
     let args = ["run", "network", "--topology", "torus", "--dims", "4,4", "--end", "100"];
     assert_clear_error(&[&args[..], &["--lp-io-dir", dir.to_str().unwrap()]].concat(), "--lp-io-dir");
-}
-
-/// CODES's own 72-node Dally dragonfly (`dfdally_72.conf`: 9 groups of 4
-/// routers, 2 terminals each; its connection files give each router 3
-/// local and 2 global links): a row per terminal and per router, each
-/// router's row its 3 + 2 + 2 ports.
-#[test]
-fn a_codes_dally_import_writes_a_row_per_terminal_and_router() {
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes");
-    let dir = tmp("lpio-dally");
-    let conf = data.join("dfdally_72.conf");
-    let args = ["run", "network", "--codes-config", conf.to_str().unwrap(), "--end", "2000", "--load", "0.1"];
-    let s = stats(&[&args[..], &["--lp-io-dir", dir.to_str().unwrap()]].concat());
-    let msgs = std::fs::read_to_string(dir.join("dragonfly-msg-stats")).unwrap();
-    assert_eq!(msgs.lines().count(), 72);
-    let packets: f64 = msgs.lines().map(|l| cols(l)[4]).sum();
-    assert_eq!(packets, s["model_results"]["delivered_packets"].as_f64().unwrap());
-    let traffic = std::fs::read_to_string(dir.join("dragonfly-router-traffic")).unwrap();
-    assert!(traffic.lines().next().unwrap().contains("3 local links, 2 global channels, 2 terminal links"));
-    let rows: Vec<Vec<f64>> = traffic.lines().skip(1).filter(|l| !l.is_empty()).map(cols).collect();
-    assert_eq!(rows.len(), 36);
-    assert!(rows.iter().all(|r| r.len() == 3 + 7));
 }
 
 /// The counters are not in checkpoints: resuming a run that writes them is

@@ -16,8 +16,9 @@ fn cols(line: &str) -> Vec<f64> {
 }
 
 /// Runs configuration `conf` with `more`, writing the LP-IO files and the
-/// link CSV; the files' text and the CSV rows (source, destination, packets).
-fn run(name: &str, conf: &str, more: &[&str]) -> (String, String, Vec<(u32, u32, f64)>) {
+/// link CSV; the files' text (`dragonfly-router-stats` last) and the CSV
+/// rows (source, destination, packets).
+fn run(name: &str, conf: &str, more: &[&str]) -> (String, String, Vec<(u32, u32, f64)>, String) {
     let (dir, csv) = (tmp(name), tmp(&format!("{name}.csv")));
     let conf = data(conf);
     let mut args = vec!["run", "network", "--codes-config", &conf, "--lp-io-dir", dir.to_str().unwrap()];
@@ -36,7 +37,7 @@ fn run(name: &str, conf: &str, more: &[&str]) -> (String, String, Vec<(u32, u32,
             (f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap())
         })
         .collect();
-    (read("dragonfly-msg-stats"), read("dragonfly-router-traffic"), links)
+    (read("dragonfly-msg-stats"), read("dragonfly-router-traffic"), links, read("dragonfly-router-stats"))
 }
 
 /// Theta (9 groups of 6 × 16 routers, 4 terminals each; LPGROUPS repeats
@@ -56,7 +57,7 @@ const THETA: &[&str] = &[
 
 #[test]
 fn theta_rows_have_codes_lp_ids_and_port_slots() {
-    let (msgs, traffic, links) = run("lpio-theta", "modelnet-test-dragonfly-theta.conf", THETA);
+    let (msgs, traffic, links, busy) = run("lpio-theta", "modelnet-test-dragonfly-theta.conf", THETA);
     // codes-mapping: repetition k/4 of 9 LPs, terminals after the 4 nw-lps.
     for (k, l) in msgs.lines().enumerate() {
         let r = cols(l);
@@ -110,20 +111,20 @@ fn theta_rows_have_codes_lp_ids_and_port_slots() {
     }
     assert!(total > 0.0);
     assert_eq!(sent, total, "every network byte in a slot");
-}
 
-/// Dally 72 (`dfdally_72.conf`): LPGROUPS repeats nw-lp=2, 2 terminals, 1 router.
-#[test]
-fn dally_rows_have_codes_lp_ids() {
-    let (msgs, traffic, _) = run("lpio-dally-ids", "dfdally_72.conf", &["--end", "2000", "--load", "0.1"]);
-    for (k, l) in msgs.lines().enumerate() {
-        assert_eq!(cols(l)[0], ((k / 2) * 5 + 2 + k % 2) as f64);
-    }
-    let rows: Vec<Vec<f64>> = traffic.lines().skip(1).filter(|l| !l.is_empty()).map(cols).collect();
-    assert_eq!(rows.len(), 36);
-    for (r, row) in rows.iter().enumerate() {
-        assert_eq!(row[0], (r * 5 + 4) as f64);
-        assert_eq!(row.len(), 3 + 7, "the router's own port order");
+    // Busy time per port in the same slots (`dragonfly_custom_router_final`):
+    // CODES's format line, the same rows, 0 where no packet went.
+    let mut lines = busy.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "# Format <LP ID> <Group ID> <Router ID> <Busy time per router port(s)># Router ports in the order: \
+         16 green links, 18 black links 4 global channels "
+    );
+    let busy: Vec<Vec<f64>> = lines.filter(|l| !l.is_empty()).map(cols).collect();
+    assert_eq!(busy.len(), 864);
+    for (b, t) in busy.iter().zip(&rows) {
+        assert_eq!((b.len(), &b[..3]), (3 + 42, &t[..3]));
+        assert!(b[3..].iter().zip(&t[3..]).all(|(b, t)| *b >= 0.0 && (*t > 0.0 || *b == 0.0)), "{b:?}");
     }
 }
 

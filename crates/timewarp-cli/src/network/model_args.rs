@@ -310,19 +310,23 @@ pub(crate) struct NetworkArgs {
     pub link_stats: Option<PathBuf>,
     /// Write CODES's LP-IO files for a dragonfly into DIR (created if
     /// needed): dragonfly-msg-stats (per terminal: bytes received, packet
-    /// latency, packets, hops) and dragonfly-router-traffic (bytes per
-    /// router port), in CODES's layout (docs/codes.md, "Output files").
-    /// Not in the digest; not carried by checkpoints.
+    /// latency, packets, hops), dragonfly-router-traffic (bytes per router
+    /// port) and dragonfly-router-stats (busy time per port), in CODES's
+    /// layout; for a dragonfly_dally import (--lp-io-lps naming its LPs)
+    /// dragonfly-link-stats and dragonfly-cn-stats, as CODES's Dally model
+    /// (docs/codes.md, "Output files"). Not in the digest; not carried by
+    /// checkpoints.
     #[arg(long, value_name = "DIR")]
     pub lp_io_dir: Option<PathBuf>,
     /// CODES's LP numbering for --lp-io-dir: one repetition of the
     /// configuration's LPGROUPS, its LP types in order as NAME=COUNT,...
     /// (`--codes-config` sets it from the file). The files' first column is
-    /// then CODES's global LP id; without it, the router's LP of ours.
+    /// then CODES's global LP id; without it, the router's LP of ours. A
+    /// terminal type modelnet_dragonfly_dally selects the Dally files.
     #[arg(long, value_name = "LIST", requires = "lp_io_dir")]
     pub lp_io_lps: Option<String>,
     /// CODES's `dragonfly_custom` port slots for --lp-io-dir's
-    /// dragonfly-router-traffic: COLS,ROW_CHANS,COL_CHANS,GLOBAL_CHANNELS
+    /// dragonfly-router-traffic and -router-stats: COLS,ROW_CHANS,COL_CHANS,GLOBAL_CHANNELS
     /// (num_router_cols, num_row_chans, num_col_chans, num_global_channels;
     /// `--codes-config` sets it from a dragonfly_custom file). Without it, the
     /// router's own port order.
@@ -448,7 +452,7 @@ impl ModelCli for NetworkArgs {
         }
         if let Some(dir) = &self.lp_io_dir {
             let layout = super::lp_io::Layout::new(self.lp_io_lps.as_deref(), self.lp_io_grid.as_deref())?;
-            let topology = if layout.grid.is_some() { Some(self.model()?.topology) } else { None };
+            let topology = if layout.needs_topology() { Some(self.model()?.topology) } else { None };
             super::lp_io::write(dir, r, &layout, topology.as_ref())?;
         }
         // A trace workload whose ranks did not all finish has no application time to report.

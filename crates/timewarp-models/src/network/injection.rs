@@ -40,6 +40,10 @@ impl Network {
             n.nic_set_head(nic, h);
         }
         n.link_heads(h.out as usize, 1);
+        if n.lp_io.is_some() && h.ready <= now {
+            // Its head is at the router now (a later one: at its `Ready`).
+            self.lp_io_arrived(n, &h, router, now);
+        }
     }
 
     /// Whether NIC `nic` of router `lp` creates synthetic messages: every
@@ -160,6 +164,7 @@ impl Network {
             };
             self.route(n, router, &mut p);
             n.nic_inject(nic, p, measured);
+            n.lp_io_nic(nic, false, bytes);
             if self.sample_every.is_some() {
                 n.sample_injected();
             }

@@ -19,6 +19,16 @@ pub(crate) struct LpIo {
     pub(crate) recv: Vec<Recv>,
     /// Bytes sent on each output link (network ports, then ejection links).
     pub(crate) sent: Vec<u64>,
+    /// Per output link: time it was busy (CODES's `busy_time`), packets
+    /// that found it without a credit (`stalled_chunks`), and when the open
+    /// busy period began (negative: none open).
+    pub(crate) busy: Vec<f64>,
+    pub(crate) stalled: Vec<u64>,
+    pub(crate) since: Vec<f64>,
+    /// Bytes of the packets each NIC created (CODES's `total_gen_size`)
+    /// and sent onto its link (the terminal's `link_traffic`).
+    pub(crate) created: Vec<u64>,
+    pub(crate) injected: Vec<u64>,
     /// Messages being reassembled here: (source, message, bytes so far).
     pub(crate) pending: Vec<(u32, u32, u64)>,
     /// Per NIC, with `--nic-buffer`: its packets that waited for room in
@@ -90,6 +100,9 @@ pub struct LpIoTerminal {
     /// without a buffer.
     pub busy_ns: f64,
     pub stalled: u64,
+    /// Bytes of the packets it created and sent onto its link.
+    pub created_bytes: u64,
+    pub injected_bytes: u64,
 }
 
 /// One router's row of `dragonfly-router-traffic`.
@@ -101,16 +114,27 @@ pub struct LpIoRouter {
     pub router: u32,
     /// Bytes sent per port: network ports (local, then global), then terminal ports.
     pub port_bytes: Vec<u64>,
+    /// Per port likewise: time without a credit for a packet that came for
+    /// it (ns, CODES's `busy_time`), and packets that found no credit
+    /// (`stalled_chunks`); terminal ports always take a packet: 0.
+    pub port_busy: Vec<f64>,
+    pub port_stalled: Vec<u64>,
 }
 
 impl LpIo {
     /// Counters for a router with `outs` output links and `nics` NICs.
     pub(crate) fn new(outs: usize, nics: u32) -> Self {
+        let nics = nics as usize;
         LpIo {
-            recv: vec![Recv::default(); nics as usize],
+            recv: vec![Recv::default(); nics],
             sent: vec![0; outs],
+            busy: vec![0.0; outs],
+            stalled: vec![0; outs],
+            since: vec![-1.0; outs],
+            created: vec![0; nics],
+            injected: vec![0; nics],
             pending: Vec::new(),
-            stall: vec![Stall::default(); nics as usize],
+            stall: vec![Stall::default(); nics],
         }
     }
 }

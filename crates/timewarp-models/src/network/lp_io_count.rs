@@ -9,17 +9,96 @@ use super::node::{Node, Saved};
 use super::packet::Header;
 use super::{Network, Results, Topology};
 
+// The hooks on the hot paths are a test of the `Option` inlined; the
+// counting is out of line, so that a run without the option keeps its code
+// layout (issue 60's instruction budget).
 impl Node {
-    /// Output link `o` sent a packet of `bytes` (with `--lp-io-dir` only).
-    pub(crate) fn lp_io_sent(&mut self, o: usize, bytes: u32) {
+    /// Output link `o` sent a packet of `bytes` at `now` (with `--lp-io-dir`
+    /// only); a send ends its busy period, as in CODES.
+    #[inline(always)]
+    pub(crate) fn lp_io_sent(&mut self, o: usize, bytes: u32, now: f64) {
+        if self.lp_io.is_some() {
+            self.lp_io_sent_counted(o, bytes, now);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lp_io_sent_counted(&mut self, o: usize, bytes: u32, now: f64) {
         if let Some(io) = self.lp_io.as_deref_mut() {
             self.log.save(|| Saved::LpIoSent { o: o as u16, bytes });
             io.sent[o] += bytes as u64;
+            self.lp_io_unbusy_counted(o, now);
+        }
+    }
+
+    /// A packet for output `o` found it without a credit at `now`: a
+    /// stalled chunk, and the start of a busy period unless one is open
+    /// (CODES's `router_packet_receive`: `stalled_chunks`, `last_buf_full`).
+    pub(crate) fn lp_io_stall(&mut self, o: usize, now: f64) {
+        if let Some(io) = self.lp_io.as_deref_mut() {
+            let since = io.since[o];
+            self.log.save(|| Saved::LpIoStall { o: o as u16, since });
+            io.stalled[o] += 1;
+            if since < 0.0 {
+                io.since[o] = now;
+            }
+        }
+    }
+
+    /// A credit came back for output `o` (or it sent) at `now`: its open
+    /// busy period ends (CODES's `router_buf_update`, `router_packet_send`).
+    #[inline(always)]
+    pub(crate) fn lp_io_unbusy(&mut self, o: usize, now: f64) {
+        if self.lp_io.is_some() {
+            self.lp_io_unbusy_counted(o, now);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lp_io_unbusy_counted(&mut self, o: usize, now: f64) {
+        let Some(io) = self.lp_io.as_deref_mut() else { return };
+        let (since, busy) = (io.since[o], io.busy[o]);
+        if since >= 0.0 {
+            self.log.save(|| Saved::LpIoBusy { o: o as u16, since, busy });
+            io.busy[o] += now - since;
+            io.since[o] = -1.0;
+        }
+    }
+
+    /// NIC `nic` created (`sent` false) or sent onto its link a packet of `bytes`.
+    #[inline(always)]
+    pub(crate) fn lp_io_nic(&mut self, nic: usize, sent: bool, bytes: u32) {
+        if self.lp_io.is_some() {
+            self.lp_io_nic_counted(nic, sent, bytes);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lp_io_nic_counted(&mut self, nic: usize, sent: bool, bytes: u32) {
+        if let Some(io) = self.lp_io.as_deref_mut() {
+            self.log.save(|| Saved::LpIoNic { nic: nic as u8, sent, bytes });
+            let c = if sent { &mut io.injected[nic] } else { &mut io.created[nic] };
+            *c += bytes as u64;
         }
     }
 }
 
 impl Network {
+    /// Packet `p` reached the router (over a link, or the head of a NIC's
+    /// queue): stalled if its output has no credit on any channel it may
+    /// take (with `--lp-io-dir` only: the callers test it).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn lp_io_arrived(&self, n: &mut Node, p: &super::Packet, lp: LpId, now: f64) {
+        let o = p.out as usize;
+        if o < self.ports() && self.usable(n, lp, p, o, false).is_none() {
+            n.lp_io_stall(o, now);
+        }
+    }
+
     /// Router `lp` delivered packet `p` at `now` (with `--lp-io-dir` only);
     /// `whole`: its message is now complete.
     pub(crate) fn lp_io_delivered(&self, lp: LpId, n: &mut Node, p: &Header, now: f64, whole: bool) {
@@ -88,8 +167,19 @@ impl Network {
                 routers_sum: x.routers,
                 busy_ns: io.stall[nic].busy,
                 stalled: io.stall[nic].stalled,
+                created_bytes: io.created[nic],
+                injected_bytes: io.injected[nic],
             });
         }
-        t.routers.push(LpIoRouter { lp, group: lp / d.a, router: lp % d.a, port_bytes: io.sent.clone() });
+        // A busy period still open at the end is left out, as in CODES
+        // (it adds a period when the period closes).
+        t.routers.push(LpIoRouter {
+            lp,
+            group: lp / d.a,
+            router: lp % d.a,
+            port_bytes: io.sent.clone(),
+            port_busy: io.busy.clone(),
+            port_stalled: io.stalled.clone(),
+        });
     }
 }

@@ -244,6 +244,8 @@ mod jobs;
 mod journal;
 mod lp_io;
 mod lp_io_count;
+#[cfg(test)]
+mod lp_io_tests;
 mod nic_buffer;
 #[cfg(test)]
 mod nic_buffer_tests;
@@ -483,6 +485,9 @@ impl Network {
                     n.save_maxes();
                     n.counts.max_input = len as u16;
                 }
+                if n.lp_io.is_some() {
+                    self.lp_io_arrived(n, &pkt, ctx.lp(), ctx.now());
+                }
                 if len == 1 {
                     n.wait_for(q, pkt.out as usize);
                     self.try_input(n, q, ctx);
@@ -497,6 +502,7 @@ impl Network {
                     ));
                 }
                 n.credit_event(q, undo);
+                n.lp_io_unbusy(port as usize, ctx.now());
                 if c + 1 > n.counts.max_credits {
                     n.save_maxes();
                     n.counts.max_credits = c + 1;
@@ -519,6 +525,12 @@ impl Network {
             Msg::Ready { nic } => {
                 n.save_nic(nic as usize);
                 n.inject[nic as usize].wake = -1.0;
+                if n.lp_io.is_some() {
+                    // The head has reached the router (injection.rs, `injection_head`).
+                    if let Some(h) = n.inject[nic as usize].queue.front().copied() {
+                        self.lp_io_arrived(n, &h, ctx.lp(), ctx.now());
+                    }
+                }
                 self.try_input(n, self.ports() * v + nic as usize, ctx);
             }
             Msg::Deliver { pkt } => {

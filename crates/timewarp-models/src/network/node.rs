@@ -649,9 +649,29 @@ pub(crate) enum Saved {
     },
     /// `--lp-io-dir` with `--nic-buffer`: NIC `nic`'s packet waited for a
     /// slot (`stalled += 1`); its busy time was `busy`.
-    LpIoStall {
+    LpIoNicStall {
         nic: u8,
         busy: f64,
+    },
+    /// `--lp-io-dir`: a packet found output `o` without a credit; its busy
+    /// period's start was `since`.
+    LpIoStall {
+        o: u16,
+        since: f64,
+    },
+    /// `--lp-io-dir`: output `o`'s busy period (from `since`) closed; its
+    /// busy time was `busy`.
+    LpIoBusy {
+        o: u16,
+        since: f64,
+        busy: f64,
+    },
+    /// `--lp-io-dir`: NIC `nic` created (`sent` false) or sent onto its
+    /// link a packet of `bytes`.
+    LpIoNic {
+        nic: u8,
+        sent: bool,
+        bytes: u32,
     },
     /// Several jobs: job `job`'s run totals here counted a packet of
     /// `bytes`; its latency sum was `sum`.

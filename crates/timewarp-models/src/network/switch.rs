@@ -198,6 +198,7 @@ impl Network {
             if !n.nic_buf.is_empty() {
                 self.nic_left(n, i - inject, &p, ctx);
             }
+            n.lp_io_nic(i - inject, true, p.bytes);
             self.injection_head(n, i - inject, ctx);
             n.link_heads(p.out as usize, -1);
             return p;
@@ -241,7 +242,7 @@ impl Network {
             };
             let delay = self.class_latency(0) + s;
             n.launch_on(o, from, link(busy), None, now + delay >= end);
-            n.lp_io_sent(o, p.bytes);
+            n.lp_io_sent(o, p.bytes, now);
             ctx.send(ctx.lp(), delay, Msg::Deliver { pkt: p.header() });
             return;
         }
@@ -251,7 +252,7 @@ impl Network {
         let v = self.vcs as usize;
         let delay = self.latency(ctx.lp(), o) + self.router_delay;
         n.launch_on(o, from, link(s), Some(o * v + vc), now + delay >= end);
-        n.lp_io_sent(o, p.bytes);
+        n.lp_io_sent(o, p.bytes, now);
         p.hops += 1;
         if vc >= self.escape_vcs() && self.routing == Routing::Adaptive {
             // An adaptive hop: should the packet take the escape channels

@@ -203,7 +203,10 @@ impl Node {
             | Saved::LpIoMessage { .. }
             | Saved::LpIoPending { .. }
             | Saved::LpIoSent { .. }
-            | Saved::LpIoStall { .. } => {
+            | Saved::LpIoNicStall { .. }
+            | Saved::LpIoStall { .. }
+            | Saved::LpIoBusy { .. }
+            | Saved::LpIoNic { .. } => {
                 restore_lp_io(self.lp_io.as_deref_mut().expect("lp-io entries only with its counters"), e)
             }
             Saved::JobTotal { job, bytes, sum } => {
@@ -423,11 +426,18 @@ fn restore_lp_io(io: &mut LpIo, e: &Saved) {
             }
         },
         Saved::LpIoSent { o, bytes } => io.sent[o as usize] -= bytes as u64,
-        Saved::LpIoStall { nic, busy } => {
+        Saved::LpIoNicStall { nic, busy } => {
             let w = &mut io.stall[nic as usize];
             w.stalled -= 1;
             w.busy = busy;
         }
+        Saved::LpIoStall { o, since } => {
+            io.stalled[o as usize] -= 1;
+            io.since[o as usize] = since;
+        }
+        Saved::LpIoBusy { o, since, busy } => (io.since[o as usize], io.busy[o as usize]) = (since, busy),
+        Saved::LpIoNic { nic, sent: false, bytes } => io.created[nic as usize] -= bytes as u64,
+        Saved::LpIoNic { nic, sent: true, bytes } => io.injected[nic as usize] -= bytes as u64,
         _ => unreachable!("not an lp-io entry"),
     }
 }

@@ -28,7 +28,7 @@ impl Node {
         if let Some(io) = self.lp_io.as_deref_mut() {
             let w = &mut io.stall[nic];
             let busy = w.busy;
-            self.log.save(|| Saved::LpIoStall { nic: nic as u8, busy });
+            self.log.save(|| Saved::LpIoNicStall { nic: nic as u8, busy });
             w.busy += wait;
             w.stalled += 1;
         }

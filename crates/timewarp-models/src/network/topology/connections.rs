@@ -77,6 +77,11 @@ pub struct Wiring {
     /// links in the inter file (CODES numbers a router's global channels
     /// in file order; ours are sorted by far router). Only `--lp-io-dir` reads it.
     file_order: Vec<u8>,
+    /// Per router of a group (every group is wired alike): the port of its
+    /// k-th record in the intra file (CODES's local port k in
+    /// `dragonfly_dally`, which numbers them in file order). Only
+    /// `--lp-io-dir` reads it.
+    local_order: Vec<u8>,
 }
 
 /// Reads the 32-bit records of `path`, `width` integers each.
@@ -184,6 +189,7 @@ impl Wiring {
             far[s as usize].push(d as u32);
         }
         let as_read = far.clone();
+        let to_read = to.clone();
         for v in to.iter_mut().chain(far.iter_mut()) {
             v.sort_unstable();
         }
@@ -238,6 +244,13 @@ impl Wiring {
                 let m = p - v.iter().position(|&x| x == s).expect("present");
                 let k = as_read[r].iter().enumerate().filter(|e| *e.1 == s).nth(m).expect("same links").0;
                 file_order[r * gmax as usize + p] = k as u8;
+            }
+        }
+        let mut local_order = vec![u8::MAX; au * lmax as usize];
+        for (i, v) in to_read.iter().enumerate() {
+            for (k, &j) in v.iter().enumerate() {
+                let m = v[..k].iter().filter(|&&x| x == j).count();
+                local_order[i * lmax as usize + k] = direct[i * au + j as usize].0 + m as u8;
             }
         }
         let mut exits = vec![(0u8, 0u8); n * gu];
@@ -329,6 +342,7 @@ impl Wiring {
             typed,
             leaves: 0,
             file_order,
+            local_order,
         })
     }
 
@@ -435,6 +449,13 @@ impl Wiring {
     /// its place among `r`'s links in the inter file, CODES's channel number.
     pub fn global_file_order(&self, r: u32, p: usize) -> usize {
         self.file_order[self.int(r) as usize * self.global as usize + p] as usize
+    }
+
+    /// Router `r`'s port of its `k`-th record in the intra file, if it has one.
+    pub fn local_file_port(&self, r: u32, k: usize) -> Option<usize> {
+        let i = (self.int(r) % self.a) as usize;
+        let p = *self.local_order.get(i * self.local as usize + k).filter(|_| k < self.local as usize)?;
+        (p != u8::MAX).then_some(p as usize)
     }
 
     /// Links of router `r` (local, global).

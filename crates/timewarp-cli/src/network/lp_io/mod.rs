@@ -1,17 +1,25 @@
 //! `--lp-io-dir DIR`: CODES's LP-IO output files of a dragonfly run, as
 //! `dragonfly-custom.cxx` writes them at the end (`*_terminal_final`,
 //! `*_router_final`), from the figures the model counted
-//! (`Results::lp_io`). docs/codes.md, "Output files", lists the columns.
+//! (`Results::lp_io`); a `dragonfly_dally` import gets the Dally model's
+//! own files instead (dally.rs). docs/codes.md, "Output files", lists the
+//! columns.
+
+mod dally;
 
 use std::io::Write;
 use std::path::Path;
 
-use timewarp_models::network::{Dragonfly, LpIoTables, Results, Topology};
+use timewarp_models::network::{Dragonfly, LpIoRouter, LpIoTables, Results, Topology};
 
 /// CODES's terminal format line (its `dragonfly-msg-stats.meta`); the busy
 /// time needs a bounded NIC buffer (`--nic-buffer`): `nan` without one.
 const MSG_STATS_FORMAT: &str = "# Format <LP id> <Terminal ID> <Total Data Size> <Avg packet latency> \
 <# Flits/Packets finished> <Avg hops> <Busy Time> <Max packet Latency> <Min packet Latency >";
+
+pub(crate) const DALLY_UNWIRED: &str = "--lp-io-lps names dragonfly_dally LPs, whose files follow CODES's connection \
+files, but the dragonfly has none (give it --intra-connections and --inter-connections, or import the \
+CODES configuration that names them)";
 
 /// Refuses `--lp-io-dir` where the layout is not defined.
 pub(crate) fn supported(t: &Topology) -> Result<(), String> {
@@ -31,7 +39,7 @@ pub(crate) fn supported(t: &Topology) -> Result<(), String> {
 /// How CODES numbers the LPs and lays out the ports (`--lp-io-lps`,
 /// `--lp-io-grid`); each part absent: ours.
 pub(crate) struct Layout {
-    lps: Option<Lps>,
+    pub(crate) lps: Option<Lps>,
     pub(crate) grid: Option<Grid>,
 }
 
@@ -39,10 +47,13 @@ pub(crate) struct Layout {
 /// sit in it. codes-mapping numbers LPs repetition by repetition, each
 /// listing its LP types in order, so LP `k` of a type is number
 /// `(k / count) · per_rep + offset + k mod count`.
-struct Lps {
+pub(crate) struct Lps {
     per_rep: u64,
     terminals: (u64, u64),
     routers: (u64, u64),
+    /// The terminal type is `modelnet_dragonfly_dally`: CODES's Dally model,
+    /// which writes files of its own (dally.rs).
+    pub(crate) dally: bool,
 }
 
 /// `dragonfly_custom`'s router ports (`dragonfly-custom.cxx`, `get_output_port`):
@@ -57,6 +68,15 @@ pub(crate) struct Grid {
 }
 
 impl Lps {
+    /// CODES's LP ids of terminal `k` and router `k`.
+    pub(crate) fn terminal(&self, k: u32) -> u64 {
+        self.id(self.terminals, k)
+    }
+
+    pub(crate) fn router(&self, k: u32) -> u64 {
+        self.id(self.routers, k)
+    }
+
     fn id(&self, (at, count): (u64, u64), k: u32) -> u64 {
         let k = u64::from(k);
         (k / count) * self.per_rep + at + k % count
@@ -87,8 +107,18 @@ impl Layout {
         Ok(Layout { lps, grid })
     }
 
-    /// Whether the grid fits the network: every wired port has a slot of its own.
+    /// Whether writing needs the run's topology (a grid, Dally's ports).
+    pub(crate) fn needs_topology(&self) -> bool {
+        self.grid.is_some() || self.lps.as_ref().is_some_and(|l| l.dally)
+    }
+
+    /// Whether the grid fits the network: every wired port has a slot of
+    /// its own; whether Dally's files have the connection files they follow.
     pub(crate) fn check(&self, t: &Topology) -> Result<(), String> {
+        let wired = matches!(t, Topology::Dragonfly(d) if d.wiring.is_some());
+        if self.lps.as_ref().is_some_and(|l| l.dally) && !wired {
+            return Err(DALLY_UNWIRED.into());
+        }
         match (&self.grid, t) {
             (None, _) => Ok(()),
             (Some(g), Topology::Dragonfly(d)) => g.slots(d).map(|_| ()),
@@ -104,13 +134,14 @@ fn parse_lps(s: &str) -> Result<Lps, String> {
              nw-lp=4,modelnet_dragonfly_custom=4,modelnet_dragonfly_custom_router=1)"
         )
     };
-    let (mut at, mut terminals, mut routers) = (0u64, None, None);
+    let (mut at, mut terminals, mut routers, mut dally) = (0u64, None, None, false);
     for part in s.split(',') {
         let (name, count) = part.split_once('=').ok_or_else(|| bad(&format!("{part} has no =COUNT")))?;
         let count: u64 = count.trim().parse().map_err(|_| bad(&format!("{part}: COUNT must be a whole number")))?;
         let name = name.trim();
         if let Some(m) = name.strip_prefix("modelnet_") {
             let slot = if m.ends_with("_router") { &mut routers } else { &mut terminals };
+            dally |= m == "dragonfly_dally" && count > 0;
             if count > 0 && slot.replace((at, count)).is_some() {
                 return Err(bad("two modelnet_ terminal (or router) types"));
             }
@@ -118,7 +149,7 @@ fn parse_lps(s: &str) -> Result<Lps, String> {
         at += count;
     }
     match (terminals, routers) {
-        (Some(terminals), Some(routers)) => Ok(Lps { per_rep: at, terminals, routers }),
+        (Some(terminals), Some(routers)) => Ok(Lps { per_rep: at, terminals, routers, dally }),
         _ => Err(bad("it needs a modelnet_<model> terminal type and a modelnet_<model>_router type, each at least 1")),
     }
 }
@@ -178,7 +209,7 @@ impl Grid {
 }
 
 /// Writes the files into `dir` (created if needed); `topology` is the
-/// run's, needed with a grid.
+/// run's, needed with a grid and for a `dragonfly_dally` import.
 pub(crate) fn write(dir: &Path, r: &Results, layout: &Layout, topology: Option<&Topology>) -> Result<(), String> {
     let Some(t) = &r.lp_io else {
         return Err(format!(
@@ -188,19 +219,34 @@ pub(crate) fn write(dir: &Path, r: &Results, layout: &Layout, topology: Option<&
         ));
     };
     let fail = |e: std::io::Error| format!("cannot write LP-IO files to {}: {e}", dir.display());
-    std::fs::create_dir_all(dir).map_err(fail)?;
-    let traffic = match (&layout.grid, topology) {
-        (Some(g), Some(Topology::Dragonfly(d))) => grid_traffic(t, layout, g, d)?,
-        _ => router_traffic(t, layout),
+    let files: Vec<(&str, Vec<u8>)> = match (&layout.lps, topology) {
+        (Some(l), Some(Topology::Dragonfly(d))) if l.dally => dally::files(t, l, d)?,
+        (Some(l), _) if l.dally => return Err(DALLY_UNWIRED.into()),
+        _ => {
+            let grid = match (&layout.grid, topology) {
+                (Some(g), Some(Topology::Dragonfly(d))) => Some((g, d)),
+                _ => None,
+            };
+            let traffic =
+                ports_table(t, layout, grid, "Link Traffic", &|x, o| x.port_bytes[o] as f64, &|v| format!(" {v}"))?;
+            let busy = ports_table(t, layout, grid, "Busy time", &|x, o| x.port_busy[o], &|v| format!(" {v:.6}"))?;
+            vec![
+                ("dragonfly-msg-stats", msg_stats(t, layout)),
+                ("dragonfly-msg-stats.meta", format!("{MSG_STATS_FORMAT}\n").into_bytes()),
+                ("dragonfly-router-traffic", traffic),
+                ("dragonfly-router-stats", busy),
+            ]
+        }
     };
-    std::fs::write(dir.join("dragonfly-msg-stats"), msg_stats(t, layout)).map_err(fail)?;
-    std::fs::write(dir.join("dragonfly-msg-stats.meta"), format!("{MSG_STATS_FORMAT}\n")).map_err(fail)?;
-    std::fs::write(dir.join("dragonfly-router-traffic"), traffic).map_err(fail)?;
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).map_err(fail)?;
+    }
     Ok(())
 }
 
 /// C's `%lf` of a ratio (`-nan` for 0/0, as CODES prints a terminal that received nothing).
-fn lf_ratio(x: f64, n: u64) -> String {
+pub(crate) fn lf_ratio(x: f64, n: u64) -> String {
     if n == 0 {
         "-nan".into()
     } else {
@@ -233,52 +279,66 @@ fn msg_stats(t: &LpIoTables, layout: &Layout) -> Vec<u8> {
     out
 }
 
-/// The format line, then per router `\n %llu %d %d` and ` %lld` per port,
-/// as CODES lays it out (each row starts its own line).
-fn router_traffic(t: &LpIoTables, layout: &Layout) -> Vec<u8> {
-    let mut out = format!(
-        "# Format <LP ID> <Group ID> <Router ID> <Link Traffic per router port(s)>\
-         # Router ports in the order: {} local links, {} global channels, {} terminal links \n",
-        t.local_ports, t.global_ports, t.terminal_ports
-    );
-    for x in &t.routers {
-        out += &format!("\n {} {} {}", router_id(layout, x.lp), x.group, x.router);
-        for b in &x.port_bytes {
-            out += &format!(" {b}");
-        }
-    }
-    out.push('\n');
-    out.into_bytes()
-}
-
-fn router_id(layout: &Layout, lp: u32) -> u64 {
+pub(crate) fn router_id(layout: &Layout, lp: u32) -> u64 {
     layout.lps.as_ref().map_or(u64::from(lp), |l| l.id(l.routers, lp))
 }
 
-/// `dragonfly-router-traffic` in `dragonfly_custom`'s slots: green, black,
-/// global, terminal; a slot without a link of ours (the router's own) is 0.
-fn grid_traffic(t: &LpIoTables, layout: &Layout, g: &Grid, d: &Dragonfly) -> Result<Vec<u8>, String> {
-    let slots = g.slots(d)?;
-    let (green, black) = g.intra(d.a / g.cols);
-    let mut out = format!(
-        "# Format <LP ID> <Group ID> <Router ID> <Link Traffic per router port(s)>\
-         # Router ports in the order: {green} green links, {black} black links {} global channels \n",
-        g.global
-    );
-    let net = d.ports();
-    for x in &t.routers {
-        let mut row = vec![0u64; (green + black + g.global) as usize + (x.port_bytes.len() - net)];
-        for (port, &b) in x.port_bytes[..net].iter().enumerate() {
-            if let Some(s) = row.get_mut(slots[x.lp as usize][port]) {
-                *s += b;
-            }
+/// A per-port table of `dragonfly_custom` (`dragonfly-router-traffic`,
+/// `-router-stats`): the format line (`what` per router port), then per
+/// router `\n %llu %d %d` and a value per port, each row starting its own
+/// line as CODES lays it out (no newline after the last). Ports in our order (network ports, local then
+/// global, then terminal ports), or with a grid in `dragonfly_custom`'s
+/// slots: green, black, global, terminal, a slot without a link of ours
+/// (the router's own) 0.
+fn ports_table(
+    t: &LpIoTables,
+    layout: &Layout,
+    grid: Option<(&Grid, &Dragonfly)>,
+    what: &str,
+    value: &dyn Fn(&LpIoRouter, usize) -> f64,
+    cell: &dyn Fn(f64) -> String,
+) -> Result<Vec<u8>, String> {
+    let mut out = format!("# Format <LP ID> <Group ID> <Router ID> <{what} per router port(s)>");
+    let slots = match grid {
+        Some((g, d)) => {
+            let (green, black) = g.intra(d.a / g.cols);
+            out += &format!(
+                "# Router ports in the order: {green} green links, {black} black links {} global channels \n",
+                g.global
+            );
+            Some((g.slots(d)?, (green + black + g.global) as usize, d.ports()))
         }
-        row[(green + black + g.global) as usize..].copy_from_slice(&x.port_bytes[net..]);
+        None => {
+            out += &format!(
+                "# Router ports in the order: {} local links, {} global channels, {} terminal links \n",
+                t.local_ports, t.global_ports, t.terminal_ports
+            );
+            None
+        }
+    };
+    for x in &t.routers {
+        let ports = x.port_bytes.len();
+        let row: Vec<f64> = match &slots {
+            Some((slots, net_slots, net)) => {
+                let mut row = vec![0.0; net_slots + (ports - net)];
+                for (port, &slot) in slots[x.lp as usize].iter().enumerate().take(*net) {
+                    if let Some(s) = row.get_mut(slot) {
+                        *s += value(x, port);
+                    }
+                }
+                for port in *net..ports {
+                    row[net_slots + port - net] = value(x, port);
+                }
+                row
+            }
+            None => (0..ports).map(|o| value(x, o)).collect(),
+        };
         out += &format!("\n {} {} {}", router_id(layout, x.lp), x.group, x.router);
-        for b in row {
-            out += &format!(" {b}");
+        for v in row {
+            out += &cell(v);
         }
     }
-    out.push('\n');
+    // CODES's last row ends the file: its final "\n" is printed past the
+    // length it hands to lp_io_write.
     Ok(out.into_bytes())
 }
