@@ -134,13 +134,13 @@ fn every_mode_writes_the_same_files_and_the_digest_is_unchanged() {
     // after its packet starts, the link free after S = 128: every 8-packet
     // message waits for credits.
     let nic = ["--nic-buffer", "512"];
-    let (seq, msgs, _) = lp_io("lpio-nic", &nic);
+    let (seq, msgs, _, _) = lp_io("lpio-nic", &nic);
     assert!(msgs.lines().any(|l| cols(l)[6] > 0.0), "one-packet buffers fill:\n{msgs}");
     for (i, mode) in [&["--sync", "optimistic", "--threads", "2"][..], &["--sync", "conservative", "--threads", "2"]]
         .iter()
         .enumerate()
     {
-        let (s, m, _) = lp_io(&format!("lpio-nic{i}"), &[&nic[..], mode].concat());
+        let (s, m, _, _) = lp_io(&format!("lpio-nic{i}"), &[&nic[..], mode].concat());
         assert_eq!(s["digest"], seq["digest"], "{mode:?}");
         assert!(m == msgs, "{mode:?}: the busy times differ");
     }
