@@ -114,8 +114,14 @@ fn known_difference(id: &str, gap: &str) -> Option<&'static str> {
         ("df1056-minimal", _) => return None,
         // Theta's two lighter rows agree now; they are adaptive, and move with issue 61's item 1.
         ("theta-adaptive", "8000" | "4000") => return None,
-        ("theta-adaptive" | "df1056-adaptive", _) => {
-            "adaptive routing on a dragonfly is our UGAL-L, not CODES's rule yet (issue 61, item 1)"
+        ("theta-adaptive", _) => {
+            "6 % more hops at the highest load: more non-minimal routes as the load rises (docs/codes.md)"
+        }
+        // CODES's 1-D rule (--routing ugal-codes) agrees at the two lighter loads.
+        ("df1056-adaptive", "4000" | "2000") => return None,
+        ("df1056-adaptive", _) => {
+            "7 % high at the heaviest load, as the minimal rows rise faster with load than CODES's \
+             (−5.4 % to +2.4 %); hops 2.1 % low (docs/codes.md)"
         }
         ("dally72-minimal", _) => {
             "our network latency leaves out the 3.8 µs injection link of a 4 KiB packet (chunk time and \
@@ -142,16 +148,18 @@ fn hops_agree(id: &str, gap: &str) -> bool {
         (id, gap),
         ("df1056-minimal" | "dally72-minimal" | "fattree128-adaptive", _)
             | ("dfplus-prog-adaptive", "8000" | "4000")
-            | ("theta-adaptive", "8000" | "4000")
+            | ("theta-adaptive" | "df1056-adaptive", "8000" | "4000")
+            | ("df1056-adaptive", "2000")
     )
 }
 
 /// The rows a debug build runs in seconds, and Theta's that agree; the
-/// others (the Slim Fly, the adaptive 1,056-node dragonfly, Theta's
-/// highest load) are the script's.
+/// others (the Slim Fly, Theta's highest load) are the script's.
 fn small(id: &str, gap: &str) -> bool {
-    matches!(id, "df1056-minimal" | "dally72-minimal" | "dfplus-prog-adaptive" | "fattree128-adaptive")
-        || (id == "theta-adaptive" && gap != "2000")
+    matches!(
+        id,
+        "df1056-minimal" | "df1056-adaptive" | "dally72-minimal" | "dfplus-prog-adaptive" | "fattree128-adaptive"
+    ) || (id == "theta-adaptive" && gap != "2000")
 }
 
 #[test]

@@ -25,7 +25,9 @@ impl Network {
         let (router, now) = (ctx.lp(), ctx.now());
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
-        let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive)
+        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UgalCodes);
+        let adaptive = ugal
+            || self.routing == Routing::UpDownAdaptive
             || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive)
             || matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
         if let (true, Topology::SlimFly(s)) = (adaptive, &self.topology) {
