@@ -71,7 +71,7 @@ pub enum Routing {
     NonMinimalLeaf,
     /// Dragonfly (unwired): UGAL as CODES's 1-D `dragonfly` model decides
     /// it (`dragonfly.c`, `do_adaptive_routing`): once, at the source
-    /// router, through a group drawn uniformly among all but the source's
+    /// router, through a group drawn for each packet among all but the source's
     /// (the destination's is the minimal route); minimal unless the
     /// minimal output's occupancy exceeds the non-minimal one's, with no
     /// hop weighting.

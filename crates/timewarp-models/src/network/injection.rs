@@ -138,6 +138,9 @@ impl Network {
             let q = &mut n.inject[nic];
             let ready = (now + self.class_latency(0) + self.router_delay).max(q.next);
             q.next = ready + self.serialisation(bytes);
+            // CODES's 1-D dragonfly draws an intermediate group per packet
+            // (as it reaches the source router), not per message.
+            let via = if j > 0 && self.routing == Routing::UgalCodes { self.via(router, dst, ctx) } else { via };
             let mut p = Packet {
                 created: now,
                 ready,

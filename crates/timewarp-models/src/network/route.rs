@@ -433,7 +433,8 @@ impl Network {
     /// `dst`. A dragonfly: a group, uniform over those other than both ends'
     /// ([`NO_VIA`] when the route stays in one group, or no third group
     /// exists; under `ugal-codes` uniform over all but the source's, the
-    /// destination's giving none, as CODES's 1-D model draws it); CODES's
+    /// destination's giving none, drawn for each packet as CODES's 1-D
+    /// model draws it); CODES's
     /// `dragonfly_custom` ([`Dragonfly::via_router`]): a
     /// router, as [`Network::custom_via`] draws it. A torus, mesh or hypercube: a router, uniform over all
     /// (Valiant), or over the minimal quadrant of the two ends (ROMM). A
