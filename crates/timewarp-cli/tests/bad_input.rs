@@ -264,7 +264,12 @@ fn refused_values_get_one_line() {
         (&["run", "network", "--topology", "dragonfly", "--routing", "par", "--vcs", "5"], Line, "--routing par on a dragonfly needs --vcs 6"),
         (&["run", "network", "--topology", "dragonfly", "--routing", "ugal", "--ugal-threshold", "-1"], Line, "--ugal-threshold must be >= 0"),
         (&["run", "network", "--topology", "dragonfly", "--routing", "par", "--ugal-threshold", "nan"], Line, "--ugal-threshold must be >= 0"),
-        (&["run", "network", "--topology", "dragonfly", "--ugal-threshold", "2"], Line, "--ugal-threshold is for --topology dragonfly with --routing ugal, ugal-g or par"),
+        (&["run", "network", "--topology", "dragonfly", "--ugal-threshold", "2"], Line, "--ugal-threshold is for --topology dragonfly with --routing ugal, ugal-g, ugal-codes or par"),
+        // CODES's 1-D rule: an unwired dragonfly's.
+        (&["run", "network", "--routing", "ugal-codes", "--vcs", "5"], Line, "--routing ugal-codes is for --topology dragonfly"),
+        (&["run", "network", "--topology", "slimfly", "--routing", "ugal-codes"], Line, "--routing ugal-codes is not for a Slim Fly"),
+        (&["run", "network", "--topology", "dragonfly", "--routing", "ugal-codes", "--vcs", "4"], Line, "--routing ugal-codes on a dragonfly needs --vcs 5"),
+        (&["run", "network", "--codes-config", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codes/modelnet-test-dragonfly-theta.conf"), "--quiet", "--routing", "ugal-codes"], Line, "--routing ugal-codes is CODES's 1-D dragonfly rule, for a dragonfly not wired by connection files: use ugal or par"),
         // UGAL-G: a dragonfly's, with a positive broadcast period, for it alone.
         (&["run", "network", "--routing", "ugal-g", "--vcs", "5"], Line, "--routing ugal-g is for --topology dragonfly"),
         (&["run", "network", "--topology", "fattree", "--routing", "ugal-g"], Line, "--routing ugal-g is not for a fat-tree"),

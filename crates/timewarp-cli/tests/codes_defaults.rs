@@ -182,3 +182,19 @@ fn a_codes_network_runs_the_same_digest_in_every_mode() {
         }
     }
 }
+
+/// CODES's 1-D `dragonfly` decides `routing="adaptive"` by its own rule
+/// (`ugal-codes`); a wired `dragonfly_custom` keeps `ugal` (CODES's rule
+/// there behind it), and `--routing ugal` on the command line replaces
+/// the 1-D file's.
+#[test]
+fn the_1d_dragonflys_adaptive_routing_is_codes_rule() {
+    let (m, table) = import(&data("modelnet-synthetic-dragonfly.conf"), &[]);
+    assert_eq!(m["routing"].as_str(), Some("ugal-codes"));
+    let row = table.lines().find(|l| l.trim_start().starts_with("routing")).unwrap();
+    assert!(row.contains("adaptive") && row.contains("--routing ugal-codes"), "{row}");
+    let (m, _) = import(&data("modelnet-test-dragonfly-theta.conf"), &[]);
+    assert_eq!(m["routing"].as_str(), Some("ugal"));
+    let (m, _) = import(&data("modelnet-synthetic-dragonfly.conf"), &["--routing", "ugal"]);
+    assert_eq!(m["routing"].as_str(), Some("ugal"));
+}

@@ -403,3 +403,25 @@ fn a_run_from_a_codes_config_commits_the_same_digest_in_every_mode() {
         }
     }
 }
+
+/// CODES's 1-D dragonfly rule (`--routing ugal-codes`) commits one digest
+/// in every mode and delivers every packet of a bounded run (its routes
+/// climb the 5 channels a Valiant route needs).
+#[test]
+fn ugal_codes_commits_the_same_digest_in_every_mode() {
+    let base = ["run", "network", "--topology", "dragonfly", "--routing", "ugal-codes", "--load", "0.6"];
+    let run = |extra: &[&str]| stats(&[&base[..], &["--messages", "6", "--end", "1e9"], extra].concat());
+    let seq = run(&[]);
+    let r = &seq["model_results"];
+    assert!(r["delivered_packets"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["delivered_packets"], r["injected_packets"], "{r}");
+    for extra in [
+        &["--sync", "optimistic", "--threads", "2"][..],
+        &["--sync", "conservative", "--threads", "2"],
+        &["--sync", "conservative", "--threads", "1"],
+    ] {
+        let s = run(extra);
+        assert_eq!(s["digest"], seq["digest"], "{extra:?}");
+        assert_eq!(s["model_results"], seq["model_results"], "{extra:?}");
+    }
+}

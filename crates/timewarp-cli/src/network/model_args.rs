@@ -187,7 +187,7 @@ pub(crate) struct NetworkArgs {
     pub router_delay: f64,
     /// Virtual channels per port (a torus needs 2 or more: dateline classes,
     /// 4 for valiant and romm; a dragonfly 3 for minimal routing, 5 for
-    /// valiant, ugal and ugal-g, 6 for par: one per hop; a Slim Fly 2 for
+    /// valiant, ugal, ugal-g and ugal-codes, 6 for par: one per hop; a Slim Fly 2 for
     /// minimal, 4 for valiant and ugal) [default: 2; dragonfly 5, 6 with
     /// par; slimfly 4].
     #[arg(long, value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
@@ -246,17 +246,20 @@ pub(crate) struct NetworkArgs {
     /// otherwise); a dragonfly: minimal, valiant (random intermediate group),
     /// ugal (UGAL-L, minimal or Valiant by queue occupancy at the source
     /// router), ugal-g (UGAL with the occupancy of each route's global
-    /// channel, as broadcast within the group) or par (progressive: UGAL-L
+    /// channel, as broadcast within the group), ugal-codes (CODES's 1-D
+    /// dragonfly rule: minimal unless its first output holds more than the
+    /// non-minimal one's, no hop weighting) or par (progressive: UGAL-L
     /// again at the next router of the source group while still minimal;
     /// on a dragonfly-plus CODES's routings: valiant = non-minimal-spine,
     /// non-minimal-leaf, par = prog-adaptive); a fat-tree: updown (up port by a digit of the destination) or
     /// updown-adaptive (the least occupied up port); a Slim Fly: minimal,
     /// valiant (through a random router) or ugal (UGAL-L at the source)
     /// [default: dimension-order; dragonfly and slimfly minimal; fattree updown].
-    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "par", "romm", "updown", "updown-adaptive", "non-minimal-leaf", "non-minimal-spine", "prog-adaptive"]))]
+    #[arg(long, value_parser = choice::<Routing>(&["dimension-order", "adaptive", "minimal", "valiant", "ugal", "ugal-g", "ugal-codes", "par", "romm", "updown", "updown-adaptive", "non-minimal-leaf", "non-minimal-spine", "prog-adaptive"]))]
     pub routing: Option<Routing>,
     /// Dragonfly, ugal, ugal-g and par: bias towards the minimal route, in
-    /// queued packets × hops: minimal unless q_min·H_min > q_val·H_val + T.
+    /// queued packets × hops: minimal unless q_min·H_min > q_val·H_val + T
+    /// (ugal-codes: minimal when q_min <= T or q_min <= q_val).
     #[arg(long, value_name = "T", default_value_t = 0.0, allow_negative_numbers = true)]
     pub ugal_threshold: f64,
     /// Dragonfly-plus: CODES's route_scoring_metric, how candidate ports

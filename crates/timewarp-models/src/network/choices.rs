@@ -69,6 +69,13 @@ pub enum Routing {
     /// Dragonfly+: CODES's `non-minimal-leaf`, through a random
     /// intermediate group, down to a leaf there and up again (plus.rs).
     NonMinimalLeaf,
+    /// Dragonfly (unwired): UGAL as CODES's 1-D `dragonfly` model decides
+    /// it (`dragonfly.c`, `do_adaptive_routing`): once, at the source
+    /// router, through a group drawn for each packet among all but the source's
+    /// (the destination's is the minimal route); minimal unless the
+    /// minimal output's occupancy exceeds the non-minimal one's, with no
+    /// hop weighting.
+    UgalCodes,
 }
 
 impl Routing {
@@ -86,6 +93,7 @@ impl Routing {
             Routing::Par => "par",
             Routing::UgalG => "ugal-g",
             Routing::NonMinimalLeaf => "non-minimal-leaf",
+            Routing::UgalCodes => "ugal-codes",
         }
     }
 }
@@ -105,8 +113,9 @@ impl FromStr for Routing {
             "romm" => Ok(Routing::Romm),
             "par" | "progressive-adaptive" | "prog-adaptive" => Ok(Routing::Par),
             "ugal-g" => Ok(Routing::UgalG),
+            "ugal-codes" => Ok(Routing::UgalCodes),
             _ => Err(format!(
-                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, ugal-g, par, \
+                "unknown routing '{s}' (dimension-order, adaptive, minimal, valiant, ugal, ugal-g, ugal-codes, par, \
                  non-minimal-leaf, romm, updown, updown-adaptive)"
             )),
         }

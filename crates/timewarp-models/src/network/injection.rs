@@ -25,7 +25,9 @@ impl Network {
         let (router, now) = (ctx.lp(), ctx.now());
         let Some(&h) = n.inject[nic].queue.front() else { return };
         let mut h = h;
-        let adaptive = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UpDownAdaptive)
+        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UgalCodes);
+        let adaptive = ugal
+            || self.routing == Routing::UpDownAdaptive
             || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive)
             || matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
         if let (true, Topology::SlimFly(s)) = (adaptive, &self.topology) {
@@ -147,6 +149,9 @@ impl Network {
             } else {
                 f64::INFINITY
             };
+            // CODES's 1-D dragonfly draws an intermediate group per packet
+            // (as it reaches the source router), not per message.
+            let via = if j > 0 && self.routing == Routing::UgalCodes { self.via(router, dst, ctx) } else { via };
             let mut p = Packet {
                 created: now,
                 ready,

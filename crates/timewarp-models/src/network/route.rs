@@ -288,13 +288,16 @@ impl Network {
             // A Dragonfly+ decides at every router (plus.rs); at the source, now.
             return self.route(n, router, p);
         }
-        if !matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG) || p.via == NO_VIA || p.hops > 0 {
+        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UgalCodes);
+        if !ugal || p.via == NO_VIA || p.hops > 0 {
             return;
         }
         let par = self.routing == Routing::Par;
         let via = if par { p.via & !PAR_PENDING } else { p.via };
         let choice = if self.routing == Routing::UgalG {
             self.ugal_g_minimal(d, n, router, p.dst / d.p, via)
+        } else if self.routing == Routing::UgalCodes {
+            self.codes_1d_minimal(d, n, router, p.dst / d.p, via)
         } else if d.via_router() {
             self.custom_adaptive(d, n, router, p, via, true)
         } else if d.dally() {
@@ -346,6 +349,20 @@ impl Network {
     pub(crate) fn codes_minimal(&self, q_min: u32, q_non: u32) -> bool {
         let q_non = if self.scoring == Scoring::Delta { 2 * q_non as u64 } else { q_non as u64 };
         !(q_min as f64 > self.ugal_threshold && q_min as u64 > q_non)
+    }
+
+    /// CODES's 1-D `dragonfly` choice (`do_adaptive_routing` in
+    /// `dragonfly.c`, a5958cf) at `router` for a packet to router `to` that
+    /// may go through group `via`: minimal when the minimal route's next
+    /// output holds no more than the non-minimal one's (CODES: the three
+    /// channels' `vc_occupancy` plus `queued_count` of each port;
+    /// [`Network::occupancy`] here), no hop weighting, the threshold 0
+    /// ([`Network::codes_minimal`]; CODES has none). `None` when either
+    /// route has no next hop.
+    #[inline]
+    pub(crate) fn codes_1d_minimal(&self, d: &Dragonfly, n: &Node, router: u32, to: u32, via: u16) -> Option<bool> {
+        let (min, non) = (d.step_keyed(router, to, NO_VIA, 0)?, d.step_keyed(router, to, via, 0)?);
+        Some(self.codes_minimal(self.occupancy(n, router, min as usize), self.occupancy(n, router, non as usize)))
     }
 
     /// CODES's `dragonfly_dally` choice at `router` for a packet to router
@@ -415,7 +432,10 @@ impl Network {
     /// The Valiant intermediate of a packet from router `from` to node
     /// `dst`. A dragonfly: a group, uniform over those other than both ends'
     /// ([`NO_VIA`] when the route stays in one group, or no third group
-    /// exists); CODES's `dragonfly_custom` ([`Dragonfly::via_router`]): a
+    /// exists; under `ugal-codes` uniform over all but the source's, the
+    /// destination's giving none, drawn for each packet as CODES's 1-D
+    /// model draws it); CODES's
+    /// `dragonfly_custom` ([`Dragonfly::via_router`]): a
     /// router, as [`Network::custom_via`] draws it. A torus, mesh or hypercube: a router, uniform over all
     /// (Valiant), or over the minimal quadrant of the two ends (ROMM). A
     /// Slim Fly: a router, uniform over all.
@@ -442,6 +462,9 @@ impl Network {
             return self.custom_via(d, from, dst / d.p, ctx);
         }
         let (gs, gd) = (d.group(from), d.group(dst / d.p));
+        if self.routing == Routing::UgalCodes && gs != gd {
+            return d.codes_1d_via(gs, gd, ctx.rng(0).below(d.g as u64 - 1) as u32);
+        }
         if self.routing == Routing::Minimal || gs == gd || d.g < 3 {
             return NO_VIA;
         }
@@ -468,3 +491,7 @@ impl Network {
 #[cfg(test)]
 #[path = "custom_tests.rs"]
 mod custom_tests;
+
+#[cfg(test)]
+#[path = "codes_1d_tests.rs"]
+mod codes_1d_tests;

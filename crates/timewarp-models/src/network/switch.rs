@@ -80,6 +80,7 @@ impl Network {
             | Routing::Minimal
             | Routing::Valiant
             | Routing::Ugal
+            | Routing::UgalCodes
             | Routing::Par
             | Routing::NonMinimalLeaf
             | Routing::UgalG

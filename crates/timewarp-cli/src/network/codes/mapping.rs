@@ -214,6 +214,9 @@ pub(super) fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 let r = match e.values[0].as_str() {
                     "minimal" => ("minimal", "taken"),
                     "nonminimal" => ("valiant", "converted"),
+                    // CODES's 1-D model decides by its own rule (ugal-codes);
+                    // its wired ones by theirs, behind our ugal.
+                    "adaptive" if model == "dragonfly" => ("ugal-codes", "converted"),
                     "adaptive" => ("ugal", "converted"),
                     // CODES' progressive adaptive routing decides again while
                     // the packet is still minimal in its source group: PAR.
@@ -228,6 +231,9 @@ pub(super) fn map(conf: &Conf, dir: &Path) -> Result<Import, String> {
                 };
                 let why = match r.0 {
                     "ugal" => "decided at the source router",
+                    "ugal-codes" => {
+                        "decided at the source router by dragonfly.c's rule: minimal unless its port holds more"
+                    }
                     "par" => "progressive adaptive: decided again at the next router of the source group",
                     _ => "",
                 };

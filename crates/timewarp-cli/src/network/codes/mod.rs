@@ -274,7 +274,8 @@ pub(crate) fn put_in(
     // routing on the command line drops it (it would be refused).
     let routing = named.iter().find(|(n, _)| n.as_deref() == Some("routing")).and_then(|(_, t)| t.last());
     let routing = routing.map(|t| t.strip_prefix("--routing=").unwrap_or(t));
-    let adaptive = |r: &str| matches!(r, "ugal" | "ugal-l" | "par" | "progressive-adaptive" | "prog-adaptive");
+    let adaptive =
+        |r: &str| matches!(r, "ugal" | "ugal-l" | "ugal-codes" | "par" | "progressive-adaptive" | "prog-adaptive");
     // So does the file's rail selection limit with adaptive rail selection.
     let rails = named.iter().find(|(n, _)| n.as_deref() == Some("rail-select")).and_then(|(_, t)| t.last());
     let rails = rails.map(|t| t.strip_prefix("--rail-select=").unwrap_or(t));

@@ -210,9 +210,9 @@ impl Network {
         }
         let dfly_routing =
             matches!(self.routing, Routing::Minimal | Routing::Valiant | Routing::Ugal | Routing::Par | Routing::UgalG)
-                || self.routing == Routing::NonMinimalLeaf;
+                || matches!(self.routing, Routing::NonMinimalLeaf | Routing::UgalCodes);
         let tree_routing = matches!(self.routing, Routing::UpDown | Routing::UpDownAdaptive);
-        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG);
+        let ugal = matches!(self.routing, Routing::Ugal | Routing::Par | Routing::UgalG | Routing::UgalCodes);
         if let Some(t) = self.ugal_g_period {
             if !(t > 0.0 && t.is_finite()) {
                 return Err(format!(
@@ -234,7 +234,7 @@ impl Network {
         }
         if self.ugal_threshold != 0.0 && !(ugal && matches!(self.topology, Topology::Dragonfly(_))) {
             return Err(format!(
-                "--ugal-threshold is for --topology dragonfly with --routing ugal, ugal-g or par, not {} routing on a {}",
+                "--ugal-threshold is for --topology dragonfly with --routing ugal, ugal-g, ugal-codes or par, not {} routing on a {}",
                 self.routing.name(),
                 self.topology.name()
             ));
@@ -252,7 +252,7 @@ impl Network {
                 self.routing.name(),
                 self.topology.name(),
                 if matches!(self.topology, Topology::Dragonfly(_)) {
-                    "minimal, valiant or ugal, ugal-g, or par"
+                    "minimal, valiant or ugal, ugal-g, ugal-codes, or par"
                 } else {
                     "dimension-order or adaptive, or valiant or romm"
                 }
@@ -304,7 +304,7 @@ impl Network {
         if !dfly_routing {
             return Err(format!(
                 "--routing {} is for the torus, mesh and hypercube; a dragonfly routes minimal, valiant or ugal, ugal-g, \
-                 or par",
+                 ugal-codes, or par",
                 self.routing.name()
             ));
         }
@@ -341,6 +341,13 @@ impl Network {
                 return Err(
                     "--routing non-minimal-leaf is for --topology dragonfly-plus (a detour down to a leaf of the \
                      intermediate group): use valiant"
+                        .into(),
+                );
+            }
+            if d.wiring.is_some() && self.routing == Routing::UgalCodes {
+                return Err(
+                    "--routing ugal-codes is CODES's 1-D dragonfly rule, for a dragonfly not wired by connection \
+                     files: use ugal or par"
                         .into(),
                 );
             }

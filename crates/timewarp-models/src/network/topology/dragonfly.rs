@@ -322,6 +322,23 @@ impl Dragonfly {
         self.wiring.as_deref().is_some_and(|w| w.rule == ExitRule::Dally)
     }
 
+    /// CODES's 1-D `dragonfly` intermediate group (`router_packet_receive`
+    /// in `dragonfly.c`, a5958cf) for a route from group `gs` to another
+    /// group `gd`, of draw `k` below `g − 1`: the `k + 1`-th group after `gs`
+    /// (cyclically: any but the source's), or [`NO_VIA`] when that is `gd`,
+    /// whose route is the minimal one (CODES then finds both first ports
+    /// equal and goes minimally).
+    #[inline]
+    pub fn codes_1d_via(&self, gs: u32, gd: u32, k: u32) -> u16 {
+        debug_assert!(gs != gd && k < self.g - 1);
+        let v = (gs + 1 + k) % self.g;
+        if v == gd {
+            NO_VIA
+        } else {
+            v as u16
+        }
+    }
+
     /// How many equally likely draws [`Dragonfly::custom_via`] maps: `a − 1`
     /// for a route within a group, else every router.
     #[inline]
