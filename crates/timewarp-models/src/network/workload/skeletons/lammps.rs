@@ -103,7 +103,7 @@ impl Lammps {
     }
 
     /// A compute of `cycles` in ns, as CODES's `SWM_Compute` converts it.
-    pub(super) fn ns(&self, cycles: i64) -> f64 {
+    fn ns(&self, cycles: i64) -> f64 {
         let ghz = self.cpu_hz / 1e9;
         cycles as f64 / (ghz * 1e9) * 1e9
     }
