@@ -237,7 +237,21 @@ fn bad_swm_benchmark_files_get_one_line_errors() {
         let json = write(&format!("{name}.json"), &json!({"jobs": {"size": ranks, "cfg": cfg}}).to_string());
         write(&format!("{name}.workload.conf"), &format!("{ranks} {json} 0 0\n"))
     };
-    run(&write("aggressor.workload.conf", "8 periodic_aggressor 1 0\n"), "'periodic_aggressor'");
+    // SWM's periodic aggressor by name: CODES's file, 2048 ranks, not here.
+    run(&write("aggressor.workload.conf", "8 periodic_aggressor 1 0\n"), "periodic_aggressor.json");
+    let pa = std::fs::canonicalize(path("swm/periodic_aggressor.json")).unwrap();
+    run(&write("pa.workload.conf", &format!("8 {} 1 0\n", pa.display())), "jobs.size is 2048");
+    let pa8: Value =
+        serde_json::from_str(&std::fs::read_to_string(path("swm/periodic_aggressor-8.json")).unwrap()).unwrap();
+    let mut inside = pa8["jobs"]["cfg"].clone();
+    inside["incast_src_rank_id_interval"] = json!([0, 7]);
+    run(&job("pa-inside", 8, inside), "incast_dest_rank_id 7 is inside");
+    let mut big = pa8["jobs"]["cfg"].clone();
+    big["incast_size"] = json!(4);
+    run(&job("pa-size", 8, big), "below incast_size 4");
+    let mut none = pa8["jobs"]["cfg"].clone();
+    none.as_object_mut().unwrap().remove("incast_src_rank_id_interval");
+    run(&job("pa-none", 8, none), "incast_src_rank_id_interval must be [FIRST, LAST]");
     let m2m = std::fs::canonicalize(path("swm/many_to_many_workload.json")).unwrap();
     run(&write("m2m.workload.conf", &format!("8 {} 1 0\n", m2m.display())), "jobs.size is 256");
     let overlap =
@@ -378,6 +392,42 @@ fn swm_lammps_runs_in_every_mode_as_its_skeleton_defines() {
     assert!(control > 0, "FFT messages go by rendezvous");
     assert_eq!(r["delivered_messages"], p2p.0 + collective.0 + control);
     assert_eq!(job["delivered_bytes"], p2p.1 + collective.1 + 64 * control);
+    assert!(job["finish_ns"].as_f64().is_some(), "{job}");
+}
+
+#[test]
+fn swm_periodic_aggressor_runs_in_every_mode_as_lammps_and_its_bursts() {
+    // periodic_aggressor-8.json: lammps-8.json's LAMMPS (2x2x2 ranks and
+    // replicas), 2 iterations of 2 x 3 steps = LAMMPS's 12 (a rebuild at
+    // the 11th); after each iteration's first 3, ranks 0..=6 send 2 rounds
+    // of 131,072 bytes to rank 7. So its traffic is a 12-step LAMMPS run's
+    // (whose counts swm_lammps_runs_in_every_mode_as_its_skeleton_defines
+    // checks against SWM's definition) and 28 messages more, besides the
+    // rendezvous handshakes (64 bytes each) of the large ones.
+    let cfg = path("dfdally-72-par.conf");
+    let w = path("swm/periodic_aggressor.workload.conf");
+    let args = ["run", "network", "--codes-config", &cfg, "--codes-workload", &w, "--end", "1e11"];
+    let s = every_mode("aggressor", &args);
+    let r = &s["model_results"];
+    let job = &r["jobs"][0];
+    assert!(job["name"].as_str().unwrap().starts_with("periodic_aggressor"), "{job}");
+    let lmp = tmp("aggr-lammps-12.json");
+    let text = std::fs::read_to_string(path("swm/lammps-8.json")).unwrap();
+    std::fs::write(&lmp, text.replace("\"num_time_steps\": 11", "\"num_time_steps\": 12")).unwrap();
+    let lw = tmp("aggr-lammps-12.workload.conf");
+    std::fs::write(&lw, format!("8 {} 0 0\n", lmp.display())).unwrap();
+    let l = stats(
+        "aggr-lammps",
+        &["run", "network", "--codes-config", &cfg, "--codes-workload", lw.to_str().unwrap(), "--end", "1e11"],
+    );
+    let l = &l["model_results"];
+    let plain = |r: &Value| {
+        let control = r["rendezvous_messages"].as_u64().unwrap();
+        let bytes = r["jobs"][0]["delivered_bytes"].as_u64().unwrap();
+        (r["delivered_messages"].as_u64().unwrap() - control, bytes - 64 * control)
+    };
+    let (lm, lb) = plain(l);
+    assert_eq!(plain(r), (lm + 7 * 2 * 2, lb + 7 * 2 * 2 * 131_072));
     assert!(job["finish_ns"].as_f64().is_some(), "{job}");
 }
 

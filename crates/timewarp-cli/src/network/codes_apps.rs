@@ -12,7 +12,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use timewarp::text::printable;
 use timewarp_models::network::skeletons::{
-    AllReduce, Incast, Jacobi3d, Lammps, LayeredAllBcast, ManyToMany, Milc, NearestNeighbor, Nekbone, Spread,
+    AllReduce, Incast, Jacobi3d, Lammps, LayeredAllBcast, ManyToMany, Milc, NearestNeighbor, Nekbone,
+    PeriodicAggressor, Spread,
 };
 use timewarp_models::network::Workload;
 
@@ -30,7 +31,7 @@ pub(crate) struct AppLine {
 
 /// The SWM skeletons CODES knows by name (`get_default_path` of its
 /// `codes-online-comm-wrkld.cxx`), with the file CODES reads for each from
-/// its SWM data directory (modelled: all but periodic_aggressor).
+/// its SWM data directory.
 const SWM_NAMES: [(&str, &str); 17] = [
     ("lammps", "lammps_workload.json"),
     ("lammps1", "lammps_workload1.json"),
@@ -50,12 +51,6 @@ const SWM_NAMES: [(&str, &str); 17] = [
     ("periodic_aggressor", "periodic_aggressor.json"),
     ("layered_allbcast", "layered_allbcast.json"),
 ];
-
-/// SWM's periodic aggressor (LAMMPS interleaved with incast bursts), which
-/// has no native skeleton here.
-const AGGRESSOR: &str = "SWM skeleton 'periodic_aggressor' (LAMMPS interleaved with incast bursts, \
-                         periodic_aggressor.cpp) has no native model here; run its parts as jobs of their own \
-                         (incast and lammps)";
 
 /// A CMake placeholder (`@NAME@`) left in a template's text.
 fn placeholder(text: &str) -> Option<&str> {
@@ -384,12 +379,28 @@ fn lammps(root: &Value, file: &str) -> Result<Lammps, String> {
     })
 }
 
+/// The periodic aggressor from its skeleton JSON (`PeriodicAggressor`'s
+/// defaults; its LAMMPS part read as `lammps` reads LAMMPS's, its phases
+/// `lammps_iters_per_iter` long; `incast_src_rank_id_interval` has no
+/// default).
+fn periodic_aggressor(root: &Value, file: &str) -> Result<PeriodicAggressor, String> {
+    let cfg = &root["jobs"]["cfg"];
+    let mut lammps = lammps(root, file)?;
+    lammps.timesteps = whole(cfg, "lammps_iters_per_iter", Some(1), file)?;
+    Ok(PeriodicAggressor {
+        lammps,
+        iterations: whole(cfg, "iteration_cnt", Some(1), file)?,
+        incast_size: whole(cfg, "incast_size", Some(1), file)?,
+        incast_rounds: whole(cfg, "incast_iters_per_iter", Some(5), file)?,
+        dst: whole(cfg, "incast_dest_rank_id", Some(0), file)?,
+        sources: interval(cfg, "incast_src_rank_id_interval", file)?,
+        bytes: whole(cfg, "incast_msg_req_bytes", Some(0), file)?,
+    })
+}
+
 /// Job `l`'s ranks' programs (`dir`: the workload file's directory; `seed`
 /// shuffles a randomised skeleton's order).
 pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, String> {
-    if l.app == "periodic_aggressor" {
-        return Err(AGGRESSOR.to_string());
-    }
     let (file, bench) = source(dir, &l.app)?;
     let name = file.display().to_string();
     let text = std::fs::read_to_string(&file).map_err(|e| {
@@ -485,10 +496,14 @@ pub(crate) fn workload(dir: &Path, l: &AppLine, seed: u64) -> Result<Workload, S
             size(m.ranks)?;
             m.workload().map_err(|e| format!("{name}: {e}"))
         }
-        "periodic_aggressor" => Err(format!("{name}: {AGGRESSOR}")),
+        "periodic_aggressor" => {
+            let a = periodic_aggressor(&root, &name)?;
+            size(a.lammps.ranks)?;
+            a.workload().map_err(|e| format!("{name}: {e}"))
+        }
         a => Err(format!(
             "{name}: SWM skeleton '{}' has no native model here (modelled: milc, nearest_neighbor, incast, nekbone, \
-             many_to_many, spread, allreduce, layered_allbcast, lammps, and conceptual-jacobi3d)",
+             many_to_many, spread, allreduce, layered_allbcast, lammps, periodic_aggressor, and conceptual-jacobi3d)",
             printable(a)
         )),
     }
@@ -594,6 +609,21 @@ mod tests {
             assert_eq!((l.ranks, l.replicas, l.timesteps), (2048, [3, 3, 3], steps), "{name}");
             assert_eq!((l.router_hz, l.cpu_hz, l.speedup), (800e6, 4e9, 1e6), "{name}");
         }
+    }
+
+    /// SWM's periodic aggressor file (the one CODES reads for
+    /// `periodic_aggressor`) read as `PeriodicAggressor` reads it; its 2048
+    /// ranks plan (the bursts' tags fit, the decomposition is SWM's LAMMPS').
+    #[test]
+    fn swm_periodic_aggressor_file_reads_as_swm_reads_it() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codes/workloads/swm");
+        let (file, _) = source(&dir, "periodic_aggressor").unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let a = periodic_aggressor(&serde_json::from_str(&text).unwrap(), "periodic_aggressor").unwrap();
+        let l = &a.lammps;
+        assert_eq!((l.ranks, l.replicas, l.timesteps, a.iterations), (2048, [3, 3, 3], 1, 1));
+        assert_eq!((a.incast_size, a.incast_rounds, a.dst, a.sources, a.bytes), (100, 5, 99, (0, 98), 1_310_720));
+        assert_eq!(a.timesteps(), Ok(2));
     }
 
     #[test]

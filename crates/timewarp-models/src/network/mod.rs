@@ -224,7 +224,7 @@
 //! | `lp_io_count.rs` | counting them at run time (delivery, a packet sent on a port) and gathering them at the end |
 //! | `footprint.rs` | the network's memory before it is built: a router's heap, the NICs' source-queue backlog past what the links carry |
 //! | `histogram.rs` | the latency histogram, and the split (source queueing, network) ones with their encoding |
-//! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`), CODES's application skeletons (`skeletons/`: MILC, nearest neighbour, incast, Nekbone, LAMMPS, Jacobi 3-D) |
+//! | `workload/` | synthetic traffic ([`Traffic`], `traffic.rs`), trace-driven workloads (`mod.rs`), a rank's run-time state (`state.rs`), SST DUMPI traces (`dumpi/`), CODES's application skeletons (`skeletons/`: MILC, nearest neighbour, incast, Nekbone, LAMMPS, the periodic aggressor, the communication benchmarks, Jacobi 3-D) |
 //!
 //! The files are layered, bottom to top: `histogram.rs`, `topology/` and
 //! `workload/` and `choices.rs` (what the options name), `samples.rs`, `jobs.rs`, `lp_io.rs`, `nic_credits.rs`; `node.rs` (the

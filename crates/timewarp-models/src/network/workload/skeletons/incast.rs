@@ -44,8 +44,7 @@ impl Incast {
     /// The tag of source `src`'s message of iteration `iter`, as the
     /// skeleton computes it: `sizeof(int) · ((src + 1) + size · iter)`.
     pub fn tag(&self, src: u32, iter: u32) -> Option<u32> {
-        let t = 4 * ((src as u64 + 1) + self.ranks as u64 * iter as u64);
-        u32::try_from(t).ok().filter(|&t| t < COLLECTIVE_TAG)
+        tag(self.ranks, src, iter)
     }
 
     /// The sources: the interval's ranks but the destination.
@@ -75,6 +74,15 @@ impl Incast {
             return Err("incast: the tags (4 x (source + 1 + size x iteration)) pass 2^31; lower iteration_cnt".into());
         }
         let mut b = Builder::new(self.ranks);
+        self.push(&mut b, self.ranks);
+        Ok(b.finish(format!("incast on {} ranks ({lo}..={hi} to {})", self.ranks, self.dst)))
+    }
+
+    /// The ranks' messages into `b` (its ranks the job's), the tags over
+    /// `size` ranks (the periodic aggressor's `incast_size`); the tags and
+    /// ranks checked by the caller.
+    pub(super) fn push(&self, b: &mut Builder, size: u32) {
+        let (lo, hi) = self.sources;
         let mut state = self.seed;
         for s in self.senders() {
             if self.start_delay_max > 0 {
@@ -83,7 +91,7 @@ impl Incast {
             }
             for iter in 0..self.iterations {
                 b.compute(s, self.ns(self.compute_cycles));
-                let tag = self.tag(s, iter).expect("checked above");
+                let tag = tag(size, s, iter).expect("tags checked by the caller");
                 b.send(s, self.dst, self.bytes, tag, self.blocking, (0, ""));
                 if !self.blocking {
                     b.push(s, Kind::WaitAll, 0, "");
@@ -93,13 +101,20 @@ impl Incast {
         for iter in 0..self.iterations {
             for s in lo..=hi {
                 let src = if self.any_source { ANY_SOURCE } else { s };
-                let tag = self.tag(s, iter).expect("checked above");
+                let tag = tag(size, s, iter).expect("tags checked by the caller");
                 b.push(self.dst, Kind::Recv { src, tag, blocking: self.blocking }, 0, "");
             }
             if !self.blocking {
                 b.push(self.dst, Kind::WaitAll, 0, "");
             }
         }
-        Ok(b.finish(format!("incast on {} ranks ({lo}..={hi} to {})", self.ranks, self.dst)))
     }
+}
+
+/// The tag of source `src`'s message of iteration `iter` among `size`
+/// ranks: `sizeof(int) · ((src + 1) + size · iter)`, if below the
+/// collectives' tags.
+pub(super) fn tag(size: u32, src: u32, iter: u32) -> Option<u32> {
+    let t = 4 * ((src as u64 + 1) + size as u64 * iter as u64);
+    u32::try_from(t).ok().filter(|&t| t < COLLECTIVE_TAG)
 }

@@ -116,7 +116,7 @@ impl Lammps {
         for r in 0..self.ranks {
             let plan = geo.plan(self, r)?;
             for &check in &checks {
-                self.timestep(&mut b, r, &plan, check);
+                self.timestep(&mut b, r, &plan, check, false);
             }
         }
         let [x, y, z] = geo.procs;
@@ -127,7 +127,10 @@ impl Lammps {
         )))
     }
 
-    fn timestep(&self, b: &mut Builder, r: u32, plan: &RankPlan, check: Check) {
+    /// One timestep of rank `r`. `fft_blocking`: the transposes' sends are
+    /// `SWM_Send`s (the periodic aggressor's copy of LAMMPS) rather than
+    /// `SWM_Isend`s waited for with the receives (`lammps.cpp`).
+    pub(super) fn timestep(&self, b: &mut Builder, r: u32, plan: &RankPlan, check: Check, fft_blocking: bool) {
         let p = self.ranks;
         b.compute(r, self.ns(plan.start));
         b.allreduce_folded(r, p, 48);
@@ -148,7 +151,7 @@ impl Lammps {
                 b.push(r, Kind::Recv { src: q, tag: 0, blocking: false }, 0, "");
             }
             for &(q, bytes) in &t.to {
-                b.send(r, q, bytes, 0, false, (0, ""));
+                b.send(r, q, bytes, 0, fft_blocking, (0, ""));
             }
             b.push(r, Kind::WaitAll, 0, "");
         }

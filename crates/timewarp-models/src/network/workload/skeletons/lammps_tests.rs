@@ -12,7 +12,7 @@ use super::{allreduce_folded_messages, Check, Lammps};
 use std::collections::BTreeMap;
 
 /// SWM's files' `jobs.cfg` on `ranks` ranks for `timesteps` steps.
-fn swm_file(ranks: u32, timesteps: u32) -> Lammps {
+pub(super) fn swm_file(ranks: u32, timesteps: u32) -> Lammps {
     Lammps { ranks, replicas: [3, 3, 3], timesteps, router_hz: 800e6, cpu_hz: 4e9, speedup: 1e6 }
 }
 
@@ -165,9 +165,26 @@ fn swm_neighbour_checks_and_rebuilds() {
 /// every rank's point-to-point messages and bytes, and all ranks'
 /// all-reduce messages, over `timesteps`.
 fn check_counts(p: usize, procs: [usize; 3], fft: (usize, usize), bif: (usize, usize), timesteps: u32) {
-    let l = swm_file(p as u32, timesteps);
-    let w = l.workload().unwrap();
+    let w = swm_file(p as u32, timesteps).workload().unwrap();
     assert_matched(&w);
+    let (want, allreduces) = definition(p, procs, fft, bif, timesteps);
+    let c = counts(&w);
+    for (r, got) in c.iter().enumerate() {
+        assert_eq!((got.0, got.1), want[r], "rank {r} of {p}, {timesteps} steps");
+    }
+    assert_eq!(c.iter().map(|c| c.2).sum::<u64>(), allreduces * allreduce_folded_messages(p as u32));
+}
+
+/// The definition's counts for SWM's files on `p` = `procs` ranks over
+/// `timesteps` (10 or 30): per rank (point-to-point messages, bytes), and
+/// the all-reduces.
+pub(super) fn definition(
+    p: usize,
+    procs: [usize; 3],
+    fft: (usize, usize),
+    bif: (usize, usize),
+    timesteps: u32,
+) -> (Vec<(u64, u64)>, u64) {
     let lay = layouts(p, procs, fft, bif);
     let own = [0, 1, 2, 3].map(|k| owners(&lay[k]));
     let wd = [0, 1, 2].map(|d| PRD[d] / procs[d] as f64);
@@ -192,8 +209,8 @@ fn check_counts(p: usize, procs: [usize; 3], fft: (usize, usize), bif: (usize, u
         rebuild.0 += 2 * m;
         rebuild.1 += m * (4 + round(atoms[d].trunc() * 3.08673789851));
     }
-    let c = counts(&w);
-    for (r, got) in c.iter().enumerate() {
+    let mut per_rank = vec![];
+    for r in 0..p {
         let fft: Vec<(u64, u64)> = fft_counts(&lay, &own, r);
         let fft = fft.iter().fold((0, 0), |a, t| (a.0 + t.0, a.1 + t.1));
         let step = (ghost + 12 + fft.0, ghost_b + 8 * 5 * faces + 24 * 5 * faces + fft.1);
@@ -201,11 +218,10 @@ fn check_counts(p: usize, procs: [usize; 3], fft: (usize, usize), bif: (usize, u
         let t = timesteps as u64;
         let msgs = t * step.0 + rebuilds * (rebuild.0 - fw.0);
         let bytes = t * step.1 + rebuilds * (rebuild.1 - fw.1);
-        assert_eq!((got.0, got.1), (msgs, bytes), "rank {r} of {p}, {timesteps} steps");
+        per_rank.push((msgs, bytes));
     }
     // All-reduces: 5 a step, one per check, 5 per rebuild.
-    let allreduces = 5 * timesteps as u64 + checks + 5 * rebuilds;
-    assert_eq!(c.iter().map(|c| c.2).sum::<u64>(), allreduces * allreduce_folded_messages(p as u32));
+    (per_rank, 5 * timesteps as u64 + checks + 5 * rebuilds)
 }
 
 #[test]

@@ -17,6 +17,9 @@ mod many_to_many;
 mod milc;
 mod nearest_neighbor;
 mod nekbone;
+#[cfg(test)]
+mod periodic_aggr_tests;
+mod periodic_aggressor;
 mod spread;
 #[cfg(test)]
 mod tests;
@@ -33,6 +36,7 @@ pub use many_to_many::ManyToMany;
 pub use milc::Milc;
 pub use nearest_neighbor::NearestNeighbor;
 pub use nekbone::Nekbone;
+pub use periodic_aggressor::PeriodicAggressor;
 pub use spread::Spread;
 
 use super::{Builder, Kind};
