@@ -140,6 +140,11 @@ fn a_burst_enters_the_router_at_the_credit_times() {
     assert_eq!(busy(&rows, 0), "0.000000");
 }
 
+/// A 72-node dragonfly (4 routers a group, 2 terminals each, 2 global
+/// links a router), the synthetic runs' network.
+const DF72: &[&str] =
+    &["--topology", "dragonfly", "--routers-per-group", "4", "--terminals-per-router", "2", "--global-links", "2"];
+
 /// The same burst in every mode, and with the LP-IO counters or not: one
 /// digest (the counters are off the digest; the buffer's credits are on it).
 #[test]
@@ -150,30 +155,8 @@ fn every_mode_commits_one_digest_with_the_buffer_on() {
         assert_eq!(s["digest"], seq["digest"], "{sync:?}");
     }
     // Synthetic traffic past saturation on a UGAL dragonfly: NICs wait for credits all the time.
-    let run = [
-        "run",
-        "network",
-        "--topology",
-        "dragonfly",
-        "--routers-per-group",
-        "4",
-        "--terminals-per-router",
-        "2",
-        "--global-links",
-        "2",
-        "--routing",
-        "ugal",
-        "--vcs",
-        "5",
-        "--load",
-        "0.8",
-        "--message-bytes",
-        "1024",
-        "--end",
-        "20000",
-        "--nic-buffer",
-        "512",
-    ];
+    let run = [&["run", "network"][..], DF72, &["--routing", "ugal", "--vcs", "5", "--load", "0.8"]].concat();
+    let run = [&run[..], &["--message-bytes", "1024", "--end", "20000", "--nic-buffer", "512"]].concat();
     let seq = stats(&run);
     let io = tmp("nic-modes-io");
     let with_io = stats(&[&run[..], &["--lp-io-dir", io.to_str().unwrap()]].concat());
@@ -193,26 +176,8 @@ fn every_mode_commits_one_digest_with_the_buffer_on() {
 /// hold a slot are in the checkpoint.
 #[test]
 fn a_run_resumed_while_nics_wait_for_credits_commits_the_same_digest() {
-    let run = [
-        "run",
-        "network",
-        "--topology",
-        "dragonfly",
-        "--routers-per-group",
-        "4",
-        "--terminals-per-router",
-        "2",
-        "--global-links",
-        "2",
-        "--load",
-        "0.9",
-        "--message-bytes",
-        "1024",
-        "--end",
-        "6000",
-        "--nic-buffer",
-        "512",
-    ];
+    let run = [&["run", "network"][..], DF72, &["--load", "0.9", "--message-bytes", "1024"]].concat();
+    let run = [&run[..], &["--end", "6000", "--nic-buffer", "512"]].concat();
     let want = stats(&run);
     let ck = tmp("nic-checkpoints");
     let _ = std::fs::remove_dir_all(&ck);
