@@ -158,27 +158,15 @@ impl Network {
 
 #[cfg(test)]
 mod tests {
-    use super::super::histogram::Latencies;
-    use super::super::node::{Counts, Journal, Link, Nic, Queues};
+    use super::super::node::{Nic, Queues};
     use super::super::workload::Rank;
     use super::*;
     use timewarp::digest::hash_value;
 
     fn node() -> Node {
-        Node {
-            input: Queues::new(6, 2),
-            links: vec![Link::default(); 3],
-            counts: Counts { events: 7, hist: Latencies::new(false), ..Counts::default() },
-            inject: vec![Nic::default(); 2],
-            output: Queues::new(0, 1),
-            partial: Vec::new(),
-            ranks: vec![Rank::default(); 2],
-            global: None,
-            samples: None,
-            lp_io: None,
-            nic_buf: Vec::new(),
-            log: Journal::default(),
-        }
+        let mut n = Node::bare(Queues::new(6, 2), 3);
+        (n.counts.events, n.inject, n.ranks) = (7, vec![Nic::default(); 2], vec![Rank::default(); 2]);
+        n
     }
 
     #[test]

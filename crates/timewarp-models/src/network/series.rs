@@ -223,25 +223,13 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::histogram::Latencies;
-    use crate::network::node::{Counts, Journal, Link, Nic, Queues};
+    use crate::network::node::{Nic, Queues};
     use timewarp::digest::hash_value;
 
     fn node(samples: Option<Box<Samples>>) -> Node {
-        Node {
-            input: Queues::new(6, 2),
-            links: vec![Link::default(); 3],
-            counts: Counts { events: 7, hist: Latencies::new(false), ..Counts::default() },
-            inject: vec![Nic::default(); 2],
-            output: Queues::new(0, 1),
-            partial: Vec::new(),
-            ranks: Vec::new(),
-            global: None,
-            samples,
-            lp_io: None,
-            nic_buf: Vec::new(),
-            log: Journal::default(),
-        }
+        let mut n = Node::bare(Queues::new(6, 2), 3);
+        (n.counts.events, n.inject, n.samples) = (7, vec![Nic::default(); 2], samples);
+        n
     }
 
     #[test]
