@@ -36,24 +36,7 @@
 //! SWM's files, which makes them a few cycles at most).
 
 use super::super::{Builder, Kind, Workload};
-use super::lammps_setup::{Exchange, Geometry, RankPlan, NEIGH_CHECK_AVG};
-
-/// LAMMPS's parameters (the skeleton JSON's `jobs.size` and `jobs.cfg`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Lammps {
-    /// Ranks (`jobs.size`).
-    pub ranks: u32,
-    /// `num_x_replicas`, `num_y_replicas`, `num_z_replicas`.
-    pub replicas: [u32; 3],
-    /// `num_time_steps`.
-    pub timesteps: u32,
-    /// `router_freq` in Hz.
-    pub router_hz: f64,
-    /// `cpu_freq` in Hz (SWM's model, and CODES's cycles to time).
-    pub cpu_hz: f64,
-    /// `cpu_sim_speedup`.
-    pub speedup: f64,
-}
+use super::lammps_setup::{Exchange, Geometry, Lammps, RankPlan, NEIGH_CHECK_AVG};
 
 /// What a timestep's neighbour check does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,23 @@
 //! C's truncating conversions, so that the same parameters give the same
 //! messages; what SWM asserts against is refused.
 
-use super::lammps::Lammps;
+/// LAMMPS's parameters (the skeleton JSON's `jobs.size` and `jobs.cfg`),
+/// what the setup is computed from (its timestep and checks: lammps.rs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lammps {
+    /// Ranks (`jobs.size`).
+    pub ranks: u32,
+    /// `num_x_replicas`, `num_y_replicas`, `num_z_replicas`.
+    pub replicas: [u32; 3],
+    /// `num_time_steps`.
+    pub timesteps: u32,
+    /// `router_freq` in Hz.
+    pub router_hz: f64,
+    /// `cpu_freq` in Hz (SWM's model, and CODES's cycles to time).
+    pub cpu_hz: f64,
+    /// `cpu_sim_speedup`.
+    pub speedup: f64,
+}
 
 /// Ghost atoms' skin cutoff (`GHOST_SKIN_CUTOFF`) and the PPPM stencil's (`FFT_SKIN_CUTOFF`).
 const GHOST_CUTOFF: f64 = 12.0;
