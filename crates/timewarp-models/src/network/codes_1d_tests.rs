@@ -1,5 +1,5 @@
 //! CODES's 1-D `dragonfly` adaptive choice (`--routing ugal-codes`,
-//! route.rs `codes_1d_minimal`; `do_adaptive_routing` in `dragonfly.c`,
+//! route.rs `codes_next_minimal`; `do_adaptive_routing` in `dragonfly.c`,
 //! a5958cf) on the shape of CODES's `synthetic-dragonfly-minimal-c512.conf`
 //! (8 routers of 4 nodes per group, 4 global links each, 33 groups), at a
 //! source router whose queues the tests set.
@@ -49,7 +49,7 @@ fn minimal_unless_its_first_port_holds_more_with_no_hop_weighting() {
                 load(&mut n, min as usize, q_min);
                 load(&mut n, non as usize, q_non);
                 let what = format!("via {via} T {threshold} q_min {q_min} q_non {q_non}");
-                assert_eq!(m.codes_1d_minimal(&d, &n, 0, to, via), Some(want_min), "{what}");
+                assert_eq!(m.codes_next_minimal(&d, &n, 0, to, via, 0), Some(want_min), "{what}");
                 let mut p = Packet { src: 2, dst: TO, via, ..Packet::default() };
                 m.ugal(&n, 0, &mut p);
                 assert_eq!(p.via, if want_min { NO_VIA } else { via }, "{what}");

@@ -169,7 +169,7 @@ fn dally_decides_by_codes_threshold_and_scoring() {
             load(&mut n, min as usize, q_min);
             load(&mut n, non as usize, q_non);
             let what = format!("draw {draw} q_min {q_min} q_non {q_non} T {threshold} {scoring:?}");
-            assert_eq!(m.dally_minimal(&d, &n, 0, to / d.p, via, k), Some(want_min), "{what}");
+            assert_eq!(m.codes_next_minimal(&d, &n, 0, to / d.p, via, k), Some(want_min), "{what}");
             let mut p = Packet { src: 1, dst: to, via, dim: draw, ..Packet::default() };
             m.ugal(&n, 0, &mut p);
             assert_eq!(p.via, if want_min { NO_VIA } else { via }, "{what}");

@@ -80,7 +80,7 @@ impl Network {
                 let minimal = if d.via_router() {
                     self.custom_adaptive(d, n, node, p, via, false)
                 } else if d.dally() {
-                    self.dally_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
+                    self.codes_next_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
                 } else {
                     self.ugal_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
                 };
@@ -296,12 +296,10 @@ impl Network {
         let via = if par { p.via & !PAR_PENDING } else { p.via };
         let choice = if self.routing == Routing::UgalG {
             self.ugal_g_minimal(d, n, router, p.dst / d.p, via)
-        } else if self.routing == Routing::UgalCodes {
-            self.codes_1d_minimal(d, n, router, p.dst / d.p, via)
         } else if d.via_router() {
             self.custom_adaptive(d, n, router, p, via, true)
-        } else if d.dally() {
-            self.dally_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
+        } else if d.dally() || self.routing == Routing::UgalCodes {
+            self.codes_next_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
         } else {
             self.ugal_minimal(d, n, router, p.dst / d.p, via, route_key(d, p))
         };
@@ -351,29 +349,20 @@ impl Network {
         !(q_min as f64 > self.ugal_threshold && q_min as u64 > q_non)
     }
 
-    /// CODES's 1-D `dragonfly` choice (`do_adaptive_routing` in
-    /// `dragonfly.c`, a5958cf) at `router` for a packet to router `to` that
-    /// may go through group `via`: minimal when the minimal route's next
-    /// output holds no more than the non-minimal one's (CODES: the three
-    /// channels' `vc_occupancy` plus `queued_count` of each port;
-    /// [`Network::occupancy`] here), no hop weighting, the threshold 0
-    /// ([`Network::codes_minimal`]; CODES has none). `None` when either
-    /// route has no next hop.
-    #[inline]
-    pub(crate) fn codes_1d_minimal(&self, d: &Dragonfly, n: &Node, router: u32, to: u32, via: u16) -> Option<bool> {
-        let (min, non) = (d.step_keyed(router, to, NO_VIA, 0)?, d.step_keyed(router, to, via, 0)?);
-        Some(self.codes_minimal(self.occupancy(n, router, min as usize), self.occupancy(n, router, non as usize)))
-    }
-
-    /// CODES's `dragonfly_dally` choice at `router` for a packet to router
-    /// `to` that may go through group `via` ([`Network::codes_minimal`]
-    /// of the occupancy of each route's next output here, the Dally's
-    /// alpha score), or `None` when either route has no next hop. The
-    /// candidates are ours: the packet's own draw of each route, where
+    /// CODES's choice between one candidate of each route at `router` for
+    /// a packet to router `to` that may go through group `via`:
+    /// [`Network::codes_minimal`] of the occupancy of each route's next
+    /// output here, no hop weighting; `None` when either route has no next
+    /// hop. It serves two models. `dragonfly_dally` (its alpha score): the
+    /// candidates are ours, the packet's own draw of each route, where
     /// CODES takes the least congested of all minimal (and non-minimal)
-    /// connections, the best of two draws among global ones.
+    /// connections, the best of two draws among global ones. The 1-D
+    /// `dragonfly` (`ugal-codes`; `do_adaptive_routing` in `dragonfly.c`,
+    /// a5958cf): exactly CODES's, one port per route (the three channels'
+    /// `vc_occupancy` plus `queued_count` there) and threshold 0, as CODES
+    /// has none.
     #[inline]
-    pub(crate) fn dally_minimal(
+    pub(crate) fn codes_next_minimal(
         &self,
         d: &Dragonfly,
         n: &Node,
