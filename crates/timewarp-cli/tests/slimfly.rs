@@ -127,6 +127,9 @@ fn codes_sfly_3k_runs_as_the_same_slim_fly_as_the_options() {
         // cn_vc_size = 65536 bytes: 16 packets.
         "--nic-buffer",
         "65536",
+        // CODES's routers.
+        "--switch",
+        "codes",
         "--end",
         "2000",
         "--load",

@@ -230,8 +230,11 @@ pub(crate) struct NetworkArgs {
     /// packets, as --level-bandwidth [default: --buffer-packets].
     #[arg(long, value_name = "N1,N2", value_delimiter = ',', value_parser = whole::<u32>(0, u32::MAX as u64), allow_negative_numbers = true)]
     pub level_buffer_packets: Vec<u32>,
-    /// Switch: input-buffered or output-buffered.
-    #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered"]))]
+    /// Switch: input-buffered, output-buffered, or codes (CODES's routers:
+    /// output queues that share the next buffer's slots with the link, and
+    /// credits sent back as a packet moves into its output queue; what a
+    /// --codes-config import sets).
+    #[arg(long, default_value = "input-buffered", value_parser = choice::<Switch>(&["input-buffered", "output-buffered", "codes"]))]
     pub switch: Switch,
     /// Which waiting packet an output serves next: round-robin over the
     /// input queues (virtual channels and NICs), age (oldest first, counted

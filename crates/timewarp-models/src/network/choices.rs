@@ -15,6 +15,27 @@ pub enum Switch {
     InputBuffered,
     /// Buffers at the inputs and the outputs, infinite crossbar speed-up.
     OutputBuffered,
+    /// CODES's routers (`dragonfly-custom.cxx` and its siblings): output
+    /// queues as `OutputBuffered`, but a packet moves into its output's
+    /// queue only while that queue, the link and the next router's buffer
+    /// together hold fewer packets than the next buffer takes (CODES's
+    /// `vc_occupancy` against its `*_vc_size`), and its buffer's credit
+    /// goes back as it moves, after the link's latency alone (CODES holds
+    /// a whole chunk when it moves it, so no tail is still arriving).
+    Codes,
+}
+
+impl Switch {
+    /// Whether packets wait in output queues (every switch but input-buffered).
+    ///
+    /// ```
+    /// use timewarp_models::network::Switch;
+    /// assert!(Switch::Codes.output_queued() && !Switch::InputBuffered.output_queued());
+    /// ```
+    #[inline(always)]
+    pub fn output_queued(self) -> bool {
+        self != Switch::InputBuffered
+    }
 }
 
 impl FromStr for Switch {
@@ -23,7 +44,8 @@ impl FromStr for Switch {
         match s {
             "input-buffered" | "input" => Ok(Switch::InputBuffered),
             "output-buffered" | "output" => Ok(Switch::OutputBuffered),
-            _ => Err(format!("unknown switch '{s}' (input-buffered, output-buffered)")),
+            "codes" => Ok(Switch::Codes),
+            _ => Err(format!("unknown switch '{s}' (input-buffered, output-buffered, codes)")),
         }
     }
 }

@@ -14,7 +14,7 @@ use timewarp::Model;
 use super::global_table::Global;
 use super::node::{Lane, Link, Nic, Slot};
 use super::packet::Packet;
-use super::{Network, Routing, Switch, Topology};
+use super::{Network, Routing, Topology};
 
 /// What the allocator adds to each block (glibc: a 16-byte header, sizes
 /// rounded up to 16).
@@ -32,7 +32,7 @@ pub(super) fn per_router(n: &Network) -> u64 {
     // What `init` gives each router: its input queues' positions on every
     // port and virtual channel (and its output queues' when output-buffered),
     // its links and its NICs.
-    let output = if n.switch == Switch::OutputBuffered { lanes(outs) } else { 0 };
+    let output = if n.switch.output_queued() { lanes(outs) } else { 0 };
     let nics = (outs - ports) * size_of::<Nic>() as u64 + PER_BLOCK;
     let links = outs * size_of::<Link>() as u64 + PER_BLOCK;
     let global = match &n.topology {

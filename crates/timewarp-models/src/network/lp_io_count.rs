@@ -89,12 +89,14 @@ impl Node {
 impl Network {
     /// Packet `p` reached the router (over a link, or the head of a NIC's
     /// queue): stalled if its output has no credit on any channel it may
-    /// take (with `--lp-io-dir` only: the callers test it).
+    /// take (with `--lp-io-dir` only: the callers test it); under CODES's
+    /// switch, no room in its output queue's share, as CODES tests it.
     #[cold]
     #[inline(never)]
     pub(crate) fn lp_io_arrived(&self, n: &mut Node, p: &super::Packet, lp: LpId, now: f64) {
         let o = p.out as usize;
-        if o < self.ports() && self.usable(n, lp, p, o, false).is_none() {
+        let room = self.switch == super::Switch::Codes;
+        if o < self.ports() && self.usable(n, lp, p, o, room).is_none() {
             n.lp_io_stall(o, now);
         }
     }

@@ -262,6 +262,8 @@ mod samples;
 mod series;
 mod switch;
 #[cfg(test)]
+mod switch_tests;
+#[cfg(test)]
 mod tests;
 mod topology;
 mod workload;
@@ -353,10 +355,16 @@ impl Model for Network {
         self.topology.routers()
     }
     fn lookahead(&self) -> f64 {
-        match self.topology {
+        let links = match self.topology {
             Topology::Dragonfly(_) | Topology::SlimFly(_) => self.class_latency(1).min(self.class_latency(2)),
             Topology::FatTree(f) if f.levels == 3 => self.class_latency(1).min(self.class_latency(2)),
             _ => self.class_latency(1),
+        };
+        // CODES's credits take less than a link's latency.
+        if self.switch == Switch::Codes {
+            links.min(self.codes_credit_delay())
+        } else {
+            links
         }
     }
     fn neighbours(&self, lp: LpId) -> Option<Vec<LpId>> {
@@ -374,7 +382,7 @@ impl Model for Network {
         let ports = self.ports();
         let v = self.vcs as usize;
         let b = self.max_buffer() as u16;
-        let out_cap = if self.switch == Switch::OutputBuffered { b } else { 0 };
+        let out_cap = if self.switch.output_queued() { b } else { 0 };
         let nics = self.topology.terminals();
         match self.probe {
             Some((src, _)) if src / nics == lp => ctx.send(lp, 0.0, Msg::Generate { nic: (src % nics) as u8 }),

@@ -13,7 +13,8 @@
 //! it waits at the NIC (its `ready` infinite) until a credit comes back.
 //! The credit leaves when the packet leaves the router's terminal input
 //! and arrives one terminal link latency after its tail (the same rule as
-//! every other buffer's). A packet that took its slot at time `t` reaches
+//! every other buffer's); under `--switch codes` as the packet moves into
+//! its output queue, CODES's credit delay later (as CODES's router does). A packet that took its slot at time `t` reaches
 //! the router at `max(t + L + R, next)` (`next`: when the link frees of
 //! the packet before), so its time on the link is what it was without
 //! the buffer whenever a slot is free by then.
@@ -28,7 +29,7 @@
 use timewarp::Ctx;
 
 use super::node::NicBuf;
-use super::{Msg, Network, Node, Packet};
+use super::{Msg, Network, Node, Packet, Switch};
 
 impl Network {
     /// A new packet of NIC `nic` (not yet in its queue): whether it takes a
@@ -55,7 +56,12 @@ impl Network {
     pub(crate) fn nic_left(&self, n: &mut Node, nic: usize, p: &Packet, ctx: &mut Ctx<'_, Self>) {
         let b = n.nic_buf[nic];
         n.nic_buf_set(nic, NicBuf { credits: b.credits, sent: b.sent - 1 });
-        let delay = self.lag(ctx.lp(), p, p.out as usize) + self.class_latency(0);
+        // As a router's input buffer (`take_input`).
+        let delay = if self.switch == Switch::Codes {
+            self.codes_credit_delay()
+        } else {
+            self.lag(ctx.lp(), p, p.out as usize) + self.class_latency(0)
+        };
         ctx.send(ctx.lp(), delay, Msg::NicCredit { nic: nic as u8 });
     }
 

@@ -13,7 +13,7 @@ use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO
 /// Random intermediate routers a Slim Fly's UGAL weighs against the minimal
 /// route (CODES's `num_indirect_routes` in `slimfly.c`).
 pub const SFLY_UGAL_CANDIDATES: u32 = 4;
-use super::{Network, Node, Packet, Routing, Scoring, Switch};
+use super::{Network, Node, Packet, Routing, Scoring};
 
 /// A packet's routing key on a wired dragonfly (its random byte, drawn at
 /// injection into `dim`, which a wired dragonfly does not use otherwise,
@@ -209,7 +209,7 @@ impl Network {
     pub(crate) fn sfly_first_hop_occupancy(&self, n: &Node, r: u32, o: usize, nic: usize, now: f64) -> u32 {
         let lane = o * self.vcs as usize;
         let mut q = self.buffer_of(r, o) - n.input.lanes[lane].credits as u32;
-        if self.switch == Switch::OutputBuffered {
+        if self.switch.output_queued() {
             q += n.output.len(lane) as u32;
         }
         let waiting = n.inject.iter().enumerate().filter(|&(i, _)| i != nic);
@@ -259,7 +259,7 @@ impl Network {
         let cap = self.buffer_of(r, o);
         for vc in 0..v {
             q += cap - n.input.lanes[o * v + vc].credits as u32;
-            if self.switch == Switch::OutputBuffered {
+            if self.switch.output_queued() {
                 q += n.output.len(o * v + vc) as u32;
             }
         }

@@ -5,6 +5,9 @@
 use timewarp::Ctx;
 
 use super::packet::NO_DIM;
+
+/// The bytes of a CODES credit (`credit_size`, `CREDIT_SIZE`).
+const CODES_CREDIT_BYTES: f64 = 8.0;
 use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology, NO_VIA};
 
 impl Network {
@@ -19,12 +22,25 @@ impl Network {
         }
     }
 
+    /// How long CODES's credit takes back: its `credit_size` (8 bytes) at
+    /// the local links' bandwidth, the default of every CODES router model
+    /// for every link (`local_credit_delay`, `credit_delay`).
+    #[inline]
+    pub(crate) fn codes_credit_delay(&self) -> f64 {
+        CODES_CREDIT_BYTES / self.class_bandwidth(1)
+    }
+
     /// Free slots of output `o`, virtual channel `vc`: output-buffer room
     /// (`room`) or downstream credits.
     #[inline(always)]
     pub(crate) fn free(&self, n: &Node, r: u32, o: usize, vc: usize, room: bool) -> u32 {
         let q = o * self.vcs as usize + vc;
         if room {
+            if self.switch == Switch::Codes && o < self.ports() {
+                // CODES's `vc_occupancy`: the queue here, the link and the
+                // next buffer share that buffer's slots (its credits).
+                return (n.input.lanes[q].credits as u32).saturating_sub(n.output.len(q) as u32);
+            }
             self.buffer_of(r, o) - n.output.len(q) as u32
         } else if o >= self.ports() {
             1 // the NIC always takes a packet
@@ -161,7 +177,7 @@ impl Network {
     pub(crate) fn contention(&self, n: &Node, node: u32, o: usize, now: f64) -> u32 {
         let v = self.vcs as usize;
         let queued: usize = match self.switch {
-            Switch::OutputBuffered => (0..v).map(|vc| n.output.len(o * v + vc)).sum(),
+            Switch::OutputBuffered | Switch::Codes => (0..v).map(|vc| n.output.len(o * v + vc)).sum(),
             Switch::InputBuffered => 0,
         };
         (self.oldest_for(n, node, o, false, now).1 + queued) as u32
@@ -211,8 +227,13 @@ impl Network {
         }
         let (port, vc) = (i / v, i % v);
         let (up, back) = self.topology.link(ctx.lp(), port).expect("an input port with a link");
-        // The buffer frees when the tail has left (`lag` after the head).
-        let delay = self.lag(ctx.lp(), &p, p.out as usize) + self.latency(ctx.lp(), port);
+        // The buffer frees when the tail has left (`lag` after the head);
+        // CODES's router frees it as the packet, whole, moves on.
+        let delay = if self.switch == Switch::Codes {
+            self.codes_credit_delay()
+        } else {
+            self.lag(ctx.lp(), &p, p.out as usize) + self.latency(ctx.lp(), port)
+        };
         ctx.send(up, delay, Msg::Credit { port: back as u8, vc: vc as u8 });
         p
     }
@@ -301,7 +322,7 @@ impl Network {
                     }
                     return self.try_routes(n, &p, ctx);
                 }
-                Switch::OutputBuffered => {
+                Switch::OutputBuffered | Switch::Codes => {
                     let to = if adaptive {
                         self.best_route(n, node, &p, true, now)
                     } else {
@@ -435,11 +456,16 @@ impl Network {
                 }
                 self.try_input(n, i, ctx);
             }
-            Switch::OutputBuffered => {
+            Switch::OutputBuffered | Switch::Codes => {
                 let queued = (0..v).any(|vc| n.output.len(o * v + vc) > 0);
                 if n.links[o].free > now {
                     if queued {
                         self.ensure_wake(n, o, ctx);
+                    }
+                    if self.switch == Switch::Codes {
+                        // A credit makes room here too: CODES moves a queued
+                        // packet in as it comes (`router_buf_update`).
+                        self.fill_output(n, o, now, ctx);
                     }
                     return;
                 }
@@ -451,20 +477,29 @@ impl Network {
                         best = Some((p.ready, vc));
                     }
                 }
-                let Some((_, vc)) = best else { return };
+                let Some((_, vc)) = best else {
+                    if self.switch == Switch::Codes {
+                        self.fill_output(n, o, now, ctx); // a credit, and nothing queued
+                    }
+                    return;
+                };
                 let p = n.pop(true, o * v + vc);
                 self.launch(n, p, o, vc, None, ctx);
                 if (0..v).any(|vc| n.output.len(o * v + vc) > 0) {
                     self.ensure_wake(n, o, ctx);
                 }
-                // Room in an output buffer: the oldest input heads for `o` move in.
-                if self.fixed_route() && n.links[o].heads == 0 {
-                    return;
-                }
-                while let (Some((i, _)), _) = self.oldest_for(n, ctx.lp(), o, true, now) {
-                    self.try_input(n, i, ctx);
-                }
+                self.fill_output(n, o, now, ctx);
             }
+        }
+    }
+
+    /// Room in an output queue of `o`: the oldest input heads for it move in.
+    fn fill_output(&self, n: &mut Node, o: usize, now: f64, ctx: &mut Ctx<'_, Self>) {
+        if self.fixed_route() && n.links[o].heads == 0 {
+            return;
+        }
+        while let (Some((i, _)), _) = self.oldest_for(n, ctx.lp(), o, true, now) {
+            self.try_input(n, i, ctx);
         }
     }
 }

@@ -130,6 +130,19 @@ pub(super) fn apply(m: &mut Map<'_>, model: &str, packet: u32) -> Result<(), Str
         network::CODES_EAGER_LIMIT.to_string(),
         "model-net-mpi-replay.c: eager below 8192 bytes, rendezvous from 8192 (its --eager_threshold)",
     );
+    // The routers: every model but the torus moves a chunk into its output
+    // port's queue as it arrives, while that port's `vc_occupancy` (queue,
+    // link and next buffer) is below the port's buffer, and sends the
+    // credit back then; otherwise it waits at the input.
+    if model != "torus" {
+        m.fixed(
+            "",
+            "CODES default",
+            "switch",
+            "codes".into(),
+            &format!("{src}: a chunk enters its output port's queue on arrival while the port's occupancy is below its buffer, and its credit goes back then"),
+        );
+    }
     // The router delay.
     let (delay, read) = router_delay(model);
     match m.num("router_delay")? {
