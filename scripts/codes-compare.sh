@@ -84,6 +84,7 @@ D=crates/timewarp-cli/tests/data/codes
 # others) | CODES --arrival_time values (ns), lowest load first
 ROWS="
 theta-adaptive|model-net-synthetic-dragonfly-all|modelnet-test-dragonfly-theta.conf|-|2048|20|in-phase|8000 4000 2000
+theta-prog-adaptive|model-net-synthetic-dragonfly-all|modelnet-test-dragonfly-theta.conf|prog-adaptive|2048|20|in-phase|8000 4000 2000
 df1056-minimal|model-net-synthetic|synthetic-dragonfly-minimal-c512.conf|-|2048|10|poisson|4000 2000 1000
 df1056-adaptive|model-net-synthetic|synthetic-dragonfly-minimal-c512.conf|adaptive|2048|10|poisson|4000 2000 1000
 dally72-minimal|model-net-synthetic-dragonfly-all|dfdally_72.conf|-|4096|20|in-phase|16000 8000 4000

@@ -4,9 +4,10 @@
 //! against what timewarp computes now on the same rows. CODES's "average
 //! chunk latency" is compared with our `network_latency_mean`, its "average
 //! number of hops traversed" with our `routers_traversed_mean` (docs/codes.md,
-//! "Our figures in CODES's terms"). Rows that agree must stay within 5 % (latency)
-//! and 2 % (hops); rows that do not agree yet are listed with the reason,
-//! and only their packet counts are checked.
+//! "Our figures in CODES's terms"). Every row's hops must stay within 2 %
+//! but `dragonfly_custom`'s prog-adaptive; rows whose latency agrees must
+//! stay within 5 %, and the others are listed with the reason (where each
+//! latency starts and ends).
 
 mod common;
 use common::{stderr, timewarp, tmp};
@@ -60,7 +61,8 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// The row's configuration as the script ran it (a routing applied).
+/// The row's configuration as the script ran it (a routing applied; its
+/// connection files named where they are, as the script names them).
 fn conf(r: &Row) -> PathBuf {
     let file = data("codes", &r.conf);
     if r.routing == "-" {
@@ -68,17 +70,24 @@ fn conf(r: &Row) -> PathBuf {
     }
     let text = std::fs::read_to_string(&file).unwrap();
     let out = tmp(&format!("{}.conf", r.id));
-    let edited: String =
-        text.lines()
-            .map(|l| {
-                if l.trim_start().starts_with("routing=") {
-                    format!("   routing=\"{}\";", r.routing)
-                } else {
-                    l.into()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            let key = l.trim_start();
+            if key.starts_with("routing=") {
+                format!("   routing=\"{}\";", r.routing)
+            } else if let Some(k) =
+                ["intra-group-connections=", "inter-group-connections="].into_iter().find(|k| key.starts_with(k))
+            {
+                let value = key[k.len()..].trim_matches(|c| c == '"' || c == ';');
+                let name = value.rsplit('/').next().unwrap();
+                format!("   {k}\"{}\";", data("codes", name).display())
+            } else {
+                l.into()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
     std::fs::write(&out, edited).unwrap();
     out
 }
@@ -112,20 +121,22 @@ fn known_difference(id: &str, gap: &str) -> Option<&'static str> {
     const WHERE_IT_STARTS: &str = "our network latency leaves out the injection link and the source router's \
         delay, which CODES's chunk latency counts, and counts the tail's serialisation, which it does not";
     Some(match (id, gap) {
-        ("df1056-adaptive", "2000") => {
-            "CODES's 1-D rule (ugal-codes): latency within 5 %, hops 2.4 % above CODES's \
-             (1.6-2.0 % at the other loads; docs/codes.md)"
-        }
+        ("df1056-adaptive", "4000") | ("slimfly3042-adaptive", "4000" | "2000") => WHERE_IT_STARTS,
         ("dally72-minimal" | "dfplus-prog-adaptive" | "fattree128-adaptive", _) => WHERE_IT_STARTS,
-        ("slimfly3042-adaptive", "4000" | "2000") => WHERE_IT_STARTS,
+        ("theta-prog-adaptive", _) => PROG_ADAPTIVE,
         _ => return None,
     })
 }
 
-/// Rows whose mean hops agree within 2 % even where the latency does not:
-/// every row but one, since the import's switch is CODES's (`--switch codes`).
-fn hops_agree(id: &str, gap: &str) -> bool {
-    (id, gap) != ("df1056-adaptive", "2000")
+/// `dragonfly_custom`'s `prog-adaptive` (`par`): hops 2.2-6.7 % above
+/// CODES's, reconsidering into non-minimal routes more often at the later
+/// routers of the source group (not yet traced; docs/codes.md).
+const PROG_ADAPTIVE: &str = "prog-adaptive on dragonfly_custom: more hops than CODES (not yet traced)";
+
+/// Whether the row's mean hops must agree within 2 %: all but the one
+/// listed for its routes.
+fn hops_agree(id: &str) -> bool {
+    id != "theta-prog-adaptive"
 }
 
 /// The rows a debug build runs in seconds, and the Slim Fly's that agrees;
@@ -139,6 +150,7 @@ fn small(id: &str, gap: &str) -> bool {
             | "dfplus-prog-adaptive"
             | "fattree128-adaptive"
             | "theta-adaptive"
+            | "theta-prog-adaptive"
     ) || (id, gap) == ("slimfly3042-adaptive", "1000")
 }
 
@@ -167,7 +179,9 @@ fn recorded_codes_rows_agree_within_tolerance_or_are_listed() {
             // A listed row that now agrees should leave the list.
             Some(why) => assert!(dl.abs() > 0.05 || dh.abs() > 0.02, "{what} agrees now: unlist it ({why})"),
         }
-        if hops_agree(&r.id, &r.gap) {
+        // Every row's hops agree, listed for its latency or not, but
+        // prog-adaptive's on dragonfly_custom.
+        if hops_agree(&r.id) {
             assert!(dh.abs() <= 0.02, "{what}");
         }
         // Finite workloads: every packet CODES generated, we generate too

@@ -117,3 +117,29 @@ fn the_intermediate_group_is_any_but_the_sources() {
         }
     }
 }
+
+/// CODES decides as a packet reaches its source router, not as it heads
+/// its NIC's queue. A message of `k` packets from router 0 to group 5 on
+/// an idle network under CODES's switch (L = R = 8 ns, a credit's 2 ns,
+/// S = 64 ns a packet): packet `j + 1` reaches the router S after packet
+/// `j` left on the minimal port, and that port's credit was back
+/// `L + R + 2 = 18` ns after it left, so every packet finds the minimal
+/// port empty and goes minimally. Decided as it headed the queue (the
+/// moment packet `j` left), packet `j + 1` would find packet `j` there and
+/// go non-minimally wherever its draw leaves by another port.
+#[test]
+fn the_source_decides_as_the_packet_reaches_it() {
+    let d = c512();
+    let src = 1; // a node of router 0
+    for k in [1u32, 2, 5] {
+        let m = Network {
+            switch: crate::network::Switch::Codes,
+            message_bytes: 256 * k,
+            probe: Some((src, TO)),
+            ..net(Routing::UgalCodes, 0.0)
+        };
+        let r = crate::network::tests::go(&m, 1e6).results;
+        assert_eq!((r.delivered_packets, r.delivered_messages), (k as u64, 1));
+        assert_eq!(r.hops_mean, d.hops(0, TO / d.p, NO_VIA) as f64, "{k} packets: all minimal");
+    }
+}

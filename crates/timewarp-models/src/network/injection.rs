@@ -6,7 +6,7 @@ use timewarp::{Ctx, Random};
 
 use super::node::Saved;
 use super::node::BATCHES;
-use super::packet::NO_DIM;
+use super::packet::{NO_DIM, NO_OUT};
 use super::{Header, Msg, Network, Node, Packet, RailSelect, Routing, Topology};
 
 impl Network {
@@ -14,7 +14,9 @@ impl Network {
     /// becomes a head at `now`: the routings that decide at the source
     /// (UGAL-L, updown-adaptive; a Slim Fly's UGAL draws its candidates now,
     /// as CODES does at the source router) decide now, on the buffers as they are, and
-    /// its output counts it. Its age for arbitration starts now if its head
+    /// its output counts it; where the decision waits for the head to reach
+    /// the router ([`decides_on_arrival`](Self::decides_on_arrival)) and it
+    /// has not yet, it is left undecided for its `Ready`. Its age for arbitration starts now if its head
     /// reached the router earlier: time queued behind other packets at the
     /// source is not time in the network (counting it made injected packets
     /// look older than any transit packet past saturation, and starved
@@ -30,7 +32,13 @@ impl Network {
             || self.routing == Routing::UpDownAdaptive
             || matches!(&self.topology, Topology::FatTree(f) if f.rails > 1 && f.select == RailSelect::Adaptive)
             || matches!(&self.topology, Topology::Dragonfly(d) if d.leaves().is_some());
-        if let (true, Topology::SlimFly(s)) = (adaptive, &self.topology) {
+        // CODES decides as the packet reaches the router
+        // (`router_packet_receive`): at its `Ready`, `decide_on_arrival`;
+        // until then no output takes it.
+        let undecided = adaptive && h.ready > now && self.decides_on_arrival();
+        if undecided {
+            h.out = NO_OUT;
+        } else if let (true, Topology::SlimFly(s)) = (adaptive, &self.topology) {
             self.ugal_slimfly(s, n, nic, &mut h, ctx);
         } else if adaptive {
             self.ugal(n, router, &mut h);
@@ -41,11 +49,48 @@ impl Network {
         if adaptive || h.ready != n.inject[nic].queue[0].ready {
             n.nic_set_head(nic, h);
         }
-        n.link_heads(h.out as usize, 1);
+        if !undecided {
+            n.link_heads(h.out as usize, 1);
+        }
         if n.lp_io.is_some() && h.ready <= now {
             // Its head is at the router now (a later one: at its `Ready`).
             self.lp_io_arrived(n, &h, router, now);
         }
+    }
+
+    /// Whether a source router's adaptive decision waits for the packet's
+    /// head to reach it, as CODES's routers decide (`router_packet_receive`):
+    /// under CODES's 1-D rule (`ugal-codes`). Otherwise a packet is decided
+    /// as it heads its injection queue. (Tried on every import: Theta, the
+    /// Slim Fly and Dragonfly+ moved by under 1 % of hops either way, and
+    /// their cost per event rose 3-7 %: docs/codes.md.)
+    #[inline]
+    pub(crate) fn decides_on_arrival(&self) -> bool {
+        self.routing == Routing::UgalCodes
+    }
+
+    /// The undecided head of NIC `nic` ([`NO_OUT`]) has reached the router
+    /// (its `Ready`): its route, then the source's decision on the buffers
+    /// now, as [`injection_head`](Self::injection_head) would have taken it;
+    /// its output counts it.
+    pub(crate) fn decide_on_arrival(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
+        let Some(&h) = n.inject[nic].queue.front() else { return };
+        if h.out != NO_OUT || h.ready > ctx.now() {
+            return;
+        }
+        let mut d = h;
+        if let Topology::SlimFly(s) = &self.topology {
+            self.ugal_slimfly(s, n, nic, &mut d, ctx);
+        } else {
+            self.ugal(n, ctx.lp(), &mut d);
+        }
+        // A decision routes the packet; where none was taken (no
+        // intermediate, no next hop), its route is the one it has.
+        if d.out == NO_OUT {
+            self.route(n, ctx.lp(), &mut d);
+        }
+        n.nic_set_head(nic, d);
+        n.link_heads(d.out as usize, 1);
     }
 
     /// Whether NIC `nic` of router `lp` creates synthetic messages: every

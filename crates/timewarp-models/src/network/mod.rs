@@ -533,6 +533,9 @@ impl Network {
             Msg::Ready { nic } => {
                 n.save_nic(nic as usize);
                 n.inject[nic as usize].wake = -1.0;
+                if self.decides_on_arrival() {
+                    self.decide_on_arrival(n, nic as usize, ctx);
+                }
                 if n.lp_io.is_some() {
                     // The head has reached the router (injection.rs, `injection_head`).
                     if let Some(h) = n.inject[nic as usize].queue.front().copied() {

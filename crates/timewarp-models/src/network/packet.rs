@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 /// "No dimension yet": a packet that has not left its source router.
 pub(crate) const NO_DIM: u8 = u8::MAX;
+/// A NIC's head whose output is not decided yet (`ugal-codes` decides as
+/// its head reaches the router): no output takes it.
+pub(crate) const NO_OUT: u8 = u8::MAX;
 
 /// A packet as it waits in a buffer: its [`Header`] and what the router it
 /// is at adds (when it may leave, and where to).

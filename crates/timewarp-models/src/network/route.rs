@@ -7,7 +7,11 @@
 use timewarp::{Ctx, Random};
 
 use super::packet::NO_DIM;
-use super::topology::connections::key;
+use super::topology::connections::{key, pick};
+
+/// Marks the places of `prog-adaptive`'s later draws ([`pick`]'s `at`),
+/// apart from a router's own routing draws.
+const PROG_ADAPTIVE_DRAW: u64 = 1 << 40;
 use super::topology::{Dragonfly, FatTree, Hop, RailSelect, SlimFly, Topology, NO_VIA, PAR_PENDING, RAIL_KEPT};
 
 /// Random intermediate routers a Slim Fly's UGAL weighs against the minimal
@@ -76,7 +80,15 @@ impl Network {
             if d.group(node) != d.group(p.src / d.p) {
                 p.via = NO_VIA;
             } else if p.hops > 0 {
-                let via = p.via & !PAR_PENDING;
+                let via = if d.via_router() {
+                    // CODES's prog-adaptive draws a new intermediate router
+                    // at each router that reconsiders (`router_packet_receive`).
+                    let to = p.dst / d.p;
+                    let draw = pick(route_key(d, p), PROG_ADAPTIVE_DRAW | node as u64, d.custom_via_draws(node, to));
+                    d.custom_via(node, to, draw)
+                } else {
+                    p.via & !PAR_PENDING
+                };
                 let minimal = if d.via_router() {
                     self.custom_adaptive(d, n, node, p, via, false)
                 } else if d.dally() {
