@@ -69,25 +69,21 @@ impl Network {
         self.routing == Routing::UgalCodes
     }
 
-    /// The undecided head of NIC `nic` ([`NO_OUT`]) has reached the router
-    /// (its `Ready`): its route, then the source's decision on the buffers
-    /// now, as [`injection_head`](Self::injection_head) would have taken it;
-    /// its output counts it.
-    pub(crate) fn decide_on_arrival(&self, n: &mut Node, nic: usize, ctx: &mut Ctx<'_, Self>) {
+    /// The undecided head of NIC `nic` ([`NO_OUT`]) has reached router
+    /// `router` at `now` (its `Ready`): the source's decision on the buffers
+    /// now, as [`injection_head`](Self::injection_head) would have taken it
+    /// (only `ugal-codes` comes here, a dragonfly's); its output counts it.
+    pub(crate) fn decide_on_arrival(&self, n: &mut Node, nic: usize, router: u32, now: f64) {
         let Some(&h) = n.inject[nic].queue.front() else { return };
-        if h.out != NO_OUT || h.ready > ctx.now() {
+        if h.out != NO_OUT || h.ready > now {
             return;
         }
         let mut d = h;
-        if let Topology::SlimFly(s) = &self.topology {
-            self.ugal_slimfly(s, n, nic, &mut d, ctx);
-        } else {
-            self.ugal(n, ctx.lp(), &mut d);
-        }
-        // A decision routes the packet; where none was taken (no
-        // intermediate, no next hop), its route is the one it has.
+        self.ugal(n, router, &mut d);
+        // A decision routes the packet; where none is taken (no
+        // intermediate, or no next hop), it is routed as it stands.
         if d.out == NO_OUT {
-            self.route(n, ctx.lp(), &mut d);
+            self.route(n, router, &mut d);
         }
         n.nic_set_head(nic, d);
         n.link_heads(d.out as usize, 1);

@@ -534,7 +534,7 @@ impl Network {
                 n.save_nic(nic as usize);
                 n.inject[nic as usize].wake = -1.0;
                 if self.decides_on_arrival() {
-                    self.decide_on_arrival(n, nic as usize, ctx);
+                    self.decide_on_arrival(n, nic as usize, ctx.lp(), ctx.now());
                 }
                 if n.lp_io.is_some() {
                     // The head has reached the router (injection.rs, `injection_head`).

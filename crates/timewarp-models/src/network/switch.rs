@@ -5,10 +5,10 @@
 use timewarp::Ctx;
 
 use super::packet::NO_DIM;
+use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology, NO_VIA};
 
 /// The bytes of a CODES credit (`credit_size`, `CREDIT_SIZE`).
 const CODES_CREDIT_BYTES: f64 = 8.0;
-use super::{Arbitration, Msg, Network, Node, Packet, Routing, Selection, Switch, Topology, NO_VIA};
 
 impl Network {
     /// Escape virtual channels under adaptive routing (the dateline classes
