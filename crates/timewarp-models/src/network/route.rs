@@ -80,21 +80,21 @@ impl Network {
             if d.group(node) != d.group(p.src / d.p) {
                 p.via = NO_VIA;
             } else if p.hops > 0 {
-                let via = if d.via_router() {
+                let to = p.dst / d.p;
+                let (via, minimal) = if d.via_router() {
                     // CODES's prog-adaptive draws a new intermediate router
                     // at each router that reconsiders (`router_packet_receive`).
-                    let to = p.dst / d.p;
                     let draw = pick(route_key(d, p), PROG_ADAPTIVE_DRAW | node as u64, d.custom_via_draws(node, to));
-                    d.custom_via(node, to, draw)
+                    let via = d.custom_via(node, to, draw);
+                    (via, self.custom_adaptive(d, n, node, p, via, false))
                 } else {
-                    p.via & !PAR_PENDING
-                };
-                let minimal = if d.via_router() {
-                    self.custom_adaptive(d, n, node, p, via, false)
-                } else if d.dally() {
-                    self.codes_next_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
-                } else {
-                    self.ugal_minimal(d, n, node, p.dst / d.p, via, route_key(d, p))
+                    let via = p.via & !PAR_PENDING;
+                    let minimal = if d.dally() {
+                        self.codes_next_minimal(d, n, node, to, via, route_key(d, p))
+                    } else {
+                        self.ugal_minimal(d, n, node, to, via, route_key(d, p))
+                    };
+                    (via, minimal)
                 };
                 if minimal == Some(false) {
                     p.via = via;
