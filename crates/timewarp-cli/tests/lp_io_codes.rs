@@ -15,6 +15,23 @@ fn cols(line: &str) -> Vec<f64> {
     line.split_whitespace().map(|x| x.parse().unwrap()).collect()
 }
 
+/// The rows of one of Theta's per-router files in CODES's slots
+/// (`dragonfly-router-traffic` or `-stats`), after checking its format line
+/// names `measure` per port as CODES's does: one row per router, 864.
+fn theta_router_rows(text: &str, measure: &str) -> Vec<Vec<f64>> {
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!(
+            "# Format <LP ID> <Group ID> <Router ID> <{measure} per router port(s)># Router ports in the order: \
+             16 green links, 18 black links 4 global channels "
+        )
+    );
+    let rows: Vec<Vec<f64>> = lines.filter(|l| !l.is_empty()).map(cols).collect();
+    assert_eq!(rows.len(), 864);
+    rows
+}
+
 /// Runs configuration `conf` with `more`, writing the LP-IO files and the
 /// link CSV; the files' text (`dragonfly-router-stats` last) and the CSV
 /// rows (source, destination, packets).
@@ -63,14 +80,7 @@ fn theta_rows_have_codes_lp_ids_and_port_slots() {
         let r = cols(l);
         assert_eq!((r[0], r[1]), (((k / 4) * 9 + 4 + k % 4) as f64, k as f64));
     }
-    let mut lines = traffic.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "# Format <LP ID> <Group ID> <Router ID> <Link Traffic per router port(s)># Router ports in the order: \
-         16 green links, 18 black links 4 global channels "
-    );
-    let rows: Vec<Vec<f64>> = lines.filter(|l| !l.is_empty()).map(cols).collect();
-    assert_eq!(rows.len(), 864);
+    let rows = theta_router_rows(&traffic, "Link Traffic");
     // The inter file's records (src, dest) in order: CODES's global channel
     // of a link is its place among its router's records.
     let inter = std::fs::read(data("inter-theta")).unwrap();
@@ -114,14 +124,7 @@ fn theta_rows_have_codes_lp_ids_and_port_slots() {
 
     // Busy time per port in the same slots (`dragonfly_custom_router_final`):
     // CODES's format line, the same rows, 0 where no packet went.
-    let mut lines = busy.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "# Format <LP ID> <Group ID> <Router ID> <Busy time per router port(s)># Router ports in the order: \
-         16 green links, 18 black links 4 global channels "
-    );
-    let busy: Vec<Vec<f64>> = lines.filter(|l| !l.is_empty()).map(cols).collect();
-    assert_eq!(busy.len(), 864);
+    let busy = theta_router_rows(&busy, "Busy time");
     for (b, t) in busy.iter().zip(&rows) {
         assert_eq!((b.len(), &b[..3]), (3 + 42, &t[..3]));
         assert!(b[3..].iter().zip(&t[3..]).all(|(b, t)| *b >= 0.0 && (*t > 0.0 || *b == 0.0)), "{b:?}");
